@@ -1,0 +1,18 @@
+//! Plain data shared by every swe-forge stage: the instance record (a superset of the
+//! Multi-SWE-bench record), test statuses, the category rules, rejection reasons.
+//!
+//! This crate must stay small: serde data and pure functions only. It never links git2,
+//! bollard, polars or octocrab; edge crates convert their types into these records.
+
+mod category;
+mod error;
+mod record;
+mod status;
+
+pub use category::{Categorized, categorize};
+pub use error::RecordError;
+pub use record::{
+    Base, ForgeMeta, Instance, PhaseRun, RejectReason, Rejection, ResolvedIssue, SCHEMA_VERSION, TestMap, TestResult,
+    ValidationStatus, read_jsonl, write_jsonl,
+};
+pub use status::{Phase, PhaseStatuses, TestStatus, Transition};

@@ -1,0 +1,350 @@
+//! The instance record: every field of a Multi-SWE-bench record plus swe-forge's own,
+//! which live under `swe_forge` and are ignored by Multi-SWE-bench readers.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, Write};
+
+use serde::{Deserialize, Serialize};
+
+use crate::{Categorized, Phase, RecordError, Transition};
+
+/// Version of the `swe_forge` block's layout; bumped on any incompatible change.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Test id -> its three statuses.
+pub type TestMap = BTreeMap<String, Transition>;
+
+/// One pull request turned into a benchmark instance (or a candidate for one).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Instance {
+    /// Repository owner.
+    pub org: String,
+    /// Repository name.
+    pub repo: String,
+    /// Pull request number.
+    pub number: u64,
+    /// Pull request state as GitHub reports it (`closed` for merged PRs).
+    pub state: String,
+    /// Pull request title.
+    pub title: String,
+    /// Pull request body.
+    pub body: Option<String>,
+    /// The commit the PR was based on.
+    pub base: Base,
+    /// Issues the PR resolves.
+    pub resolved_issues: Vec<ResolvedIssue>,
+    /// The non-test part of the PR's diff.
+    pub fix_patch: String,
+    /// The test part of the PR's diff.
+    pub test_patch: String,
+    /// f2p + s2p + n2p.
+    #[serde(default)]
+    pub fixed_tests: TestMap,
+    /// PASS -> PASS between the test and fix runs.
+    #[serde(default)]
+    pub p2p_tests: TestMap,
+    /// FAIL -> PASS.
+    #[serde(default)]
+    pub f2p_tests: TestMap,
+    /// SKIP -> PASS.
+    #[serde(default)]
+    pub s2p_tests: TestMap,
+    /// NONE -> PASS.
+    #[serde(default)]
+    pub n2p_tests: TestMap,
+    /// Results at the base commit.
+    #[serde(default)]
+    pub run_result: TestResult,
+    /// Results with the test patch.
+    #[serde(default)]
+    pub test_patch_result: TestResult,
+    /// Results with both patches.
+    #[serde(default)]
+    pub fix_patch_result: TestResult,
+    /// `org__repo-N`.
+    #[serde(default)]
+    pub instance_id: String,
+    /// Hints text (comments before the fix), when collected.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hints: Option<String>,
+    /// Multi-SWE-bench handler tag.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tag: Option<String>,
+    /// Multi-SWE-bench handler PR-number interval.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub number_interval: Option<String>,
+    /// Language of the repository (`go`, `rust`, `java`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lang: Option<String>,
+    /// swe-forge's own fields.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub swe_forge: Option<ForgeMeta>,
+}
+
+/// The base of a pull request.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Base {
+    /// `org:branch`.
+    pub label: String,
+    /// Branch name.
+    #[serde(rename = "ref")]
+    pub ref_: String,
+    /// Commit sha.
+    pub sha: String,
+}
+
+/// An issue a pull request resolves.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResolvedIssue {
+    /// Issue number.
+    pub number: u64,
+    /// Issue title.
+    pub title: String,
+    /// Issue body.
+    pub body: Option<String>,
+}
+
+/// The outcome of one run, in Multi-SWE-bench's shape.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TestResult {
+    /// Number of passed tests.
+    pub passed_count: u64,
+    /// Number of failed tests.
+    pub failed_count: u64,
+    /// Number of skipped tests.
+    pub skipped_count: u64,
+    /// Names of passed tests.
+    pub passed_tests: Vec<String>,
+    /// Names of failed tests.
+    pub failed_tests: Vec<String>,
+    /// Names of skipped tests.
+    pub skipped_tests: Vec<String>,
+}
+
+impl TestResult {
+    /// Builds a result from a run's statuses (sorted by test id).
+    pub fn from_statuses(statuses: &crate::PhaseStatuses) -> TestResult {
+        let mut r = TestResult::default();
+        for (name, status) in statuses {
+            let list = match status {
+                crate::TestStatus::Pass => &mut r.passed_tests,
+                crate::TestStatus::Fail => &mut r.failed_tests,
+                crate::TestStatus::Skip => &mut r.skipped_tests,
+                crate::TestStatus::None => continue,
+            };
+            list.push(name.clone());
+        }
+        r.passed_count = r.passed_tests.len() as u64;
+        r.failed_count = r.failed_tests.len() as u64;
+        r.skipped_count = r.skipped_tests.len() as u64;
+        r
+    }
+
+    /// Total number of tests with a result.
+    pub fn total(&self) -> u64 {
+        self.passed_count + self.failed_count + self.skipped_count
+    }
+}
+
+/// swe-forge's additions to a record.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ForgeMeta {
+    /// Layout version of this block.
+    pub schema_version: u32,
+    /// Outcome of validation.
+    pub status: ValidationStatus,
+    /// Why the instance was rejected (empty when accepted).
+    #[serde(default)]
+    pub rejections: Vec<Rejection>,
+    /// Per-run details (exit code, duration, log digest), in phase order.
+    #[serde(default)]
+    pub runs: Vec<PhaseRun>,
+    /// Test command that produced the results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub test_command: Option<String>,
+    /// Name of the parser that read the logs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parser: Option<String>,
+    /// Tag of the instance image.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image: Option<String>,
+    /// Content id (`sha256:...`) of the instance image.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image_id: Option<String>,
+}
+
+impl ForgeMeta {
+    /// A block with the given status and nothing else.
+    pub fn new(status: ValidationStatus) -> ForgeMeta {
+        ForgeMeta {
+            schema_version: SCHEMA_VERSION,
+            status,
+            rejections: Vec::new(),
+            runs: Vec::new(),
+            test_command: None,
+            parser: None,
+            image: None,
+            image_id: None,
+        }
+    }
+}
+
+/// Where an instance ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ValidationStatus {
+    /// Mined, not validated yet.
+    Candidate,
+    /// Passed every keep rule.
+    Accepted,
+    /// Failed a keep rule or could not be built or run.
+    Rejected,
+}
+
+/// One run of the test command.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PhaseRun {
+    /// Which run.
+    pub phase: Phase,
+    /// Exit code of the test command (None when killed).
+    pub exit_code: Option<i64>,
+    /// Wall time in milliseconds.
+    pub duration_ms: u64,
+    /// Whether the phase was killed for exceeding its timeout.
+    pub timed_out: bool,
+    /// sha256 of the whole log.
+    pub log_sha256: String,
+    /// Size of the whole log in bytes.
+    pub log_bytes: u64,
+    /// Number of tests with a result.
+    pub tests: u64,
+}
+
+/// A machine-readable reason with a human-readable detail.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Rejection {
+    /// What went wrong.
+    pub reason: RejectReason,
+    /// Details (test names, error text).
+    #[serde(default)]
+    pub detail: String,
+}
+
+impl Rejection {
+    /// A rejection with a detail text.
+    pub fn new(reason: RejectReason, detail: impl Into<String>) -> Rejection {
+        Rejection { reason, detail: detail.into() }
+    }
+}
+
+/// Every reason an instance can be rejected for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum RejectReason {
+    /// The repository or the base commit was not found.
+    RepoUnavailable,
+    /// The test patch does not apply to the base commit.
+    TestPatchDoesNotApply,
+    /// The fix patch does not apply on top of the test patch.
+    FixPatchDoesNotApply,
+    /// The instance image could not be built.
+    ImageBuildFailed,
+    /// A run exceeded its timeout.
+    Timeout,
+    /// The fix run reported no test at all.
+    NoTestsInFixRun,
+    /// No test goes from non-PASS to PASS.
+    NoFixedTests,
+    /// A test passes with the test patch and fails with the fix.
+    PassToFail,
+    /// A test passes at base, is missing or skipped with the test patch, and fails with the fix.
+    Anomaly,
+    /// The engine or another piece of infrastructure failed; not a test result.
+    Infrastructure,
+}
+
+impl RejectReason {
+    /// snake_case name as written in records.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RejectReason::RepoUnavailable => "repo_unavailable",
+            RejectReason::TestPatchDoesNotApply => "test_patch_does_not_apply",
+            RejectReason::FixPatchDoesNotApply => "fix_patch_does_not_apply",
+            RejectReason::ImageBuildFailed => "image_build_failed",
+            RejectReason::Timeout => "timeout",
+            RejectReason::NoTestsInFixRun => "no_tests_in_fix_run",
+            RejectReason::NoFixedTests => "no_fixed_tests",
+            RejectReason::PassToFail => "pass_to_fail",
+            RejectReason::Anomaly => "anomaly",
+            RejectReason::Infrastructure => "infrastructure",
+        }
+    }
+}
+
+impl Instance {
+    /// `org__repo-N`, the id Multi-SWE-bench uses.
+    pub fn expected_id(&self) -> String {
+        format!("{}__{}-{}", self.org, self.repo, self.number)
+    }
+
+    /// Stores the derived categories and the three run results on the record.
+    pub fn set_results(
+        &mut self,
+        c: &Categorized,
+        run: crate::TestResult,
+        test: crate::TestResult,
+        fix: crate::TestResult,
+    ) {
+        self.p2p_tests = c.p2p.clone();
+        self.f2p_tests = c.f2p.clone();
+        self.s2p_tests = c.s2p.clone();
+        self.n2p_tests = c.n2p.clone();
+        self.fixed_tests = c.fixed.clone();
+        self.run_result = run;
+        self.test_patch_result = test;
+        self.fix_patch_result = fix;
+    }
+
+    /// Validation status, `Candidate` when the record carries none.
+    pub fn status(&self) -> ValidationStatus {
+        self.swe_forge.as_ref().map_or(ValidationStatus::Candidate, |m| m.status)
+    }
+}
+
+/// Reads JSONL records; blank lines are skipped; a missing `instance_id` is filled in.
+/// A malformed line is reported with its line number and the path of the bad field.
+pub fn read_jsonl(reader: impl BufRead) -> Result<Vec<Instance>, RecordError> {
+    let mut out = Vec::new();
+    for (idx, line) in reader.lines().enumerate() {
+        let line = line?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let de = &mut serde_json::Deserializer::from_str(&line);
+        let mut inst: Instance = serde_path_to_error::deserialize(de).map_err(|e| RecordError::Malformed {
+            line: idx + 1,
+            field: e.path().to_string(),
+            message: e.inner().to_string(),
+        })?;
+        if inst.instance_id.is_empty() {
+            inst.instance_id = inst.expected_id();
+        }
+        out.push(inst);
+    }
+    Ok(out)
+}
+
+/// Writes records as JSONL, one per line.
+pub fn write_jsonl<'a>(
+    mut writer: impl Write,
+    records: impl IntoIterator<Item = &'a Instance>,
+) -> Result<(), RecordError> {
+    for r in records {
+        serde_json::to_writer(&mut writer, r).map_err(std::io::Error::from)?;
+        writer.write_all(b"\n")?;
+    }
+    writer.flush()?;
+    Ok(())
+}

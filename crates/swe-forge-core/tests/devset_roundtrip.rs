@@ -1,0 +1,60 @@
+//! The 22 published Multi-SWE-bench records read and write back without loss.
+
+use std::io::BufRead;
+
+const DEVSET: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/devset/instances.jsonl");
+
+#[test]
+fn devset_records_round_trip_without_loss() {
+    let text = std::fs::read_to_string(DEVSET).expect("the shared devset sits next to the repository");
+    let records = swe_forge_core::read_jsonl(text.as_bytes()).unwrap();
+    assert_eq!(records.len(), 22);
+    let mut out = Vec::new();
+    swe_forge_core::write_jsonl(&mut out, &records).unwrap();
+    let originals: Vec<serde_json::Value> =
+        text.lines().filter(|l| !l.trim().is_empty()).map(|l| serde_json::from_str(l).unwrap()).collect();
+    let written: Vec<serde_json::Value> = out.lines().map(|l| serde_json::from_str(&l.unwrap()).unwrap()).collect();
+    assert_eq!(originals.len(), written.len());
+    for (a, b) in originals.iter().zip(&written) {
+        assert_eq!(a, b, "record {} changed on the way through", a["instance_id"]);
+    }
+    for r in &records {
+        assert_eq!(r.instance_id, r.expected_id());
+        for res in [&r.run_result, &r.test_patch_result, &r.fix_patch_result] {
+            assert_eq!(res.passed_count as usize, res.passed_tests.len());
+        }
+    }
+}
+
+#[test]
+fn malformed_record_names_line_and_field() {
+    let good = std::fs::read_to_string(DEVSET).unwrap().lines().next().unwrap().to_string();
+    let mut bad: serde_json::Value = serde_json::from_str(&good).unwrap();
+    bad["base"]["sha"] = serde_json::json!(42);
+    let input = format!("{good}\n\n{bad}\n");
+    let err = swe_forge_core::read_jsonl(input.as_bytes()).unwrap_err();
+    let msg = err.to_string();
+    assert!(msg.starts_with("line 3: field `base.sha`"), "{msg}");
+    assert!(msg.contains("expected a string"), "{msg}");
+}
+
+#[test]
+fn records_validate_against_the_published_schema() {
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../schemas/instance.schema.json")).unwrap(),
+    )
+    .unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let text = std::fs::read_to_string(DEVSET).unwrap();
+    for line in text.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let errors: Vec<String> = validator.iter_errors(&v).map(|e| e.to_string()).collect();
+        assert!(errors.is_empty(), "{}: {errors:?}", v["instance_id"]);
+    }
+    // The schema is not vacuous: a record without `base` or with a bad status is refused.
+    let mut bad: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    bad["f2p_tests"]["x"] = serde_json::json!({"run": "PASS", "test": "MAYBE", "fix": "PASS"});
+    assert!(!validator.is_valid(&bad));
+    bad.as_object_mut().unwrap().remove("base");
+    assert!(!validator.is_valid(&bad));
+}

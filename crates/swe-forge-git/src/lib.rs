@@ -1,0 +1,14 @@
+//! Local git repositories through git2: find a repository for a record, read the tree at a
+//! commit into a tar stream (the build context of an instance image), and check that patches
+//! apply, in order, on top of a commit.
+//!
+//! Never touches the network: repositories are local clones or mirrors. Never writes to the
+//! source repository either: patches are applied to in-memory trees.
+
+mod error;
+mod patch;
+mod repo;
+
+pub use error::GitError;
+pub use patch::{ApplyFailure, apply_patches};
+pub use repo::{SourceRepo, TreeStats};
