@@ -1,1 +1,22 @@
-//! placeholder
+//! Everything that talks to the Docker engine, through bollard: connecting (honouring
+//! `DOCKER_HOST`, negotiating the API version), bootstrapping the Debian base image with
+//! debootstrap (no registry is ever pulled from), building toolchain and instance images,
+//! and running one phase of tests in a fresh container with a timeout.
+//!
+//! This crate knows nothing about records, categories or log formats: it takes Dockerfiles,
+//! build contexts and scripts, and returns image ids and raw logs.
+
+mod base;
+mod build;
+mod container;
+mod engine;
+mod error;
+
+pub use base::BaseSpec;
+pub use build::BuildContext;
+pub use container::{CaBundle, RunOutput, RunSpec};
+pub use engine::Engine;
+pub use error::DockerError;
+
+/// Label every image and container made by swe-forge carries, so they can be found and cleaned.
+pub const LABEL_ROLE: &str = "dev.swe-forge.role";

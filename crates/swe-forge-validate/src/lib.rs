@@ -1,1 +1,18 @@
-//! placeholder
+//! Three-run validation of instances: for each record, build its image (base -> toolchain ->
+//! instance), run the tests at base, with the test patch, and with both patches, parse each
+//! log into per-test statuses, derive the categories and apply the keep rules.
+//!
+//! Every per-instance failure (a patch that does not apply, an image that does not build, a
+//! timeout) ends as a labelled rejection on that record; only engine-wide problems are errors.
+
+mod error;
+mod images;
+mod phases;
+mod recipe;
+mod rules;
+mod validator;
+
+pub use error::ValidateError;
+pub use recipe::{Recipe, RecipeOverride, detect_language};
+pub use rules::keep_rules;
+pub use validator::{Reporter, Settings, Silent, Validator};

@@ -1,0 +1,106 @@
+//! Building an image from a Dockerfile and a context assembled in memory.
+
+use std::collections::HashMap;
+
+use bollard::query_parameters::BuildImageOptions;
+use futures_util::StreamExt;
+
+use crate::{DockerError, Engine};
+
+/// A build context: a tar stream to which files (and git trees) are added, then the Dockerfile.
+pub struct BuildContext {
+    tar: tar::Builder<Vec<u8>>,
+}
+
+impl Default for BuildContext {
+    fn default() -> Self {
+        BuildContext::new()
+    }
+}
+
+impl BuildContext {
+    /// An empty context.
+    pub fn new() -> BuildContext {
+        let mut tar = tar::Builder::new(Vec::new());
+        tar.mode(tar::HeaderMode::Deterministic);
+        BuildContext { tar }
+    }
+
+    /// The tar builder, for callers that stream whole trees into the context.
+    pub fn tar(&mut self) -> &mut tar::Builder<Vec<u8>> {
+        &mut self.tar
+    }
+
+    /// Adds one file with fixed times and owners.
+    pub fn add_file(&mut self, path: &str, content: &[u8], mode: u32) -> Result<(), DockerError> {
+        let mut h = tar::Header::new_gnu();
+        h.set_size(content.len() as u64);
+        h.set_mode(mode);
+        h.set_mtime(0);
+        h.set_entry_type(tar::EntryType::Regular);
+        self.tar
+            .append_data(&mut h, path, content)
+            .map_err(DockerError::io(format!("adding {path} to a build context")))
+    }
+
+    /// Adds the Dockerfile and returns the finished tar stream.
+    pub fn finish(mut self, dockerfile: &str) -> Result<Vec<u8>, DockerError> {
+        self.add_file("Dockerfile", dockerfile.as_bytes(), 0o644)?;
+        self.tar.into_inner().map_err(DockerError::io("finishing a build context"))
+    }
+}
+
+impl Engine {
+    /// Builds `context` (which holds its Dockerfile) as `tag` with `labels`; returns the image id.
+    /// `on_line` receives the build output line by line.
+    pub async fn build(
+        &self,
+        tag: &str,
+        context: Vec<u8>,
+        labels: &HashMap<String, String>,
+        on_line: &mut (dyn FnMut(&str) + Send),
+    ) -> Result<String, DockerError> {
+        let opts = BuildImageOptions {
+            t: Some(tag.to_owned()),
+            rm: true,
+            forcerm: true,
+            labels: Some(labels.clone()),
+            ..Default::default()
+        };
+        let mut log = String::new();
+        let mut stream = self.docker.build_image(opts, None, Some(bollard::body_full(context.into())));
+        while let Some(item) = stream.next().await {
+            let info = match item {
+                Ok(i) => i,
+                Err(bollard::errors::Error::DockerStreamError { error }) => {
+                    return Err(DockerError::BuildFailed {
+                        tag: tag.to_owned(),
+                        message: error,
+                        log_tail: tail(&log, 30),
+                    });
+                }
+                Err(e) => return Err(DockerError::api("build", tag)(e)),
+            };
+            if let Some(s) = info.stream {
+                for line in s.lines() {
+                    on_line(line);
+                }
+                log.push_str(&s);
+            }
+            if let Some(detail) = info.error_detail {
+                let message = detail.message.unwrap_or_default();
+                return Err(DockerError::BuildFailed { tag: tag.to_owned(), message, log_tail: tail(&log, 30) });
+            }
+        }
+        self.image_id(tag).await?.ok_or_else(|| DockerError::BuildFailed {
+            tag: tag.to_owned(),
+            message: "the engine reported no error but has no such image".to_owned(),
+            log_tail: tail(&log, 30),
+        })
+    }
+}
+
+pub(crate) fn tail(text: &str, lines: usize) -> String {
+    let v: Vec<&str> = text.lines().collect();
+    v[v.len().saturating_sub(lines)..].join("\n")
+}

@@ -1,0 +1,343 @@
+//! One run of a script in a fresh container: files copied in before start, stdout and stderr
+//! merged inside the container (so lines are never split), a wall-clock timeout after which
+//! the container is killed, and the log kept (head and tail when it exceeds the cap).
+
+use std::collections::{HashMap, VecDeque};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use bollard::models::{ContainerConfig, ContainerCreateBody, HostConfig};
+use bollard::query_parameters::{
+    CommitContainerOptions, CreateContainerOptions, KillContainerOptions, LogsOptions, RemoveContainerOptions,
+    UploadToContainerOptions, WaitContainerOptions,
+};
+use futures_util::StreamExt;
+use sha2::{Digest, Sha256};
+
+use crate::{DockerError, Engine, LABEL_ROLE};
+
+/// Where the extra CA bundle appears inside a container that is allowed to reach the network.
+pub const CA_BUNDLE_PATH: &str = "/run/swe-forge/ca-bundle.crt";
+
+/// Extra CA certificates (a TLS-intercepting proxy, a corporate CA) for steps that fetch
+/// dependencies. The bundle is bind-mounted for the duration of a run and never copied into
+/// an image layer, so published images do not carry it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CaBundle(pub PathBuf);
+
+impl CaBundle {
+    /// Variables that make common toolchains trust the bundle.
+    pub fn env() -> Vec<String> {
+        [
+            "SSL_CERT_FILE",
+            "CURL_CA_BUNDLE",
+            "GIT_SSL_CAINFO",
+            "CARGO_HTTP_CAINFO",
+            "NODE_EXTRA_CA_CERTS",
+            "REQUESTS_CA_BUNDLE",
+        ]
+        .iter()
+        .map(|k| format!("{k}={CA_BUNDLE_PATH}"))
+        .collect()
+    }
+}
+
+/// What to run and under which limits.
+#[derive(Debug, Clone)]
+pub struct RunSpec {
+    /// Image to start from.
+    pub image: String,
+    /// A bash script; its stdout and stderr are merged before anything reads them.
+    pub script: String,
+    /// Files to place in the container before it starts (absolute path, content).
+    pub files: Vec<(String, Vec<u8>)>,
+    /// Wall-clock limit; the container is killed when it is exceeded.
+    pub timeout: Duration,
+    /// Whether the container may reach the network (test runs may not).
+    pub network: bool,
+    /// Memory limit in bytes.
+    pub memory_bytes: Option<i64>,
+    /// Limit on the number of processes.
+    pub pids_limit: Option<i64>,
+    /// Extra environment variables, `K=V`.
+    pub env: Vec<String>,
+    /// Extra CA bundle to mount (only honoured with `network`).
+    pub ca_bundle: Option<CaBundle>,
+    /// Bytes of log kept; beyond that the first and last halves are kept.
+    pub max_log_bytes: usize,
+}
+
+impl RunSpec {
+    /// A spec with default limits: no network, 30 minutes, 64 MiB of log.
+    pub fn new(image: impl Into<String>, script: impl Into<String>) -> RunSpec {
+        RunSpec {
+            image: image.into(),
+            script: script.into(),
+            files: Vec::new(),
+            timeout: Duration::from_secs(30 * 60),
+            network: false,
+            memory_bytes: None,
+            pids_limit: None,
+            env: Vec::new(),
+            ca_bundle: None,
+            max_log_bytes: 64 << 20,
+        }
+    }
+}
+
+/// What a run produced.
+#[derive(Debug, Clone)]
+pub struct RunOutput {
+    /// Exit code of the script; None when it was killed for the timeout.
+    pub exit_code: Option<i64>,
+    /// Killed for exceeding the timeout.
+    pub timed_out: bool,
+    /// Killed by the kernel for exceeding the memory limit.
+    pub oom_killed: bool,
+    /// The merged log (head and tail when truncated).
+    pub log: Vec<u8>,
+    /// Whether part of the middle of the log was dropped.
+    pub log_truncated: bool,
+    /// Size of the whole log.
+    pub log_bytes: u64,
+    /// sha256 of the whole log.
+    pub log_sha256: String,
+    /// Wall time from start to exit.
+    pub duration: Duration,
+}
+
+impl Engine {
+    /// Runs `spec` in a fresh container and removes the container afterwards.
+    pub async fn run(&self, spec: &RunSpec) -> Result<RunOutput, DockerError> {
+        let id = self.create(spec).await?;
+        let out = self.start_and_collect(&id, spec).await;
+        self.remove_container(&id).await;
+        out
+    }
+
+    /// Runs `spec` and, when the script exits 0, commits the container as `tag`, keeping the
+    /// configuration (env, cmd, workdir, user) of the image it started from, so that nothing
+    /// of the run's own settings (CA bundle variables, mounts) reaches the new image.
+    pub async fn run_and_commit(
+        &self,
+        spec: &RunSpec,
+        tag: &str,
+        labels: &HashMap<String, String>,
+    ) -> Result<(RunOutput, Option<String>), DockerError> {
+        let id = self.create(spec).await?;
+        let result = async {
+            let out = self.start_and_collect(&id, spec).await?;
+            if out.exit_code != Some(0) {
+                return Ok((out, None));
+            }
+            let parent =
+                self.docker.inspect_image(&spec.image).await.map_err(DockerError::api("inspect image", &spec.image))?;
+            let pc = parent.config.unwrap_or_default();
+            let mut all_labels = pc.labels.clone().unwrap_or_default();
+            all_labels.extend(labels.clone());
+            let config = ContainerConfig {
+                user: pc.user,
+                env: pc.env,
+                cmd: pc.cmd,
+                working_dir: pc.working_dir,
+                entrypoint: pc.entrypoint,
+                labels: Some(all_labels),
+                ..Default::default()
+            };
+            let (repo, t) = tag.rsplit_once(':').unwrap_or((tag, "latest"));
+            let opts = CommitContainerOptions {
+                container: Some(id.clone()),
+                repo: Some(repo.to_owned()),
+                tag: Some(t.to_owned()),
+                pause: true,
+                ..Default::default()
+            };
+            let committed =
+                self.docker.commit_container(opts, config).await.map_err(DockerError::api("commit", tag))?;
+            Ok((out, Some(committed.id)))
+        }
+        .await;
+        self.remove_container(&id).await;
+        result
+    }
+
+    async fn create(&self, spec: &RunSpec) -> Result<String, DockerError> {
+        let mut env = spec.env.clone();
+        let mut binds = Vec::new();
+        if let (true, Some(ca)) = (spec.network, &spec.ca_bundle) {
+            let host = ca.0.canonicalize().map_err(DockerError::io(format!("reading CA bundle {}", ca.0.display())))?;
+            binds.push(format!("{}:{CA_BUNDLE_PATH}:ro", host.display()));
+            env.extend(CaBundle::env());
+        }
+        let host_config = HostConfig {
+            network_mode: Some(if spec.network { "bridge" } else { "none" }.to_owned()),
+            memory: spec.memory_bytes,
+            memory_swap: spec.memory_bytes,
+            pids_limit: spec.pids_limit,
+            binds: (!binds.is_empty()).then_some(binds),
+            init: Some(true),
+            ..Default::default()
+        };
+        let script = format!("exec 2>&1\n{}", spec.script);
+        let body = ContainerCreateBody {
+            image: Some(spec.image.clone()),
+            entrypoint: Some(vec!["/bin/bash".to_owned(), "-c".to_owned()]),
+            cmd: Some(vec![script]),
+            env: Some(env),
+            labels: Some(HashMap::from([(LABEL_ROLE.to_owned(), "run".to_owned())])),
+            network_disabled: Some(!spec.network),
+            host_config: Some(host_config),
+            ..Default::default()
+        };
+        let created = self
+            .docker
+            .create_container(None::<CreateContainerOptions>, body)
+            .await
+            .map_err(DockerError::api("create container", &spec.image))?;
+        if !spec.files.is_empty() {
+            let mut tar = tar::Builder::new(Vec::new());
+            for (path, content) in &spec.files {
+                let mut h = tar::Header::new_gnu();
+                h.set_size(content.len() as u64);
+                h.set_mode(0o644);
+                h.set_mtime(0);
+                tar.append_data(&mut h, path.trim_start_matches('/'), content.as_slice())
+                    .map_err(DockerError::io("packing files for a container"))?;
+            }
+            let bytes = tar.into_inner().map_err(DockerError::io("packing files for a container"))?;
+            let opts = UploadToContainerOptions { path: "/".to_owned(), ..Default::default() };
+            if let Err(e) =
+                self.docker.upload_to_container(&created.id, Some(opts), bollard::body_full(bytes.into())).await
+            {
+                self.remove_container(&created.id).await;
+                return Err(DockerError::api("copy files into container", &created.id)(e));
+            }
+        }
+        Ok(created.id)
+    }
+
+    async fn start_and_collect(&self, id: &str, spec: &RunSpec) -> Result<RunOutput, DockerError> {
+        let started = Instant::now();
+        self.docker.start_container(id, None).await.map_err(DockerError::api("start container", id))?;
+        let logs_opts = LogsOptions { follow: true, stdout: true, stderr: true, ..Default::default() };
+        let mut logs = self.docker.logs(id, Some(logs_opts));
+        let mut sink = LogSink::new(spec.max_log_bytes);
+        let collect = async {
+            while let Some(item) = logs.next().await {
+                match item {
+                    Ok(chunk) => sink.push(&chunk.into_bytes()),
+                    Err(e) => return Err(DockerError::api("read logs", id)(e)),
+                }
+            }
+            Ok(())
+        };
+        let timed_out = match tokio::time::timeout(spec.timeout, collect).await {
+            Ok(r) => {
+                r?;
+                false
+            }
+            Err(_) => {
+                let _ = self.docker.kill_container(id, None::<KillContainerOptions>).await;
+                true
+            }
+        };
+        let mut wait = self.docker.wait_container(id, None::<WaitContainerOptions>);
+        let mut exit_code = None;
+        if let Some(r) = wait.next().await {
+            exit_code = match r {
+                Ok(w) => Some(w.status_code),
+                Err(bollard::errors::Error::DockerContainerWaitError { code, .. }) => Some(code),
+                Err(e) => return Err(DockerError::api("wait for container", id)(e)),
+            };
+        }
+        let duration = started.elapsed();
+        let state =
+            self.docker.inspect_container(id, None).await.map_err(DockerError::api("inspect container", id))?.state;
+        let oom_killed = state.and_then(|s| s.oom_killed).unwrap_or(false);
+        let (log, log_truncated, log_bytes, log_sha256) = sink.finish();
+        Ok(RunOutput {
+            exit_code: if timed_out { None } else { exit_code },
+            timed_out,
+            oom_killed,
+            log,
+            log_truncated,
+            log_bytes,
+            log_sha256,
+            duration,
+        })
+    }
+
+    async fn remove_container(&self, id: &str) {
+        let opts = RemoveContainerOptions { force: true, v: true, ..Default::default() };
+        if let Err(e) = self.docker.remove_container(id, Some(opts)).await {
+            tracing::warn!(container = id, error = %e, "could not remove container");
+        }
+    }
+}
+
+/// Keeps the first and the last halves of a log beyond `cap` bytes, and hashes all of it.
+struct LogSink {
+    cap: usize,
+    head: Vec<u8>,
+    tail: VecDeque<u8>,
+    total: u64,
+    hasher: Sha256,
+}
+
+impl LogSink {
+    fn new(cap: usize) -> LogSink {
+        LogSink { cap: cap.max(2), head: Vec::new(), tail: VecDeque::new(), total: 0, hasher: Sha256::new() }
+    }
+
+    fn push(&mut self, bytes: &[u8]) {
+        self.hasher.update(bytes);
+        self.total += bytes.len() as u64;
+        let head_cap = self.cap / 2;
+        let take = head_cap.saturating_sub(self.head.len()).min(bytes.len());
+        self.head.extend_from_slice(&bytes[..take]);
+        let rest = &bytes[take..];
+        let tail_cap = self.cap - head_cap;
+        self.tail.extend(rest);
+        let excess = self.tail.len().saturating_sub(tail_cap);
+        self.tail.drain(..excess);
+    }
+
+    fn finish(self) -> (Vec<u8>, bool, u64, String) {
+        let truncated = self.total > (self.head.len() + self.tail.len()) as u64;
+        let mut log = self.head;
+        if truncated {
+            log.extend_from_slice(
+                format!(
+                    "\n[swe-forge: {} bytes of log dropped here]\n",
+                    self.total - (log.len() + self.tail.len()) as u64
+                )
+                .as_bytes(),
+            );
+        }
+        log.extend(self.tail);
+        (log, truncated, self.total, crate::base::hex(&self.hasher.finalize()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::LogSink;
+
+    #[test]
+    fn log_sink_keeps_head_and_tail() {
+        let mut s = LogSink::new(10);
+        for chunk in [b"0123".as_slice(), b"456789", b"abcdefghij"] {
+            s.push(chunk);
+        }
+        let (log, truncated, total, sha) = s.finish();
+        assert!(truncated);
+        assert_eq!(total, 20);
+        let text = String::from_utf8(log).unwrap();
+        assert!(text.starts_with("01234\n[swe-forge: 10 bytes of log dropped here]\n"), "{text}");
+        assert!(text.ends_with("fghij"));
+        assert_eq!(sha.len(), 64);
+        let mut small = LogSink::new(100);
+        small.push(b"hello");
+        assert_eq!(small.finish().0, b"hello");
+    }
+}

@@ -1,0 +1,76 @@
+//! Connecting to the engine and small image queries.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use bollard::Docker;
+use bollard::query_parameters::ListImagesOptions;
+
+use crate::DockerError;
+
+/// A connected Docker engine.
+#[derive(Clone)]
+pub struct Engine {
+    pub(crate) docker: Docker,
+    host: String,
+    api_version: String,
+}
+
+impl Engine {
+    /// Connects to `DOCKER_HOST` (or the local socket), negotiates the API version and pings.
+    /// One clear error, saying how to start an engine, when none answers.
+    pub async fn connect() -> Result<Engine, DockerError> {
+        let host = std::env::var("DOCKER_HOST").unwrap_or_else(|_| "unix:///var/run/docker.sock".to_owned());
+        let unreachable = |source| DockerError::Unreachable { host: host.clone(), source };
+        // Builds of large contexts and long test runs: the per-request timeout is only a backstop,
+        // phases enforce their own timeouts.
+        let docker = Docker::connect_with_defaults().map_err(unreachable)?.with_timeout(Duration::from_secs(6 * 3600));
+        let docker = docker.negotiate_version().await.map_err(unreachable)?;
+        docker.ping().await.map_err(unreachable)?;
+        let version = docker.version().await.map_err(unreachable)?;
+        let api_version = version.api_version.unwrap_or_default();
+        tracing::debug!(%host, %api_version, "connected to the Docker engine");
+        Ok(Engine { docker, host, api_version })
+    }
+
+    /// The address connected to.
+    pub fn host(&self) -> &str {
+        &self.host
+    }
+
+    /// The API version the engine speaks.
+    pub fn api_version(&self) -> &str {
+        &self.api_version
+    }
+
+    /// The image id of `tag`, or None when the engine does not have it.
+    pub async fn image_id(&self, tag: &str) -> Result<Option<String>, DockerError> {
+        match self.docker.inspect_image(tag).await {
+            Ok(img) => Ok(img.id),
+            Err(bollard::errors::Error::DockerResponseServerError { status_code: 404, .. }) => Ok(None),
+            Err(e) => Err(DockerError::api("inspect image", tag)(e)),
+        }
+    }
+
+    /// Tags of images carrying every `label=value` given, newest first.
+    pub async fn images_with_labels(&self, labels: &[(&str, &str)]) -> Result<Vec<String>, DockerError> {
+        let filters: HashMap<String, Vec<String>> =
+            HashMap::from([("label".to_owned(), labels.iter().map(|(k, v)| format!("{k}={v}")).collect())]);
+        let mut images = self
+            .docker
+            .list_images(Some(ListImagesOptions { filters: Some(filters), ..Default::default() }))
+            .await
+            .map_err(DockerError::api("list images", "label filter"))?;
+        images.sort_by_key(|i| std::cmp::Reverse(i.created));
+        Ok(images.into_iter().flat_map(|i| i.repo_tags.into_iter().filter(|t| t != "<none>:<none>")).collect())
+    }
+
+    /// Removes an image (used by tests and cleanup); a missing image is not an error.
+    pub async fn remove_image(&self, tag: &str) -> Result<(), DockerError> {
+        let opts = bollard::query_parameters::RemoveImageOptions { force: true, ..Default::default() };
+        match self.docker.remove_image(tag, Some(opts), None).await {
+            Ok(_) | Err(bollard::errors::Error::DockerResponseServerError { status_code: 404, .. }) => Ok(()),
+            Err(e) => Err(DockerError::api("remove image", tag)(e)),
+        }
+    }
+}

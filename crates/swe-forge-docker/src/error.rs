@@ -1,0 +1,65 @@
+//! Errors of the Docker layer, each naming the image, container or host involved.
+
+/// A Docker operation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum DockerError {
+    /// No engine answers.
+    #[error(
+        "no Docker engine answers at {host}: {source}\n  start one with `bash scripts/setup-docker.sh` (installs Debian's docker.io and starts dockerd), or point DOCKER_HOST at a running engine"
+    )]
+    Unreachable {
+        /// The address tried.
+        host: String,
+        /// What the client saw.
+        #[source]
+        source: bollard::errors::Error,
+    },
+    /// An engine call failed.
+    #[error("docker {op} failed for {target}")]
+    Api {
+        /// The call.
+        op: &'static str,
+        /// Image, container or tag involved.
+        target: String,
+        /// The client error.
+        #[source]
+        source: bollard::errors::Error,
+    },
+    /// `docker build` reported an error; the tail of its output is kept.
+    #[error("building image {tag} failed: {message}\n{log_tail}")]
+    BuildFailed {
+        /// The tag being built.
+        tag: String,
+        /// The engine's error message.
+        message: String,
+        /// Last lines of the build output.
+        log_tail: String,
+    },
+    /// Bootstrapping the base rootfs failed.
+    #[error("bootstrapping the base image failed: {0}")]
+    Bootstrap(String),
+    /// Local I/O around the engine (temporary files, tar streams).
+    #[error("i/o error while {what}")]
+    Io {
+        /// What we were doing.
+        what: String,
+        /// The error.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl DockerError {
+    pub(crate) fn api(
+        op: &'static str,
+        target: impl Into<String>,
+    ) -> impl FnOnce(bollard::errors::Error) -> DockerError {
+        let target = target.into();
+        move |source| DockerError::Api { op, target, source }
+    }
+
+    pub(crate) fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> DockerError {
+        let what = what.into();
+        move |source| DockerError::Io { what, source }
+    }
+}

@@ -1,0 +1,75 @@
+//! Errors of exporting records to JSONL and Parquet and of reading the Parquet files back.
+
+use std::io;
+use std::path::PathBuf;
+
+use polars::error::PolarsError;
+use swe_forge_core::RecordError;
+
+/// An export file could not be written or read back.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ExportError {
+    /// Creating, writing, syncing or renaming a file failed.
+    #[error("i/o error on {}", path.display())]
+    Io {
+        /// The file being written or read.
+        path: PathBuf,
+        /// What the OS said.
+        #[source]
+        source: io::Error,
+    },
+    /// Serializing the JSONL records failed.
+    #[error("could not write records to {}", path.display())]
+    Records {
+        /// The JSONL file being written.
+        path: PathBuf,
+        /// The record writer's error.
+        #[source]
+        source: RecordError,
+    },
+    /// polars could not build, write or read a table.
+    #[error("polars failed on {}", path.display())]
+    Polars {
+        /// The Parquet file being written or read.
+        path: PathBuf,
+        /// polars' error.
+        #[source]
+        source: PolarsError,
+    },
+    /// A column is missing or has an unexpected type.
+    #[error("{}: column `{column}`: {message}", path.display())]
+    Column {
+        /// The Parquet file being read.
+        path: PathBuf,
+        /// Name of the column.
+        column: String,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// A cell holds a value that cannot be turned back into a record field.
+    #[error("{}: row {row}, column `{column}`: {message}", path.display())]
+    Value {
+        /// The Parquet file being read.
+        path: PathBuf,
+        /// 0-based row index.
+        row: usize,
+        /// Name of the column.
+        column: String,
+        /// What is wrong with the value.
+        message: String,
+    },
+    /// A JSON cell could not be serialized or parsed.
+    #[error("{}: row {row}, column `{column}`: invalid JSON", path.display())]
+    Json {
+        /// The Parquet file being written or read.
+        path: PathBuf,
+        /// 0-based row index.
+        row: usize,
+        /// Name of the column.
+        column: String,
+        /// serde_json's error.
+        #[source]
+        source: serde_json::Error,
+    },
+}

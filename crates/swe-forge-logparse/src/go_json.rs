@@ -1,0 +1,185 @@
+//! The `go test -json` parser: one JSON event per line (`Action`, `Package`, `Test`, `Output`,
+//! `FailedBuild`, ...), other lines ignored. Canonical id `<Package>::<Test>` (subtests keep
+//! their `/sub` path); Multi-SWE-bench name = the bare test name.
+//!
+//! A test's status is its last `pass`/`fail`/`skip` event. A test still running when the log
+//! ends (its `run` not followed by a terminal action) is FAIL when its package reported `fail`
+//! (panic, timeout, `os.Exit`), otherwise left out. Build failures of a package (a `fail`
+//! action with `FailedBuild`, or `FAIL pkg [build failed]` output) produce a warning only.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use swe_forge_core::TestStatus;
+
+use crate::{ParsedLog, list, text};
+
+/// The fields of a test2json event this parser reads; others are ignored.
+#[derive(Deserialize)]
+struct Event {
+    #[serde(rename = "Action")]
+    action: String,
+    #[serde(rename = "Package", default)]
+    package: Option<String>,
+    #[serde(rename = "Test", default)]
+    test: Option<String>,
+    #[serde(rename = "Output", default)]
+    output: Option<String>,
+    #[serde(rename = "FailedBuild", default)]
+    failed_build: Option<String>,
+    #[serde(rename = "ImportPath", default)]
+    import_path: Option<String>,
+}
+
+/// Whether `line` (already cleaned) is a test2json event.
+pub(crate) fn is_event(line: &str) -> bool {
+    let line = line.trim();
+    line.starts_with('{')
+        && serde_json::from_str::<Event>(line).is_ok_and(|e| e.package.is_some() || e.import_path.is_some())
+}
+
+#[derive(Default)]
+struct TestState {
+    /// A `run` was seen and no terminal action after it.
+    running: bool,
+    /// The last terminal action.
+    status: Option<TestStatus>,
+}
+
+#[derive(Default)]
+struct Package {
+    tests: BTreeMap<String, TestState>,
+    /// The package's own terminal action.
+    result: Option<TestStatus>,
+    /// Why the build failed, when it did.
+    build_failed: Option<String>,
+}
+
+fn terminal(action: &str) -> Option<TestStatus> {
+    match action {
+        "pass" => Some(TestStatus::Pass),
+        "fail" => Some(TestStatus::Fail),
+        "skip" => Some(TestStatus::Skip),
+        _ => None,
+    }
+}
+
+/// `FAIL\t<pkg> [build failed]` (or `[setup failed]`): the package name.
+fn build_failure_line(line: &str) -> Option<(&str, &str)> {
+    let rest = line.trim().strip_prefix("FAIL")?;
+    if !rest.starts_with(char::is_whitespace) {
+        return None;
+    }
+    let mut words = rest.split_whitespace();
+    let pkg = words.next()?;
+    let reason = words.next()?;
+    (reason == "[build" || reason == "[setup").then_some((pkg, reason.trim_start_matches('[')))
+}
+
+pub(crate) fn parse(log: &str) -> ParsedLog {
+    let mut packages: BTreeMap<String, Package> = BTreeMap::new();
+    let mut malformed = 0usize;
+
+    for line in text::lines(log) {
+        let line = line.trim();
+        if !line.starts_with('{') {
+            if let Some((pkg, what)) = build_failure_line(line) {
+                packages
+                    .entry(pkg.to_owned())
+                    .or_default()
+                    .build_failed
+                    .get_or_insert_with(|| format!("{what} failed"));
+            }
+            continue;
+        }
+        let event: Event = match serde_json::from_str(line) {
+            Ok(e) => e,
+            Err(_) => {
+                if line.contains("\"Action\"") {
+                    malformed += 1;
+                }
+                continue;
+            }
+        };
+        let Some(pkg_name) = event.package.filter(|p| !p.is_empty()) else {
+            // `build-output` / `build-fail` events carry `ImportPath` only; the package's own
+            // `fail` event with `FailedBuild` follows and is what we report.
+            continue;
+        };
+        let pkg = packages.entry(pkg_name).or_default();
+        match event.test.filter(|t| !t.is_empty()) {
+            Some(test) => {
+                if event.action == "run" {
+                    pkg.tests.entry(test).or_default().running = true;
+                } else if let Some(status) = terminal(&event.action) {
+                    let state = pkg.tests.entry(test).or_default();
+                    state.running = false;
+                    state.status = Some(status);
+                }
+            }
+            None => {
+                if let Some(status) = terminal(&event.action) {
+                    pkg.result = Some(status);
+                    if let Some(dep) = event.failed_build.filter(|d| !d.is_empty()) {
+                        pkg.build_failed = Some(format!("build of {dep} failed"));
+                    }
+                } else if event.action == "output"
+                    && let Some(out) = event.output
+                    && let Some((_, what)) = build_failure_line(&out)
+                {
+                    pkg.build_failed.get_or_insert_with(|| format!("{what} failed"));
+                }
+            }
+        }
+    }
+
+    let mut parsed = ParsedLog::default();
+    for (pkg_name, pkg) in packages {
+        let mut crashed = Vec::new();
+        let mut unfinished = Vec::new();
+        for (test, state) in &pkg.tests {
+            let status = if state.running {
+                if pkg.result == Some(TestStatus::Fail) {
+                    crashed.push(test.as_str());
+                    Some(TestStatus::Fail)
+                } else {
+                    if state.status.is_none() {
+                        unfinished.push(test.as_str());
+                    }
+                    state.status
+                }
+            } else {
+                state.status
+            };
+            if let Some(status) = status {
+                parsed.record(format!("{pkg_name}::{test}"), Some(test.clone()), status);
+            }
+        }
+        if let Some(why) = &pkg.build_failed {
+            parsed.warnings.push(format!("package {pkg_name}: {why}; none of its tests ran"));
+        } else if pkg.result == Some(TestStatus::Fail) && pkg.tests.is_empty() {
+            parsed.warnings.push(format!(
+                "package {pkg_name} failed without reporting any test (setup, TestMain or init failure?)"
+            ));
+        }
+        if !crashed.is_empty() {
+            parsed.warnings.push(format!(
+                "package {pkg_name} failed while {} test(s) had no result ({}); counted as FAIL",
+                crashed.len(),
+                list(&crashed)
+            ));
+        }
+        if !unfinished.is_empty() {
+            let why = if pkg.result.is_none() { " never finished (log truncated?)" } else { "" };
+            parsed.warnings.push(format!(
+                "package {pkg_name}{why}: {} started test(s) without result left out ({})",
+                unfinished.len(),
+                list(&unfinished)
+            ));
+        }
+    }
+    if malformed > 0 {
+        parsed.warnings.push(format!("{malformed} line(s) looked like test2json events but did not parse"));
+    }
+    parsed
+}

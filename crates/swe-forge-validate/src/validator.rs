@@ -1,0 +1,278 @@
+//! The validator: settings, progress reporting, and the per-instance flow
+//! repository -> patch checks -> images -> three runs -> categories -> keep rules.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+use std::str::FromStr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use swe_forge_core::{
+    ForgeMeta, Instance, Phase, PhaseRun, PhaseStatuses, RejectReason, Rejection, TestResult, ValidationStatus,
+    categorize,
+};
+use swe_forge_docker::{BaseSpec, CaBundle, DockerError, Engine, RunSpec};
+use swe_forge_git::{SourceRepo, apply_patches};
+use swe_forge_logparse::Framework;
+use tokio::sync::OnceCell;
+
+use crate::images::ImageFailure;
+use crate::phases::{APPLY_FAILED_EXIT, APPLY_FAILED_MARKER, FIX_PATCH, TEST_PATCH, script};
+use crate::{Recipe, RecipeOverride, ValidateError, detect_language, keep_rules};
+
+/// Everything a validation needs to know, resolved by the caller.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// Where local clones live: `<root>/<org>/<repo>` (see `SourceRepo::locate`).
+    pub repos_root: PathBuf,
+    /// Where run logs are written: `<work_dir>/logs/<instance_id>/<phase>.log`.
+    pub work_dir: PathBuf,
+    /// The base rootfs.
+    pub base: BaseSpec,
+    /// Per-repository recipe overrides, keyed by `org/repo`.
+    pub overrides: BTreeMap<String, RecipeOverride>,
+    /// Instances validated at once.
+    pub jobs: usize,
+    /// Timeout of each test run.
+    pub phase_timeout: Duration,
+    /// Timeout of the setup step of an instance image.
+    pub setup_timeout: Duration,
+    /// Memory limit of every container.
+    pub memory_bytes: Option<i64>,
+    /// Extra CA certificates for setup steps that reach the network.
+    pub ca_bundle: Option<CaBundle>,
+}
+
+impl Settings {
+    /// Settings with default limits for repositories under `repos_root`.
+    pub fn new(repos_root: PathBuf, work_dir: PathBuf) -> Settings {
+        Settings {
+            repos_root,
+            work_dir,
+            base: BaseSpec::default(),
+            overrides: BTreeMap::new(),
+            jobs: 1,
+            phase_timeout: Duration::from_secs(30 * 60),
+            setup_timeout: Duration::from_secs(60 * 60),
+            memory_bytes: None,
+            ca_bundle: None,
+        }
+    }
+}
+
+/// Progress of a validation; the binary draws it.
+pub trait Reporter: Send + Sync {
+    /// A one-off message (an image being built).
+    fn note(&self, _message: &str) {}
+    /// An instance moved to a new step.
+    fn step(&self, _instance: &str, _step: &str) {}
+    /// An instance is done.
+    fn finished(&self, _instance: &Instance) {}
+}
+
+/// A reporter that reports nothing.
+pub struct Silent;
+impl Reporter for Silent {}
+
+/// Validates instances against one engine, sharing images between them.
+pub struct Validator {
+    pub(crate) engine: Engine,
+    pub(crate) settings: Settings,
+    pub(crate) reporter: Arc<dyn Reporter>,
+    base: OnceCell<String>,
+    cells: Mutex<HashMap<String, Arc<OnceCell<String>>>>,
+}
+
+impl Validator {
+    /// A validator; fails when an override names an unknown language or parser.
+    pub fn new(engine: Engine, settings: Settings, reporter: Arc<dyn Reporter>) -> Result<Validator, ValidateError> {
+        for (repo, o) in &settings.overrides {
+            if let Some(p) = &o.parser {
+                Framework::from_str(p)
+                    .map_err(|e| ValidateError::Recipe { name: repo.clone(), message: e.to_string() })?;
+            }
+            if let Some(l) = &o.language {
+                Recipe::default_for(l)?;
+            }
+        }
+        Ok(Validator { engine, settings, reporter, base: OnceCell::new(), cells: Mutex::new(HashMap::new()) })
+    }
+
+    pub(crate) async fn base_image(&self) -> Result<String, DockerError> {
+        self.base
+            .get_or_try_init(|| async {
+                let reporter = self.reporter.clone();
+                self.engine.ensure_base(&self.settings.base, &move |m| reporter.note(m)).await
+            })
+            .await
+            .cloned()
+    }
+
+    pub(crate) fn once_cell(&self, key: &str) -> Arc<OnceCell<String>> {
+        self.cells.lock().unwrap_or_else(|e| e.into_inner()).entry(key.to_owned()).or_default().clone()
+    }
+
+    /// Validates every instance, `settings.jobs` at a time; results come back in input order
+    /// and `on_done` sees each one as soon as it is finished.
+    pub async fn validate_all(&self, instances: Vec<Instance>, mut on_done: impl FnMut(&Instance)) -> Vec<Instance> {
+        let mut results: Vec<Option<Instance>> = vec![None; instances.len()];
+        let mut stream = futures_util::stream::iter(instances.into_iter().enumerate())
+            .map(|(i, inst)| async move { (i, self.validate(inst).await) })
+            .buffer_unordered(self.settings.jobs.max(1));
+        while let Some((i, inst)) = stream.next().await {
+            on_done(&inst);
+            self.reporter.finished(&inst);
+            results[i] = Some(inst);
+        }
+        results.into_iter().flatten().collect()
+    }
+
+    /// Validates one instance. Never fails: every problem ends as a rejection on the record.
+    pub async fn validate(&self, mut inst: Instance) -> Instance {
+        let mut meta = ForgeMeta::new(ValidationStatus::Rejected);
+        let rejections = self.validate_inner(&mut inst, &mut meta).await;
+        meta.status = if rejections.is_empty() { ValidationStatus::Accepted } else { ValidationStatus::Rejected };
+        meta.rejections = rejections;
+        inst.swe_forge = Some(meta);
+        inst
+    }
+
+    async fn validate_inner(&self, inst: &mut Instance, meta: &mut ForgeMeta) -> Vec<Rejection> {
+        let id = inst.instance_id.clone();
+        let reject = |reason, detail: String| vec![Rejection::new(reason, detail)];
+        self.reporter.step(&id, "checking patches");
+        let repo = match SourceRepo::locate(&self.settings.repos_root, &inst.org, &inst.repo)
+            .and_then(|r| r.commit(&inst.base.sha).map(|_| ()).map(|()| r))
+        {
+            Ok(r) => r,
+            Err(e) => return reject(RejectReason::RepoUnavailable, e.to_string()),
+        };
+        match apply_patches(&repo, &inst.base.sha, &[&inst.test_patch, &inst.fix_patch]) {
+            Ok(Ok(_)) => {}
+            Ok(Err(f)) => {
+                let reason =
+                    if f.index == 0 { RejectReason::TestPatchDoesNotApply } else { RejectReason::FixPatchDoesNotApply };
+                return reject(reason, f.message);
+            }
+            Err(e) => return reject(RejectReason::RepoUnavailable, e.to_string()),
+        }
+        let key = format!("{}/{}", inst.org, inst.repo);
+        let over = self.settings.overrides.get(&key).cloned().unwrap_or_default();
+        let language = match over
+            .language
+            .clone()
+            .or(inst.lang.clone())
+            .or(detect_language(&repo, &inst.base.sha).map(String::from))
+        {
+            Some(l) => l,
+            None => {
+                return reject(
+                    RejectReason::ImageBuildFailed,
+                    "no go.mod or Cargo.toml at the base commit, and no language given".into(),
+                );
+            }
+        };
+        let mut recipe = match Recipe::default_for(&language) {
+            Ok(r) => r,
+            Err(e) => return reject(RejectReason::ImageBuildFailed, e.to_string()),
+        };
+        recipe.apply(&over);
+        inst.lang = Some(language);
+        meta.test_command = Some(recipe.test_command.clone());
+        meta.parser = Some(recipe.parser.clone());
+        let framework = match Framework::from_str(&recipe.parser) {
+            Ok(f) => f,
+            Err(e) => return reject(RejectReason::ImageBuildFailed, e.to_string()),
+        };
+
+        self.reporter.step(&id, "building image");
+        let logs = self.settings.work_dir.join("logs").join(&id);
+        let (image, setup_log) = match self.instance_image(&repo, inst, &recipe).await {
+            Ok(x) => x,
+            Err(ImageFailure::Build(detail)) => return reject(RejectReason::ImageBuildFailed, detail),
+            Err(ImageFailure::Infra(e)) => return reject(RejectReason::Infrastructure, error_chain(&e)),
+        };
+        drop(repo);
+        meta.image = Some(image.clone());
+        meta.image_id = self.engine.image_id(&image).await.ok().flatten();
+        if let Some(log) = setup_log {
+            write_log(&logs, "setup", &log);
+        }
+
+        let mut statuses: Vec<PhaseStatuses> = Vec::new();
+        let mut rejections = Vec::new();
+        for phase in Phase::ALL {
+            self.reporter.step(&id, &format!("{phase} run"));
+            let mut spec = RunSpec::new(&image, script(phase, &recipe.test_command));
+            spec.files = vec![
+                (TEST_PATCH.to_owned(), inst.test_patch.clone().into_bytes()),
+                (FIX_PATCH.to_owned(), inst.fix_patch.clone().into_bytes()),
+            ];
+            spec.timeout = self.settings.phase_timeout;
+            spec.memory_bytes = self.settings.memory_bytes;
+            spec.env = recipe.run_env.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            let out = match self.engine.run(&spec).await {
+                Ok(o) => o,
+                Err(e) => return reject(RejectReason::Infrastructure, format!("{phase} run: {}", error_chain(&e))),
+            };
+            write_log(&logs, phase.as_str(), &out.log);
+            if out.exit_code == Some(APPLY_FAILED_EXIT) && contains(&out.log, APPLY_FAILED_MARKER) {
+                let reason = if contains(&out.log, FIX_PATCH) && phase == Phase::Fix {
+                    RejectReason::FixPatchDoesNotApply
+                } else {
+                    RejectReason::TestPatchDoesNotApply
+                };
+                return reject(reason, format!("git apply failed in the {phase} run"));
+            }
+            let parsed = swe_forge_logparse::parse(framework, &out.log);
+            meta.runs.push(PhaseRun {
+                phase,
+                exit_code: out.exit_code,
+                duration_ms: out.duration.as_millis() as u64,
+                timed_out: out.timed_out,
+                log_sha256: out.log_sha256.clone(),
+                log_bytes: out.log_bytes,
+                tests: parsed.tests.len() as u64,
+            });
+            if out.timed_out {
+                rejections.push(Rejection::new(
+                    RejectReason::Timeout,
+                    format!("{phase} run killed after {} s", self.settings.phase_timeout.as_secs()),
+                ));
+            }
+            statuses.push(parsed.tests);
+        }
+        let c = categorize(&statuses[0], &statuses[1], &statuses[2]);
+        inst.set_results(
+            &c,
+            TestResult::from_statuses(&statuses[0]),
+            TestResult::from_statuses(&statuses[1]),
+            TestResult::from_statuses(&statuses[2]),
+        );
+        rejections.extend(keep_rules(&c, &statuses[2]));
+        rejections
+    }
+}
+
+fn contains(hay: &[u8], needle: &str) -> bool {
+    hay.windows(needle.len()).any(|w| w == needle.as_bytes())
+}
+
+fn write_log(dir: &std::path::Path, name: &str, log: &[u8]) {
+    let result = std::fs::create_dir_all(dir).and_then(|()| std::fs::write(dir.join(format!("{name}.log")), log));
+    if let Err(e) = result {
+        tracing::warn!(dir = %dir.display(), error = %e, "could not write a run log");
+    }
+}
+
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut cur = e.source();
+    while let Some(c) = cur {
+        s.push_str(": ");
+        s.push_str(&c.to_string());
+        cur = c.source();
+    }
+    s
+}

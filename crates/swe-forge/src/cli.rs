@@ -1,0 +1,129 @@
+//! Command-line types (clap). Nothing here does work; `commands` resolves these into settings.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// swe-forge turns merged pull requests into validated benchmark instances
+/// (Multi-SWE-bench record format), each with a reproducible Docker image.
+#[derive(Debug, Parser)]
+#[command(name = "swe-forge", version, about, long_about = None)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: Global,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Options of every command.
+#[derive(Debug, Args)]
+pub struct Global {
+    /// Print debug logs (or set SWE_FORGE_LOG, e.g. `swe_forge_docker=debug`).
+    #[arg(long, short, global = true)]
+    pub verbose: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Validate candidate records: build each instance image, run the tests three times,
+    /// derive FAIL_TO_PASS / PASS_TO_PASS and apply the keep rules.
+    Validate(ValidateArgs),
+    /// Export validated records to JSONL and Parquet.
+    Export(ExportArgs),
+    /// Run the stages a pipeline file names (sources, filters, overrides, outputs).
+    Run(RunArgs),
+    /// Run pipelines/demo.toml over the bundled fixture repositories.
+    Demo(DemoArgs),
+    /// Manage swe-forge's Docker images.
+    #[command(subcommand)]
+    Images(ImagesCommand),
+}
+
+/// Limits and engine options shared by commands that run containers.
+#[derive(Debug, Args, Clone)]
+pub struct EngineArgs {
+    /// Instances validated at once.
+    #[arg(long, short = 'j')]
+    pub jobs: Option<usize>,
+    /// Timeout of each test run, in seconds.
+    #[arg(long)]
+    pub timeout: Option<u64>,
+    /// Memory limit of each container, in MiB.
+    #[arg(long)]
+    pub memory_mb: Option<u64>,
+    /// Extra CA certificates (PEM bundle) for setup steps that reach the network; mounted, never
+    /// copied into an image.
+    #[arg(long, env = "SWE_FORGE_CA_BUNDLE")]
+    pub ca_bundle: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct ValidateArgs {
+    /// Candidate records (JSONL, Multi-SWE-bench format).
+    #[arg(long)]
+    pub records: PathBuf,
+    /// Folder of local clones: <repos>/<org>/<repo> (or <org>__<repo>).
+    #[arg(long)]
+    pub repos: PathBuf,
+    /// Where to write every validated record (accepted and rejected), JSONL.
+    #[arg(long, short)]
+    pub out: PathBuf,
+    /// Where run logs go (default: next to --out).
+    #[arg(long)]
+    pub work_dir: Option<PathBuf>,
+    /// Re-validate instances already present in the progress file.
+    #[arg(long)]
+    pub fresh: bool,
+    /// A pipeline file whose `[overrides]` and `[validate]` settings apply.
+    #[arg(long)]
+    pub pipeline: Option<PathBuf>,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// Validated records (JSONL).
+    #[arg(long)]
+    pub records: PathBuf,
+    /// JSONL output of the accepted instances.
+    #[arg(long)]
+    pub jsonl: Option<PathBuf>,
+    /// Parquet output, one row per accepted instance.
+    #[arg(long)]
+    pub parquet: Option<PathBuf>,
+    /// Parquet output, one row per (accepted instance, test).
+    #[arg(long)]
+    pub tests_parquet: Option<PathBuf>,
+    /// Export rejected and unvalidated records too.
+    #[arg(long)]
+    pub all: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The pipeline file (TOML), e.g. pipelines/demo.toml.
+    pub pipeline: PathBuf,
+    /// Re-validate instances already present in the progress file.
+    #[arg(long)]
+    pub fresh: bool,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct DemoArgs {
+    /// Resume from the progress file instead of re-running every instance's tests.
+    #[arg(long)]
+    pub resume: bool,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ImagesCommand {
+    /// Bootstrap the Debian base image with debootstrap (done on demand by validate, too).
+    Bootstrap,
+    /// List swe-forge's images.
+    List,
+}

@@ -1,0 +1,22 @@
+//! One module per command; `dispatch` builds the async runtime and hands off.
+
+mod demo;
+mod export;
+mod images;
+mod run;
+mod validate;
+
+use anyhow::Result;
+
+use crate::cli::{Cli, Command};
+
+pub fn dispatch(cli: Cli) -> Result<()> {
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    match cli.command {
+        Command::Validate(args) => runtime.block_on(validate::validate_command(args)),
+        Command::Export(args) => export::export_command(args),
+        Command::Run(args) => runtime.block_on(run::run_command(&args.pipeline, args.fresh, &args.engine)),
+        Command::Demo(args) => runtime.block_on(demo::demo_command(args)),
+        Command::Images(cmd) => runtime.block_on(images::images_command(cmd)),
+    }
+}

@@ -1,0 +1,75 @@
+//! Progress bars (indicatif) for validation; the libraries only see the `Reporter` trait.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use swe_forge_core::{Instance, ValidationStatus};
+use swe_forge_validate::Reporter;
+
+pub struct Bars {
+    multi: MultiProgress,
+    total: ProgressBar,
+    spinners: Mutex<HashMap<String, ProgressBar>>,
+}
+
+impl Bars {
+    pub fn new(count: usize) -> Bars {
+        let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr());
+        if std::env::var_os("SWE_FORGE_NO_PROGRESS").is_some() {
+            multi.set_draw_target(ProgressDrawTarget::hidden());
+        }
+        let total = multi.add(ProgressBar::new(count as u64));
+        total.set_style(
+            ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} instances {msg}")
+                .expect("static template")
+                .progress_chars("=> "),
+        );
+        total.enable_steady_tick(Duration::from_millis(500));
+        Bars { multi, total, spinners: Mutex::new(HashMap::new()) }
+    }
+
+    pub fn finish(&self) {
+        self.total.finish();
+    }
+}
+
+impl Reporter for Bars {
+    fn note(&self, message: &str) {
+        let _ = self.multi.println(format!("  {message}"));
+    }
+
+    fn step(&self, instance: &str, step: &str) {
+        let mut spinners = self.spinners.lock().unwrap_or_else(|e| e.into_inner());
+        let bar = spinners.entry(instance.to_owned()).or_insert_with(|| {
+            let b = self.multi.add(ProgressBar::new_spinner());
+            b.set_style(
+                ProgressStyle::with_template("  {spinner} {prefix}: {msg} ({elapsed})").expect("static template"),
+            );
+            b.set_prefix(instance.to_owned());
+            b.enable_steady_tick(Duration::from_millis(200));
+            b
+        });
+        bar.set_message(step.to_owned());
+    }
+
+    fn finished(&self, inst: &Instance) {
+        if let Some(bar) = self.spinners.lock().unwrap_or_else(|e| e.into_inner()).remove(&inst.instance_id) {
+            bar.finish_and_clear();
+            self.multi.remove(&bar);
+        }
+        let verdict = match inst.status() {
+            ValidationStatus::Accepted => {
+                format!("accepted ({} FAIL_TO_PASS, {} PASS_TO_PASS)", inst.fixed_tests.len(), inst.p2p_tests.len())
+            }
+            _ => {
+                let reasons: Vec<&str> =
+                    inst.swe_forge.iter().flat_map(|m| m.rejections.iter().map(|r| r.reason.as_str())).collect();
+                format!("rejected: {}", reasons.join(", "))
+            }
+        };
+        let _ = self.multi.println(format!("  {} {verdict}", inst.instance_id));
+        self.total.inc(1);
+    }
+}
