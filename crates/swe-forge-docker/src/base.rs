@@ -33,7 +33,12 @@ impl Engine {
     /// Returns the tag of the base image for `spec`, bootstrapping and importing it first if the
     /// engine has none. `progress` receives one line per step.
     pub async fn ensure_base(&self, spec: &BaseSpec, progress: &(dyn Fn(&str) + Sync)) -> Result<String, DockerError> {
-        if let Some(tag) = self.images_with_labels(&[(LABEL_ROLE, "base"), (LABEL_SUITE, &spec.suite)]).await?.first() {
+        let labels = [(LABEL_ROLE, "base"), (LABEL_SUITE, spec.suite.as_str())];
+        if let Some(tag) = self.images_with_labels(&labels).await?.first() {
+            return Ok(tag.clone());
+        }
+        let _lock = crate::lock::lock(&format!("base-{}", spec.suite)).await?;
+        if let Some(tag) = self.images_with_labels(&labels).await?.first() {
             return Ok(tag.clone());
         }
         progress(&format!("bootstrapping a Debian {} rootfs with debootstrap", spec.suite));

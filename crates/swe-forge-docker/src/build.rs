@@ -51,6 +51,25 @@ impl BuildContext {
 }
 
 impl Engine {
+    /// Returns the id of `tag`, building it from `context` first when the engine does not have
+    /// it. Concurrent callers (threads or processes) build it once.
+    pub async fn build_once(
+        &self,
+        tag: &str,
+        context: impl FnOnce() -> Result<Vec<u8>, DockerError>,
+        labels: &HashMap<String, String>,
+        on_line: &mut (dyn FnMut(&str) + Send),
+    ) -> Result<String, DockerError> {
+        if let Some(id) = self.image_id(tag).await? {
+            return Ok(id);
+        }
+        let _lock = crate::lock::lock(tag).await?;
+        if let Some(id) = self.image_id(tag).await? {
+            return Ok(id);
+        }
+        self.build(tag, context()?, labels, on_line).await
+    }
+
     /// Builds `context` (which holds its Dockerfile) as `tag` with `labels`; returns the image id.
     /// `on_line` receives the build output line by line.
     pub async fn build(

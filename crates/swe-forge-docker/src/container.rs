@@ -20,8 +20,8 @@ use crate::{DockerError, Engine, LABEL_ROLE};
 pub const CA_BUNDLE_PATH: &str = "/run/swe-forge/ca-bundle.crt";
 
 /// Extra CA certificates (a TLS-intercepting proxy, a corporate CA) for steps that fetch
-/// dependencies. The bundle is bind-mounted for the duration of a run and never copied into
-/// an image layer, so published images do not carry it.
+/// dependencies. The bundle is copied into the container for the duration of one script and
+/// deleted before it ends, so no committed layer (and no published image) carries it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CaBundle(pub PathBuf);
 
@@ -162,28 +162,32 @@ impl Engine {
     }
 
     async fn create(&self, spec: &RunSpec) -> Result<String, DockerError> {
-        let mut env = spec.env.clone();
-        let mut binds = Vec::new();
+        let mut files = spec.files.clone();
+        let mut script = String::from("exec 2>&1\n");
         if let (true, Some(ca)) = (spec.network, &spec.ca_bundle) {
-            let host = ca.0.canonicalize().map_err(DockerError::io(format!("reading CA bundle {}", ca.0.display())))?;
-            binds.push(format!("{}:{CA_BUNDLE_PATH}:ro", host.display()));
-            env.extend(CaBundle::env());
+            // Copied in, used, and deleted before the script ends: a layer committed from this
+            // container never holds it, and the variables live only in this shell.
+            let pem = std::fs::read(&ca.0).map_err(DockerError::io(format!("reading CA bundle {}", ca.0.display())))?;
+            files.push((CA_BUNDLE_PATH.to_owned(), pem));
+            script.push_str("trap 'rm -rf /run/swe-forge' EXIT\n");
+            for var in CaBundle::env() {
+                script.push_str(&format!("export {var}\n"));
+            }
         }
+        script.push_str(&spec.script);
         let host_config = HostConfig {
             network_mode: Some(if spec.network { "bridge" } else { "none" }.to_owned()),
             memory: spec.memory_bytes,
             memory_swap: spec.memory_bytes,
             pids_limit: spec.pids_limit,
-            binds: (!binds.is_empty()).then_some(binds),
             init: Some(true),
             ..Default::default()
         };
-        let script = format!("exec 2>&1\n{}", spec.script);
+        // No entrypoint and no container env of our own: `docker commit` would carry both over.
         let body = ContainerCreateBody {
             image: Some(spec.image.clone()),
-            entrypoint: Some(vec!["/bin/bash".to_owned(), "-c".to_owned()]),
-            cmd: Some(vec![script]),
-            env: Some(env),
+            cmd: Some(vec!["/bin/bash".to_owned(), "-c".to_owned(), script]),
+            env: Some(spec.env.clone()),
             labels: Some(HashMap::from([(LABEL_ROLE.to_owned(), "run".to_owned())])),
             network_disabled: Some(!spec.network),
             host_config: Some(host_config),
@@ -194,9 +198,9 @@ impl Engine {
             .create_container(None::<CreateContainerOptions>, body)
             .await
             .map_err(DockerError::api("create container", &spec.image))?;
-        if !spec.files.is_empty() {
+        if !files.is_empty() {
             let mut tar = tar::Builder::new(Vec::new());
-            for (path, content) in &spec.files {
+            for (path, content) in &files {
                 let mut h = tar::Header::new_gnu();
                 h.set_size(content.len() as u64);
                 h.set_mode(0o644);

@@ -18,7 +18,7 @@
 //! (tests printing with `--nocapture`). Tests without status when a binary stops (crash:
 //! `error: test failed` / `process didn't exit successfully` before `test result:`, or the
 //! log ends) are left out with a warning; summary counts that disagree with the parsed
-//! results give a warning too.
+//! results, and `error: could not compile` lines, give a warning too.
 
 use std::collections::HashMap;
 

@@ -66,16 +66,15 @@ impl Validator {
         let tag = format!("swe-forge/toolchain-{}:{}", recipe.language, short_hash(&[&dockerfile]));
         let cell = self.once_cell(&tag);
         cell.get_or_try_init(|| async {
-            if self.engine.image_id(&tag).await?.is_some() {
-                return Ok(tag.clone());
+            if self.engine.image_id(&tag).await?.is_none() {
+                self.reporter.note(&format!("building toolchain image {tag}"));
             }
-            self.reporter.note(&format!("building toolchain image {tag}"));
             let labels = HashMap::from([
                 (LABEL_ROLE.to_owned(), "toolchain".to_owned()),
                 ("dev.swe-forge.language".to_owned(), recipe.language.clone()),
             ]);
-            let context = BuildContext::new().finish(&dockerfile)?;
-            self.engine.build(&tag, context, &labels, &mut |l| tracing::debug!(target: "build", "{l}")).await?;
+            let context = || BuildContext::new().finish(&dockerfile);
+            self.engine.build_once(&tag, context, &labels, &mut |l| tracing::debug!(target: "build", "{l}")).await?;
             Ok(tag.clone())
         })
         .await
@@ -91,7 +90,7 @@ impl Validator {
     ) -> Result<(String, Option<Vec<u8>>), ImageFailure> {
         let toolchain = self.toolchain_image(recipe).await.map_err(ImageFailure::Infra)?;
         let sha = &inst.base.sha;
-        let tree = repo.commit(sha).and_then(|c| Ok(c.tree_id())).map_err(|e| ImageFailure::Build(e.to_string()))?;
+        let tree = repo.commit(sha).map(|c| c.tree_id()).map_err(|e| ImageFailure::Build(e.to_string()))?;
         let source_df = source_dockerfile(&toolchain, sha);
         let setup = recipe.setup.join("\n");
         let key = short_hash(&[&toolchain, &tree.to_string(), &source_df, &setup]);

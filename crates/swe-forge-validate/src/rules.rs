@@ -4,9 +4,10 @@ use swe_forge_core::{Categorized, PhaseStatuses, RejectReason, Rejection, TestSt
 
 /// Rejections for an instance whose three runs produced `c`; empty means keep.
 ///
-/// 1. the fix run has tests; 2. at least one test is fixed (f2p, s2p or n2p); 3. no test goes
-/// PASS (test run) -> FAIL (fix run); 4. no anomaly: PASS at base, NONE or SKIP with the test
-/// patch, FAIL with the fix.
+/// 1. the fix run has tests;
+/// 2. at least one test is fixed (f2p, s2p or n2p);
+/// 3. no test goes PASS (test run) -> FAIL (fix run);
+/// 4. no anomaly: PASS at base, NONE or SKIP with the test patch, FAIL with the fix.
 pub fn keep_rules(c: &Categorized, fix: &PhaseStatuses) -> Vec<Rejection> {
     let mut out = Vec::new();
     if fix.values().all(|s| *s == TestStatus::None) {

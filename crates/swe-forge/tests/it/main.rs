@@ -1,1 +1,9 @@
+//! End-to-end tests of the `swe-forge` binary: fixture consistency, the demo pipeline on a
+//! real Docker engine, and the errors a user sees for bad input. One test binary (see
+//! STYLE.md); the Docker engine must answer (`bash scripts/test.sh` starts one).
 
+mod support;
+
+mod bad_input;
+mod fixtures;
+mod pipeline;

@@ -1,0 +1,100 @@
+//! The executor against the real engine: limits, log capture, and the CA bundle that must
+//! never end up in an image.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use swe_forge_docker::{BaseSpec, CaBundle, Engine, RunSpec};
+
+async fn engine_and_base() -> (Engine, String) {
+    let engine = Engine::connect().await.expect("a Docker engine answers (bash scripts/setup-docker.sh)");
+    let base = engine.ensure_base(&BaseSpec::default(), &|m| eprintln!("{m}")).await.unwrap();
+    (engine, base)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn engine_speaks_a_negotiated_api_version() {
+    let engine = Engine::connect().await.unwrap();
+    let v: Vec<u32> = engine.api_version().split('.').map(|p| p.parse().unwrap()).collect();
+    assert!(v[0] == 1 && v[1] >= 41, "{}", engine.api_version());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn stdout_and_stderr_are_merged_in_order_and_files_are_copied_in() {
+    let (engine, base) = engine_and_base().await;
+    let mut spec = RunSpec::new(
+        &base,
+        "for i in $(seq 1 200); do echo \"out $i\"; echo \"err $i\" >&2; done; cat /swe-forge/input.txt; exit 3",
+    );
+    spec.files = vec![("/swe-forge/input.txt".into(), b"payload\n".to_vec())];
+    let out = engine.run(&spec).await.unwrap();
+    assert_eq!(out.exit_code, Some(3));
+    let text = String::from_utf8(out.log).unwrap();
+    let expected: String = (1..=200).map(|i| format!("out {i}\nerr {i}\n")).collect::<String>() + "payload\n";
+    assert_eq!(text, expected);
+    assert_eq!(out.log_bytes as usize, expected.len());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn test_runs_have_no_network_and_respect_the_timeout() {
+    let (engine, base) = engine_and_base().await;
+    // Only the loopback interface exists without network.
+    let out = engine.run(&RunSpec::new(&base, "ls /sys/class/net")).await.unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.log).trim(), "lo");
+    let mut spec = RunSpec::new(&base, "echo before; sleep 300; echo after");
+    spec.timeout = Duration::from_secs(2);
+    let started = std::time::Instant::now();
+    let out = engine.run(&spec).await.unwrap();
+    assert!(out.timed_out);
+    assert_eq!(out.exit_code, None);
+    assert!(started.elapsed() < Duration::from_secs(60));
+    assert_eq!(String::from_utf8_lossy(&out.log), "before\n");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn memory_limit_kills_a_hog() {
+    let (engine, base) = engine_and_base().await;
+    let mut spec = RunSpec::new(&base, "head -c 300m /dev/zero | tail > /dev/null; echo survived");
+    spec.memory_bytes = Some(64 << 20);
+    let out = engine.run(&spec).await.unwrap();
+    assert!(out.oom_killed || !String::from_utf8_lossy(&out.log).contains("survived"), "{out:?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ca_bundle_is_visible_during_setup_and_absent_from_the_committed_image() {
+    let (engine, base) = engine_and_base().await;
+    let dir = tempfile::tempdir().unwrap();
+    let ca = dir.path().join("extra-ca.pem");
+    std::fs::write(&ca, "-----BEGIN CERTIFICATE-----\nc3dlLWZvcmdlIHRlc3Q=\n-----END CERTIFICATE-----\n").unwrap();
+    let mut spec = RunSpec::new(
+        &base,
+        "set -e; test -s \"$SSL_CERT_FILE\"; grep -q c3dl \"$SSL_CERT_FILE\"; echo warmed > /warm.txt",
+    );
+    spec.network = true;
+    spec.ca_bundle = Some(CaBundle(ca));
+    let tag = format!("swe-forge/test-ca:{}", std::process::id());
+    let labels = HashMap::from([("dev.swe-forge.role".to_owned(), "test".to_owned())]);
+    let (out, id) = engine.run_and_commit(&spec, &tag, &labels).await.unwrap();
+    assert_eq!(out.exit_code, Some(0), "{}", String::from_utf8_lossy(&out.log));
+    assert!(id.is_some());
+    let check = RunSpec::new(
+        &tag,
+        "cat /warm.txt; if [ -e /run/swe-forge/ca-bundle.crt ]; then echo LEAKED-FILE; fi; env | grep -c SSL_CERT_FILE || true; grep -rl c3dl /etc /run /root 2>/dev/null | head -1",
+    );
+    let out = engine.run(&check).await.unwrap();
+    let text = String::from_utf8_lossy(&out.log);
+    assert_eq!(text, "warmed\n0\n", "the CA bundle leaked into the image: {text} {out:?}");
+    engine.remove_image(&tag).await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_failing_build_reports_the_engine_message_and_output() {
+    let (engine, base) = engine_and_base().await;
+    let ctx = swe_forge_docker::BuildContext::new()
+        .finish(&format!("FROM {base}\nRUN echo about-to-fail && false\n"))
+        .unwrap();
+    let err = engine.build("swe-forge/test-fail:1", ctx, &HashMap::new(), &mut |_| {}).await.unwrap_err();
+    let msg = err.to_string();
+    assert!(msg.contains("building image swe-forge/test-fail:1 failed"), "{msg}");
+    assert!(msg.contains("about-to-fail"), "{msg}");
+}

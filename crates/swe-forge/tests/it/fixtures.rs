@@ -1,0 +1,55 @@
+//! The fixture records agree with their sources and with the repositories the script makes.
+
+use std::process::Command;
+
+use crate::support::{make_repos, read_records, root};
+
+#[test]
+fn fixture_records_match_sources_and_repositories() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = make_repos(tmp.path());
+    let records = read_records(&root().join("data/fixtures/instances.jsonl"));
+    assert!(records.len() >= 6);
+    for r in &records {
+        let src = root().join(format!("data/fixtures/src/{}__{}/pr-{}", r.org, r.repo, r.number));
+        assert_eq!(r.test_patch, std::fs::read_to_string(src.join("test.patch")).unwrap(), "{}", r.instance_id);
+        assert_eq!(r.fix_patch, std::fs::read_to_string(src.join("fix.patch")).unwrap(), "{}", r.instance_id);
+        let head = Command::new("git")
+            .args(["-C"])
+            .arg(repos.join(&r.org).join(&r.repo))
+            .args(["rev-parse", "main"])
+            .output()
+            .unwrap();
+        assert_eq!(String::from_utf8_lossy(&head.stdout).trim(), r.base.sha, "{}: base sha drifted", r.instance_id);
+    }
+}
+
+#[test]
+fn patch_checks_on_the_fixture_repositories() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = make_repos(tmp.path());
+    let records = read_records(&root().join("data/fixtures/instances.jsonl"));
+    let by_id = |id: &str| records.iter().find(|r| r.instance_id == id).unwrap();
+    let repo = swe_forge_git::SourceRepo::locate(&repos, "forge-fixtures", "gostack").unwrap();
+    let check = |id: &str| {
+        let r = by_id(id);
+        swe_forge_git::apply_patches(&repo, &r.base.sha, &[&r.test_patch, &r.fix_patch])
+            .unwrap()
+            .map(|_| ())
+            .map_err(|f| f.index)
+    };
+    assert_eq!(check("forge-fixtures__gostack-1"), Ok(()));
+    assert_eq!(check("forge-fixtures__gostack-3"), Err(0));
+    assert_eq!(check("forge-fixtures__gostack-5"), Err(1));
+    // The tree export holds every file of the base commit, with fixed metadata.
+    let mut builder = tar::Builder::new(Vec::new());
+    let tree = repo.commit(&by_id("forge-fixtures__gostack-1").base.sha).unwrap().tree_id();
+    let stats = repo.write_tree_tar(tree, "repo", &mut builder).unwrap();
+    assert_eq!(stats.files, 4);
+    let bytes = builder.into_inner().unwrap();
+    let mut archive = tar::Archive::new(bytes.as_slice());
+    let mut names: Vec<String> =
+        archive.entries().unwrap().map(|e| e.unwrap().path().unwrap().display().to_string()).collect();
+    names.sort();
+    assert_eq!(names, ["repo/README.md", "repo/go.mod", "repo/stack.go", "repo/stack_test.go"]);
+}

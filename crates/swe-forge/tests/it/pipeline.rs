@@ -1,0 +1,127 @@
+//! The demo pipeline end to end on the real Docker engine, and a phase that hangs.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use swe_forge_core::{Instance, RejectReason, ValidationStatus};
+
+use crate::support::{make_repos, read_records, root, swe_forge, text};
+
+fn pipeline_in(dir: &Path, extra: &str) -> std::path::PathBuf {
+    let repos = make_repos(dir);
+    let fixtures = root().join("data/fixtures/instances.jsonl");
+    let toml = format!(
+        r#"name = "it"
+[source]
+records = "{records}"
+repos = "{repos}"
+[validate]
+jobs = 2
+phase_timeout_secs = 300
+work_dir = "work"
+[output]
+validated = "out/validated.jsonl"
+jsonl = "out/accepted.jsonl"
+parquet = "out/accepted.parquet"
+tests_parquet = "out/tests.parquet"
+{extra}
+"#,
+        records = fixtures.display(),
+        repos = repos.display(),
+    );
+    let path = dir.join("pipeline.toml");
+    std::fs::write(&path, toml).unwrap();
+    path
+}
+
+fn keys(m: &swe_forge_core::TestMap) -> BTreeSet<&str> {
+    m.keys().map(String::as_str).collect()
+}
+
+fn reasons(r: &Instance) -> Vec<RejectReason> {
+    r.swe_forge.as_ref().unwrap().rejections.iter().map(|x| x.reason).collect()
+}
+
+#[test]
+fn demo_pipeline_accepts_good_instances_and_rejects_bad_ones() {
+    let tmp = tempfile::tempdir().unwrap();
+    let pipeline = pipeline_in(tmp.path(), "");
+    let out = swe_forge(&["run", pipeline.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out));
+
+    let all = read_records(&tmp.path().join("out/validated.jsonl"));
+    let get = |id: &str| all.iter().find(|r| r.instance_id == id).unwrap_or_else(|| panic!("{id} missing"));
+    let go = get("forge-fixtures__gostack-1");
+    assert_eq!(go.status(), ValidationStatus::Accepted, "{:?}", go.swe_forge);
+    assert_eq!(keys(&go.f2p_tests), BTreeSet::from(["gostack::TestPopEmptyReturnsError"]));
+    assert_eq!(keys(&go.fixed_tests), keys(&go.f2p_tests));
+    assert_eq!(keys(&go.p2p_tests), BTreeSet::from(["gostack::TestPushThenPop", "gostack::TestLen"]));
+    assert_eq!(go.lang.as_deref(), Some("go"));
+    let rust = get("forge-fixtures__ringq-7");
+    assert_eq!(rust.status(), ValidationStatus::Accepted, "{:?}", rust.swe_forge);
+    assert_eq!(
+        keys(&rust.f2p_tests),
+        BTreeSet::from(["capacity::push_beyond_capacity_is_rejected", "capacity::zero_capacity_rejects_everything"])
+    );
+    assert!(keys(&rust.p2p_tests).contains("ringq::tests::push_then_pop_is_fifo"));
+    assert!(keys(&rust.p2p_tests).iter().any(|t| t.starts_with("ringq::doc::")), "doctests are kept");
+
+    assert_eq!(reasons(get("forge-fixtures__gostack-2")), [RejectReason::PassToFail]);
+    assert_eq!(reasons(get("forge-fixtures__gostack-3")), [RejectReason::TestPatchDoesNotApply]);
+    assert_eq!(reasons(get("forge-fixtures__gostack-4")), [RejectReason::NoFixedTests]);
+    assert_eq!(reasons(get("forge-fixtures__gostack-5")), [RejectReason::FixPatchDoesNotApply]);
+    // Every run's log is kept for re-grading, and its digest is on the record.
+    let runs = &go.swe_forge.as_ref().unwrap().runs;
+    assert_eq!(runs.len(), 3);
+    for run in runs {
+        let log =
+            std::fs::read(tmp.path().join(format!("work/logs/forge-fixtures__gostack-1/{}.log", run.phase))).unwrap();
+        assert_eq!(log.len() as u64, run.log_bytes);
+    }
+
+    // Exports: the accepted instances, identical in JSONL and Parquet, valid against the schema.
+    let accepted = read_records(&tmp.path().join("out/accepted.jsonl"));
+    let ids: Vec<&str> = accepted.iter().map(|r| r.instance_id.as_str()).collect();
+    assert_eq!(ids, ["forge-fixtures__gostack-1", "forge-fixtures__ringq-7"]);
+    let from_parquet = swe_forge_export::read_instances_parquet(tmp.path().join("out/accepted.parquet")).unwrap();
+    assert_eq!(from_parquet, accepted);
+    let rows = swe_forge_export::read_tests_parquet(tmp.path().join("out/tests.parquet")).unwrap();
+    let go_rows: Vec<_> = rows.iter().filter(|r| r.instance_id == "forge-fixtures__gostack-1").collect();
+    assert_eq!(go_rows.len(), 3);
+    let schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(root().join("schemas/instance.schema.json")).unwrap()).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    for line in std::fs::read_to_string(tmp.path().join("out/validated.jsonl")).unwrap().lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let errors: Vec<String> = validator.iter_errors(&v).map(|e| e.to_string()).collect();
+        assert!(errors.is_empty(), "{}: {errors:?}", v["instance_id"]);
+    }
+
+    // A second run resumes from the progress file: nothing is validated twice.
+    let again = swe_forge(&["run", pipeline.to_str().unwrap()]);
+    assert!(again.status.success(), "{}", text(&again));
+    assert!(text(&again).contains("resuming: 6 of 6"), "{}", text(&again));
+    assert_eq!(read_records(&tmp.path().join("out/validated.jsonl")).len(), 6);
+}
+
+#[test]
+fn a_hanging_test_command_is_killed_and_labelled_timeout() {
+    let tmp = tempfile::tempdir().unwrap();
+    let extra = r#"[filters]
+instances = ["forge-fixtures__gostack-1"]
+[overrides."forge-fixtures/gostack"]
+test_command = "echo started; sleep 600"
+"#;
+    let pipeline = pipeline_in(tmp.path(), extra);
+    let started = std::time::Instant::now();
+    let out = swe_forge(&["run", pipeline.to_str().unwrap(), "--timeout", "3"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(started.elapsed().as_secs() < 300, "the phases were not cut off");
+    let all = read_records(&tmp.path().join("out/validated.jsonl"));
+    assert_eq!(all.len(), 1);
+    let meta = all[0].swe_forge.as_ref().unwrap();
+    assert!(reasons(&all[0]).contains(&RejectReason::Timeout), "{meta:?}");
+    assert!(meta.runs.iter().all(|r| r.timed_out && r.exit_code.is_none()), "{meta:?}");
+    let log = std::fs::read_to_string(tmp.path().join("work/logs/forge-fixtures__gostack-1/run.log")).unwrap();
+    assert!(log.contains("started"), "output before the kill is kept: {log:?}");
+}

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Makes a Docker engine answer on this machine: installs Debian's docker.io and debootstrap when
+# missing, starts dockerd in the background when no engine answers, and waits for it.
+# Needs root (or sudo). Safe to run again: it does nothing when everything is already there.
+set -euo pipefail
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+
+need=()
+command -v dockerd >/dev/null 2>&1 || need+=(docker.io)
+command -v debootstrap >/dev/null 2>&1 || need+=(debootstrap)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "setup-docker: installing ${need[*]}" >&2
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+
+if docker info >/dev/null 2>&1; then
+  exit 0
+fi
+log=${SWE_FORGE_DOCKERD_LOG:-/tmp/swe-forge-dockerd.log}
+echo "setup-docker: starting dockerd (log: $log)" >&2
+$SUDO sh -c "nohup dockerd >'$log' 2>&1 &"
+for _ in $(seq 1 60); do
+  if docker info >/dev/null 2>&1; then
+    echo "setup-docker: engine ready ($(docker version --format '{{.Server.Version}} API {{.Server.APIVersion}}'))" >&2
+    exit 0
+  fi
+  sleep 1
+done
+echo "setup-docker: dockerd did not come up within 60 s; its log follows" >&2
+tail -n 30 "$log" >&2
+exit 1
