@@ -78,8 +78,8 @@ mod tests {
     #[test]
     fn published_records_obey_the_rules() {
         // Each devset record's maps must be what `categorize` derives from its own transitions.
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/devset/instances.jsonl");
-        let Ok(text) = std::fs::read_to_string(path) else { return };
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/devset/instances.jsonl");
+        let text = std::fs::read_to_string(path).unwrap();
         for inst in crate::read_jsonl(text.as_bytes()).unwrap() {
             let mut run = PhaseStatuses::new();
             let mut test = PhaseStatuses::new();

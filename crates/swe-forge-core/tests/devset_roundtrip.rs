@@ -2,7 +2,7 @@
 
 use std::io::BufRead;
 
-const DEVSET: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/devset/instances.jsonl");
+const DEVSET: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/devset/instances.jsonl");
 
 #[test]
 fn devset_records_round_trip_without_loss() {

@@ -12,7 +12,7 @@ use swe_forge_export::{
     write_jsonl, write_tests_parquet,
 };
 
-const DEVSET: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/devset/instances.jsonl");
+const DEVSET: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/devset/instances.jsonl");
 
 fn devset_text() -> String {
     std::fs::read_to_string(DEVSET).unwrap_or_else(|e| panic!("devset {DEVSET} not readable: {e}"))
