@@ -24,7 +24,7 @@ use std::collections::HashMap;
 
 use swe_forge_core::TestStatus;
 
-use crate::{ParsedLog, list, text};
+use crate::{LineParser, ParsedLog, list};
 
 /// Canonical prefix for results seen before any section header.
 const UNKNOWN_BINARY: &str = "?";
@@ -58,7 +58,9 @@ impl Block {
     }
 }
 
-struct Parser {
+/// Line-by-line state of a `cargo test` log.
+#[derive(Default)]
+pub(crate) struct Parser {
     parsed: ParsedLog,
     section: Option<Section>,
     block: Option<Block>,
@@ -162,10 +164,6 @@ fn kind_marker(src: Option<&str>) -> &'static str {
 }
 
 impl Parser {
-    fn new() -> Self {
-        Parser { parsed: ParsedLog::default(), section: None, block: None, binaries: HashMap::new() }
-    }
-
     fn label(&self) -> String {
         self.section.as_ref().map_or_else(|| format!("test binary {UNKNOWN_BINARY}"), Section::label)
     }
@@ -305,7 +303,7 @@ impl Parser {
         }
     }
 
-    fn line(&mut self, line: &str) {
+    fn handle(&mut self, line: &str) {
         let trimmed = line.trim();
         if let Some(rest) = trimmed.strip_prefix("Running ")
             && self.running(rest.trim())
@@ -324,19 +322,17 @@ impl Parser {
         }
         self.other(line);
     }
+}
 
-    fn finish(mut self) -> ParsedLog {
+impl LineParser for Parser {
+    fn line(&mut self, line: &str) {
+        self.handle(line);
+    }
+
+    fn finish(mut self: Box<Self>) -> ParsedLog {
         self.close_block("log ends");
         self.parsed
     }
-}
-
-pub(crate) fn parse(log: &str) -> ParsedLog {
-    let mut p = Parser::new();
-    for line in text::lines(log) {
-        p.line(&line);
-    }
-    p.finish()
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@
 //! action with `FailedBuild`, or `FAIL pkg [build failed]` output) produce a warning only.
 
 use std::collections::BTreeMap;
+use std::io::BufRead;
 
 use serde::Deserialize;
 use swe_forge_core::TestStatus;
@@ -76,63 +77,68 @@ fn build_failure_line(line: &str) -> Option<(&str, &str)> {
     (reason == "[build" || reason == "[setup").then_some((pkg, reason.trim_start_matches('[')))
 }
 
-pub(crate) fn parse(log: &str) -> ParsedLog {
+pub(crate) fn parse(reader: impl BufRead) -> ParsedLog {
     let mut packages: BTreeMap<String, Package> = BTreeMap::new();
     let mut malformed = 0usize;
+    let read_warnings = text::for_each_line(reader, |line| event_line(line, &mut packages, &mut malformed));
+    let mut parsed = report(packages);
+    if malformed > 0 {
+        parsed.warnings.push(format!("{malformed} line(s) looked like test2json events but did not parse"));
+    }
+    parsed.warnings.extend(read_warnings);
+    parsed
+}
 
-    for line in text::lines(log) {
-        let line = line.trim();
-        if !line.starts_with('{') {
-            if let Some((pkg, what)) = build_failure_line(line) {
-                packages
-                    .entry(pkg.to_owned())
-                    .or_default()
-                    .build_failed
-                    .get_or_insert_with(|| format!("{what} failed"));
-            }
-            continue;
+fn event_line(line: &str, packages: &mut BTreeMap<String, Package>, malformed: &mut usize) {
+    let line = line.trim();
+    if !line.starts_with('{') {
+        if let Some((pkg, what)) = build_failure_line(line) {
+            packages.entry(pkg.to_owned()).or_default().build_failed.get_or_insert_with(|| format!("{what} failed"));
         }
-        let event: Event = match serde_json::from_str(line) {
-            Ok(e) => e,
-            Err(_) => {
-                if line.contains("\"Action\"") {
-                    malformed += 1;
-                }
-                continue;
+        return;
+    }
+    let event: Event = match serde_json::from_str(line) {
+        Ok(e) => e,
+        Err(_) => {
+            if line.contains("\"Action\"") {
+                *malformed += 1;
             }
-        };
-        let Some(pkg_name) = event.package.filter(|p| !p.is_empty()) else {
-            // `build-output` / `build-fail` events carry `ImportPath` only; the package's own
-            // `fail` event with `FailedBuild` follows and is what we report.
-            continue;
-        };
-        let pkg = packages.entry(pkg_name).or_default();
-        match event.test.filter(|t| !t.is_empty()) {
-            Some(test) => {
-                if event.action == "run" {
-                    pkg.tests.entry(test).or_default().running = true;
-                } else if let Some(status) = terminal(&event.action) {
-                    let state = pkg.tests.entry(test).or_default();
-                    state.running = false;
-                    state.status = Some(status);
-                }
+            return;
+        }
+    };
+    let Some(pkg_name) = event.package.filter(|p| !p.is_empty()) else {
+        // `build-output` / `build-fail` events carry `ImportPath` only; the package's own
+        // `fail` event with `FailedBuild` follows and is what we report.
+        return;
+    };
+    let pkg = packages.entry(pkg_name).or_default();
+    match event.test.filter(|t| !t.is_empty()) {
+        Some(test) => {
+            if event.action == "run" {
+                pkg.tests.entry(test).or_default().running = true;
+            } else if let Some(status) = terminal(&event.action) {
+                let state = pkg.tests.entry(test).or_default();
+                state.running = false;
+                state.status = Some(status);
             }
-            None => {
-                if let Some(status) = terminal(&event.action) {
-                    pkg.result = Some(status);
-                    if let Some(dep) = event.failed_build.filter(|d| !d.is_empty()) {
-                        pkg.build_failed = Some(format!("build of {dep} failed"));
-                    }
-                } else if event.action == "output"
-                    && let Some(out) = event.output
-                    && let Some((_, what)) = build_failure_line(&out)
-                {
-                    pkg.build_failed.get_or_insert_with(|| format!("{what} failed"));
+        }
+        None => {
+            if let Some(status) = terminal(&event.action) {
+                pkg.result = Some(status);
+                if let Some(dep) = event.failed_build.filter(|d| !d.is_empty()) {
+                    pkg.build_failed = Some(format!("build of {dep} failed"));
                 }
+            } else if event.action == "output"
+                && let Some(out) = event.output
+                && let Some((_, what)) = build_failure_line(&out)
+            {
+                pkg.build_failed.get_or_insert_with(|| format!("{what} failed"));
             }
         }
     }
+}
 
+fn report(packages: BTreeMap<String, Package>) -> ParsedLog {
     let mut parsed = ParsedLog::default();
     for (pkg_name, pkg) in packages {
         let mut crashed = Vec::new();
@@ -177,9 +183,6 @@ pub(crate) fn parse(log: &str) -> ParsedLog {
                 list(&unfinished)
             ));
         }
-    }
-    if malformed > 0 {
-        parsed.warnings.push(format!("{malformed} line(s) looked like test2json events but did not parse"));
     }
     parsed
 }

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 
 use swe_forge_core::TestStatus;
 
-use crate::{ParsedLog, list, text};
+use crate::{LineParser, ParsedLog, list};
 
 /// Package name used when no summary line follows a test's result.
 const UNKNOWN_PACKAGE: &str = "?";
@@ -74,12 +74,14 @@ pub(crate) fn run(line: &str) -> Option<&str> {
     rest.split_whitespace().next()
 }
 
-struct State {
+/// Line-by-line state: results not yet attributed to a package.
+#[derive(Default)]
+pub(crate) struct Parser {
     parsed: ParsedLog,
     pending: BTreeMap<String, TestState>,
 }
 
-impl State {
+impl Parser {
     /// Attributes the pending tests to `pkg`, whose own result is `pkg_result`.
     fn flush(&mut self, pkg: &str, pkg_result: Option<TestStatus>) {
         let mut crashed = Vec::new();
@@ -118,36 +120,38 @@ impl State {
     }
 }
 
-pub(crate) fn parse(log: &str) -> ParsedLog {
-    let mut st = State { parsed: ParsedLog::default(), pending: BTreeMap::new() };
-    for line in text::lines(log) {
+impl LineParser for Parser {
+    fn line(&mut self, line: &str) {
         let line = line.trim_end();
         if let Some((name, status)) = result(line) {
-            let state = st.pending.entry(name.to_owned()).or_default();
+            let state = self.pending.entry(name.to_owned()).or_default();
             state.running = false;
             state.status = Some(status);
         } else if let Some(name) = run(line) {
-            st.pending.entry(name.to_owned()).or_default().running = true;
+            self.pending.entry(name.to_owned()).or_default().running = true;
         } else if let Some(s) = summary(line) {
             match s {
-                Summary::Ok(pkg) => st.flush(pkg, Some(TestStatus::Pass)),
-                Summary::Fail(pkg) => st.flush(pkg, Some(TestStatus::Fail)),
+                Summary::Ok(pkg) => self.flush(pkg, Some(TestStatus::Pass)),
+                Summary::Fail(pkg) => self.flush(pkg, Some(TestStatus::Fail)),
                 Summary::BuildFailed(pkg, what) => {
-                    st.parsed.warnings.push(format!("package {pkg}: {what} failed; none of its tests ran"));
-                    st.flush(pkg, Some(TestStatus::Fail));
+                    self.parsed.warnings.push(format!("package {pkg}: {what} failed; none of its tests ran"));
+                    self.flush(pkg, Some(TestStatus::Fail));
                 }
                 Summary::NoTestFiles => {}
             }
         }
     }
-    if !st.pending.is_empty() {
-        let n = st.pending.values().filter(|s| s.status.is_some()).count();
-        if n > 0 {
-            st.parsed.warnings.push(format!(
-                "{n} test result(s) not followed by a package summary line; attributed to package `{UNKNOWN_PACKAGE}`"
-            ));
+
+    fn finish(mut self: Box<Self>) -> ParsedLog {
+        if !self.pending.is_empty() {
+            let n = self.pending.values().filter(|s| s.status.is_some()).count();
+            if n > 0 {
+                self.parsed.warnings.push(format!(
+                    "{n} test result(s) not followed by a package summary line; attributed to package `{UNKNOWN_PACKAGE}`"
+                ));
+            }
+            self.flush(UNKNOWN_PACKAGE, None);
         }
-        st.flush(UNKNOWN_PACKAGE, None);
+        self.parsed
     }
-    st.parsed
 }

@@ -1,30 +1,85 @@
-//! Parsers from raw test-run logs to per-test statuses keyed by canonical test ids.
+//! Parsers from raw test-run logs and result files to per-test statuses keyed by canonical
+//! test ids.
 //!
 //! A validation runs a repository's test command three times in Docker and keeps the merged
-//! stdout/stderr of each run. [`parse`] turns one such log into a [`ParsedLog`]: the status of
-//! every test that reported one, keyed by a canonical id that is unique within the run (package
-//! or test binary plus test name), the name Multi-SWE-bench's own log parsers would have used
-//! for the same test, and warnings about anything suspicious (crashed binaries, build failures,
-//! truncated logs, summary counts that disagree). [`detect`] guesses the log format.
+//! stdout/stderr of each run, and where the recipe asks for it the framework's own result files
+//! (JUnit XML, `.trs` files). [`parse`] / [`parse_reader`] turn one log into a [`ParsedLog`],
+//! [`parse_files`] a set of result files: the status of every test that reported one, keyed by
+//! a canonical id that is unique within the run, the name Multi-SWE-bench's own log parsers
+//! would have used for the same test, and warnings about anything suspicious (crashed binaries,
+//! build failures, truncated logs, summary counts that disagree). [`detect`] guesses the format,
+//! [`msb_rollup`] gives statuses at Multi-SWE-bench's granularity (a Java class fails when one
+//! of its methods fails) and [`exit_code_consistent`] checks parsed results against the test
+//! command's exit code.
 //!
-//! Parsers never panic and accept any bytes: the log is decoded lossily, ANSI escape sequences
-//! and carriage returns are removed, and lines that are not test output are ignored. One file
-//! per log format: [`Framework::GoTestJson`] in `go_json.rs`, [`Framework::GoTestVerbose`] in
-//! `go_verbose.rs`, [`Framework::CargoLibtest`] in `cargo_libtest.rs`; `text.rs` owns decoding
-//! and line cleaning, `detect.rs` owns format detection.
+//! # Invariants
+//!
+//! - Parsers never panic and accept any bytes: logs are decoded lossily, ANSI escape sequences
+//!   and carriage returns are removed, and lines that are not test output are ignored.
+//! - A test that did not report a status is absent (read as NONE), never PASS: a suite that
+//!   crashed half way leaves its unreported tests out, with a warning.
+//! - Parsing streams: memory depends on the number of tests, not on the size of the log (lines
+//!   longer than 4 MiB are cut; structured reports are read element by element).
+//!
+//! # Canonical ids
+//!
+//! | framework | id | Multi-SWE-bench name |
+//! |---|---|---|
+//! | `go-test-json`, `go-test` | `<package>::<Test>/<sub>` | `<Test>/<sub>` |
+//! | `cargo-test` | `<binary>::<module>::<test>`, `<crate>::doc::<doctest>` | `<module>::<test>` (doctests: none) |
+//! | `nextest-junit` | as `cargo-test` | as `cargo-test` |
+//! | `maven-surefire`, `junit-xml` | `<pkg>.<Class>#<method>` (`#method[1]` for parameterised), `<pkg>.<Class>` for class-level results | `<pkg>.<Class>` |
+//! | `jest`, `jest-json`, `vitest-json` | `<file> > <describe> > <title>`; `<file>` for the file itself | `<file>:<title>`; `<file>` |
+//! | `vitest` | `<file> > <describe> > <title>`; `<file>` | the id |
+//! | `mocha` | `<describe> > <title>` | `<title>` |
+//! | `mocha-json` | `<file> > <describe…> > <title>` | `<title>` |
+//! | `node-test` | `<parent> > <title>` | `<title>` |
+//! | `tap` | `<file>::<parent> > <description>` (file when known) | `<description>` |
+//! | `ctest`, `ctest-junit` | the ctest target name | the id |
+//! | `gtest`, `gtest-xml` | `<Suite>.<Test>` (`Inst/Suite.Test/0` when parameterised) | the id |
+//! | `catch2`, `catch2-xml`, `catch2-junit` | the test case name | the id |
+//! | `automake` | the test script (`tests/a.sh`), `<script>::<description>` for TAP-driver results | the script |
+//!
+//! One file per format: `go_json.rs`, `go_verbose.rs`, `cargo_libtest.rs`, `surefire.rs`,
+//! `junit.rs` (every JUnit XML dialect), `jest_text.rs`, `jest_json.rs` (jest and vitest JSON),
+//! `vitest_text.rs`, `mocha_text.rs`, `mocha_json.rs`, `node_spec.rs`, `tap.rs`, `ctest.rs`,
+//! `gtest.rs`, `catch2_text.rs`, `catch2_xml.rs`, `automake.rs`; `text.rs` owns line reading
+//! and cleaning, `json_doc.rs` finding JSON reports inside a log, `detect.rs` format detection,
+//! `msb.rs` Multi-SWE-bench granularity and `exit_code.rs` the exit-code check.
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::io::{BufReader, Read};
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 use swe_forge_core::TestStatus;
 
+mod automake;
 mod cargo_libtest;
+mod catch2_text;
+mod catch2_xml;
+mod ctest;
 mod detect;
+mod exit_code;
 mod go_json;
 mod go_verbose;
+mod gtest;
+mod jest_json;
+mod jest_text;
+mod json_doc;
+mod junit;
+mod mocha_json;
+mod mocha_text;
+mod msb;
+mod node_spec;
+mod surefire;
+mod tap;
 mod text;
+mod vitest_text;
+
+pub use exit_code::exit_code_consistent;
+pub use msb::msb_rollup;
 
 /// A test-output format this crate can parse.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -36,18 +91,131 @@ pub enum Framework {
     GoTestVerbose,
     /// libtest text output of `cargo test` (`cargo-test`).
     CargoLibtest,
+    /// cargo-nextest JUnit XML (`nextest-junit`).
+    NextestJunit,
+    /// Maven Surefire console output (`maven-surefire`).
+    MavenSurefire,
+    /// JUnit XML as written by Surefire, Gradle and most tools (`junit-xml`).
+    JunitXml,
+    /// jest `--json` report (`jest-json`).
+    JestJson,
+    /// jest text output, best with `--verbose` (`jest`).
+    Jest,
+    /// mocha spec reporter text (`mocha`).
+    Mocha,
+    /// mocha json reporter (`mocha-json`).
+    MochaJson,
+    /// vitest json reporter (`vitest-json`).
+    VitestJson,
+    /// vitest verbose reporter text (`vitest`).
+    Vitest,
+    /// node:test spec reporter text (`node-test`).
+    NodeTest,
+    /// Test Anything Protocol, including node:test's TAP reporter (`tap`).
+    Tap,
+    /// ctest text output (`ctest`).
+    Ctest,
+    /// ctest `--output-junit` XML (`ctest-junit`).
+    CtestJunit,
+    /// GoogleTest text output (`gtest`).
+    Gtest,
+    /// GoogleTest `--gtest_output=xml` (`gtest-xml`).
+    GtestXml,
+    /// Catch2 console reporter text (`catch2`).
+    Catch2,
+    /// Catch2 `-r xml` reporter (`catch2-xml`).
+    Catch2Xml,
+    /// Catch2 `-r junit` reporter (`catch2-junit`).
+    Catch2Junit,
+    /// automake `make check` output, or its `.trs` files (`automake`).
+    Automake,
 }
 
 impl Framework {
     /// Every framework, in declaration order.
-    pub const ALL: [Framework; 3] = [Framework::GoTestJson, Framework::GoTestVerbose, Framework::CargoLibtest];
+    pub const ALL: [Framework; 22] = [
+        Framework::GoTestJson,
+        Framework::GoTestVerbose,
+        Framework::CargoLibtest,
+        Framework::NextestJunit,
+        Framework::MavenSurefire,
+        Framework::JunitXml,
+        Framework::JestJson,
+        Framework::Jest,
+        Framework::Mocha,
+        Framework::MochaJson,
+        Framework::VitestJson,
+        Framework::Vitest,
+        Framework::NodeTest,
+        Framework::Tap,
+        Framework::Ctest,
+        Framework::CtestJunit,
+        Framework::Gtest,
+        Framework::GtestXml,
+        Framework::Catch2,
+        Framework::Catch2Xml,
+        Framework::Catch2Junit,
+        Framework::Automake,
+    ];
 
-    /// The parser name used in recipes: `go-test-json`, `go-test` or `cargo-test`.
+    /// The parser name used in recipes and on the command line, such as `go-test-json`.
     pub fn name(self) -> &'static str {
         match self {
             Framework::GoTestJson => "go-test-json",
             Framework::GoTestVerbose => "go-test",
             Framework::CargoLibtest => "cargo-test",
+            Framework::NextestJunit => "nextest-junit",
+            Framework::MavenSurefire => "maven-surefire",
+            Framework::JunitXml => "junit-xml",
+            Framework::JestJson => "jest-json",
+            Framework::Jest => "jest",
+            Framework::Mocha => "mocha",
+            Framework::MochaJson => "mocha-json",
+            Framework::VitestJson => "vitest-json",
+            Framework::Vitest => "vitest",
+            Framework::NodeTest => "node-test",
+            Framework::Tap => "tap",
+            Framework::Ctest => "ctest",
+            Framework::CtestJunit => "ctest-junit",
+            Framework::Gtest => "gtest",
+            Framework::GtestXml => "gtest-xml",
+            Framework::Catch2 => "catch2",
+            Framework::Catch2Xml => "catch2-xml",
+            Framework::Catch2Junit => "catch2-junit",
+            Framework::Automake => "automake",
+        }
+    }
+
+    /// Whether the format is a structured report (XML or JSON) rather than console text.
+    pub fn is_structured(self) -> bool {
+        matches!(
+            self,
+            Framework::GoTestJson
+                | Framework::NextestJunit
+                | Framework::JunitXml
+                | Framework::JestJson
+                | Framework::MochaJson
+                | Framework::VitestJson
+                | Framework::CtestJunit
+                | Framework::GtestXml
+                | Framework::Catch2Xml
+                | Framework::Catch2Junit
+        )
+    }
+
+    /// The file-name extension of the result files [`parse_files`] reads for this framework
+    /// (`xml` for the XML reports, `trs` for automake); `None` for formats read from a log.
+    pub fn result_file_extension(self) -> Option<&'static str> {
+        match self {
+            Framework::NextestJunit
+            | Framework::JunitXml
+            | Framework::CtestJunit
+            | Framework::GtestXml
+            | Framework::Catch2Xml
+            | Framework::Catch2Junit => Some("xml"),
+            Framework::Automake => Some("trs"),
+            Framework::JestJson | Framework::MochaJson | Framework::VitestJson => Some("json"),
+            _ => None,
         }
     }
 }
@@ -99,25 +267,152 @@ pub struct ParsedLog {
 }
 
 impl ParsedLog {
-    /// Records `status` for `id` (a later report of the same id replaces an earlier one).
+    /// Records `status` for `id` (a later report of the same id replaces an earlier one, as a
+    /// retried test's last attempt is its result).
     pub(crate) fn record(&mut self, id: String, msb_name: Option<String>, status: TestStatus) {
         if let Some(name) = msb_name {
             self.msb_names.insert(id.clone(), name);
         }
         self.tests.insert(id, status);
     }
+
+    /// Records `status` for `id` unless a worse status is already there (FAIL > PASS > SKIP):
+    /// for formats where a repeated id means two different tests that share a name.
+    pub(crate) fn record_worst(&mut self, id: String, msb_name: Option<String>, status: TestStatus) {
+        let merged = match self.tests.get(&id) {
+            Some(&old) => worst(old, status),
+            None => status,
+        };
+        self.record(id, msb_name, merged);
+    }
+}
+
+/// FAIL over PASS over SKIP.
+pub(crate) fn worst(a: TestStatus, b: TestStatus) -> TestStatus {
+    fn rank(s: TestStatus) -> u8 {
+        match s {
+            TestStatus::Fail => 3,
+            TestStatus::Pass => 2,
+            TestStatus::Skip => 1,
+            TestStatus::None => 0,
+        }
+    }
+    if rank(b) > rank(a) { b } else { a }
+}
+
+/// A parser fed one cleaned line at a time.
+pub(crate) trait LineParser {
+    /// Handles one line (without its `\n`, ANSI codes and `\r` overwrites already removed).
+    fn line(&mut self, line: &str);
+    /// Ends the input and returns what was found.
+    fn finish(self: Box<Self>) -> ParsedLog;
+}
+
+fn line_parser(framework: Framework) -> Option<Box<dyn LineParser>> {
+    Some(match framework {
+        Framework::GoTestVerbose => Box::new(go_verbose::Parser::default()),
+        Framework::CargoLibtest => Box::new(cargo_libtest::Parser::default()),
+        Framework::MavenSurefire => Box::new(surefire::Parser::default()),
+        Framework::Jest => Box::new(jest_text::Parser::default()),
+        Framework::Mocha => Box::new(mocha_text::Parser::default()),
+        Framework::Vitest => Box::new(vitest_text::Parser::default()),
+        Framework::NodeTest => Box::new(node_spec::Parser::default()),
+        Framework::Tap => Box::new(tap::Parser::default()),
+        Framework::Ctest => Box::new(ctest::Parser::default()),
+        Framework::Gtest => Box::new(gtest::Parser::default()),
+        Framework::Catch2 => Box::new(catch2_text::Parser::default()),
+        Framework::Automake => Box::new(automake::Parser::default()),
+        _ => return None,
+    })
 }
 
 /// Parses `log` as output of `framework`. Accepts any bytes and never panics.
 pub fn parse(framework: Framework, log: &[u8]) -> ParsedLog {
-    let text = text::decode(log);
+    parse_reader(framework, log)
+}
+
+/// Parses the log read from `reader` as output of `framework`, streaming: memory does not grow
+/// with the size of the log. A read error ends the log early, with a warning.
+pub fn parse_reader(framework: Framework, reader: impl Read) -> ParsedLog {
+    let reader = BufReader::with_capacity(1 << 16, reader);
     let mut parsed = match framework {
-        Framework::GoTestJson => go_json::parse(&text),
-        Framework::GoTestVerbose => go_verbose::parse(&text),
-        Framework::CargoLibtest => cargo_libtest::parse(&text),
+        Framework::GoTestJson => go_json::parse(reader),
+        Framework::JestJson | Framework::VitestJson => jest_json::parse(reader),
+        Framework::MochaJson => mocha_json::parse(reader),
+        Framework::Catch2Xml => catch2_xml::parse(reader),
+        Framework::NextestJunit
+        | Framework::JunitXml
+        | Framework::CtestJunit
+        | Framework::GtestXml
+        | Framework::Catch2Junit => {
+            let mut p = junit::Parser::new(framework);
+            p.read(reader);
+            p.finish()
+        }
+        _ => match line_parser(framework) {
+            Some(mut p) => {
+                let warnings = text::for_each_line(reader, |l| p.line(l));
+                let mut parsed = p.finish();
+                parsed.warnings.extend(warnings);
+                parsed
+            }
+            None => ParsedLog::default(),
+        },
     };
     if parsed.tests.is_empty() {
         parsed.warnings.push(format!("no test results found in the log ({} parser)", framework.name()));
+    }
+    parsed
+}
+
+/// Parses a set of result files (path, contents) written by one run, such as the JUnit XML files
+/// of `target/surefire-reports/` or `build/test-results/`, or automake's `.trs` files. Files
+/// whose extension is not the framework's [`Framework::result_file_extension`] are ignored;
+/// for formats without result files every file is parsed as a log. Files are read in path
+/// order; a test reported by two files keeps the later report.
+pub fn parse_files(framework: Framework, files: &[(String, Vec<u8>)]) -> ParsedLog {
+    let mut sorted: Vec<&(String, Vec<u8>)> = files
+        .iter()
+        .filter(|(path, _)| match framework.result_file_extension() {
+            Some(ext) => path.rsplit_once('.').is_some_and(|(_, e)| e.eq_ignore_ascii_case(ext)),
+            None => true,
+        })
+        .collect();
+    sorted.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut parsed = match framework {
+        Framework::NextestJunit
+        | Framework::JunitXml
+        | Framework::CtestJunit
+        | Framework::GtestXml
+        | Framework::Catch2Junit => {
+            let mut p = junit::Parser::new(framework);
+            for (_, bytes) in &sorted {
+                p.read(BufReader::new(&bytes[..]));
+            }
+            p.finish()
+        }
+        Framework::Automake => automake::parse_trs_files(&sorted),
+        _ => {
+            let mut merged = ParsedLog::default();
+            for (path, bytes) in &sorted {
+                let one = parse_reader(framework, &bytes[..]);
+                merged.tests.extend(one.tests);
+                merged.msb_names.extend(one.msb_names);
+                merged.warnings.extend(one.warnings.into_iter().map(|w| format!("{path}: {w}")));
+            }
+            merged.warnings.retain(|w| !w.contains("no test results found"));
+            merged
+        }
+    };
+    if sorted.is_empty() {
+        parsed.warnings.push(format!(
+            "no result files{} among {} file(s)",
+            framework.result_file_extension().map(|e| format!(" ending in .{e}")).unwrap_or_default(),
+            files.len()
+        ));
+    }
+    if parsed.tests.is_empty() {
+        parsed.warnings.push(format!("no test results found in the files ({} parser)", framework.name()));
     }
     parsed
 }

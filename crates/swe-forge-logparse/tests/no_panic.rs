@@ -5,7 +5,8 @@
 use std::fs;
 use std::path::Path;
 
-use swe_forge_logparse::{Framework, detect, parse};
+use swe_forge_core::TestStatus;
+use swe_forge_logparse::{Framework, detect, exit_code_consistent, msb_rollup, parse, parse_files};
 
 struct XorShift(u64);
 
@@ -66,6 +67,77 @@ const FRAGMENTS: &[&str] = &[
     "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[",
     "é",
     "\u{0}",
+    "[INFO] Running com.example.CalcTest",
+    "[ERROR] Tests run: 3, Failures: 1, Errors: 0, Skipped: 0, Time elapsed: 0.1 s <<< FAILURE! -- in com.example.CalcTest",
+    "[ERROR] com.example.CalcTest.isSmall(int)[3] -- Time elapsed: 0.008 s <<< FAILURE!",
+    "adds(com.example.CalcTest)  Time elapsed: 0.01 sec  <<< ERROR!",
+    "[WARNING] Flakes: ",
+    "Crashed tests:",
+    "<?xml version=\"1.0\"?>",
+    "<testsuite name=\"s\">",
+    "<testcase name=\"isSmall(int)[1]\" classname=\"com.x.T\"",
+    "<testcase name=\"a\" classname=\"a\" status=\"notrun\"/>",
+    "<failure message=\"x\">",
+    "<skipped message=\"Unable to find executable\"/>",
+    "<flakyFailure/>",
+    "</testcase>",
+    "</testsuite>",
+    "<![CDATA[",
+    "<Catch name=\"x\"><TestCase name=\"t\">",
+    "<OverallResult success=\"false\" skips=\"1\"/>",
+    "</TestCase>",
+    "{\"numFailedTestSuites\":1,\"testResults\":[{\"assertionResults\":[{\"ancestorTitles\":[\"d\"],\"title\":\"t\",\"status\":\"passed\"}],\"name\":\"/testbed/a.test.js\",\"status\":\"passed\"}",
+    "{\"numTotalTestSuites\":1,\"testResults\":[",
+    "{\n  \"stats\": {},\n  \"passes\": [{\"title\":\"t\",\"fullTitle\":\"d t\",\"file\":\"/testbed/a.js\"}",
+    "\"failures\": [",
+    "PASS tests/a.test.js",
+    "FAIL tests/b.test.js (5.1 s)",
+    "  describe block",
+    "    ✓ passes (5 ms)",
+    "    ✕ fails",
+    "    ○ skipped later",
+    "  ● d › t",
+    " ✓ a.test.ts > d > t 5ms",
+    " × a.test.ts > d > t",
+    " FAIL  a.test.ts [ a.test.ts ]",
+    "  7 passing (16ms)",
+    "    1) fails",
+    "    - pending",
+    "▶ suite",
+    "  ✔ inner (1.2ms)",
+    "✖ failing tests:",
+    "﹣ skipped (0.1ms) # SKIP",
+    "ℹ tests 3",
+    "TAP version 13",
+    "# Subtest: group",
+    "    ok 1 - inner",
+    "not ok 2 - x # TODO later",
+    "  ---",
+    "  ...",
+    "1..5",
+    "Bail out! broken",
+    "t/basic.t ..",
+    "      Start  1: gtest_all",
+    " 1/10 Test  #1: gtest_all ........................***Failed    0.01 sec",
+    " 2/10 Test  #2: b ....   Passed    0.00 sec",
+    "The following tests FAILED:",
+    "\t  2 - gtest_crash (SEGFAULT)",
+    "The following tests did not run:",
+    "Test project /testbed/build",
+    "[ RUN      ] Suite.Test",
+    "[       OK ] Suite.Test (0 ms)",
+    "[  FAILED  ] Small/P.T/2, where GetParam() = 3 (0 ms)",
+    "[ DISABLED ] S.DISABLED_x",
+    "-------------------------------------------------------------------------------",
+    "...............................................................................",
+    "/testbed/t.cpp:4: FAILED:",
+    "/testbed/t.cpp:4: PASSED:",
+    "test cases: 5 | 2 passed | 3 failed",
+    "===============================================================================",
+    "PASS: tests/a.sh",
+    "XFAIL: tests/t.tap 4 - fourth # TODO someday",
+    "ERROR: tests/e.sh",
+    "# TOTAL: 11",
 ];
 
 fn random_input(rng: &mut XorShift, seeds: &[Vec<u8>]) -> Vec<u8> {
@@ -111,22 +183,35 @@ fn random_input(rng: &mut XorShift, seeds: &[Vec<u8>]) -> Vec<u8> {
 fn no_input_makes_a_parser_panic() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("test_data");
     let mut seeds = Vec::new();
-    for dir in fs::read_dir(root).expect("test_data").flatten() {
-        for f in fs::read_dir(dir.path()).into_iter().flatten().flatten() {
-            if f.path().extension().is_some_and(|x| x == "log") {
-                seeds.push(fs::read(f.path()).expect("readable"));
+    let mut stack = vec![root];
+    while let Some(dir) = stack.pop() {
+        for f in fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = f.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|x| x == "log" || x == "xml" || x == "trs") {
+                seeds.push(fs::read(&path).expect("readable"));
             }
         }
     }
+    seeds.sort();
     let mut rng = XorShift(0x5eed_f0e9_1234_abcd);
     for _ in 0..3000 {
         let input = random_input(&mut rng, &seeds);
         let guess = detect(&input);
         for fw in Framework::ALL {
             let parsed = parse(fw, &input);
-            assert!(parsed.tests.keys().all(|id| !id.is_empty()));
+            assert!(parsed.tests.keys().all(|id| !id.is_empty()), "{fw}");
+            assert!(parsed.tests.values().all(|s| *s != TestStatus::None), "{fw}");
+            let _ = msb_rollup(&parsed);
+            let _ = exit_code_consistent(&parsed, Some(1));
         }
-        let _ = guess;
+        if let Some(fw) = guess {
+            let files = vec![("a.xml".to_owned(), input.clone()), ("b/c.trs".to_owned(), input)];
+            let _ = parse_files(fw, &files);
+            let _ = parse_files(Framework::Automake, &files);
+            let _ = parse_files(Framework::JunitXml, &files);
+        }
     }
 }
 
@@ -135,8 +220,22 @@ fn pathological_inputs() {
     let long_glue = "test a ... ".repeat(100_000);
     let deep_json = format!("{}{}", "{\"Action\":".repeat(10_000), "\n");
     let ansi_only = "\u{1b}[".repeat(50_000);
-    let inputs: [&[u8]; 6] =
-        [b"", b"\n\n\n", b"\xff\xfe\xfd", long_glue.as_bytes(), deep_json.as_bytes(), ansi_only.as_bytes()];
+    let deep_array = format!("{{\"testResults\":{}", "[".repeat(100_000));
+    let deep_xml = "<testsuite>".repeat(50_000);
+    let open_json = "{\"passes\":[{\"title\":\"".to_owned() + &"x".repeat(1 << 20);
+    let ticks = "✓ ".repeat(100_000);
+    let inputs: [&[u8]; 10] = [
+        b"",
+        b"\n\n\n",
+        b"\xff\xfe\xfd",
+        long_glue.as_bytes(),
+        deep_json.as_bytes(),
+        ansi_only.as_bytes(),
+        deep_array.as_bytes(),
+        deep_xml.as_bytes(),
+        open_json.as_bytes(),
+        ticks.as_bytes(),
+    ];
     for input in inputs {
         let _ = detect(input);
         for fw in Framework::ALL {

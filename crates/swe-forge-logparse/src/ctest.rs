@@ -1,0 +1,149 @@
+//! The ctest text parser: one line per test,
+//! `  3/10 Test  #3: name ..........   Passed    0.01 sec` (or `***Failed`, `***Exception:
+//! SegFault`, `***Timeout`, `***Skipped`, `***Not Run (Disabled)`, `***Not Run`), in any order
+//! with `-j`, and the closing `The following tests FAILED:` / `did not run:` lists, which fill
+//! in tests whose line is missing. Lines of `-V` output (`3: …`) are ignored.
+//!
+//! Once ctest has printed `Start N: name` lines, a result line counts only for a started test,
+//! so a test printing a ctest-like line cannot fake a result. Passed is PASS; Skipped and `Not Run (Disabled)` SKIP; anything else FAIL (ctest itself
+//! counts a test whose executable is missing, `Not Run`, as failed). Canonical id and
+//! Multi-SWE-bench name: the test name. A test that printed `Start` but no result (ctest
+//! killed, log cut) is left out with a warning.
+
+use std::collections::BTreeSet;
+
+use swe_forge_core::TestStatus;
+
+use crate::{LineParser, ParsedLog, list};
+
+#[derive(Default, PartialEq)]
+enum List {
+    #[default]
+    None,
+    Failed,
+    NotRun,
+}
+
+/// Line-by-line state of a ctest log.
+#[derive(Default)]
+pub(crate) struct Parser {
+    parsed: ParsedLog,
+    started: BTreeSet<String>,
+    /// Whether any `Start` line was seen: then only started tests may report.
+    saw_start: bool,
+    list: List,
+}
+
+fn status_of(word: &str) -> TestStatus {
+    let w = word.trim();
+    if w.starts_with("Passed") {
+        TestStatus::Pass
+    } else if w.starts_with("Skipped") || w.starts_with("Not Run (Disabled)") || w.starts_with("Disabled") {
+        TestStatus::Skip
+    } else {
+        TestStatus::Fail
+    }
+}
+
+/// `3/10 Test  #3: name ....   Passed  0.01 sec`: name and status.
+pub(crate) fn result_line(line: &str) -> Option<(&str, TestStatus)> {
+    let t = line.trim_start();
+    let (count, rest) = t.split_once(' ')?;
+    let (a, b) = count.split_once('/')?;
+    if a.is_empty() || b.is_empty() || !a.bytes().chain(b.bytes()).all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let rest = rest.trim_start().strip_prefix("Test")?.trim_start().strip_prefix('#')?;
+    let (num, rest) = rest.split_once(':')?;
+    if num.is_empty() || !num.bytes().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let (name_part, status_part) = match rest.find("***") {
+        Some(i) => (&rest[..i], &rest[i + 3..]),
+        None => {
+            let i = rest.rfind(" Passed")?;
+            (&rest[..i], &rest[i + 1..])
+        }
+    };
+    let name = name_part.trim().trim_end_matches('.').trim_end();
+    (!name.is_empty()).then(|| (name, status_of(status_part)))
+}
+
+/// `\t  2 - name (SEGFAULT)` in the closing lists: name and reason.
+fn list_line(line: &str) -> Option<(&str, &str)> {
+    let t = line.trim();
+    let (num, rest) = t.split_once(" - ")?;
+    if num.is_empty() || !num.bytes().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let open = rest.rfind(" (")?;
+    Some((rest[..open].trim(), rest[open + 2..].trim_end_matches(')')))
+}
+
+impl LineParser for Parser {
+    fn line(&mut self, line: &str) {
+        if let Some((name, status)) = result_line(line) {
+            // A result line of a test that never started is output of a test (a fake).
+            if self.started.remove(name) || !self.saw_start {
+                self.parsed.record(name.to_owned(), Some(name.to_owned()), status);
+            }
+            self.list = List::None;
+            return;
+        }
+        let t = line.trim();
+        if let Some(rest) = t.strip_prefix("Start ")
+            && let Some((num, name)) = rest.trim_start().split_once(": ")
+            && num.bytes().all(|c| c.is_ascii_digit())
+        {
+            self.started.insert(name.trim().to_owned());
+            self.saw_start = true;
+            return;
+        }
+        if t == "The following tests FAILED:" {
+            self.list = List::Failed;
+            return;
+        }
+        if t == "The following tests did not run:" {
+            self.list = List::NotRun;
+            return;
+        }
+        if self.list == List::None {
+            return;
+        }
+        match list_line(line) {
+            Some((name, reason)) => {
+                self.started.remove(name);
+                if !self.parsed.tests.contains_key(name) {
+                    let status = if self.list == List::NotRun { status_of(reason) } else { TestStatus::Fail };
+                    self.parsed.record(name.to_owned(), Some(name.to_owned()), status);
+                }
+            }
+            None => self.list = List::None,
+        }
+    }
+
+    fn finish(mut self: Box<Self>) -> ParsedLog {
+        if !self.started.is_empty() {
+            let names: Vec<&str> = self.started.iter().map(String::as_str).collect();
+            self.parsed.warnings.push(format!(
+                "{} ctest test(s) started without a result (ctest killed or log truncated?); left out: {}",
+                names.len(),
+                list(&names)
+            ));
+        }
+        self.parsed
+    }
+}
+
+/// Signature lines for detection (strong ones count more).
+pub(crate) fn signature(line: &str) -> u32 {
+    let t = line.trim();
+    if result_line(line).is_some() {
+        1
+    } else if t.starts_with("Test project ") || (t.contains("% tests passed, ") && t.contains(" tests failed out of "))
+    {
+        100
+    } else {
+        0
+    }
+}

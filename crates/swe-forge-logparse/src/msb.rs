@@ -1,0 +1,26 @@
+//! Multi-SWE-bench granularity: the published records name tests the way each repository's
+//! hand-written parser saw them (Java test classes, bare Go function names, jest `file` and
+//! `file:title`, ctest targets, cargo `module::test`, automake scripts). [`msb_rollup`] folds
+//! canonical results onto those names.
+
+use std::collections::BTreeMap;
+
+use swe_forge_core::TestStatus;
+
+use crate::{ParsedLog, worst};
+
+/// Statuses keyed by Multi-SWE-bench name: each name gets the worst status of the canonical
+/// tests that map to it (FAIL over PASS over SKIP). So a Java class is FAIL when any of its
+/// methods failed, PASS when none failed and at least one passed, SKIP when all were skipped,
+/// as Multi-SWE-bench's Surefire parsers decide from the class's counts; a Go name shared by
+/// two packages, or a cargo path shared by two test binaries, is FAIL when either failed, as
+/// Multi-SWE-bench's "a later FAIL removes an earlier PASS" does. Tests Multi-SWE-bench cannot
+/// name (Rust doctests) are left out.
+pub fn msb_rollup(parsed: &ParsedLog) -> BTreeMap<String, TestStatus> {
+    let mut out: BTreeMap<String, TestStatus> = BTreeMap::new();
+    for (id, &status) in &parsed.tests {
+        let Some(name) = parsed.msb_names.get(id) else { continue };
+        out.entry(name.clone()).and_modify(|s| *s = worst(*s, status)).or_insert(status);
+    }
+    out
+}
