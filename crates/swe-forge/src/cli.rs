@@ -34,6 +34,8 @@ pub enum Command {
     Run(RunArgs),
     /// Run pipelines/demo.toml over the bundled fixture repositories.
     Demo(DemoArgs),
+    /// Parse a test log or results directory into per-test statuses (JSON lines on stdout).
+    Parse(ParseArgs),
     /// Manage swe-forge's Docker images.
     #[command(subcommand)]
     Images(ImagesCommand),
@@ -126,4 +128,20 @@ pub enum ImagesCommand {
     Bootstrap,
     /// List swe-forge's images.
     List,
+}
+
+#[derive(Debug, Args)]
+pub struct ParseArgs {
+    /// A test log, one result file, or a results directory (JUnit XML files, automake .trs files).
+    pub path: PathBuf,
+    /// The format, e.g. go-test-json, cargo-test, junit-xml, maven-surefire, jest, gtest (detected
+    /// when omitted).
+    #[arg(long, short)]
+    pub framework: Option<swe_forge_logparse::Framework>,
+    /// One line per Multi-SWE-bench name (Java class, bare Go name, ...) with its rolled-up status.
+    #[arg(long)]
+    pub msb: bool,
+    /// The test command's exit code: warn when the parsed results contradict it.
+    #[arg(long, allow_negative_numbers = true)]
+    pub exit_code: Option<i64>,
 }

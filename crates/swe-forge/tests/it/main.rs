@@ -6,4 +6,5 @@ mod support;
 
 mod bad_input;
 mod fixtures;
+mod parse;
 mod pipeline;
