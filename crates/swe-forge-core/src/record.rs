@@ -172,6 +172,41 @@ pub struct ForgeMeta {
     /// Content id (`sha256:...`) of the instance image.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub image_id: Option<String>,
+    /// When the PR was merged (RFC 3339), when known; overrides may select on it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub merged_at: Option<String>,
+    /// How the instance's environment was made.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provenance: Option<Provenance>,
+    /// Warnings that do not reject the instance (exit code disagrees with the parsed results, ...).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+}
+
+/// Everything that went into an instance's image, so it can be rebuilt and audited.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Provenance {
+    /// Recipe name (`go`, `java-maven`, ...).
+    pub recipe: String,
+    /// sha256 of the resolved recipe (after overrides), as JSON.
+    pub recipe_sha256: String,
+    /// Base image tag (its tag carries the rootfs sha256).
+    pub base_image: String,
+    /// Toolchain image tag.
+    pub toolchain_image: String,
+    /// sha256 of the toolchain Dockerfile.
+    pub toolchain_dockerfile_sha256: String,
+    /// What the toolchain prints of its versions.
+    pub toolchain_versions: String,
+    /// Versions the repository asks for (`go.mod` go line, `rust-version`, ...), by source.
+    pub requested_versions: BTreeMap<String, String>,
+    /// Lockfiles and build files at the base commit: path -> git blob id.
+    pub lockfiles: BTreeMap<String, String>,
+    /// Tree id of the base commit.
+    pub base_tree: String,
+    /// Source-layer image id.
+    pub source_image_id: String,
 }
 
 impl ForgeMeta {
@@ -186,6 +221,9 @@ impl ForgeMeta {
             parser: None,
             image: None,
             image_id: None,
+            merged_at: None,
+            provenance: None,
+            warnings: Vec::new(),
         }
     }
 }
@@ -263,6 +301,8 @@ pub enum RejectReason {
     Anomaly,
     /// The engine or another piece of infrastructure failed; not a test result.
     Infrastructure,
+    /// No recipe can build this repository here (unknown build system, Gradle without a distribution).
+    UnsupportedEnvironment,
 }
 
 impl RejectReason {
@@ -279,6 +319,7 @@ impl RejectReason {
             RejectReason::PassToFail => "pass_to_fail",
             RejectReason::Anomaly => "anomaly",
             RejectReason::Infrastructure => "infrastructure",
+            RejectReason::UnsupportedEnvironment => "unsupported_environment",
         }
     }
 }

@@ -6,15 +6,18 @@ use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use bollard::models::{ContainerConfig, ContainerCreateBody, HostConfig};
+use bollard::models::{ContainerConfig, ContainerCreateBody, HostConfig, NetworkCreateRequest};
 use bollard::query_parameters::{
-    CommitContainerOptions, CreateContainerOptions, KillContainerOptions, LogsOptions, RemoveContainerOptions,
-    UploadToContainerOptions, WaitContainerOptions,
+    CommitContainerOptions, CreateContainerOptions, DownloadFromContainerOptions, KillContainerOptions,
+    ListNetworksOptions, LogsOptions, RemoveContainerOptions, UploadToContainerOptions, WaitContainerOptions,
 };
 use futures_util::StreamExt;
 use sha2::{Digest, Sha256};
 
 use crate::{DockerError, Engine, LABEL_ROLE};
+
+/// The internal network test runs are attached to when they may not reach the network.
+pub const ISOLATED_NETWORK: &str = "swe-forge-isolated";
 
 /// Where the extra CA bundle appears inside a container that is allowed to reach the network.
 pub const CA_BUNDLE_PATH: &str = "/run/swe-forge/ca-bundle.crt";
@@ -29,6 +32,7 @@ impl CaBundle {
     /// Variables that make common toolchains trust the bundle.
     pub fn env() -> Vec<String> {
         [
+            "SWE_FORGE_CA_BUNDLE",
             "SSL_CERT_FILE",
             "CURL_CA_BUNDLE",
             "GIT_SSL_CAINFO",
@@ -65,6 +69,8 @@ pub struct RunSpec {
     pub ca_bundle: Option<CaBundle>,
     /// Bytes of log kept; beyond that the first and last halves are kept.
     pub max_log_bytes: usize,
+    /// A folder of the container whose regular files are copied out after the script ends.
+    pub collect: Option<String>,
 }
 
 impl RunSpec {
@@ -81,6 +87,7 @@ impl RunSpec {
             env: Vec::new(),
             ca_bundle: None,
             max_log_bytes: 64 << 20,
+            collect: None,
         }
     }
 }
@@ -104,6 +111,8 @@ pub struct RunOutput {
     pub log_sha256: String,
     /// Wall time from start to exit.
     pub duration: Duration,
+    /// Files copied out of `RunSpec::collect`: path relative to that folder, content.
+    pub files: Vec<(String, Vec<u8>)>,
 }
 
 impl Engine {
@@ -140,7 +149,8 @@ impl Engine {
                 env: pc.env,
                 cmd: pc.cmd,
                 working_dir: pc.working_dir,
-                entrypoint: pc.entrypoint,
+                // An empty (not absent) entrypoint: `docker commit` would otherwise take ours.
+                entrypoint: Some(pc.entrypoint.unwrap_or_default()),
                 labels: Some(all_labels),
                 ..Default::default()
             };
@@ -175,21 +185,23 @@ impl Engine {
             }
         }
         script.push_str(&spec.script);
+        let network = if spec.network { "bridge".to_owned() } else { self.isolated_network().await? };
         let host_config = HostConfig {
-            network_mode: Some(if spec.network { "bridge" } else { "none" }.to_owned()),
+            network_mode: Some(network),
             memory: spec.memory_bytes,
             memory_swap: spec.memory_bytes,
             pids_limit: spec.pids_limit,
             init: Some(true),
             ..Default::default()
         };
-        // No entrypoint and no container env of our own: `docker commit` would carry both over.
+        // Our own entrypoint overrides whatever the image has; `run_and_commit` resets it, and
+        // no container env of ours exists for `docker commit` to carry over.
         let body = ContainerCreateBody {
             image: Some(spec.image.clone()),
-            cmd: Some(vec!["/bin/bash".to_owned(), "-c".to_owned(), script]),
+            entrypoint: Some(vec!["/bin/bash".to_owned(), "-c".to_owned()]),
+            cmd: Some(vec![script]),
             env: Some(spec.env.clone()),
             labels: Some(HashMap::from([(LABEL_ROLE.to_owned(), "run".to_owned())])),
-            network_disabled: Some(!spec.network),
             host_config: Some(host_config),
             ..Default::default()
         };
@@ -259,6 +271,10 @@ impl Engine {
             self.docker.inspect_container(id, None).await.map_err(DockerError::api("inspect container", id))?.state;
         let oom_killed = state.and_then(|s| s.oom_killed).unwrap_or(false);
         let (log, log_truncated, log_bytes, log_sha256) = sink.finish();
+        let files = match &spec.collect {
+            Some(dir) => self.download_files(id, dir).await?,
+            None => Vec::new(),
+        };
         Ok(RunOutput {
             exit_code: if timed_out { None } else { exit_code },
             timed_out,
@@ -268,7 +284,88 @@ impl Engine {
             log_bytes,
             log_sha256,
             duration,
+            files,
         })
+    }
+
+    /// Regular files under `dir` of a (stopped) container; a missing folder gives none. At most
+    /// 256 MiB are read.
+    async fn download_files(&self, id: &str, dir: &str) -> Result<Vec<(String, Vec<u8>)>, DockerError> {
+        let opts = DownloadFromContainerOptions { path: dir.to_owned() };
+        let mut stream = self.docker.download_from_container(id, Some(opts));
+        let mut tar_bytes = Vec::new();
+        while let Some(chunk) = stream.next().await {
+            match chunk {
+                Ok(b) => {
+                    tar_bytes.extend_from_slice(&b);
+                    if tar_bytes.len() > 256 << 20 {
+                        break;
+                    }
+                }
+                Err(bollard::errors::Error::DockerResponseServerError { status_code: 404, .. }) => {
+                    return Ok(Vec::new());
+                }
+                Err(e) => return Err(DockerError::api("copy results out of container", id)(e)),
+            }
+        }
+        let mut out = Vec::new();
+        let mut archive = tar::Archive::new(tar_bytes.as_slice());
+        let Ok(entries) = archive.entries() else { return Ok(out) };
+        for entry in entries.flatten() {
+            let mut entry = entry;
+            if entry.header().entry_type() != tar::EntryType::Regular {
+                continue;
+            }
+            let path = entry.path().map(|p| p.to_string_lossy().into_owned()).unwrap_or_default();
+            // The archive's top folder is `dir` itself.
+            let rel = path.split_once('/').map(|(_, r)| r.to_owned()).unwrap_or(path);
+            let mut content = Vec::new();
+            if std::io::Read::read_to_end(&mut entry, &mut content).is_ok() {
+                out.push((rel, content));
+            }
+        }
+        out.sort();
+        Ok(out)
+    }
+
+    /// An internal bridge network: containers on it have an interface and resolve `localhost`
+    /// like anywhere else (tools bind local servers), but reach nothing outside. `--network none`
+    /// leaves only loopback, and glibc then fails `localhost` lookups made with AI_ADDRCONFIG.
+    async fn isolated_network(&self) -> Result<String, DockerError> {
+        if let Some(id) = self.find_isolated_network().await? {
+            return Ok(id);
+        }
+        let _lock = crate::lock::lock("network-isolated").await?;
+        if let Some(id) = self.find_isolated_network().await? {
+            return Ok(id);
+        }
+        let req = NetworkCreateRequest {
+            name: ISOLATED_NETWORK.to_owned(),
+            internal: Some(true),
+            labels: Some(HashMap::from([(LABEL_ROLE.to_owned(), "network".to_owned())])),
+            ..Default::default()
+        };
+        let created =
+            self.docker.create_network(req).await.map_err(DockerError::api("create network", ISOLATED_NETWORK))?;
+        Ok(created.id)
+    }
+
+    /// Id of the oldest network named [`ISOLATED_NETWORK`] (names are not unique in Docker).
+    async fn find_isolated_network(&self) -> Result<Option<String>, DockerError> {
+        let filters = HashMap::from([("name".to_owned(), vec![ISOLATED_NETWORK.to_owned()])]);
+        let mut found = self
+            .docker
+            .list_networks(Some(ListNetworksOptions { filters: Some(filters) }))
+            .await
+            .map_err(DockerError::api("list networks", ISOLATED_NETWORK))?;
+        found.retain(|n| n.name.as_deref() == Some(ISOLATED_NETWORK) && n.internal == Some(true));
+        found.sort_by(|a, b| a.created.cmp(&b.created).then(a.id.cmp(&b.id)));
+        // Duplicates (made by racing processes before the lock existed) make the name ambiguous
+        // for the engine: keep the oldest.
+        for extra in found.iter().skip(1).filter_map(|n| n.id.as_deref()) {
+            let _ = self.docker.remove_network(extra).await;
+        }
+        Ok(found.into_iter().find_map(|n| n.id))
     }
 
     async fn remove_container(&self, id: &str) {

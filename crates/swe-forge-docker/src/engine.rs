@@ -65,6 +65,13 @@ impl Engine {
         Ok(images.into_iter().flat_map(|i| i.repo_tags.into_iter().filter(|t| t != "<none>:<none>")).collect())
     }
 
+    /// Entrypoint, command and environment of an image's configuration.
+    pub async fn image_config(&self, tag: &str) -> Result<(Vec<String>, Vec<String>, Vec<String>), DockerError> {
+        let img = self.docker.inspect_image(tag).await.map_err(DockerError::api("inspect image", tag))?;
+        let c = img.config.unwrap_or_default();
+        Ok((c.entrypoint.unwrap_or_default(), c.cmd.unwrap_or_default(), c.env.unwrap_or_default()))
+    }
+
     /// Removes an image (used by tests and cleanup); a missing image is not an error.
     pub async fn remove_image(&self, tag: &str) -> Result<(), DockerError> {
         let opts = bollard::query_parameters::RemoveImageOptions { force: true, ..Default::default() };

@@ -24,10 +24,12 @@ async fn stdout_and_stderr_are_merged_in_order_and_files_are_copied_in() {
     let (engine, base) = engine_and_base().await;
     let mut spec = RunSpec::new(
         &base,
-        "for i in $(seq 1 200); do echo \"out $i\"; echo \"err $i\" >&2; done; cat /swe-forge/input.txt; exit 3",
+        "for i in $(seq 1 200); do echo \"out $i\"; echo \"err $i\" >&2; done; cat /swe-forge/input.txt; mkdir -p /swe-forge/results/sub; echo '<xml/>' > /swe-forge/results/sub/r.xml; exit 3",
     );
     spec.files = vec![("/swe-forge/input.txt".into(), b"payload\n".to_vec())];
+    spec.collect = Some("/swe-forge/results".into());
     let out = engine.run(&spec).await.unwrap();
+    assert_eq!(out.files, [("sub/r.xml".to_owned(), b"<xml/>\n".to_vec())]);
     assert_eq!(out.exit_code, Some(3));
     let text = String::from_utf8(out.log).unwrap();
     let expected: String = (1..=200).map(|i| format!("out {i}\nerr {i}\n")).collect::<String>() + "payload\n";
@@ -38,9 +40,15 @@ async fn stdout_and_stderr_are_merged_in_order_and_files_are_copied_in() {
 #[tokio::test(flavor = "multi_thread")]
 async fn test_runs_have_no_network_and_respect_the_timeout() {
     let (engine, base) = engine_and_base().await;
-    // Only the loopback interface exists without network.
-    let out = engine.run(&RunSpec::new(&base, "ls /sys/class/net")).await.unwrap();
-    assert_eq!(String::from_utf8_lossy(&out.log).trim(), "lo");
+    // Without network: localhost resolves, nothing outside does, and no outside address answers.
+    let probe = "getent ahosts localhost >/dev/null && echo local-ok; getent hosts deb.debian.org || echo no-dns; \
+                 timeout 5 bash -c 'echo > /dev/tcp/151.101.2.132/80' 2>/dev/null || echo no-route";
+    let out = engine.run(&RunSpec::new(&base, probe)).await.unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.log), "local-ok\nno-dns\nno-route\n");
+    // With network the same address answers (Debian's mirror is reachable from this machine).
+    let mut online = RunSpec::new(&base, "getent hosts deb.debian.org >/dev/null && echo dns-ok");
+    online.network = true;
+    assert_eq!(String::from_utf8_lossy(&engine.run(&online).await.unwrap().log), "dns-ok\n");
     let mut spec = RunSpec::new(&base, "echo before; sleep 300; echo after");
     spec.timeout = Duration::from_secs(2);
     let started = std::time::Instant::now();
@@ -84,6 +92,8 @@ async fn ca_bundle_is_visible_during_setup_and_absent_from_the_committed_image()
     let out = engine.run(&check).await.unwrap();
     let text = String::from_utf8_lossy(&out.log);
     assert_eq!(text, "warmed\n0\n", "the CA bundle leaked into the image: {text} {out:?}");
+    // The committed configuration is the parent's: no entrypoint, command or variable of the run.
+    assert_eq!(engine.image_config(&tag).await.unwrap(), engine.image_config(&base).await.unwrap());
     engine.remove_image(&tag).await.unwrap();
 }
 

@@ -70,6 +70,35 @@ impl SourceRepo {
         self.repo.find_commit(oid).map_err(missing)
     }
 
+    /// The content of `path` (relative to the root) at commit `sha`, when it is a file there.
+    pub fn file_at(&self, sha: &str, path: &str) -> Option<Vec<u8>> {
+        let tree = self.commit(sha).ok()?.tree().ok()?;
+        let entry = tree.get_path(std::path::Path::new(path)).ok()?;
+        let blob = self.repo.find_blob(entry.id()).ok()?;
+        Some(blob.content().to_vec())
+    }
+
+    /// Blob id of `path` at commit `sha`, when it is a file there.
+    pub fn blob_id_at(&self, sha: &str, path: &str) -> Option<String> {
+        let tree = self.commit(sha).ok()?.tree().ok()?;
+        let entry = tree.get_path(std::path::Path::new(path)).ok()?;
+        (entry.kind() == Some(ObjectType::Blob)).then(|| entry.id().to_string())
+    }
+
+    /// Every file path of the tree of commit `sha`.
+    pub fn paths_at(&self, sha: &str) -> Result<Vec<String>, GitError> {
+        let tree = self.commit(sha)?.tree().map_err(self.err("read tree"))?;
+        let mut out = Vec::new();
+        tree.walk(TreeWalkMode::PreOrder, |dir, e| {
+            if e.kind() == Some(ObjectType::Blob) {
+                out.push(format!("{dir}{}", String::from_utf8_lossy(e.name_bytes())));
+            }
+            TreeWalkResult::Ok
+        })
+        .map_err(self.err("walk tree"))?;
+        Ok(out)
+    }
+
     pub(crate) fn err(&self, op: &'static str) -> impl FnOnce(git2::Error) -> GitError + '_ {
         move |source| GitError::Git { op, path: self.path.clone(), source }
     }

@@ -5,6 +5,7 @@
 //! Every per-instance failure (a patch that does not apply, an image that does not build, a
 //! timeout) ends as a labelled rejection on that record; only engine-wide problems are errors.
 
+mod detect;
 mod error;
 mod images;
 mod phases;
@@ -12,7 +13,8 @@ mod recipe;
 mod rules;
 mod validator;
 
+pub use detect::{Detection, detect};
 pub use error::ValidateError;
-pub use recipe::{Recipe, RecipeOverride, detect_language};
+pub use recipe::{Recipe, RecipeOverride, Toolchain};
 pub use rules::keep_rules;
 pub use validator::{Reporter, Settings, Silent, Validator};

@@ -1,7 +1,8 @@
-//! The three runs: the script of each phase and the reading of its outcome.
+//! The three runs: the script of each phase.
 
 use swe_forge_core::Phase;
 
+use crate::Recipe;
 use crate::images::REPO_DIR;
 
 /// Exit code of a phase script whose in-container `git apply` failed.
@@ -9,10 +10,15 @@ pub(crate) const APPLY_FAILED_EXIT: i64 = 197;
 pub(crate) const APPLY_FAILED_MARKER: &str = "swe-forge: patch does not apply in the container:";
 pub(crate) const TEST_PATCH: &str = "/swe-forge/test.patch";
 pub(crate) const FIX_PATCH: &str = "/swe-forge/fix.patch";
+/// Structured results are gathered here and copied out after the run.
+pub(crate) const RESULTS_DIR: &str = "/swe-forge/results";
+/// The test command's exit code is printed on a line of its own, after everything else.
+pub(crate) const EXIT_MARKER: &str = "swe-forge: test command exited with ";
 
-/// The bash script of one phase: apply the patches that phase needs, then run the tests.
-pub(crate) fn script(phase: Phase, test_command: &str) -> String {
-    let mut s = format!("cd {REPO_DIR}\n");
+/// The bash script of one phase: apply the patches that phase needs, run the pre-test steps
+/// and the test command, copy structured results, and exit with the test command's code.
+pub(crate) fn script(phase: Phase, recipe: &Recipe) -> String {
+    let mut s = format!("cd {REPO_DIR}\nmkdir -p {RESULTS_DIR}\n");
     let patches: &[&str] = match phase {
         Phase::Run => &[],
         Phase::Test => &[TEST_PATCH],
@@ -23,8 +29,18 @@ pub(crate) fn script(phase: Phase, test_command: &str) -> String {
             "if [ -s {p} ]; then git apply --whitespace=nowarn {p} || {{ echo '{APPLY_FAILED_MARKER} {p}'; exit {APPLY_FAILED_EXIT}; }}; fi\n"
         ));
     }
-    s.push_str(test_command);
-    s.push('\n');
+    for step in &recipe.pre_test {
+        s.push_str(step);
+        s.push('\n');
+    }
+    s.push_str(&format!("( {}\n)\nstatus=$?\n", recipe.test_command));
+    for pattern in &recipe.results {
+        s.push_str(&format!(
+            "find . -path '{}' -type f -exec cp --parents {{}} {RESULTS_DIR}/ \\; 2>/dev/null\n",
+            pattern.replace('\'', "'\\''")
+        ));
+    }
+    s.push_str(&format!("echo \"{EXIT_MARKER}$status\"\nexit $status\n"));
     s
 }
 
@@ -33,11 +49,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn scripts_apply_the_right_patches() {
-        assert!(!script(Phase::Run, "t").contains("git apply"));
-        assert_eq!(script(Phase::Test, "t").matches("git apply").count(), 1);
-        let fix = script(Phase::Fix, "go test ./...");
+    fn scripts_apply_the_right_patches_and_collect_results() {
+        let mut r = Recipe::named("go").unwrap();
+        assert!(!script(Phase::Run, &r).contains("git apply"));
+        assert_eq!(script(Phase::Test, &r).matches("git apply").count(), 1);
+        let fix = script(Phase::Fix, &r);
         assert!(fix.find(TEST_PATCH).unwrap() < fix.find(FIX_PATCH).unwrap());
-        assert!(fix.ends_with("go test ./...\n"));
+        assert!(!fix.contains("find ."));
+        r.results = vec!["*/target/surefire-reports/TEST-*.xml".into()];
+        let java = script(Phase::Run, &r);
+        assert!(java.contains("find . -path '*/target/surefire-reports/TEST-*.xml'"));
+        assert!(java.ends_with("exit $status\n"));
     }
 }

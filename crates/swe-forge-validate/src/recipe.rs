@@ -1,42 +1,92 @@
-//! Recipes: how to install, warm and test a repository of one language. The defaults are
-//! the TOML files in this crate's `recipes/` folder; per-repository overrides come from
-//! pipeline files (data, never code).
+//! Recipes: how to install, set up and test a repository. Toolchains (`recipes/toolchains.toml`)
+//! are the Debian packages of an image; recipes (`recipes/<name>.toml`) add the setup commands,
+//! the test command and the parsers. Per-repository overrides come from pipeline files (data,
+//! never code) and may have variants by PR-number range or merge date.
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
-use swe_forge_git::SourceRepo;
+use swe_forge_core::Instance;
 
 use crate::ValidateError;
+
+/// The Debian packages and environment of a toolchain image.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Toolchain {
+    /// Name (`go`, `rust`, `rust-web`, `java`, `node`, `cfamily`); filled in from the table key.
+    #[serde(default)]
+    pub name: String,
+    /// Debian packages.
+    pub packages: Vec<String>,
+    /// Image environment.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// Prints the versions of the toolchain (recorded in each instance's provenance).
+    pub version_command: String,
+    /// Shell lines run before every setup step (with network), e.g. trusting the extra CA bundle.
+    #[serde(default)]
+    pub setup_prelude: String,
+}
 
 /// Everything needed to build and test one repository.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Recipe {
-    /// Language name (`go`, `rust`).
+    /// Recipe name (the file name); filled in when loaded.
+    #[serde(default)]
+    pub name: String,
+    /// Language written on the record (`go`, `rust`, `java`, `javascript`, `typescript`, `c`, `cpp`).
     pub language: String,
-    /// Debian packages of the toolchain image.
-    pub packages: Vec<String>,
-    /// Environment of the toolchain image.
+    /// The toolchain image.
+    pub toolchain: String,
+    /// Packages added to the toolchain image.
+    #[serde(default)]
+    pub extra_packages: Vec<String>,
+    /// Variables added to the toolchain image.
     #[serde(default)]
     pub env: BTreeMap<String, String>,
-    /// Commands run once in the instance image with network access (dependency fetch, warm build).
+    /// Commands run once in the instance image with network access (dependencies, warm build).
     #[serde(default)]
     pub setup: Vec<String>,
+    /// Commands run before the test command in every run (cleaning stale reports).
+    #[serde(default)]
+    pub pre_test: Vec<String>,
     /// The test command, run from the repository root.
     pub test_command: String,
-    /// Name of the log parser (see swe-forge-logparse).
+    /// Parser of the run's log.
     pub parser: String,
-    /// Extra environment of the three test runs (which have no network).
+    /// `find -path` patterns of structured result files, copied out of the container after a run
+    /// (files the test command writes to /swe-forge/results are copied out too).
+    #[serde(default)]
+    pub results: Vec<String>,
+    /// Parser of the structured result files; the log parser is the fallback when there are none.
+    #[serde(default)]
+    pub results_parser: Option<String>,
+    /// Extra environment of the three test runs.
     #[serde(default)]
     pub run_env: BTreeMap<String, String>,
+    /// Whether the test runs may reach the network (default: no).
+    #[serde(default)]
+    pub network_in_runs: bool,
 }
 
-/// Per-repository changes to a recipe; every field is optional.
+/// Per-repository changes to a recipe; every field is optional. `numbers` and
+/// `merged_after`/`merged_before` restrict where it applies; `variants` nest further overrides.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RecipeOverride {
-    /// Force the language instead of detecting it.
+    /// Applies only to PRs numbered within `[first, last]`.
+    pub numbers: Option<(u64, u64)>,
+    /// Applies only to PRs merged on or after this date (`YYYY-MM-DD`; needs `swe_forge.merged_at`).
+    pub merged_after: Option<String>,
+    /// Applies only to PRs merged before this date.
+    pub merged_before: Option<String>,
+    /// Use this recipe instead of the detected one.
+    pub recipe: Option<String>,
+    /// Use this toolchain.
+    pub toolchain: Option<String>,
+    /// Language written on the record.
     pub language: Option<String>,
     /// Packages added to the toolchain image.
     #[serde(default)]
@@ -46,63 +96,147 @@ pub struct RecipeOverride {
     pub env: BTreeMap<String, String>,
     /// Replaces the setup commands.
     pub setup: Option<Vec<String>>,
+    /// Replaces the pre-test commands.
+    pub pre_test: Option<Vec<String>>,
     /// Replaces the test command.
     pub test_command: Option<String>,
-    /// Replaces the parser.
+    /// Replaces the log parser.
     pub parser: Option<String>,
+    /// Replaces the result file patterns.
+    pub results: Option<Vec<String>>,
+    /// Replaces the result file parser.
+    pub results_parser: Option<String>,
     /// Variables added to the test runs.
     #[serde(default)]
     pub run_env: BTreeMap<String, String>,
+    /// Let the test runs reach the network.
+    pub network_in_runs: Option<bool>,
+    /// Narrower overrides, applied after this one when they match.
+    #[serde(default)]
+    pub variants: Vec<RecipeOverride>,
 }
 
-const DEFAULTS: &[(&str, &str)] =
-    &[("go", include_str!("../recipes/go.toml")), ("rust", include_str!("../recipes/rust.toml"))];
+const TOOLCHAINS: &str = include_str!("../recipes/toolchains.toml");
+
+const RECIPES: &[(&str, &str)] = &[
+    ("go", include_str!("../recipes/go.toml")),
+    ("rust", include_str!("../recipes/rust.toml")),
+    ("java-maven", include_str!("../recipes/java-maven.toml")),
+    ("js-jest", include_str!("../recipes/js-jest.toml")),
+    ("js-vitest", include_str!("../recipes/js-vitest.toml")),
+    ("js-mocha", include_str!("../recipes/js-mocha.toml")),
+    ("c-cmake", include_str!("../recipes/c-cmake.toml")),
+    ("c-autotools", include_str!("../recipes/c-autotools.toml")),
+    ("c-meson", include_str!("../recipes/c-meson.toml")),
+];
+
+impl Toolchain {
+    /// The toolchain named `name`.
+    pub fn named(name: &str) -> Result<Toolchain, ValidateError> {
+        let mut all: BTreeMap<String, Toolchain> = toml::from_str(TOOLCHAINS)
+            .map_err(|e| ValidateError::Recipe { name: "toolchains".into(), message: e.to_string() })?;
+        let known = all.keys().cloned().collect::<Vec<_>>().join(", ");
+        let mut t = all.remove(name).ok_or_else(|| ValidateError::Recipe {
+            name: name.to_owned(),
+            message: format!("no such toolchain (have: {known})"),
+        })?;
+        t.name = name.to_owned();
+        Ok(t)
+    }
+}
 
 impl Recipe {
-    /// The default recipe of `language`.
-    pub fn default_for(language: &str) -> Result<Recipe, ValidateError> {
-        let (_, text) = DEFAULTS.iter().find(|(l, _)| *l == language).ok_or_else(|| ValidateError::Recipe {
-            name: language.to_owned(),
-            message: format!(
-                "no recipe for this language (have: {})",
-                DEFAULTS.iter().map(|(l, _)| *l).collect::<Vec<_>>().join(", ")
-            ),
+    /// The built-in recipe `name`.
+    pub fn named(name: &str) -> Result<Recipe, ValidateError> {
+        let (_, text) = RECIPES.iter().find(|(n, _)| *n == name).ok_or_else(|| ValidateError::Recipe {
+            name: name.to_owned(),
+            message: format!("no such recipe (have: {})", Recipe::names().collect::<Vec<_>>().join(", ")),
         })?;
-        toml::from_str(text).map_err(|e| ValidateError::Recipe { name: language.to_owned(), message: e.to_string() })
+        let mut r: Recipe = toml::from_str(text)
+            .map_err(|e| ValidateError::Recipe { name: name.to_owned(), message: e.to_string() })?;
+        r.name = name.to_owned();
+        Ok(r)
     }
 
-    /// Languages with a default recipe.
-    pub fn languages() -> impl Iterator<Item = &'static str> {
-        DEFAULTS.iter().map(|(l, _)| *l)
+    /// Names of the built-in recipes.
+    pub fn names() -> impl Iterator<Item = &'static str> {
+        RECIPES.iter().map(|(n, _)| *n)
     }
 
-    /// Applies an override.
-    pub fn apply(&mut self, o: &RecipeOverride) {
-        self.packages.extend(o.extra_packages.iter().cloned());
-        self.env.extend(o.env.clone());
-        if let Some(s) = &o.setup {
-            self.setup = s.clone();
+    /// Applies `o` (and its matching variants) when it matches `inst`.
+    pub fn apply(&mut self, o: &RecipeOverride, inst: &Instance) {
+        if !o.matches(inst) {
+            return;
         }
+        if let Some(t) = &o.toolchain {
+            self.toolchain = t.clone();
+        }
+        if let Some(l) = &o.language {
+            self.language = l.clone();
+        }
+        self.extra_packages.extend(o.extra_packages.iter().cloned());
+        self.env.extend(o.env.clone());
+        let replace = |dst: &mut Vec<String>, src: &Option<Vec<String>>| {
+            if let Some(s) = src {
+                dst.clone_from(s);
+            }
+        };
+        replace(&mut self.setup, &o.setup);
+        replace(&mut self.pre_test, &o.pre_test);
+        replace(&mut self.results, &o.results);
         if let Some(t) = &o.test_command {
-            self.test_command = t.clone();
+            self.test_command.clone_from(t);
         }
         if let Some(p) = &o.parser {
-            self.parser = p.clone();
+            self.parser.clone_from(p);
+        }
+        if let Some(p) = &o.results_parser {
+            self.results_parser = Some(p.clone());
         }
         self.run_env.extend(o.run_env.clone());
+        if let Some(n) = o.network_in_runs {
+            self.network_in_runs = n;
+        }
+        for v in &o.variants {
+            self.apply(v, inst);
+        }
     }
 }
 
-/// Detects the language of the tree at `sha` from its build files (go.mod, Cargo.toml).
-pub fn detect_language(repo: &SourceRepo, sha: &str) -> Option<&'static str> {
-    let tree = repo.commit(sha).ok()?.tree().ok()?;
-    let has = |name: &str| tree.get_name(name).is_some();
-    if has("go.mod") {
-        Some("go")
-    } else if has("Cargo.toml") {
-        Some("rust")
-    } else {
-        None
+impl RecipeOverride {
+    /// Whether the PR-number range and merge dates (when given) admit `inst`.
+    pub fn matches(&self, inst: &Instance) -> bool {
+        if let Some((lo, hi)) = self.numbers
+            && !(lo..=hi).contains(&inst.number)
+        {
+            return false;
+        }
+        let merged = inst.swe_forge.as_ref().and_then(|m| m.merged_at.as_deref());
+        if let Some(after) = &self.merged_after
+            && merged.is_none_or(|m| m < after.as_str())
+        {
+            return false;
+        }
+        if let Some(before) = &self.merged_before
+            && merged.is_none_or(|m| m >= before.as_str())
+        {
+            return false;
+        }
+        true
+    }
+
+    /// The recipe this override forces, looking into matching variants too (the last one wins).
+    pub fn forced_recipe(&self, inst: &Instance) -> Option<String> {
+        if !self.matches(inst) {
+            return None;
+        }
+        let mut r = self.recipe.clone();
+        for v in &self.variants {
+            if let Some(x) = v.forced_recipe(inst) {
+                r = Some(x);
+            }
+        }
+        r
     }
 }
 
@@ -110,23 +244,53 @@ pub fn detect_language(repo: &SourceRepo, sha: &str) -> Option<&'static str> {
 mod tests {
     use super::*;
 
+    fn inst(number: u64) -> Instance {
+        let mut i: Instance = serde_json::from_value(serde_json::json!({
+            "org": "o", "repo": "r", "number": number, "state": "closed", "title": "t", "body": null,
+            "base": {"label": "o:main", "ref": "main", "sha": "0000000000000000000000000000000000000000"},
+            "resolved_issues": [], "fix_patch": "", "test_patch": ""
+        }))
+        .unwrap();
+        i.instance_id = i.expected_id();
+        i
+    }
+
     #[test]
-    fn default_recipes_parse_and_overrides_apply() {
-        for lang in Recipe::languages() {
-            let r = Recipe::default_for(lang).unwrap();
-            assert_eq!(r.language, lang);
+    fn built_in_recipes_and_toolchains_load() {
+        for name in Recipe::names() {
+            let r = Recipe::named(name).unwrap();
+            Toolchain::named(&r.toolchain).unwrap();
             assert!(!r.test_command.is_empty());
+            for p in std::iter::once(&r.parser).chain(r.results_parser.as_ref()) {
+                assert!(p.parse::<swe_forge_logparse::Framework>().is_ok(), "recipe {name}: unknown parser {p}");
+            }
         }
-        let mut r = Recipe::default_for("go").unwrap();
+        assert!(Recipe::named("cobol").unwrap_err().to_string().contains("no such recipe"));
+    }
+
+    #[test]
+    fn overrides_and_variants_by_number() {
         let o: RecipeOverride = toml::from_str(
-            "extra_packages = [\"tzdata\"]\ntest_command = \"go test -json ./pkg/...\"\nenv = { X = \"1\" }",
+            r#"
+            extra_packages = ["tzdata"]
+            test_command = "go test -json ./pkg/..."
+            env = { X = "1" }
+            [[variants]]
+            numbers = [1, 100]
+            test_command = "go test -json ./old/..."
+            recipe = "rust"
+            "#,
         )
         .unwrap();
-        r.apply(&o);
+        let mut new = Recipe::named("go").unwrap();
+        new.apply(&o, &inst(500));
+        assert!(new.extra_packages.contains(&"tzdata".to_owned()));
+        assert_eq!(new.test_command, "go test -json ./pkg/...");
+        assert_eq!(o.forced_recipe(&inst(500)), None);
+        let mut old = Recipe::named("go").unwrap();
+        old.apply(&o, &inst(50));
+        assert_eq!(old.test_command, "go test -json ./old/...");
+        assert_eq!(o.forced_recipe(&inst(50)).as_deref(), Some("rust"));
         assert!(toml::from_str::<RecipeOverride>("test_comand = \"x\"").is_err(), "typos are refused");
-        assert!(r.packages.contains(&"tzdata".to_owned()));
-        assert_eq!(r.test_command, "go test -json ./pkg/...");
-        assert_eq!(r.env["X"], "1");
-        assert!(Recipe::default_for("cobol").unwrap_err().to_string().contains("no recipe"));
     }
 }

@@ -9,17 +9,18 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 use swe_forge_core::{
-    ForgeMeta, Instance, Phase, PhaseRun, PhaseStatuses, RejectReason, Rejection, TestResult, ValidationStatus,
-    categorize,
+    ForgeMeta, Instance, Phase, PhaseRun, PhaseStatuses, Provenance, RejectReason, Rejection, TestResult,
+    ValidationStatus, categorize,
 };
 use swe_forge_docker::{BaseSpec, CaBundle, DockerError, Engine, RunSpec};
 use swe_forge_git::{SourceRepo, apply_patches};
 use swe_forge_logparse::Framework;
 use tokio::sync::OnceCell;
 
-use crate::images::ImageFailure;
-use crate::phases::{APPLY_FAILED_EXIT, APPLY_FAILED_MARKER, FIX_PATCH, TEST_PATCH, script};
-use crate::{Recipe, RecipeOverride, ValidateError, detect_language, keep_rules};
+use crate::detect::{Detection, detect};
+use crate::images::{ImageFailure, effective_toolchain, sha256_hex};
+use crate::phases::{APPLY_FAILED_EXIT, APPLY_FAILED_MARKER, FIX_PATCH, RESULTS_DIR, TEST_PATCH, script};
+use crate::{Recipe, RecipeOverride, Toolchain, ValidateError, keep_rules};
 
 /// Everything a validation needs to know, resolved by the caller.
 #[derive(Debug, Clone)]
@@ -92,8 +93,11 @@ impl Validator {
                 Framework::from_str(p)
                     .map_err(|e| ValidateError::Recipe { name: repo.clone(), message: e.to_string() })?;
             }
-            if let Some(l) = &o.language {
-                Recipe::default_for(l)?;
+            if let Some(r) = &o.recipe {
+                Recipe::named(r)?;
+            }
+            if let Some(t) = &o.toolchain {
+                Toolchain::named(t)?;
             }
         }
         Ok(Validator { engine, settings, reporter, base: OnceCell::new(), cells: Mutex::new(HashMap::new()) })
@@ -131,6 +135,7 @@ impl Validator {
     /// Validates one instance. Never fails: every problem ends as a rejection on the record.
     pub async fn validate(&self, mut inst: Instance) -> Instance {
         let mut meta = ForgeMeta::new(ValidationStatus::Rejected);
+        meta.merged_at = inst.swe_forge.as_ref().and_then(|m| m.merged_at.clone());
         let rejections = self.validate_inner(&mut inst, &mut meta).await;
         meta.status = if rejections.is_empty() { ValidationStatus::Accepted } else { ValidationStatus::Rejected };
         meta.rejections = rejections;
@@ -157,66 +162,72 @@ impl Validator {
             }
             Err(e) => return reject(RejectReason::RepoUnavailable, e.to_string()),
         }
-        let key = format!("{}/{}", inst.org, inst.repo);
-        let over = self.settings.overrides.get(&key).cloned().unwrap_or_default();
-        let language = match over
-            .language
-            .clone()
-            .or(inst.lang.clone())
-            .or(detect_language(&repo, &inst.base.sha).map(String::from))
-        {
-            Some(l) => l,
-            None => {
-                return reject(
-                    RejectReason::ImageBuildFailed,
-                    "no go.mod or Cargo.toml at the base commit, and no language given".into(),
-                );
-            }
+
+        let (recipe, toolchain, detection) = match self.resolve_recipe(&repo, inst) {
+            Ok(x) => x,
+            Err(detail) => return reject(RejectReason::UnsupportedEnvironment, detail),
         };
-        let mut recipe = match Recipe::default_for(&language) {
-            Ok(r) => r,
-            Err(e) => return reject(RejectReason::ImageBuildFailed, e.to_string()),
-        };
-        recipe.apply(&over);
-        inst.lang = Some(language);
+        inst.lang = Some(recipe.language.clone());
         meta.test_command = Some(recipe.test_command.clone());
-        meta.parser = Some(recipe.parser.clone());
-        let framework = match Framework::from_str(&recipe.parser) {
+        meta.parser = Some(recipe.results_parser.clone().unwrap_or_else(|| recipe.parser.clone()));
+        let parser = match Framework::from_str(&recipe.parser) {
             Ok(f) => f,
-            Err(e) => return reject(RejectReason::ImageBuildFailed, e.to_string()),
+            Err(e) => return reject(RejectReason::UnsupportedEnvironment, e.to_string()),
+        };
+        let results_parser = match recipe.results_parser.as_deref().map(Framework::from_str).transpose() {
+            Ok(f) => f,
+            Err(e) => return reject(RejectReason::UnsupportedEnvironment, e.to_string()),
         };
 
         self.reporter.step(&id, "building image");
         let logs = self.settings.work_dir.join("logs").join(&id);
-        let (image, setup_log) = match self.instance_image(&repo, inst, &recipe).await {
+        let image = match self.instance_image(&repo, inst, &recipe, &toolchain).await {
             Ok(x) => x,
             Err(ImageFailure::Build(detail)) => return reject(RejectReason::ImageBuildFailed, detail),
             Err(ImageFailure::Infra(e)) => return reject(RejectReason::Infrastructure, error_chain(&e)),
         };
+        let base_tree = repo.commit(&inst.base.sha).map(|c| c.tree_id().to_string()).unwrap_or_default();
         drop(repo);
-        meta.image = Some(image.clone());
-        meta.image_id = self.engine.image_id(&image).await.ok().flatten();
-        if let Some(log) = setup_log {
-            write_log(&logs, "setup", &log);
+        meta.image = Some(image.tag.clone());
+        meta.image_id = self.engine.image_id(&image.tag).await.ok().flatten();
+        meta.provenance = Some(Provenance {
+            recipe: recipe.name.clone(),
+            recipe_sha256: sha256_hex(&[&serde_json::to_string(&recipe).unwrap_or_default()]),
+            base_image: self.base_image().await.unwrap_or_default(),
+            toolchain_image: image.toolchain_tag.clone(),
+            toolchain_dockerfile_sha256: sha256_hex(&[&image.toolchain_dockerfile]),
+            toolchain_versions: self.toolchain_versions(&image.toolchain_tag, &toolchain).await,
+            requested_versions: detection.requested_versions.clone(),
+            lockfiles: detection.lockfiles.clone(),
+            base_tree,
+            source_image_id: image.source_image_id.clone(),
+        });
+        if let Some(log) = &image.setup_log {
+            write_log(&logs, "setup", log);
         }
 
         let mut statuses: Vec<PhaseStatuses> = Vec::new();
         let mut rejections = Vec::new();
         for phase in Phase::ALL {
             self.reporter.step(&id, &format!("{phase} run"));
-            let mut spec = RunSpec::new(&image, script(phase, &recipe.test_command));
+            let mut spec = RunSpec::new(&image.tag, script(phase, &recipe));
             spec.files = vec![
                 (TEST_PATCH.to_owned(), inst.test_patch.clone().into_bytes()),
                 (FIX_PATCH.to_owned(), inst.fix_patch.clone().into_bytes()),
             ];
             spec.timeout = self.settings.phase_timeout;
             spec.memory_bytes = self.settings.memory_bytes;
+            spec.network = recipe.network_in_runs;
             spec.env = recipe.run_env.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            spec.collect = Some(RESULTS_DIR.to_owned());
             let out = match self.engine.run(&spec).await {
                 Ok(o) => o,
                 Err(e) => return reject(RejectReason::Infrastructure, format!("{phase} run: {}", error_chain(&e))),
             };
             write_log(&logs, phase.as_str(), &out.log);
+            for (name, content) in &out.files {
+                write_log(&logs.join(format!("{phase}-results")), name.trim_end_matches(".log"), content);
+            }
             if out.exit_code == Some(APPLY_FAILED_EXIT) && contains(&out.log, APPLY_FAILED_MARKER) {
                 let reason = if contains(&out.log, FIX_PATCH) && phase == Phase::Fix {
                     RejectReason::FixPatchDoesNotApply
@@ -225,7 +236,10 @@ impl Validator {
                 };
                 return reject(reason, format!("git apply failed in the {phase} run"));
             }
-            let parsed = swe_forge_logparse::parse(framework, &out.log);
+            let parsed = match (results_parser, out.files.is_empty()) {
+                (Some(rp), false) => swe_forge_logparse::parse_files(rp, &out.files),
+                _ => swe_forge_logparse::parse(parser, &out.log),
+            };
             meta.runs.push(PhaseRun {
                 phase,
                 exit_code: out.exit_code,
@@ -241,6 +255,9 @@ impl Validator {
                     format!("{phase} run killed after {} s", self.settings.phase_timeout.as_secs()),
                 ));
             }
+            if out.oom_killed {
+                meta.warnings.push(format!("{phase} run: killed by the memory limit"));
+            }
             statuses.push(parsed.tests);
         }
         let c = categorize(&statuses[0], &statuses[1], &statuses[2]);
@@ -252,6 +269,33 @@ impl Validator {
         );
         rejections.extend(keep_rules(&c, &statuses[2]));
         rejections
+    }
+
+    /// Recipe (override > detection), with overrides applied, and its toolchain.
+    fn resolve_recipe(&self, repo: &SourceRepo, inst: &Instance) -> Result<(Recipe, Toolchain, Detection), String> {
+        let key = format!("{}/{}", inst.org, inst.repo);
+        let over = self.settings.overrides.get(&key).cloned().unwrap_or_default();
+        let detection = detect(repo, &inst.base.sha);
+        let name = match (over.forced_recipe(inst), &detection.recipe, &detection.unsupported) {
+            (Some(n), _, _) => n,
+            (None, _, Some(why)) => return Err(why.clone()),
+            (None, Some(n), None) => n.clone(),
+            (None, None, None) => {
+                return Err("no known build files at the base commit (go.mod, Cargo.toml, pom.xml, package.json, CMakeLists.txt, configure.ac, meson.build); name a recipe in an override".into());
+            }
+        };
+        let mut recipe = Recipe::named(&name).map_err(|e| e.to_string())?;
+        if over.forced_recipe(inst).is_none() {
+            if let Some(l) = &detection.language {
+                recipe.language.clone_from(l);
+            }
+            if let Some(t) = &detection.toolchain {
+                recipe.toolchain.clone_from(t);
+            }
+        }
+        recipe.apply(&over, inst);
+        let toolchain = Toolchain::named(&recipe.toolchain).map_err(|e| e.to_string())?;
+        Ok((recipe.clone(), effective_toolchain(toolchain, &recipe), detection))
     }
 }
 

@@ -52,7 +52,7 @@ pub fn apply_pipeline(settings: &mut Settings, p: &Pipeline) {
         settings.memory_bytes = Some((m as i64) << 20);
     }
     if let Some(c) = &v.ca_bundle {
-        settings.ca_bundle = Some(CaBundle(p.path(c)));
+        settings.ca_bundle = resolve_ca_bundle(&p.path(c));
     }
     if let Some(w) = &v.work_dir {
         settings.work_dir = p.path(w);
@@ -70,8 +70,22 @@ pub fn apply_engine_args(settings: &mut Settings, a: &EngineArgs) {
         settings.memory_bytes = Some((m as i64) << 20);
     }
     if let Some(c) = &a.ca_bundle {
-        settings.ca_bundle = Some(CaBundle(c.clone()));
+        settings.ca_bundle = resolve_ca_bundle(c);
     }
+}
+
+/// `system` (the last component of a pipeline-relative path too) means this machine's default
+/// bundle: `$SSL_CERT_FILE`, else Debian's `/etc/ssl/certs/ca-certificates.crt`; any other value
+/// is a PEM file.
+fn resolve_ca_bundle(value: &Path) -> Option<CaBundle> {
+    if value.file_name().is_some_and(|n| n == "system") && !value.exists() {
+        let candidates = [
+            std::env::var_os("SSL_CERT_FILE").map(std::path::PathBuf::from),
+            Some("/etc/ssl/certs/ca-certificates.crt".into()),
+        ];
+        return candidates.into_iter().flatten().find(|p| p.is_file()).map(CaBundle);
+    }
+    Some(CaBundle(value.to_owned()))
 }
 
 /// Validates `records`, resuming from `progress` (every validated record, JSONL) unless

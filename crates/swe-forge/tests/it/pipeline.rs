@@ -19,6 +19,7 @@ repos = "{repos}"
 jobs = 2
 phase_timeout_secs = 300
 work_dir = "work"
+ca_bundle = "system"
 [output]
 validated = "out/validated.jsonl"
 jsonl = "out/accepted.jsonl"
@@ -65,6 +66,44 @@ fn demo_pipeline_accepts_good_instances_and_rejects_bad_ones() {
     );
     assert!(keys(&rust.p2p_tests).contains("ringq::tests::push_then_pop_is_fifo"));
     assert!(keys(&rust.p2p_tests).iter().any(|t| t.starts_with("ringq::doc::")), "doctests are kept");
+    // One fixture per language, each validated with its own toolchain image and structured results.
+    let expect = [
+        (
+            "forge-fixtures__jtext-3",
+            "java",
+            &[
+                "dev.forge.text.SlugsTest#collapsesRunsOfSeparators",
+                "dev.forge.text.SlugsTest#dropsSeparatorsAtTheEnds",
+            ][..],
+        ),
+        (
+            "forge-fixtures__jsduration-12",
+            "javascript",
+            &[
+                "test/duration.test.js > parseDuration > rejects garbage between parts",
+                "test/duration.test.js > parseDuration > rejects text without a unit",
+            ][..],
+        ),
+        (
+            "forge-fixtures__tsqueue-4",
+            "typescript",
+            &["test/queue.test.ts > PriorityQueue > peek > returns the next item without removing it"][..],
+        ),
+        ("forge-fixtures__cstr-9", "c", &["tests/test_upper"][..]),
+        ("forge-fixtures__cppmatrix-21", "cpp", &["MatrixTest.TransposeOfRectangleSwapsShape"][..]),
+    ];
+    for (id, lang, fixed) in expect {
+        let r = get(id);
+        assert_eq!(r.status(), ValidationStatus::Accepted, "{id}: {:?}", r.swe_forge);
+        assert_eq!(r.lang.as_deref(), Some(lang), "{id}");
+        let got = keys(&r.fixed_tests);
+        for t in fixed {
+            assert!(got.contains(t), "{id}: {t} missing from FAIL_TO_PASS {got:?}");
+        }
+        assert!(!r.p2p_tests.is_empty(), "{id}");
+        let prov = r.swe_forge.as_ref().unwrap().provenance.as_ref().unwrap();
+        assert!(!prov.toolchain_versions.is_empty() && !prov.lockfiles.is_empty(), "{id}: {prov:?}");
+    }
 
     assert_eq!(reasons(get("forge-fixtures__gostack-2")), [RejectReason::PassToFail]);
     assert_eq!(reasons(get("forge-fixtures__gostack-3")), [RejectReason::TestPatchDoesNotApply]);
@@ -82,7 +121,8 @@ fn demo_pipeline_accepts_good_instances_and_rejects_bad_ones() {
     // Exports: the accepted instances, identical in JSONL and Parquet, valid against the schema.
     let accepted = read_records(&tmp.path().join("out/accepted.jsonl"));
     let ids: Vec<&str> = accepted.iter().map(|r| r.instance_id.as_str()).collect();
-    assert_eq!(ids, ["forge-fixtures__gostack-1", "forge-fixtures__ringq-7"]);
+    assert_eq!(ids.len(), 7, "{ids:?}");
+    assert_eq!(ids[..2], ["forge-fixtures__gostack-1", "forge-fixtures__ringq-7"]);
     let from_parquet = swe_forge_export::read_instances_parquet(tmp.path().join("out/accepted.parquet")).unwrap();
     assert_eq!(from_parquet, accepted);
     let rows = swe_forge_export::read_tests_parquet(tmp.path().join("out/tests.parquet")).unwrap();
@@ -100,8 +140,8 @@ fn demo_pipeline_accepts_good_instances_and_rejects_bad_ones() {
     // A second run resumes from the progress file: nothing is validated twice.
     let again = swe_forge(&["run", pipeline.to_str().unwrap()]);
     assert!(again.status.success(), "{}", text(&again));
-    assert!(text(&again).contains("resuming: 6 of 6"), "{}", text(&again));
-    assert_eq!(read_records(&tmp.path().join("out/validated.jsonl")).len(), 6);
+    assert!(text(&again).contains("resuming: 11 of 11"), "{}", text(&again));
+    assert_eq!(read_records(&tmp.path().join("out/validated.jsonl")).len(), 11);
 }
 
 #[test]
