@@ -1,0 +1,252 @@
+//! Instances, their stages and their runs.
+
+use rusqlite::{OptionalExtension, params};
+use sha2::{Digest, Sha256};
+use swe_forge_core::{Instance, PhaseRun};
+
+use crate::{Store, StoreError};
+
+/// How far an instance got. Stages only move forward, except that a candidate whose inputs
+/// changed starts over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Stage {
+    /// Known, nothing done yet.
+    Queued,
+    /// The instance image exists.
+    ImageBuilt,
+    /// Validation finished (accepted or rejected); the record is stored.
+    Validated,
+    /// Written to an export.
+    Exported,
+}
+
+impl Stage {
+    fn as_str(self) -> &'static str {
+        match self {
+            Stage::Queued => "queued",
+            Stage::ImageBuilt => "image_built",
+            Stage::Validated => "validated",
+            Stage::Exported => "exported",
+        }
+    }
+
+    fn parse(s: &str) -> Stage {
+        match s {
+            "image_built" => Stage::ImageBuilt,
+            "validated" => Stage::Validated,
+            "exported" => Stage::Exported,
+            _ => Stage::Queued,
+        }
+    }
+}
+
+/// One run as stored.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunRow {
+    /// The instance.
+    pub instance_id: String,
+    /// 0 for the first run of a phase, 1.. for reruns.
+    pub attempt: u32,
+    /// What happened.
+    pub run: PhaseRun,
+}
+
+fn now() -> String {
+    let d = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    format!("{}.{:03}", d.as_secs(), d.subsec_millis())
+}
+
+/// sha256 of what defines a candidate: everything but swe-forge's own results.
+pub fn input_digest(inst: &Instance) -> String {
+    let mut c = inst.clone();
+    c.swe_forge = None;
+    c.set_results(&Default::default(), Default::default(), Default::default(), Default::default());
+    c.lang = None;
+    let json = serde_json::to_string(&c).unwrap_or_default();
+    Sha256::digest(json.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+impl Store {
+    /// Registers candidates; returns the ids that still need validation (new ones, changed
+    /// ones, and ones a previous process left unfinished), in input order.
+    pub fn enqueue(&mut self, candidates: &[Instance]) -> Result<Vec<String>, StoreError> {
+        let path = self.path().to_owned();
+        let tx = self.conn.transaction().map_err(StoreError::sql(&path))?;
+        let mut todo = Vec::new();
+        for inst in candidates {
+            let digest = input_digest(inst);
+            let existing: Option<(String, String)> = tx
+                .query_row(
+                    "SELECT input_sha256, stage FROM instances WHERE instance_id = ?1",
+                    [&inst.instance_id],
+                    |r| Ok((r.get(0)?, r.get(1)?)),
+                )
+                .optional()
+                .map_err(StoreError::sql(&path))?;
+            match existing {
+                Some((d, stage)) if d == digest => {
+                    if Stage::parse(&stage) < Stage::Validated {
+                        todo.push(inst.instance_id.clone());
+                    }
+                }
+                _ => {
+                    tx.execute(
+                        "INSERT INTO instances (instance_id, input_sha256, stage, record, updated_at) VALUES (?1, ?2, 'queued', NULL, ?3)
+                         ON CONFLICT(instance_id) DO UPDATE SET input_sha256 = ?2, stage = 'queued', record = NULL, updated_at = ?3",
+                        params![inst.instance_id, digest, now()],
+                    )
+                    .map_err(StoreError::sql(&path))?;
+                    tx.execute("DELETE FROM runs WHERE instance_id = ?1", [&inst.instance_id])
+                        .map_err(StoreError::sql(&path))?;
+                    todo.push(inst.instance_id.clone());
+                }
+            }
+        }
+        tx.commit().map_err(StoreError::sql(&path))?;
+        Ok(todo)
+    }
+
+    /// Forgets every result: all instances go back to `Queued`.
+    pub fn reset(&mut self) -> Result<(), StoreError> {
+        let path = self.path().to_owned();
+        self.conn
+            .execute_batch("UPDATE instances SET stage = 'queued', record = NULL; DELETE FROM runs;")
+            .map_err(StoreError::sql(&path))
+    }
+
+    /// Moves an instance to `stage` and logs the event with how long the step took.
+    pub fn set_stage(&mut self, instance_id: &str, stage: Stage, duration_ms: Option<u64>) -> Result<(), StoreError> {
+        let path = self.path().to_owned();
+        let tx = self.conn.transaction().map_err(StoreError::sql(&path))?;
+        tx.execute(
+            "UPDATE instances SET stage = ?2, updated_at = ?3 WHERE instance_id = ?1",
+            params![instance_id, stage.as_str(), now()],
+        )
+        .map_err(StoreError::sql(&path))?;
+        tx.execute(
+            "INSERT INTO events (instance_id, stage, duration_ms, at) VALUES (?1, ?2, ?3, ?4)",
+            params![instance_id, stage.as_str(), duration_ms.map(|d| d as i64), now()],
+        )
+        .map_err(StoreError::sql(&path))?;
+        tx.commit().map_err(StoreError::sql(&path))
+    }
+
+    /// Stores a finished validation: the record and its runs, in one transaction.
+    pub fn finish(&mut self, inst: &Instance, runs: &[RunRow]) -> Result<(), StoreError> {
+        let path = self.path().to_owned();
+        let json = serde_json::to_string(inst).map_err(|e| StoreError::Corrupt {
+            path: path.clone(),
+            instance: inst.instance_id.clone(),
+            message: e.to_string(),
+        })?;
+        let tx = self.conn.transaction().map_err(StoreError::sql(&path))?;
+        tx.execute(
+            "UPDATE instances SET stage = 'validated', record = ?2, updated_at = ?3 WHERE instance_id = ?1",
+            params![inst.instance_id, json, now()],
+        )
+        .map_err(StoreError::sql(&path))?;
+        for r in runs {
+            tx.execute(
+                "INSERT OR REPLACE INTO runs (instance_id, phase, attempt, exit_code, duration_ms, timed_out, log_sha256, log_bytes, tests, created_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                params![
+                    r.instance_id,
+                    r.run.phase.as_str(),
+                    r.attempt,
+                    r.run.exit_code,
+                    r.run.duration_ms as i64,
+                    r.run.timed_out,
+                    r.run.log_sha256,
+                    r.run.log_bytes as i64,
+                    r.run.tests as i64,
+                    now()
+                ],
+            )
+            .map_err(StoreError::sql(&path))?;
+        }
+        tx.execute(
+            "INSERT INTO events (instance_id, stage, duration_ms, at) VALUES (?1, 'validated', NULL, ?2)",
+            params![inst.instance_id, now()],
+        )
+        .map_err(StoreError::sql(&path))?;
+        tx.commit().map_err(StoreError::sql(&path))
+    }
+
+    /// The stage of an instance, if known.
+    pub fn stage(&self, instance_id: &str) -> Result<Option<Stage>, StoreError> {
+        let path = self.path().to_owned();
+        let s: Option<String> = self
+            .conn
+            .query_row("SELECT stage FROM instances WHERE instance_id = ?1", [instance_id], |r| r.get(0))
+            .optional()
+            .map_err(StoreError::sql(&path))?;
+        Ok(s.as_deref().map(Stage::parse))
+    }
+
+    /// Every validated record, by instance id.
+    pub fn validated(&self) -> Result<Vec<Instance>, StoreError> {
+        let path = self.path().to_owned();
+        let mut stmt = self
+            .conn
+            .prepare("SELECT instance_id, record FROM instances WHERE record IS NOT NULL ORDER BY instance_id")
+            .map_err(StoreError::sql(&path))?;
+        let rows = stmt
+            .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
+            .map_err(StoreError::sql(&path))?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (id, json) = row.map_err(StoreError::sql(&path))?;
+            let inst = serde_json::from_str(&json).map_err(|e| StoreError::Corrupt {
+                path: path.clone(),
+                instance: id,
+                message: e.to_string(),
+            })?;
+            out.push(inst);
+        }
+        Ok(out)
+    }
+
+    /// Number of runs stored for an instance.
+    pub fn run_count(&self, instance_id: &str) -> Result<u64, StoreError> {
+        let path = self.path().to_owned();
+        self.conn
+            .query_row("SELECT COUNT(*) FROM runs WHERE instance_id = ?1", [instance_id], |r| r.get::<_, i64>(0))
+            .map(|n| n as u64)
+            .map_err(StoreError::sql(&path))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn devset() -> Vec<Instance> {
+        let text =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/devset/instances.jsonl")).unwrap();
+        swe_forge_core::read_jsonl(text.as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn enqueue_finish_resume_and_change() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.sqlite");
+        let all = devset();
+        let mut store = Store::open(&path).unwrap();
+        assert_eq!(store.enqueue(&all[..3]).unwrap().len(), 3);
+        store.set_stage(&all[0].instance_id, Stage::ImageBuilt, Some(1200)).unwrap();
+        store.finish(&all[0], &[]).unwrap();
+        drop(store);
+        // Reopened: only unfinished instances are pending; nothing is duplicated.
+        let mut store = Store::open(&path).unwrap();
+        let todo = store.enqueue(&all[..3]).unwrap();
+        assert_eq!(todo, [all[1].instance_id.clone(), all[2].instance_id.clone()]);
+        assert_eq!(store.validated().unwrap(), vec![all[0].clone()]);
+        assert_eq!(store.stage(&all[0].instance_id).unwrap(), Some(Stage::Validated));
+        // A changed candidate starts over.
+        let mut changed = all[0].clone();
+        changed.fix_patch.push_str("\n");
+        assert_eq!(store.enqueue(&[changed]).unwrap(), [all[0].instance_id.clone()]);
+        assert!(store.validated().unwrap().is_empty());
+        assert_eq!(crate::schema::latest(), 1);
+    }
+}
