@@ -244,7 +244,7 @@ mod tests {
         assert_eq!(store.stage(&all[0].instance_id).unwrap(), Some(Stage::Validated));
         // A changed candidate starts over.
         let mut changed = all[0].clone();
-        changed.fix_patch.push_str("\n");
+        changed.fix_patch.push('\n');
         assert_eq!(store.enqueue(&[changed]).unwrap(), [all[0].instance_id.clone()]);
         assert!(store.validated().unwrap().is_empty());
         assert_eq!(crate::schema::latest(), 1);
