@@ -11,12 +11,12 @@
 
 use swe_forge_core::TestStatus;
 
-use crate::{LineParser, ParsedLog, tap, worst};
+use crate::{LineParser, ParsedLog, Recorder, tap, worst};
 
 /// Line-by-line state of a `make check` log.
 #[derive(Default)]
 pub(crate) struct Parser {
-    parsed: ParsedLog,
+    parsed: Recorder,
 }
 
 fn status_of(word: &str) -> Option<TestStatus> {
@@ -64,13 +64,13 @@ impl LineParser for Parser {
     }
 
     fn finish(self: Box<Self>) -> ParsedLog {
-        self.parsed
+        self.parsed.into_parsed()
     }
 }
 
 /// Reads automake `.trs` files: one result per file, keyed by the path without `.trs`.
 pub(crate) fn parse_trs_files(files: &[&(String, Vec<u8>)]) -> ParsedLog {
-    let mut parsed = ParsedLog::default();
+    let mut parsed = Recorder::default();
     for (path, bytes) in files {
         let text = String::from_utf8_lossy(bytes);
         let mut global = None;
@@ -90,7 +90,7 @@ pub(crate) fn parse_trs_files(files: &[&(String, Vec<u8>)]) -> ParsedLog {
             None => parsed.warnings.push(format!("{path}: no test result in the .trs file (test still running?)")),
         }
     }
-    parsed
+    parsed.into_parsed()
 }
 
 /// Signature lines for detection (strong ones count more).

@@ -24,7 +24,7 @@ use std::collections::HashMap;
 
 use swe_forge_core::TestStatus;
 
-use crate::{LineParser, ParsedLog, list};
+use crate::{LineParser, ParsedLog, Recorder, list};
 
 /// Canonical prefix for results seen before any section header.
 const UNKNOWN_BINARY: &str = "?";
@@ -61,7 +61,7 @@ impl Block {
 /// Line-by-line state of a `cargo test` log.
 #[derive(Default)]
 pub(crate) struct Parser {
-    parsed: ParsedLog,
+    parsed: Recorder,
     section: Option<Section>,
     block: Option<Block>,
     /// Binary name (with kind marker) -> hashes seen, in order of appearance.
@@ -331,7 +331,7 @@ impl LineParser for Parser {
 
     fn finish(mut self: Box<Self>) -> ParsedLog {
         self.close_block("log ends");
-        self.parsed
+        self.parsed.into_parsed()
     }
 }
 

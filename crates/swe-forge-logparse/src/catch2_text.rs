@@ -10,7 +10,7 @@
 
 use swe_forge_core::TestStatus;
 
-use crate::{LineParser, ParsedLog};
+use crate::{LineParser, ParsedLog, Recorder};
 
 #[derive(Default, PartialEq)]
 enum State {
@@ -27,7 +27,7 @@ enum State {
 /// Line-by-line state of a Catch2 console log.
 #[derive(Default)]
 pub(crate) struct Parser {
-    parsed: ParsedLog,
+    parsed: Recorder,
     state: State,
     case: Option<String>,
     announced: Option<u64>,
@@ -97,7 +97,7 @@ impl LineParser for Parser {
                 self.parsed.tests.len()
             ));
         }
-        self.parsed
+        self.parsed.into_parsed()
     }
 }
 

@@ -10,7 +10,7 @@ use quick_xml::Reader;
 use quick_xml::events::{BytesStart, Event};
 use swe_forge_core::TestStatus;
 
-use crate::{ParsedLog, list};
+use crate::{ParsedLog, Recorder, list};
 
 fn attr(e: &BytesStart<'_>, key: &[u8]) -> Option<String> {
     let a = e.attributes().flatten().find(|a| a.key.as_ref() == key)?;
@@ -19,7 +19,7 @@ fn attr(e: &BytesStart<'_>, key: &[u8]) -> Option<String> {
 }
 
 pub(crate) fn parse(reader: impl BufRead) -> ParsedLog {
-    let mut parsed = ParsedLog::default();
+    let mut parsed = Recorder::default();
     let mut xml = Reader::from_reader(reader);
     let config = xml.config_mut();
     config.check_end_names = false;
@@ -86,5 +86,5 @@ pub(crate) fn parse(reader: impl BufRead) -> ParsedLog {
             list(&names)
         ));
     }
-    parsed
+    parsed.into_parsed()
 }

@@ -14,7 +14,7 @@ use std::collections::BTreeSet;
 
 use swe_forge_core::TestStatus;
 
-use crate::{LineParser, ParsedLog, list};
+use crate::{LineParser, ParsedLog, Recorder, list};
 
 #[derive(Default, PartialEq)]
 enum List {
@@ -27,7 +27,7 @@ enum List {
 /// Line-by-line state of a ctest log.
 #[derive(Default)]
 pub(crate) struct Parser {
-    parsed: ParsedLog,
+    parsed: Recorder,
     started: BTreeSet<String>,
     /// Whether any `Start` line was seen: then only started tests may report.
     saw_start: bool,
@@ -131,7 +131,7 @@ impl LineParser for Parser {
                 list(&names)
             ));
         }
-        self.parsed
+        self.parsed.into_parsed()
     }
 }
 

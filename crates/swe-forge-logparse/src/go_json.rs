@@ -13,7 +13,7 @@ use std::io::BufRead;
 use serde::Deserialize;
 use swe_forge_core::TestStatus;
 
-use crate::{ParsedLog, list, text};
+use crate::{ParsedLog, Recorder, list, text};
 
 /// The fields of a test2json event this parser reads; others are ignored.
 #[derive(Deserialize)]
@@ -139,7 +139,7 @@ fn event_line(line: &str, packages: &mut BTreeMap<String, Package>, malformed: &
 }
 
 fn report(packages: BTreeMap<String, Package>) -> ParsedLog {
-    let mut parsed = ParsedLog::default();
+    let mut parsed = Recorder::default();
     for (pkg_name, pkg) in packages {
         let mut crashed = Vec::new();
         let mut unfinished = Vec::new();
@@ -184,5 +184,5 @@ fn report(packages: BTreeMap<String, Package>) -> ParsedLog {
             ));
         }
     }
-    parsed
+    parsed.into_parsed()
 }

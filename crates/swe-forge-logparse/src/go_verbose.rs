@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 
 use swe_forge_core::TestStatus;
 
-use crate::{LineParser, ParsedLog, list};
+use crate::{LineParser, ParsedLog, Recorder, list};
 
 /// Package name used when no summary line follows a test's result.
 const UNKNOWN_PACKAGE: &str = "?";
@@ -32,6 +32,9 @@ pub(crate) enum Summary<'a> {
 
 /// Recognises a package summary line.
 pub(crate) fn summary(line: &str) -> Option<Summary<'_>> {
+    if !line.starts_with(['o', 'F', '?']) {
+        return None;
+    }
     let mut words = line.split_whitespace();
     let head = words.next()?;
     let pkg = words.next()?;
@@ -77,7 +80,7 @@ pub(crate) fn run(line: &str) -> Option<&str> {
 /// Line-by-line state: results not yet attributed to a package.
 #[derive(Default)]
 pub(crate) struct Parser {
-    parsed: ParsedLog,
+    parsed: Recorder,
     pending: BTreeMap<String, TestState>,
 }
 
@@ -152,6 +155,6 @@ impl LineParser for Parser {
             }
             self.flush(UNKNOWN_PACKAGE, None);
         }
-        self.parsed
+        self.parsed.into_parsed()
     }
 }

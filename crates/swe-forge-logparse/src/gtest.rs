@@ -13,12 +13,12 @@ use std::collections::BTreeSet;
 
 use swe_forge_core::TestStatus;
 
-use crate::{LineParser, ParsedLog, list};
+use crate::{LineParser, ParsedLog, Recorder, list};
 
 /// Line-by-line state of a gtest log.
 #[derive(Default)]
 pub(crate) struct Parser {
-    parsed: ParsedLog,
+    parsed: Recorder,
     running: BTreeSet<String>,
     saw_run: bool,
 }
@@ -86,7 +86,7 @@ impl LineParser for Parser {
                 list(&names)
             ));
         }
-        self.parsed
+        self.parsed.into_parsed()
     }
 }
 

@@ -20,14 +20,14 @@ use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess,
 use swe_forge_core::TestStatus;
 
 use crate::json_doc::{self, De, JsonReport};
-use crate::{ParsedLog, jest_text};
+use crate::{ParsedLog, Recorder, jest_text};
 
 /// Directories removed from the front of report paths: where the validator puts repositories.
 pub(crate) const REPO_ROOTS: &[&str] = &["/testbed/"];
 
 #[derive(Default)]
 struct State {
-    parsed: ParsedLog,
+    parsed: Recorder,
     /// Relative paths seen in `PASS`/`FAIL` text lines.
     seen_paths: BTreeSet<String>,
     failed_to_load: Vec<String>,
@@ -205,7 +205,7 @@ pub(crate) fn parse(reader: impl BufRead) -> ParsedLog {
         ));
     }
     st.parsed.warnings.extend(warnings);
-    st.parsed
+    st.parsed.into_parsed()
 }
 
 /// Whether `line` opens a jest or vitest JSON report (for detection): (is jest, is vitest).

@@ -14,12 +14,12 @@
 use swe_forge_core::TestStatus;
 
 use crate::text::{indent, strip_duration};
-use crate::{LineParser, ParsedLog};
+use crate::{LineParser, ParsedLog, Recorder};
 
 /// Line-by-line state of a jest log.
 #[derive(Default)]
 pub(crate) struct Parser {
-    parsed: ParsedLog,
+    parsed: Recorder,
     file: Option<String>,
     /// Enclosing `describe` blocks: (indentation, name).
     stack: Vec<(usize, String)>,
@@ -112,7 +112,7 @@ impl LineParser for Parser {
     }
 
     fn finish(self: Box<Self>) -> ParsedLog {
-        self.parsed
+        self.parsed.into_parsed()
     }
 }
 

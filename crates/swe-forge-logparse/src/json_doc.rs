@@ -41,7 +41,7 @@ pub(crate) fn drive<R: BufRead>(reader: R, report: &mut impl JsonReport) -> Vec<
             continue;
         }
         let Some(raw) = lines.next_raw() else { break };
-        let decoded = String::from_utf8_lossy(raw);
+        let decoded = text::decode(raw);
         report.text_line(&text::clean_line(&decoded));
     }
     if reports > 1 {

@@ -30,12 +30,12 @@ use quick_xml::Reader;
 use quick_xml::events::{BytesStart, Event};
 use swe_forge_core::TestStatus;
 
-use crate::{Framework, ParsedLog, surefire::java_method};
+use crate::{Framework, ParsedLog, Recorder, surefire::java_method};
 
 /// Reads JUnit XML documents into one [`ParsedLog`].
 pub(crate) struct Parser {
     framework: Framework,
-    parsed: ParsedLog,
+    parsed: Recorder,
     /// Names of the enclosing `<testsuite>` elements.
     suites: Vec<String>,
     /// The open `<testcase>`: id, Multi-SWE-bench name, status.
@@ -78,7 +78,7 @@ fn nextest_binary(suite: &str) -> String {
 
 impl Parser {
     pub(crate) fn new(framework: Framework) -> Self {
-        Parser { framework, parsed: ParsedLog::default(), suites: Vec::new(), case: None }
+        Parser { framework, parsed: Recorder::default(), suites: Vec::new(), case: None }
     }
 
     /// Reads every XML event of `reader`; a malformed or truncated document ends with a warning.
@@ -209,6 +209,6 @@ impl Parser {
     }
 
     pub(crate) fn finish(self) -> ParsedLog {
-        self.parsed
+        self.parsed.into_parsed()
     }
 }

@@ -47,7 +47,8 @@
 //! and cleaning, `json_doc.rs` finding JSON reports inside a log, `detect.rs` format detection,
 //! `msb.rs` Multi-SWE-bench granularity and `exit_code.rs` the exit-code check.
 
-use std::collections::BTreeMap;
+use std::collections::hash_map::Entry;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::io::{BufReader, Read};
 use std::str::FromStr;
@@ -266,24 +267,52 @@ pub struct ParsedLog {
     pub warnings: Vec<String>,
 }
 
-impl ParsedLog {
+/// Collects results while a log is parsed. Hash maps, because canonical ids share long
+/// prefixes (`tests/a.test.js > describe > …`) and an ordered map would compare those bytes on
+/// every insert; [`Recorder::into_parsed`] sorts once at the end.
+#[derive(Default)]
+pub(crate) struct Recorder {
+    pub(crate) tests: HashMap<String, TestStatus>,
+    pub(crate) msb_names: HashMap<String, String>,
+    pub(crate) warnings: Vec<String>,
+}
+
+impl Recorder {
     /// Records `status` for `id` (a later report of the same id replaces an earlier one, as a
     /// retried test's last attempt is its result).
     pub(crate) fn record(&mut self, id: String, msb_name: Option<String>, status: TestStatus) {
-        if let Some(name) = msb_name {
-            self.msb_names.insert(id.clone(), name);
-        }
-        self.tests.insert(id, status);
+        self.set(id, msb_name, |_| status);
     }
 
     /// Records `status` for `id` unless a worse status is already there (FAIL > PASS > SKIP):
     /// for formats where a repeated id means two different tests that share a name.
     pub(crate) fn record_worst(&mut self, id: String, msb_name: Option<String>, status: TestStatus) {
-        let merged = match self.tests.get(&id) {
-            Some(&old) => worst(old, status),
-            None => status,
-        };
-        self.record(id, msb_name, merged);
+        self.set(id, msb_name, |old| old.map_or(status, |o| worst(o, status)));
+    }
+
+    /// The Multi-SWE-bench name is a function of the id, so only a new id records one.
+    fn set(&mut self, id: String, msb_name: Option<String>, status: impl FnOnce(Option<TestStatus>) -> TestStatus) {
+        match self.tests.entry(id) {
+            Entry::Occupied(mut e) => {
+                let old = *e.get();
+                e.insert(status(Some(old)));
+            }
+            Entry::Vacant(e) => {
+                if let Some(name) = msb_name {
+                    self.msb_names.insert(e.key().clone(), name);
+                }
+                e.insert(status(None));
+            }
+        }
+    }
+
+    /// The sorted result.
+    pub(crate) fn into_parsed(self) -> ParsedLog {
+        ParsedLog {
+            tests: self.tests.into_iter().collect(),
+            msb_names: self.msb_names.into_iter().collect(),
+            warnings: self.warnings,
+        }
     }
 }
 

@@ -18,11 +18,11 @@ use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess,
 use swe_forge_core::TestStatus;
 
 use crate::json_doc::{self, De, JsonReport};
-use crate::{ParsedLog, jest_json};
+use crate::{ParsedLog, Recorder, jest_json};
 
 #[derive(Default)]
 struct State {
-    parsed: ParsedLog,
+    parsed: Recorder,
     hooks: Vec<String>,
 }
 
@@ -151,5 +151,5 @@ pub(crate) fn parse(reader: impl BufRead) -> ParsedLog {
         ));
     }
     st.parsed.warnings.extend(warnings);
-    st.parsed
+    st.parsed.into_parsed()
 }

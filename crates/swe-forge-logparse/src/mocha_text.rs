@@ -12,12 +12,12 @@ use swe_forge_core::TestStatus;
 
 use crate::mocha_json::is_hook;
 use crate::text::{indent, strip_duration};
-use crate::{LineParser, ParsedLog, list};
+use crate::{LineParser, ParsedLog, Recorder, list};
 
 /// Line-by-line state of a mocha spec log.
 #[derive(Default)]
 pub(crate) struct Parser {
-    parsed: ParsedLog,
+    parsed: Recorder,
     stack: Vec<(usize, String)>,
     /// After `N passing`: the failure details.
     in_details: bool,
@@ -95,7 +95,7 @@ impl LineParser for Parser {
                 list(&names)
             ));
         }
-        self.parsed
+        self.parsed.into_parsed()
     }
 }
 

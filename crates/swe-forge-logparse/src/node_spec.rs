@@ -11,12 +11,12 @@
 use swe_forge_core::TestStatus;
 
 use crate::text::{indent, strip_duration};
-use crate::{LineParser, ParsedLog};
+use crate::{LineParser, ParsedLog, Recorder};
 
 /// Line-by-line state of a node:test spec log.
 #[derive(Default)]
 pub(crate) struct Parser {
-    parsed: ParsedLog,
+    parsed: Recorder,
     stack: Vec<(usize, String)>,
     in_failing_list: bool,
 }
@@ -89,7 +89,7 @@ impl LineParser for Parser {
     }
 
     fn finish(self: Box<Self>) -> ParsedLog {
-        self.parsed
+        self.parsed.into_parsed()
     }
 }
 

@@ -18,12 +18,12 @@ use std::collections::BTreeSet;
 
 use swe_forge_core::TestStatus;
 
-use crate::{LineParser, ParsedLog, list};
+use crate::{LineParser, ParsedLog, Recorder, list};
 
 /// Line-by-line state of a Surefire console log.
 #[derive(Default)]
 pub(crate) struct Parser {
-    parsed: ParsedLog,
+    parsed: Recorder,
     /// Classes that printed `Running` and no result line yet.
     running: BTreeSet<String>,
     /// The class of the last `Running` or per-class result line.
@@ -206,16 +206,21 @@ impl LineParser for Parser {
             self.current = Some(class.to_owned());
             return;
         }
-        if self.class_result(line) || self.method_failure(line) {
+        if (trimmed.starts_with("Tests run:") && self.class_result(line))
+            || (trimmed.ends_with('!') && self.method_failure(line))
+        {
             self.in_flakes = false;
             return;
         }
-        if trimmed.contains("The forked VM terminated without properly saying goodbye")
-            || trimmed.contains("There was an error in the forked process")
+        if trimmed.contains("forked")
+            && (trimmed.contains("The forked VM terminated without properly saying goodbye")
+                || trimmed.contains("There was an error in the forked process"))
         {
             self.fork_crash = true;
         }
-        self.finish_lists(line);
+        if self.in_flakes || self.in_crashed || trimmed.ends_with(':') {
+            self.finish_lists(line);
+        }
     }
 
     fn finish(mut self: Box<Self>) -> ParsedLog {
@@ -233,7 +238,7 @@ impl LineParser for Parser {
         } else if self.fork_crash {
             self.parsed.warnings.push("the forked test VM crashed".to_owned());
         }
-        self.parsed
+        self.parsed.into_parsed()
     }
 }
 

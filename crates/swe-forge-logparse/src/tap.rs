@@ -13,12 +13,12 @@
 use swe_forge_core::TestStatus;
 
 use crate::text::indent;
-use crate::{LineParser, ParsedLog};
+use crate::{LineParser, ParsedLog, Recorder};
 
 /// Line-by-line state of a TAP stream.
 #[derive(Default)]
 pub(crate) struct Parser {
-    parsed: ParsedLog,
+    parsed: Recorder,
     file: Option<String>,
     /// `# Subtest:` names by depth.
     subtests: Vec<String>,
@@ -156,7 +156,7 @@ impl LineParser for Parser {
                 self.duplicates
             ));
         }
-        self.parsed
+        self.parsed.into_parsed()
     }
 }
 

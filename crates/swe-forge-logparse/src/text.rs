@@ -98,19 +98,42 @@ impl<R: BufRead> Lines<R> {
     }
 }
 
-/// Feeds every cleaned line of `reader` to `f`; returns the reader's warnings.
+/// Feeds every cleaned line of `reader` to `f`; returns the reader's warnings. A line that sits
+/// whole in the reader's buffer is handed over without copying.
 pub(crate) fn for_each_line<R: BufRead>(reader: R, mut f: impl FnMut(&str)) -> Vec<String> {
     let mut lines = Lines::new(reader);
-    while let Some(raw) = lines.next_raw() {
-        let text = String::from_utf8_lossy(raw);
-        f(&clean_line(&text));
+    loop {
+        let used = match lines.reader.fill_buf() {
+            Ok(chunk) => match memchr::memchr(b'\n', chunk) {
+                Some(i) if i <= MAX_LINE => {
+                    f(&clean_line(&decode(&chunk[..i])));
+                    Some(i + 1)
+                }
+                _ => None,
+            },
+            Err(_) => None,
+        };
+        match used {
+            Some(n) => {
+                lines.reader.consume(n);
+                lines.offset += n as u64;
+            }
+            None => match lines.next_raw() {
+                Some(raw) => f(&clean_line(&decode(raw))),
+                None => break,
+            },
+        }
     }
     lines.warnings()
 }
 
-/// Decodes `log` as UTF-8, replacing invalid sequences with U+FFFD.
+/// Decodes `log` as UTF-8, replacing invalid sequences with U+FFFD (validation first: it is
+/// faster than the lossy decoder on the common, valid case).
 pub(crate) fn decode(log: &[u8]) -> Cow<'_, str> {
-    String::from_utf8_lossy(log)
+    match std::str::from_utf8(log) {
+        Ok(s) => Cow::Borrowed(s),
+        Err(_) => String::from_utf8_lossy(log),
+    }
 }
 
 /// The lines of `text`, each cleaned by [`clean_line`].
@@ -197,13 +220,15 @@ pub(crate) fn strip_duration(text: &str) -> &str {
     let t = text.trim_end();
     // Parenthesised: ` (12 ms)`.
     if let Some(inner) = t.strip_suffix(')')
-        && let Some(open) = inner.rfind(" (")
-        && is_duration(&inner[open + 2..])
+        && let Some(open) = inner.rfind('(')
+        && inner[..open].ends_with(' ')
+        && is_duration(&inner[open + 1..])
     {
         return t[..open].trim_end();
     }
     // Bare: ` 5ms`.
-    if let Some(sp) = t.rfind(' ')
+    if t.ends_with('s')
+        && let Some(sp) = t.rfind(' ')
         && is_duration(&t[sp + 1..])
     {
         return t[..sp].trim_end();

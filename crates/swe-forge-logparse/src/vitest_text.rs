@@ -9,12 +9,12 @@
 use swe_forge_core::TestStatus;
 
 use crate::text::strip_duration;
-use crate::{LineParser, ParsedLog};
+use crate::{LineParser, ParsedLog, Recorder};
 
 /// Line-by-line state of a vitest log.
 #[derive(Default)]
 pub(crate) struct Parser {
-    parsed: ParsedLog,
+    parsed: Recorder,
 }
 
 fn marker(c: char) -> Option<TestStatus> {
@@ -78,7 +78,7 @@ impl LineParser for Parser {
     }
 
     fn finish(self: Box<Self>) -> ParsedLog {
-        self.parsed
+        self.parsed.into_parsed()
     }
 }
 
