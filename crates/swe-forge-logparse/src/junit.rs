@@ -13,8 +13,10 @@
 //!
 //! Canonical ids per dialect:
 //! - `junit-xml`: `<classname>#<name>` with the parameter list dropped (`isSmall(int)[1]` ->
-//!   `isSmall[1]`), `<classname>` for a class-level error (empty name), `<suite> > <name>`
-//!   when there is no classname. Multi-SWE-bench name: the class.
+//!   `isSmall[1]`), `<classname>` for a class-level error (empty name). When the classname is
+//!   not a class (empty, or undotted and unlike its suite, as node:test's `classname="test"`),
+//!   `<suite> > … > <name>` from the enclosing suites, as `node-test` names it. Multi-SWE-bench
+//!   name: the class, or the name.
 //! - `ctest-junit`: the test name (the ctest target). A test whose executable is missing is FAIL,
 //!   as in ctest's text output, though the XML marks it skipped.
 //! - `gtest-xml`: `<classname>.<name>`, as gtest prints it (`Small/ParamTest.IsSmall/2`).
@@ -185,9 +187,16 @@ impl Parser {
                 (format!("{binary}::{name}"), Some(name.to_string()))
             }
             _ => {
-                if class.is_empty() {
-                    let id = if suite.is_empty() { name.to_string() } else { format!("{suite} > {name}") };
-                    (id, Some(suite.to_owned()).filter(|s| !s.is_empty()))
+                if class.is_empty() || (!class.contains('.') && class != suite) {
+                    // Not a Java class (node:test's reporter writes `classname="test"` and
+                    // nests a `testsuite` per describe): the enclosing suites name the test.
+                    let mut id = String::new();
+                    for s in self.suites.iter().filter(|s| !s.is_empty()) {
+                        id.push_str(s);
+                        id.push_str(" > ");
+                    }
+                    id.push_str(&name);
+                    (id, Some(name.to_string()))
                 } else if name.is_empty() {
                     (class.to_string(), Some(class.to_string()))
                 } else {
