@@ -92,6 +92,7 @@ impl Parser {
         config.trim_text(true);
         let mut buf = Vec::new();
         let mut errors = 0usize;
+        let mut first_error = None;
         loop {
             buf.clear();
             let before = xml.buffer_position();
@@ -103,17 +104,22 @@ impl Parser {
                 Ok(_) => {}
                 Err(e) => {
                     errors += 1;
+                    first_error.get_or_insert_with(|| format!("at byte {}: {e}", xml.buffer_position()));
                     if errors > 100 || xml.buffer_position() == before {
-                        self.parsed
-                            .warnings
-                            .push(format!("XML report unreadable at byte {}: {e}", xml.buffer_position()));
                         break;
                     }
                 }
             }
         }
+        if let Some(e) = first_error {
+            self.parsed.warnings.push(format!("XML report malformed or cut short ({e})"));
+        }
         if let Some(case) = self.case.take() {
             self.parsed.warnings.push(format!("XML report ends inside test case {} (truncated?); left out", case.id));
+        } else if let Some(suite) = self.suites.last() {
+            self.parsed.warnings.push(format!(
+                "XML report ends inside test suite {suite} (truncated?); its unreported test cases are absent"
+            ));
         }
         self.suites.clear();
     }

@@ -8,7 +8,8 @@
 //! the script of a `prove -v` header (`t/basic.t ..`), left out for a bare TAP stream, and
 //! the parents are the enclosing `# Subtest:` names; a test without description is `#N`.
 //! Multi-SWE-bench name: the description. A plan that promises more top-level tests than
-//! reported (a crashed script) gives a warning; the missing tests are absent.
+//! reported, or a `# Subtest:` whose result never comes (a crashed script, a cut log), gives
+//! a warning; the missing tests are absent.
 
 use swe_forge_core::TestStatus;
 
@@ -77,6 +78,13 @@ impl Parser {
             self.parsed.warnings.push(format!(
                 "the TAP plan{what} promised {plan} tests but {} reported (crashed or truncated?); the rest are left out",
                 self.top_results
+            ));
+        }
+        if !self.subtests.is_empty() {
+            let what = self.file.as_deref().map_or_else(String::new, |f| format!("{f}: "));
+            self.parsed.warnings.push(format!(
+                "{what}TAP stream ends inside subtest {} (crashed or truncated?); its missing results are absent",
+                self.subtests.join(" > ")
             ));
         }
         self.top_results = 0;

@@ -180,3 +180,140 @@ fn empty_log_warns() {
         assert!(warned(&p, "no test results"), "{fw}: {:?}", p.warnings);
     }
 }
+
+#[test]
+fn crashes_truncation_and_partial_output_are_warned_about() {
+    let cases: &[(Framework, &str, &str)] = &[
+        (Framework::MavenSurefire, "maven-surefire/fork_crash.log", "the forked VM crashed"),
+        (Framework::Gtest, "gtest/segfault.log", "CrashSuite.Segfaults"),
+        (Framework::Gtest, "gtest/truncated.log", "Small/ParamTest.IsSmall/1"),
+        (Framework::Catch2, "catch2/failures_only.log", "run with -s"),
+        (Framework::JestJson, "jest-json/truncated.log", "cut short or malformed"),
+        (Framework::JestJson, "jest-json/with_text_report.log", "tests/unit/broken.test.js"),
+        (Framework::MochaJson, "mocha-json/truncated.log", "cut short or malformed"),
+        (Framework::MochaJson, "mocha-json/report.log", "\"before all\" hook"),
+        (Framework::Mocha, "mocha/spec.log", "\"before all\" hook"),
+        (Framework::JunitXml, "junit-xml/truncated.log", "truncated"),
+        (Framework::Tap, "tap/prove_verbose.log", "t/crash.t promised 3 tests but 1 reported"),
+        (Framework::Tap, "tap/truncated.log", "ends inside subtest with subtests"),
+        (Framework::Jest, "jest/process_exit.log", "no test results"),
+    ];
+    for (fw, case, needle) in cases {
+        let p = parse(*fw, &data(case));
+        assert!(warned(&p, needle), "{case}: no warning containing {needle:?} in {:?}", p.warnings);
+    }
+    // Clean real logs give no warnings.
+    for (fw, case) in [
+        (Framework::Gtest, "gtest/basic.log"),
+        (Framework::Ctest, "ctest/serial.log"),
+        (Framework::Jest, "jest/verbose.log"),
+        (Framework::Vitest, "vitest/verbose.log"),
+        (Framework::NodeTest, "node-test/spec.log"),
+        (Framework::Automake, "automake/make_check.log"),
+        (Framework::Catch2Xml, "catch2-xml/report.log"),
+        (Framework::JunitXml, "junit-xml/surefire_one_file.log"),
+        (Framework::MavenSurefire, "maven-surefire/junit5_mixed.log"),
+    ] {
+        let p = parse(fw, &data(case));
+        assert!(p.warnings.is_empty(), "{case}: {:?}", p.warnings);
+    }
+}
+
+#[test]
+fn a_test_that_never_reported_is_absent_never_pass() {
+    // gtest: the binary died inside Segfaults; NeverRuns never started.
+    let p = parse(Framework::Gtest, &data("gtest/segfault.log"));
+    assert_eq!(status(&p, "CrashSuite.First"), Some(Pass));
+    assert_eq!(status(&p, "CrashSuite.Segfaults"), None);
+    assert_eq!(status(&p, "CrashSuite.NeverRuns"), None);
+    // Surefire: the forked VM died; no class of that fork is PASS.
+    let p = parse(Framework::MavenSurefire, &data("maven-surefire/fork_crash.log"));
+    assert!(p.tests.is_empty(), "{:?}", p.tests);
+    // jest: process.exit in a test ends the run before any result is printed.
+    assert!(parse(Framework::Jest, &data("jest/process_exit.log")).tests.is_empty());
+    // TAP: a script dying after its first test.
+    let p = parse(Framework::Tap, &data("tap/prove_verbose.log"));
+    assert_eq!(status(&p, "t/crash.t::before the crash"), Some(Pass));
+    assert_eq!(p.tests.keys().filter(|k| k.starts_with("t/crash.t::")).count(), 1);
+    // ctest: a test started but the log ends.
+    let p =
+        parse(Framework::Ctest, b"      Start  1: a\n 1/2 Test  #1: a ....   Passed    0.01 sec\n      Start  2: b\n");
+    assert_eq!(status(&p, "a"), Some(Pass));
+    assert_eq!(status(&p, "b"), None);
+    assert!(warned(&p, "started without a result"), "{:?}", p.warnings);
+}
+
+#[test]
+fn printed_lines_cannot_fake_results() {
+    // A gtest test printing an OK line for a test that is not running.
+    let p = parse(Framework::Gtest, &data("gtest/basic.log"));
+    assert!(!p.tests.contains_key("fake"));
+    // A ctest test printing a ctest result line (with --output-on-failure).
+    let p = parse(Framework::Ctest, &data("ctest/parallel_output_on_failure.log"));
+    assert!(!p.tests.contains_key("fake"));
+    assert_eq!(status(&p, "prints_output"), Some(Fail));
+}
+
+#[test]
+fn text_and_structured_reports_agree() {
+    let pairs: &[(Framework, &str, Framework, &str)] = &[
+        (Framework::Jest, "jest/verbose.log", Framework::JestJson, "jest-json/with_text_report.log"),
+        (Framework::NodeTest, "node-test/spec.log", Framework::Tap, "tap/node_tap.log"),
+        (Framework::Gtest, "gtest/basic.log", Framework::GtestXml, "gtest-xml/report.log"),
+        (Framework::Ctest, "ctest/serial.log", Framework::CtestJunit, "ctest-junit/report.log"),
+        (Framework::Catch2, "catch2/success.log", Framework::Catch2Xml, "catch2-xml/report.log"),
+        (Framework::Catch2Xml, "catch2-xml/report.log", Framework::Catch2Junit, "catch2-junit/report.log"),
+    ];
+    for (fa, a, fb, b) in pairs {
+        let (pa, pb) = (parse(*fa, &data(a)), parse(*fb, &data(b)));
+        assert_eq!(pa.tests, pb.tests, "{a} vs {b}");
+    }
+    // Vitest's text names files only when they fail to load; the tests agree.
+    let text = parse(Framework::Vitest, &data("vitest/verbose.log"));
+    let json = parse(Framework::VitestJson, &data("vitest-json/report.log"));
+    for (id, st) in &text.tests {
+        assert_eq!(json.tests.get(id), Some(st), "{id}");
+    }
+    // nextest's JUnit ids are cargo-test's.
+    let p = parse(Framework::NextestJunit, &data("nextest-junit/report.log"));
+    assert_eq!(status(&p, "mycrate::tests::flaky"), Some(Pass));
+    assert_eq!(status(&p, "tool[bin]::tests::shared"), Some(Pass));
+    assert_eq!(p.msb_names.get("integration::shared").map(String::as_str), Some("shared"));
+}
+
+#[test]
+fn exit_code_check() {
+    use swe_forge_logparse::exit_code_consistent;
+    let p = parse(Framework::Gtest, &data("gtest/segfault.log"));
+    assert!(exit_code_consistent(&p, Some(139)).is_some_and(|m| m.contains("exited 139")));
+    assert_eq!(exit_code_consistent(&p, Some(0)), None);
+    assert_eq!(exit_code_consistent(&p, None), None);
+    let p = parse(Framework::Gtest, &data("gtest/basic.log"));
+    assert!(exit_code_consistent(&p, Some(0)).is_some_and(|m| m.contains("2 test(s) failed")));
+    assert_eq!(exit_code_consistent(&p, Some(1)), None);
+    assert_eq!(exit_code_consistent(&parse(Framework::Gtest, b""), Some(1)), None);
+}
+
+#[test]
+fn results_directories() {
+    use swe_forge_logparse::parse_files;
+    let files = vec![
+        (
+            "reports/TEST-a.xml".to_owned(),
+            b"<testsuite name=\"p.A\"><testcase name=\"x\" classname=\"p.A\"/></testsuite>".to_vec(),
+        ),
+        (
+            "reports/TEST-b.xml".to_owned(),
+            b"<testsuite name=\"p.B\"><testcase name=\"y\" classname=\"p.B\"><error/></testcase>".to_vec(),
+        ),
+        ("reports/a.txt".to_owned(), b"Tests run: 1".to_vec()),
+    ];
+    let p = parse_files(Framework::JunitXml, &files);
+    assert_eq!(status(&p, "p.A#x"), Some(Pass));
+    assert_eq!(status(&p, "p.B#y"), Some(Fail));
+    assert_eq!(p.tests.len(), 2);
+    let p = parse_files(Framework::JunitXml, &files[2..]);
+    assert!(warned(&p, "no result files ending in .xml"), "{:?}", p.warnings);
+    let trs = vec![("t/a.trs".to_owned(), b":test-result: XPASS\n:global-test-result: XPASS\n".to_vec())];
+    assert_eq!(status(&parse_files(Framework::Automake, &trs), "t/a"), Some(Fail));
+}
