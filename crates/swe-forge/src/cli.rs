@@ -34,6 +34,8 @@ pub enum Command {
     Run(RunArgs),
     /// Run pipelines/demo.toml over the bundled fixture repositories.
     Demo(DemoArgs),
+    /// Mine merged pull requests into candidate records, from GitHub or from a local mirror.
+    Mine(MineArgs),
     /// Parse a test log or results directory into per-test statuses (JSON lines on stdout).
     Parse(ParseArgs),
     /// Manage swe-forge's Docker images.
@@ -128,6 +130,77 @@ pub enum ImagesCommand {
     Bootstrap,
     /// List swe-forge's images.
     List,
+}
+
+#[derive(Debug, Args)]
+pub struct MineArgs {
+    /// GitHub repositories, `owner/name` (repeatable); with --mirror, the mirror's name.
+    #[arg(long = "repo")]
+    pub repos: Vec<String>,
+    /// Mine a local git repository (refs/pull/*, merge and squash commits) instead of GitHub.
+    #[arg(long, conflicts_with = "pipeline")]
+    pub mirror: Option<PathBuf>,
+    /// First day (YYYY-MM-DD, or YYYY-MM-DDTHH:MM:SSZ) of the merge window.
+    #[arg(long)]
+    pub since: Option<String>,
+    /// Last day of the merge window (inclusive).
+    #[arg(long)]
+    pub until: Option<String>,
+    /// Candidate records (JSONL); also the progress file of a resumed mine.
+    #[arg(long, short, required_unless_present = "pipeline")]
+    pub out: Option<PathBuf>,
+    /// Funnel report (JSON; a Markdown table goes next to it). Default: <out>.funnel.json.
+    #[arg(long)]
+    pub funnel: Option<PathBuf>,
+    /// A pipeline file with a [mine] section (repositories, windows, filters); candidates go to its
+    /// source.records.
+    #[arg(long, conflicts_with_all = ["repos", "mirror"])]
+    pub pipeline: Option<PathBuf>,
+    /// Start over instead of resuming from <out> and its progress journal.
+    #[arg(long)]
+    pub fresh: bool,
+    /// Base branch of the mirror (default: its HEAD, else main or master).
+    #[arg(long, requires = "mirror")]
+    pub branch: Option<String>,
+    /// Mirror mode: drop refs/pull/N/head refs that no merge or squash commit proves merged.
+    #[arg(long)]
+    pub merged_only: bool,
+    /// Whether a PR must close an issue (default: required on GitHub, optional for a mirror).
+    #[arg(long, value_enum)]
+    pub issue_links: Option<IssueLinks>,
+    /// Drop PRs that change more files than this.
+    #[arg(long)]
+    pub max_files: Option<usize>,
+    /// Drop PRs whose fix patch changes more lines than this.
+    #[arg(long)]
+    pub max_fix_lines: Option<usize>,
+    /// Files holding GitHub tokens, one per line (repeatable); GITHUB_TOKEN may hold several,
+    /// comma separated. Tokens are rotated when one is rate limited.
+    #[arg(long = "token-file")]
+    pub token_files: Vec<PathBuf>,
+    /// GitHub API root.
+    #[arg(long, env = "SWE_FORGE_GITHUB_API", default_value = "https://api.github.com")]
+    pub api_url: String,
+    /// On-disk HTTP cache (ETags) for GitHub answers. Default: <out>.cache next to the output.
+    #[arg(long)]
+    pub cache_dir: Option<PathBuf>,
+    /// Local clones (<repos>/<org>/<repo>) to take PR diffs from instead of the API.
+    #[arg(long)]
+    pub repos_dir: Option<PathBuf>,
+    /// PRs per GraphQL listing page (at most 100).
+    #[arg(long, default_value_t = 50)]
+    pub page_size: u32,
+    /// Longest wait for a rate limit to reset, in seconds, before giving up.
+    #[arg(long, default_value_t = 3600)]
+    pub max_wait: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum IssueLinks {
+    /// Drop PRs that close no issue.
+    Required,
+    /// Keep them (their records have no resolved issues).
+    Optional,
 }
 
 #[derive(Debug, Args)]

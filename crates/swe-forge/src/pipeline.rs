@@ -36,6 +36,9 @@ pub struct Pipeline {
     pub overrides: BTreeMap<String, RecipeOverride>,
     /// Output files.
     pub output: Output,
+    /// What `swe-forge mine --pipeline` mines into `source.records`.
+    #[serde(default)]
+    pub mine: Option<MineSection>,
     #[serde(skip)]
     dir: PathBuf,
 }
@@ -87,6 +90,40 @@ pub struct Output {
     pub parquet: Option<PathBuf>,
     /// One row per (accepted instance, test), Parquet.
     pub tests_parquet: Option<PathBuf>,
+}
+
+/// `[mine]`: the window and filters of every repository, and `[[mine.repos]]`, one per repository.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MineSection {
+    pub since: Option<String>,
+    pub until: Option<String>,
+    /// Drop PRs that close no issue (default: true on GitHub, false for mirrors).
+    pub require_issue: Option<bool>,
+    /// Mirrors: drop PR refs that no merge or squash commit proves merged.
+    pub merged_only: Option<bool>,
+    pub max_files: Option<usize>,
+    pub max_fix_lines: Option<usize>,
+    /// On-disk HTTP cache of GitHub answers.
+    pub cache_dir: Option<PathBuf>,
+    /// Funnel report (JSON, and Markdown next to it).
+    pub funnel: Option<PathBuf>,
+    #[serde(default)]
+    pub repos: Vec<MineRepo>,
+}
+
+/// One repository to mine: from GitHub, or from a local `mirror`; window and limits override `[mine]`'s.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MineRepo {
+    /// `owner/name`.
+    pub name: String,
+    pub mirror: Option<PathBuf>,
+    pub branch: Option<String>,
+    pub since: Option<String>,
+    pub until: Option<String>,
+    pub max_files: Option<usize>,
+    pub max_fix_lines: Option<usize>,
 }
 
 impl Pipeline {

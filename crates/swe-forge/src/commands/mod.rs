@@ -3,6 +3,7 @@
 mod demo;
 mod export;
 mod images;
+mod mine;
 mod parse;
 mod run;
 mod validate;
@@ -18,6 +19,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Export(args) => export::export_command(args),
         Command::Run(args) => runtime.block_on(run::run_command(&args.pipeline, args.fresh, &args.engine)),
         Command::Demo(args) => runtime.block_on(demo::demo_command(args)),
+        Command::Mine(args) => runtime.block_on(mine::mine_command(args)),
         Command::Parse(args) => parse::parse_command(args),
         Command::Images(cmd) => runtime.block_on(images::images_command(cmd)),
     }

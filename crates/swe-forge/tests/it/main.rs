@@ -6,5 +6,6 @@ mod support;
 
 mod bad_input;
 mod fixtures;
+mod mine;
 mod parse;
 mod pipeline;

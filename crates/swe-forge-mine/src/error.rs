@@ -1,0 +1,71 @@
+//! Errors of the miner. Per-PR problems (a diff that cannot be read, an unmerged PR) are not
+//! errors: they end as a [`crate::Decision`] in the funnel. These stop a whole mine.
+
+use std::path::{Path, PathBuf};
+
+/// A problem that stops mining.
+#[derive(Debug, thiserror::Error)]
+pub enum MineError {
+    /// Reading or writing a file failed.
+    #[error("i/o on {path}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A file written by an earlier run cannot be read back.
+    #[error("{path}:{line}: unreadable line ({message})")]
+    Corrupt {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line number (0: the whole file).
+        line: usize,
+        /// What the parser said.
+        message: String,
+    },
+    /// The local repository failed.
+    #[error(transparent)]
+    Git(#[from] swe_forge_git::GitError),
+    /// A libgit2 operation on a mirror failed.
+    #[error("git operation `{op}` failed in mirror {path}")]
+    Mirror {
+        /// What we were doing.
+        op: &'static str,
+        /// The mirror.
+        path: PathBuf,
+        /// What libgit2 said.
+        #[source]
+        source: git2::Error,
+    },
+    /// An option is invalid (date, repository name, branch).
+    #[error("invalid {what}: {message}")]
+    Invalid {
+        /// Which option.
+        what: &'static str,
+        /// Why.
+        message: String,
+    },
+    /// GitHub answered with an error that retries and other tokens could not get around.
+    #[error("GitHub API: {method} {path}: {message}")]
+    Api {
+        /// HTTP method.
+        method: &'static str,
+        /// Path and query of the request (never a token).
+        path: String,
+        /// HTTP status of the final answer; none when retries ran out.
+        status: Option<u16>,
+        /// Status and GitHub's message.
+        message: String,
+    },
+    /// Building or using the HTTP client failed.
+    #[error("GitHub client: {0}")]
+    Client(String),
+}
+
+impl MineError {
+    pub(crate) fn io(path: &Path) -> impl FnOnce(std::io::Error) -> MineError + '_ {
+        move |source| MineError::Io { path: path.to_owned(), source }
+    }
+}

@@ -1,0 +1,101 @@
+//! Mining: merged pull requests of a repository, the issues they close and their diffs split into
+//! `fix_patch` and `test_patch`, written as candidate records (Multi-SWE-bench format, no test
+//! lists yet) for `swe-forge validate`, with a funnel report per repository.
+//!
+//! Two sources: GitHub (`github`: GraphQL listings in batches, one REST diff per candidate, token
+//! rotation, rate limits, an ETag cache) and local mirrors (`mirror`: `refs/pull/*`, merge and
+//! squash commits, no API). Both write through a [`Journal`] so that an interrupted mine resumes
+//! without duplicates.
+//!
+//! Never prints (progress goes through [`Reporter`]); never writes a token anywhere; never writes
+//! to a mirror.
+
+mod candidate;
+mod client;
+mod dates;
+mod error;
+mod funnel;
+mod github;
+mod graphql;
+mod journal;
+mod links;
+mod mirror;
+pub mod replay;
+mod split;
+
+pub use candidate::{Candidate, IssueTexts, LinkedIssue, MergeEvidence, MineSource, MiningNotes};
+pub use client::{Client, ClientOptions, RequestStats, Token, load_tokens};
+pub use dates::{Window, format_time, parse_time};
+pub use error::MineError;
+pub use funnel::{Decision, Funnel, markdown_table};
+pub use github::{GithubOptions, mine_github};
+pub use journal::{Journal, progress_path};
+pub use links::{IssueRef, closing_references, strip_html_comments};
+pub use mirror::{MirrorOptions, diff_commits, mine_mirror, repo_name_from_path};
+pub use split::{FilePatch, SplitFlag, SplitPatch, is_test_path, split_diff, split_patch};
+
+use swe_forge_core::{Base, Instance, TestResult};
+
+/// Size limits: a PR over either is dropped as `too_large`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Limits {
+    /// Changed files (test and non-test).
+    pub max_files: Option<usize>,
+    /// Added plus removed lines of the fix patch.
+    pub max_fix_lines: Option<usize>,
+}
+
+impl Limits {
+    /// Whether a PR with `files` changed files and `fix_lines` changed fix lines is allowed.
+    pub fn allows(&self, files: usize, fix_lines: usize) -> bool {
+        self.max_files.is_none_or(|m| files <= m) && self.max_fix_lines.is_none_or(|m| fix_lines <= m)
+    }
+}
+
+/// Progress of a mine, for the binary to draw.
+pub trait Reporter: Sync {
+    /// `count` pull requests were listed for `repo` (one listing page or the whole mirror).
+    fn listed(&self, repo: &str, count: usize);
+    /// One pull request was decided.
+    fn decided(&self, repo: &str, number: u64, decision: Decision);
+}
+
+/// A reporter that reports nothing.
+pub struct Quiet;
+
+impl Reporter for Quiet {
+    fn listed(&self, _repo: &str, _count: usize) {}
+    fn decided(&self, _repo: &str, _number: u64, _decision: Decision) {}
+}
+
+/// A candidate record with everything but base, issues and patches.
+pub(crate) fn new_record(org: &str, repo: &str, number: u64, title: &str, body: Option<String>) -> Instance {
+    let mut r = Instance {
+        org: org.to_owned(),
+        repo: repo.to_owned(),
+        number,
+        state: "closed".to_owned(),
+        title: title.to_owned(),
+        body,
+        base: Base { label: String::new(), ref_: String::new(), sha: String::new() },
+        resolved_issues: Vec::new(),
+        fix_patch: String::new(),
+        test_patch: String::new(),
+        fixed_tests: Default::default(),
+        p2p_tests: Default::default(),
+        f2p_tests: Default::default(),
+        s2p_tests: Default::default(),
+        n2p_tests: Default::default(),
+        run_result: TestResult::default(),
+        test_patch_result: TestResult::default(),
+        fix_patch_result: TestResult::default(),
+        instance_id: String::new(),
+        hints: None,
+        tag: None,
+        number_interval: None,
+        lang: None,
+        swe_forge: None,
+    };
+    r.instance_id = r.expected_id();
+    r
+}

@@ -1,0 +1,346 @@
+//! Local mirror mode: mining a git repository that holds a GitHub repository's `refs/pull/N/head`
+//! refs and base branch, without any API. Pull requests are found three ways:
+//!
+//! - `Merge pull request #N from ...` merge commits on the base branch's first-parent history:
+//!   base = first parent, the PR's change = first parent -> merge commit;
+//! - squash commits titled `... (#N)` on the same history: base = parent, change = parent -> commit;
+//! - `refs/pull/N/head` refs not found above: base = merge base with the branch, change = base ->
+//!   head. Whether such a PR was merged is unknown (`merge_evidence: pull_ref_only`); `merged_only`
+//!   drops them.
+//!
+//! Issue texts are not in git: linked issues get empty titles and the candidate says
+//! `issue_texts: missing`. Reads the repository only; never writes to it, never touches the network.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
+
+use git2::{DiffFormat, DiffOptions, Oid, Repository};
+use regex::Regex;
+use swe_forge_git::SourceRepo;
+
+use crate::candidate::{Candidate, IssueTexts, LinkedIssue, MergeEvidence, MineSource, MiningNotes};
+use crate::dates::{Window, format_time};
+use crate::error::MineError;
+use crate::funnel::Decision;
+use crate::journal::Journal;
+use crate::links::closing_references;
+use crate::split::split_patch;
+use crate::{Limits, Reporter, new_record};
+
+/// What to mine from a mirror.
+#[derive(Debug, Clone)]
+pub struct MirrorOptions {
+    /// The git repository (bare or not).
+    pub path: PathBuf,
+    /// `owner/name`; by default the last two components of `path` (`.../owner/name[.git]` or
+    /// `.../owner__name[.git]`).
+    pub repo: Option<String>,
+    /// Base branch; by default the branch HEAD names, else `main` or `master`.
+    pub branch: Option<String>,
+    /// Merge time window (commit time of the merge or squash commit, or of the PR head).
+    pub window: Window,
+    /// Drop `refs/pull/N/head` refs that no merge or squash commit proves merged.
+    pub merged_only: bool,
+    /// Drop PRs whose texts reference no issue.
+    pub require_issue: bool,
+    /// Size limits.
+    pub limits: Limits,
+}
+
+impl MirrorOptions {
+    /// Defaults for the mirror at `path`.
+    pub fn new(path: impl Into<PathBuf>) -> MirrorOptions {
+        MirrorOptions {
+            path: path.into(),
+            repo: None,
+            branch: None,
+            window: Window::ALL,
+            merged_only: false,
+            require_issue: false,
+            limits: Limits::default(),
+        }
+    }
+}
+
+static MERGE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^Merge pull request #([0-9]+) from ").expect("valid regex"));
+static SQUASH: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^(.*?)\s*\(#([0-9]+)\)\s*$").expect("valid regex"));
+
+/// One PR found in the mirror.
+struct Found {
+    evidence: MergeEvidence,
+    base: Oid,
+    /// Tree state after the PR: the merge or squash commit, or the PR head.
+    after: Oid,
+    head: Option<Oid>,
+    merge_commit: Option<Oid>,
+    time: i64,
+    title: String,
+    body: Option<String>,
+    /// Title, body and commit messages, searched for closing keywords.
+    texts: String,
+    base_unknown: bool,
+}
+
+/// Mines the mirror into `journal`; PRs already decided there are skipped.
+pub fn mine_mirror(opts: &MirrorOptions, journal: &mut Journal, reporter: &dyn Reporter) -> Result<(), MineError> {
+    let source = SourceRepo::open(&opts.path)?;
+    let git = source.git();
+    let err = |op: &'static str| move |source| MineError::Mirror { op, path: opts.path.clone(), source };
+    let full_name = match &opts.repo {
+        Some(r) => r.clone(),
+        None => repo_name_from_path(&opts.path)?,
+    };
+    let (org, name) = full_name.split_once('/').ok_or_else(|| MineError::Invalid {
+        what: "repository",
+        message: format!("{full_name:?} is not owner/name"),
+    })?;
+    let (branch, tip) = base_branch(git, opts.branch.as_deref()).ok_or_else(|| MineError::Invalid {
+        what: "branch",
+        message: format!("no base branch in {} (give one with --branch)", opts.path.display()),
+    })?;
+    journal.note_repo(&full_name);
+    let found = find_prs(git, tip).map_err(err("find pull requests"))?;
+    reporter.listed(&full_name, found.len());
+    for (number, f) in found {
+        if !opts.window.contains(f.time) || journal.is_decided(&full_name, number) {
+            continue;
+        }
+        let refs: Vec<_> = closing_references(&f.texts, &full_name)
+            .into_iter()
+            .filter(|r| r.number != number || r.is_cross_repo(&full_name))
+            .collect();
+        let references_issue = !refs.is_empty();
+        // A head already on the base branch was merged (fast-forward or rebase), but its base is lost.
+        let decision = if f.base_unknown {
+            Decision::BaseUnknown
+        } else if f.evidence == MergeEvidence::PullRefOnly && opts.merged_only {
+            Decision::NotMerged
+        } else if opts.require_issue && !references_issue {
+            Decision::NoLinkedIssue
+        } else {
+            let diff = match diff_commits(git, f.base, f.after) {
+                Ok(d) => d,
+                Err(e) => {
+                    tracing::warn!(number, error = %e, "cannot diff pull request");
+                    journal.decide(&full_name, number, Decision::DiffUnavailable, references_issue, None)?;
+                    reporter.decided(&full_name, number, Decision::DiffUnavailable);
+                    continue;
+                }
+            };
+            let split = split_patch(&diff);
+            if !opts.limits.allows(split.test_files.len() + split.fix_files.len(), changed_lines(&split.fix_patch)) {
+                Decision::TooLarge
+            } else if split.test_patch.is_empty() {
+                Decision::NoTests
+            } else if split.fix_patch.is_empty() {
+                Decision::NoFix
+            } else {
+                let issues: Vec<LinkedIssue> = refs
+                    .iter()
+                    .map(|r| LinkedIssue {
+                        repo: r.repo.clone(),
+                        number: r.number,
+                        cross_repo: r.is_cross_repo(&full_name),
+                        github_link: false,
+                        keyword: true,
+                    })
+                    .collect();
+                let mut record = new_record(org, name, number, &f.title, f.body.clone());
+                record.base = swe_forge_core::Base {
+                    label: format!("{org}:{branch}"),
+                    ref_: branch.clone(),
+                    sha: f.base.to_string(),
+                };
+                record.resolved_issues = refs
+                    .iter()
+                    .map(|r| swe_forge_core::ResolvedIssue { number: r.number, title: String::new(), body: None })
+                    .collect();
+                record.fix_patch = split.fix_patch;
+                record.test_patch = split.test_patch;
+                let mining = MiningNotes {
+                    source: MineSource::Mirror,
+                    merge_evidence: f.evidence,
+                    head_sha: f.head.unwrap_or(f.after).to_string(),
+                    merge_commit: f.merge_commit.map(|o| o.to_string()),
+                    merged_at: Some(format_time(f.time)),
+                    issue_texts: if issues.is_empty() { IssueTexts::NoIssue } else { IssueTexts::Missing },
+                    issues,
+                    test_files: split.test_files,
+                    fix_files: split.fix_files,
+                    flags: split.flags,
+                };
+                let candidate = Candidate { record, mining };
+                journal.decide(&full_name, number, Decision::Kept, references_issue, Some(&candidate))?;
+                reporter.decided(&full_name, number, Decision::Kept);
+                continue;
+            }
+        };
+        journal.decide(&full_name, number, decision, references_issue, None)?;
+        reporter.decided(&full_name, number, decision);
+    }
+    Ok(())
+}
+
+/// `owner/name` from `.../owner/name(.git)` or `.../owner__name(.git)`.
+pub fn repo_name_from_path(path: &Path) -> Result<String, MineError> {
+    let abs = path.canonicalize().map_err(MineError::io(path))?;
+    let strip = |s: &str| s.strip_suffix(".git").unwrap_or(s).to_owned();
+    let name = abs.file_name().map(|n| strip(&n.to_string_lossy()));
+    if let Some((o, r)) = name.as_deref().and_then(|n| n.split_once("__")) {
+        return Ok(format!("{o}/{r}"));
+    }
+    let owner = abs.parent().and_then(Path::file_name).map(|n| n.to_string_lossy().into_owned());
+    match (owner, name) {
+        (Some(o), Some(n)) if !o.is_empty() && !n.is_empty() => Ok(format!("{o}/{n}")),
+        _ => Err(MineError::Invalid {
+            what: "repository",
+            message: format!("cannot tell owner/name from {} (give --repo)", path.display()),
+        }),
+    }
+}
+
+fn base_branch(git: &Repository, wanted: Option<&str>) -> Option<(String, Oid)> {
+    let tip = |b: &str| {
+        [format!("refs/heads/{b}"), format!("refs/remotes/origin/{b}")]
+            .iter()
+            .find_map(|r| git.refname_to_id(r).ok())
+            .map(|oid| (b.to_owned(), oid))
+    };
+    if let Some(b) = wanted {
+        return tip(b);
+    }
+    let head = git.find_reference("HEAD").ok().and_then(|h| h.symbolic_target().ok().flatten().map(str::to_owned));
+    head.and_then(|h| h.strip_prefix("refs/heads/").and_then(tip)).or_else(|| tip("main")).or_else(|| tip("master"))
+}
+
+fn find_prs(git: &Repository, tip: Oid) -> Result<BTreeMap<u64, Found>, git2::Error> {
+    let mut found: BTreeMap<u64, Found> = BTreeMap::new();
+    let mut walk = git.revwalk()?;
+    walk.push(tip)?;
+    walk.simplify_first_parent()?;
+    for oid in walk {
+        let c = git.find_commit(oid?)?;
+        let message = String::from_utf8_lossy(c.message_bytes()).into_owned();
+        let summary = message.lines().next().unwrap_or_default();
+        let rest = message.split_once('\n').map(|x| x.1.trim()).unwrap_or_default();
+        if c.parent_count() >= 2 {
+            let Some(n) = MERGE.captures(summary).and_then(|m| m[1].parse::<u64>().ok()) else { continue };
+            let (base, head) = (c.parent_id(0)?, c.parent_id(1)?);
+            let (title, body) = match rest.split_once('\n') {
+                Some((t, b)) => (t.trim().to_owned(), Some(b.trim().to_owned()).filter(|b| !b.is_empty())),
+                None => (rest.to_owned(), None),
+            };
+            let texts = format!("{title}\n{}\n{}", body.as_deref().unwrap_or_default(), messages(git, head, base)?);
+            found.entry(n).or_insert(Found {
+                evidence: MergeEvidence::MergeCommit,
+                base,
+                after: oid_of(&c),
+                head: Some(head),
+                merge_commit: Some(oid_of(&c)),
+                time: c.time().seconds(),
+                title: if title.is_empty() { summary.to_owned() } else { title },
+                body,
+                texts,
+                base_unknown: false,
+            });
+        } else if c.parent_count() == 1
+            && let Some(m) = SQUASH.captures(summary)
+            && let Ok(n) = m[2].parse::<u64>()
+        {
+            let body = Some(rest.to_owned()).filter(|b| !b.is_empty());
+            found.entry(n).or_insert(Found {
+                evidence: MergeEvidence::SquashCommit,
+                base: c.parent_id(0)?,
+                after: oid_of(&c),
+                head: None,
+                merge_commit: Some(oid_of(&c)),
+                time: c.time().seconds(),
+                title: m[1].to_owned(),
+                body,
+                texts: message.clone(),
+                base_unknown: false,
+            });
+        }
+    }
+    for r in git.references_glob("refs/pull/*/head")? {
+        let r = r?;
+        let Some(n) =
+            r.name().ok().and_then(|n| n.strip_prefix("refs/pull/")?.strip_suffix("/head")?.parse::<u64>().ok())
+        else {
+            continue;
+        };
+        let head = r.peel_to_commit()?;
+        let head_id = oid_of(&head);
+        if let Some(f) = found.get_mut(&n) {
+            f.head.get_or_insert(head_id);
+            continue;
+        }
+        let merged_in = head_id == tip || git.graph_descendant_of(tip, head_id)?;
+        let base = if merged_in { head_id } else { git.merge_base(tip, head_id)? };
+        let message = String::from_utf8_lossy(head.message_bytes()).into_owned();
+        let title = message.lines().next().unwrap_or_default().to_owned();
+        let body = message.split_once('\n').map(|x| x.1.trim().to_owned()).filter(|b| !b.is_empty());
+        found.insert(
+            n,
+            Found {
+                evidence: MergeEvidence::PullRefOnly,
+                base,
+                after: head_id,
+                head: Some(head_id),
+                merge_commit: None,
+                time: head.time().seconds(),
+                title,
+                body,
+                texts: if merged_in { String::new() } else { messages(git, head_id, base)? },
+                base_unknown: merged_in,
+            },
+        );
+    }
+    Ok(found)
+}
+
+fn oid_of(c: &git2::Commit<'_>) -> Oid {
+    c.id()
+}
+
+/// Messages of the commits reachable from `head` and not from `base` (at most 250).
+fn messages(git: &Repository, head: Oid, base: Oid) -> Result<String, git2::Error> {
+    let mut walk = git.revwalk()?;
+    walk.push(head)?;
+    walk.hide(base)?;
+    let mut out = String::new();
+    for oid in walk.take(250) {
+        let c = git.find_commit(oid?)?;
+        out.push_str(&String::from_utf8_lossy(c.message_bytes()));
+        out.push('\n');
+    }
+    Ok(out)
+}
+
+/// The unified diff (`git diff` format, binary files as `GIT binary patch`) between two commits.
+pub fn diff_commits(git: &Repository, old: Oid, new: Oid) -> Result<String, git2::Error> {
+    let old_tree = git.find_commit(old)?.tree()?;
+    let new_tree = git.find_commit(new)?.tree()?;
+    let mut opts = DiffOptions::new();
+    opts.show_binary(true);
+    let diff = git.diff_tree_to_tree(Some(&old_tree), Some(&new_tree), Some(&mut opts))?;
+    let mut buf: Vec<u8> = Vec::new();
+    diff.print(DiffFormat::Patch, |_, _, line| {
+        if matches!(line.origin(), '+' | '-' | ' ') {
+            buf.push(line.origin() as u8);
+        }
+        buf.extend_from_slice(line.content());
+        true
+    })?;
+    Ok(String::from_utf8_lossy(&buf).into_owned())
+}
+
+/// Added plus removed lines of a patch.
+pub(crate) fn changed_lines(patch: &str) -> usize {
+    patch
+        .lines()
+        .filter(|l| (l.starts_with('+') && !l.starts_with("+++")) || (l.starts_with('-') && !l.starts_with("---")))
+        .count()
+}

@@ -1,0 +1,204 @@
+//! Local mirror mode on the project's fixture repositories and on a repository with merge and
+//! squash commits.
+
+use std::path::Path;
+
+use swe_forge_mine::{Decision, IssueTexts, MergeEvidence, MirrorOptions, Quiet, mine_mirror};
+
+use crate::support::{git, make_fixture_repos, open_journal, read_candidates, root, write};
+
+#[test]
+fn fixture_pr_1_is_mined_exactly_as_the_recorded_candidate() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = make_fixture_repos(tmp.path());
+    let out = tmp.path().join("mined.jsonl");
+    let mut journal = open_journal(&out);
+    for name in ["gostack", "ringq"] {
+        mine_mirror(&MirrorOptions::new(repos.join("forge-fixtures").join(name)), &mut journal, &Quiet).unwrap();
+    }
+    let mined = read_candidates(&out);
+    let recorded =
+        swe_forge_core::read_jsonl(std::fs::read(root().join("data/fixtures/instances.jsonl")).unwrap().as_slice())
+            .unwrap();
+    let ids: Vec<&str> = mined.iter().map(|c| c.record.instance_id.as_str()).collect();
+    // PR 3 has no ref (its test patch does not apply), PR 5's ref only holds the tests.
+    assert_eq!(
+        ids,
+        [
+            "forge-fixtures__gostack-1",
+            "forge-fixtures__gostack-2",
+            "forge-fixtures__gostack-4",
+            "forge-fixtures__ringq-7"
+        ]
+    );
+    for c in &mined {
+        let want = recorded.iter().find(|r| r.instance_id == c.record.instance_id).unwrap();
+        assert_eq!(c.record.base, want.base, "{}", want.instance_id);
+        if c.record.repo == "gostack" {
+            assert_eq!(c.record.fix_patch, want.fix_patch, "{}", want.instance_id);
+            assert_eq!(c.record.test_patch, want.test_patch, "{}", want.instance_id);
+        } else {
+            // ringq-7's recorded test patch was written by hand with `diff --git a/b/tests/capacity.rs
+            // b/tests/capacity.rs` for a new file; git reads the `+++` line, so only that header differs.
+            assert_eq!(headers_normalized(&c.record.fix_patch), headers_normalized(&want.fix_patch));
+            assert_eq!(headers_normalized(&c.record.test_patch), headers_normalized(&want.test_patch));
+        }
+        assert_eq!(c.mining.merge_evidence, MergeEvidence::PullRefOnly);
+        // "Fix #1" in the fixture's commit names the PR itself, not an issue.
+        assert_eq!(c.mining.issue_texts, IssueTexts::NoIssue);
+        assert!(c.record.resolved_issues.is_empty());
+    }
+    let funnels = journal.funnels();
+    let gostack = &funnels[0];
+    assert_eq!((gostack.seen, gostack.merged, gostack.with_tests, gostack.kept), (4, 4, 3, 3));
+    assert_eq!(gostack.dropped.get("no_fix"), Some(&1));
+}
+
+fn headers_normalized(patch: &str) -> String {
+    patch.lines().filter(|l| !l.starts_with("diff --git ")).collect::<Vec<_>>().join("\n")
+}
+
+/// A repository whose main branch has a merge commit for PR 11, a squash commit for PR 12, a
+/// rebase-merged PR 14 (its head is on main) and an unmerged PR 13 reachable only through its ref.
+fn merge_and_squash_repo(dir: &Path) {
+    git(dir, &["init", "-q", "-b", "main"]);
+    write(dir, "lib.go", "package lib\n\nfunc A() int { return 1 }\n");
+    write(dir, "lib_test.go", "package lib\n");
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "-q", "-m", "Initial commit"]);
+    // PR 11 on a branch, merged with a merge commit.
+    git(dir, &["checkout", "-q", "-b", "feature"]);
+    write(dir, "lib.go", "package lib\n\nfunc A() int { return 2 }\n");
+    git(dir, &["commit", "-q", "-am", "Return 2 from A\n\nFixes #100"]);
+    write(dir, "lib_test.go", "package lib\n\n// TestA checks A.\n");
+    git(dir, &["commit", "-q", "-am", "Test A"]);
+    git(dir, &["update-ref", "refs/pull/11/head", "HEAD"]);
+    git(dir, &["checkout", "-q", "main"]);
+    // main moves on before the merge
+    write(dir, "README.md", "docs\n");
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "-q", "-m", "Add a readme"]);
+    git(
+        dir,
+        &["merge", "-q", "--no-ff", "feature", "-m", "Merge pull request #11 from dev/feature\n\nReturn 2 from A"],
+    );
+    // PR 12 squashed onto main, closing two issues (one in another repository).
+    write(dir, "lib.go", "package lib\n\nfunc A() int { return 3 }\n");
+    write(dir, "testdata/a.txt", "3\n");
+    write(dir, "lib_test.go", "package lib\n\n// TestA checks A returns 3.\n");
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "-q", "-m", "Fix thing (#12)\n\n* fix\n\nFixes: #101\nCloses other/lib#5"]);
+    // PR 13: pushed, never merged.
+    let main = git(dir, &["rev-parse", "HEAD"]);
+    git(dir, &["checkout", "-q", "--detach"]);
+    write(dir, "lib.go", "package lib\n\nfunc A() int { return 4 }\n");
+    write(dir, "lib_test.go", "package lib\n\n// TestA checks 4.\n");
+    git(dir, &["commit", "-q", "-am", "Try 4"]);
+    git(dir, &["update-ref", "refs/pull/13/head", "HEAD"]);
+    git(dir, &["checkout", "-q", "main"]);
+    assert_eq!(git(dir, &["rev-parse", "HEAD"]), main);
+    // PR 14: rebase-merged (fast-forward), so its head is on main and its base is unknown.
+    write(dir, "lib.go", "package lib\n\nfunc A() int { return 5 }\n");
+    write(dir, "lib_test.go", "package lib\n\n// TestA checks 5.\n");
+    git(dir, &["commit", "-q", "-am", "Return 5"]);
+    git(dir, &["update-ref", "refs/pull/14/head", "HEAD"]);
+}
+
+#[test]
+fn merge_commits_squash_commits_and_pull_refs_are_found() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("acme").join("lib");
+    std::fs::create_dir_all(&dir).unwrap();
+    merge_and_squash_repo(&dir);
+    let out = tmp.path().join("out.jsonl");
+    let mut journal = open_journal(&out);
+    mine_mirror(&MirrorOptions::new(&dir), &mut journal, &Quiet).unwrap();
+    let mined = read_candidates(&out);
+    let by_number = |n: u64| mined.iter().find(|c| c.record.number == n).unwrap_or_else(|| panic!("PR {n} not mined"));
+
+    let merged = by_number(11);
+    assert_eq!(merged.mining.merge_evidence, MergeEvidence::MergeCommit);
+    assert_eq!(merged.record.title, "Return 2 from A");
+    assert_eq!(merged.record.base.sha, git(&dir, &["rev-parse", "HEAD~2^1"]), "base = first parent of the merge");
+    assert_eq!(merged.record.base.label, "acme:main");
+    assert_eq!(merged.mining.head_sha, git(&dir, &["rev-parse", "refs/pull/11/head"]));
+    assert_eq!(merged.mining.fix_files, ["lib.go"]);
+    assert_eq!(merged.mining.test_files, ["lib_test.go"]);
+    assert_eq!(merged.record.resolved_issues.iter().map(|i| i.number).collect::<Vec<_>>(), [100]);
+    assert_eq!(merged.mining.issue_texts, IssueTexts::Missing);
+
+    let squashed = by_number(12);
+    assert_eq!(squashed.mining.merge_evidence, MergeEvidence::SquashCommit);
+    assert_eq!(squashed.record.title, "Fix thing");
+    assert_eq!(squashed.record.base.sha, git(&dir, &["rev-parse", "HEAD~2"]));
+    assert_eq!(squashed.mining.merge_commit.as_deref(), Some(git(&dir, &["rev-parse", "HEAD~1"]).as_str()));
+    assert_eq!(squashed.mining.test_files, ["lib_test.go", "testdata/a.txt"]);
+    let issues: Vec<(String, u64, bool)> =
+        squashed.mining.issues.iter().map(|i| (i.repo.clone(), i.number, i.cross_repo)).collect();
+    assert_eq!(issues, [("acme/lib".into(), 101, false), ("other/lib".into(), 5, true)]);
+
+    let unmerged = by_number(13);
+    assert_eq!(unmerged.mining.merge_evidence, MergeEvidence::PullRefOnly);
+    assert_eq!(unmerged.record.base.sha, git(&dir, &["rev-parse", "HEAD~1"]));
+
+    assert!(mined.iter().all(|c| c.record.number != 14));
+    let f = &journal.funnels()[0];
+    assert_eq!(f.repo, "acme/lib");
+    assert_eq!((f.seen, f.kept), (4, 3));
+    assert_eq!(f.dropped.get("base_unknown"), Some(&1));
+
+    // The patches apply to their base commits.
+    let repo = swe_forge_git::SourceRepo::open(&dir).unwrap();
+    for c in &mined {
+        let applied =
+            swe_forge_git::apply_patches(&repo, &c.record.base.sha, &[&c.record.test_patch, &c.record.fix_patch]);
+        assert!(applied.unwrap().is_ok(), "PR {}", c.record.number);
+    }
+}
+
+#[test]
+fn merged_only_required_issues_and_the_window_filter() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("acme__lib.git");
+    std::fs::create_dir_all(&dir).unwrap();
+    merge_and_squash_repo(&dir);
+    let out = tmp.path().join("out.jsonl");
+    let mut journal = open_journal(&out);
+    let mut opts = MirrorOptions::new(&dir);
+    opts.merged_only = true;
+    opts.require_issue = true;
+    mine_mirror(&opts, &mut journal, &Quiet).unwrap();
+    let numbers: Vec<u64> = read_candidates(&out).iter().map(|c| c.record.number).collect();
+    assert_eq!(numbers, [11, 12]);
+    let f = &journal.funnels()[0];
+    assert_eq!(f.repo, "acme/lib");
+    assert_eq!(f.dropped.get(Decision::NotMerged.as_str()), Some(&1));
+
+    let out2 = tmp.path().join("window.jsonl");
+    let mut journal = open_journal(&out2);
+    let mut opts = MirrorOptions::new(&dir);
+    opts.window = swe_forge_mine::Window::parse(Some("2024-03-02"), None).unwrap();
+    mine_mirror(&opts, &mut journal, &Quiet).unwrap();
+    assert!(read_candidates(&out2).is_empty());
+    assert_eq!(journal.funnels()[0].seen, 0);
+}
+
+#[test]
+fn a_second_run_resumes_and_writes_no_duplicate() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = make_fixture_repos(tmp.path());
+    let out = tmp.path().join("mined.jsonl");
+    let opts = MirrorOptions::new(repos.join("forge-fixtures").join("gostack"));
+    mine_mirror(&opts, &mut open_journal(&out), &Quiet).unwrap();
+    let first = std::fs::read_to_string(&out).unwrap();
+    // A torn last line, as a killed writer leaves it, is cut and the PR mined again.
+    let progress = swe_forge_mine::progress_path(&out);
+    let journal_text = std::fs::read_to_string(&progress).unwrap();
+    let lines: Vec<&str> = journal_text.lines().collect();
+    std::fs::write(&progress, format!("{}\n{}", lines[..lines.len() - 1].join("\n"), &lines[lines.len() - 1][..10]))
+        .unwrap();
+    let mut journal = open_journal(&out);
+    mine_mirror(&opts, &mut journal, &Quiet).unwrap();
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), first);
+    assert_eq!(journal.funnels()[0].seen, 4);
+}

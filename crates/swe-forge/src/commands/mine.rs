@@ -1,0 +1,233 @@
+//! `swe-forge mine`: merged PRs of GitHub repositories or local mirrors -> candidate records
+//! (JSONL, resumable) and a funnel report (JSON + Markdown). Flags, environment and a pipeline
+//! file's `[mine]` section are resolved here into the miner's option structs; progress goes to
+//! stderr, the funnel table to stdout.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use swe_forge_mine::{
+    Client, ClientOptions, Decision, GithubOptions, Journal, Limits, MirrorOptions, Reporter, Window, load_tokens,
+    markdown_table, mine_github, mine_mirror,
+};
+
+use crate::cli::{IssueLinks, MineArgs};
+use crate::pipeline::Pipeline;
+
+/// One unit of work.
+enum Job {
+    Mirror(MirrorOptions),
+    Github(GithubOptions),
+}
+
+struct Settings {
+    out: PathBuf,
+    funnel: PathBuf,
+    cache_dir: PathBuf,
+    jobs: Vec<Job>,
+}
+
+pub async fn mine_command(args: MineArgs) -> Result<()> {
+    let settings = resolve(&args)?;
+    let mut journal =
+        Journal::open(&settings.out, args.fresh).with_context(|| format!("opening {}", settings.out.display()))?;
+    let reporter = StderrReporter::default();
+    let mut client: Option<Client> = None;
+    for job in &settings.jobs {
+        match job {
+            Job::Mirror(o) => {
+                eprintln!("mining mirror {}", o.path.display());
+                mine_mirror(o, &mut journal, &reporter).with_context(|| format!("mining {}", o.path.display()))?;
+            }
+            Job::Github(o) => {
+                if client.is_none() {
+                    client = Some(github_client(&args, &settings.cache_dir)?);
+                }
+                let c = client.as_ref().expect("just built");
+                eprintln!("mining {} on GitHub ({})", o.repos.join(", "), o.window.search_range());
+                mine_github(o, c, &mut journal, &reporter)
+                    .await
+                    .with_context(|| format!("mining {}", o.repos.join(", ")))?;
+            }
+        }
+    }
+    let funnels = journal.funnels();
+    write_funnel(&settings.funnel, &funnels, client.as_ref().map(Client::stats))?;
+    println!("{}", markdown_table(&funnels));
+    if let Some(c) = &client {
+        let s = c.stats();
+        eprintln!(
+            "GitHub requests: {} ({} GraphQL, {} REST; {} answered 304 from the cache; {} rate limited, {} server errors, {} malformed, {} token switches)",
+            s.requests,
+            s.graphql,
+            s.rest,
+            s.not_modified,
+            s.rate_limited,
+            s.server_errors,
+            s.malformed,
+            s.token_switches
+        );
+    }
+    eprintln!("wrote {} and {}", settings.out.display(), settings.funnel.display());
+    Ok(())
+}
+
+fn resolve(args: &MineArgs) -> Result<Settings> {
+    let limits = Limits { max_files: args.max_files, max_fix_lines: args.max_fix_lines };
+    let window = Window::parse(args.since.as_deref(), args.until.as_deref())?;
+    let (out, jobs, funnel, cache_dir) = if let Some(p) = &args.pipeline {
+        let pipeline = Pipeline::load(p)?;
+        let Some(section) = &pipeline.mine else { bail!("{} has no [mine] section", p.display()) };
+        let missing_mirror =
+            section.repos.iter().any(|r| r.mirror.as_ref().is_some_and(|m| !pipeline.path(m).exists()));
+        if missing_mirror && let Some(script) = &pipeline.source.make_repos {
+            make_repos(&pipeline.path(script), &pipeline.path(&pipeline.source.repos))?;
+        }
+        let mut jobs = Vec::new();
+        for r in &section.repos {
+            let window = Window::parse(
+                r.since.as_deref().or(section.since.as_deref()),
+                r.until.as_deref().or(section.until.as_deref()),
+            )
+            .with_context(|| format!("window of {}", r.name))?;
+            let limits = Limits {
+                max_files: r.max_files.or(section.max_files),
+                max_fix_lines: r.max_fix_lines.or(section.max_fix_lines),
+            };
+            jobs.push(match &r.mirror {
+                Some(m) => {
+                    let mut o = MirrorOptions::new(pipeline.path(m));
+                    o.repo = Some(r.name.clone());
+                    o.branch = r.branch.clone();
+                    o.window = window;
+                    o.limits = limits;
+                    o.merged_only = section.merged_only.unwrap_or(false);
+                    o.require_issue = section.require_issue.unwrap_or(false);
+                    Job::Mirror(o)
+                }
+                None => {
+                    let mut o = github_options(args, vec![r.name.clone()], window, limits);
+                    o.require_issue = section.require_issue.unwrap_or(true);
+                    Job::Github(o)
+                }
+            });
+        }
+        let out = pipeline.path(&pipeline.source.records);
+        let funnel = section.funnel.as_ref().map(|f| pipeline.path(f));
+        let cache = section.cache_dir.as_ref().map(|c| pipeline.path(c));
+        (out, jobs, funnel, cache)
+    } else {
+        let out = args.out.clone().expect("clap requires --out without --pipeline");
+        let jobs = if let Some(m) = &args.mirror {
+            if args.repos.len() > 1 {
+                bail!("--mirror mines one repository: give at most one --repo");
+            }
+            let mut o = MirrorOptions::new(m);
+            o.repo = args.repos.first().cloned();
+            o.branch = args.branch.clone();
+            o.window = window;
+            o.limits = limits;
+            o.merged_only = args.merged_only;
+            o.require_issue = args.issue_links == Some(IssueLinks::Required);
+            vec![Job::Mirror(o)]
+        } else {
+            if args.repos.is_empty() {
+                bail!("give --repo owner/name (GitHub), --mirror PATH or --pipeline FILE");
+            }
+            vec![Job::Github(github_options(args, args.repos.clone(), window, limits))]
+        };
+        (out, jobs, None, None)
+    };
+    let funnel = args.funnel.clone().or(funnel).unwrap_or_else(|| sibling(&out, "funnel.json"));
+    let cache_dir = args.cache_dir.clone().or(cache_dir).unwrap_or_else(|| sibling(&out, "cache"));
+    Ok(Settings { out, funnel, cache_dir, jobs })
+}
+
+fn make_repos(script: &Path, repos: &Path) -> Result<()> {
+    eprintln!("creating repositories with {}", script.display());
+    let status = std::process::Command::new("bash")
+        .arg(script)
+        .arg(repos)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .with_context(|| format!("running {}", script.display()))?;
+    if !status.success() {
+        bail!("{} failed ({status})", script.display());
+    }
+    Ok(())
+}
+
+fn github_options(args: &MineArgs, repos: Vec<String>, window: Window, limits: Limits) -> GithubOptions {
+    let mut o = GithubOptions::new(repos);
+    o.window = window;
+    o.limits = limits;
+    o.page_size = args.page_size.clamp(1, 100);
+    o.require_issue = args.issue_links != Some(IssueLinks::Optional);
+    o.repos_dir = args.repos_dir.clone();
+    o
+}
+
+fn github_client(args: &MineArgs, cache_dir: &Path) -> Result<Client> {
+    let tokens = load_tokens(std::env::var("GITHUB_TOKEN").ok().as_deref(), &args.token_files)?;
+    if tokens.is_empty() {
+        eprintln!(
+            "warning: no GITHUB_TOKEN and no --token-file: anonymous requests (60 an hour, no GraphQL on github.com)"
+        );
+    } else {
+        eprintln!("using {} token(s)", tokens.len());
+    }
+    let mut o = ClientOptions::new(&args.api_url, tokens);
+    o.cache_dir = Some(cache_dir.to_owned());
+    o.max_wait = Duration::from_secs(args.max_wait);
+    Ok(Client::new(o)?)
+}
+
+/// `<dir>/<stem>.<suffix>` next to `out`.
+fn sibling(out: &Path, suffix: &str) -> PathBuf {
+    let stem = out.file_stem().unwrap_or_default().to_string_lossy();
+    out.with_file_name(format!("{stem}.{suffix}"))
+}
+
+fn write_funnel(
+    path: &Path,
+    funnels: &[swe_forge_mine::Funnel],
+    stats: Option<swe_forge_mine::RequestStats>,
+) -> Result<()> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
+    let json = serde_json::json!({ "repositories": funnels, "requests": stats });
+    std::fs::write(path, serde_json::to_string_pretty(&json)? + "\n")
+        .with_context(|| format!("writing {}", path.display()))?;
+    let md = path.with_extension("md");
+    std::fs::write(&md, markdown_table(funnels)).with_context(|| format!("writing {}", md.display()))?;
+    Ok(())
+}
+
+/// Progress lines on stderr: every listing page, and every 100th decision.
+#[derive(Default)]
+struct StderrReporter {
+    counts: Mutex<(u64, u64, u64)>,
+}
+
+impl Reporter for StderrReporter {
+    fn listed(&self, repo: &str, count: usize) {
+        let mut c = self.counts.lock().expect("lock");
+        c.0 += count as u64;
+        eprintln!("  {repo}: {} PRs listed, {} decided, {} kept", c.0, c.1, c.2);
+    }
+
+    fn decided(&self, repo: &str, number: u64, decision: Decision) {
+        let mut c = self.counts.lock().expect("lock");
+        c.1 += 1;
+        if decision == Decision::Kept {
+            c.2 += 1;
+            tracing::info!(repo, number, "kept");
+        }
+        if c.1.is_multiple_of(100) {
+            eprintln!("  {repo}: {} decided, {} kept", c.1, c.2);
+        }
+    }
+}
