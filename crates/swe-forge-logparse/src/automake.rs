@@ -30,7 +30,8 @@ fn status_of(word: &str) -> Option<TestStatus> {
 
 /// `PASS: tests/a.sh` and TAP-driver lines: (status, script, TAP description).
 pub(crate) fn result_line(line: &str) -> Option<(TestStatus, &str, Option<String>)> {
-    let (word, rest) = line.split_once(": ")?;
+    let colon = line.find(':')?;
+    let (word, rest) = (&line[..colon], line[colon + 1..].strip_prefix(' ')?);
     let status = status_of(word)?;
     let rest = rest.trim();
     let (script, tail) = match rest.split_once(' ') {
@@ -61,6 +62,10 @@ impl LineParser for Parser {
             };
             self.parsed.record(id, Some(script.to_owned()), status);
         }
+    }
+
+    fn first_byte(&self) -> Option<crate::text::FirstByte> {
+        Some(|b| matches!(b, b'P' | b'F' | b'S' | b'X' | b'E'))
     }
 
     fn finish(self: Box<Self>) -> ParsedLog {

@@ -88,7 +88,7 @@ fn lone_status(line: &str) -> Option<TestStatus> {
 /// `test <name> ... <rest>`: the name (as printed, trimmed) and the rest (trimmed).
 pub(crate) fn test_line(line: &str) -> Option<(&str, &str)> {
     let r = line.strip_prefix("test ")?;
-    let idx = r.find(" ...")?;
+    let idx = memchr::memmem::find(r.as_bytes(), b" ...")?;
     let name = r.get(..idx)?.trim();
     let rest = r.get(idx + 4..)?;
     if name.is_empty() || !(rest.is_empty() || rest.starts_with(' ')) {

@@ -122,6 +122,10 @@ impl LineParser for Parser {
         }
     }
 
+    fn first_byte(&self) -> Option<crate::text::FirstByte> {
+        Some(|b| b.is_ascii_digit() || b == b'S' || b == b'T')
+    }
+
     fn finish(mut self: Box<Self>) -> ParsedLog {
         if !self.started.is_empty() {
             let names: Vec<&str> = self.started.iter().map(String::as_str).collect();

@@ -127,11 +127,17 @@ impl LineParser for Parser {
     fn line(&mut self, line: &str) {
         let line = line.trim_end();
         if let Some((name, status)) = result(line) {
-            let state = self.pending.entry(name.to_owned()).or_default();
+            let state = match self.pending.get_mut(name) {
+                Some(state) => state,
+                None => self.pending.entry(name.to_owned()).or_default(),
+            };
             state.running = false;
             state.status = Some(status);
         } else if let Some(name) = run(line) {
-            self.pending.entry(name.to_owned()).or_default().running = true;
+            match self.pending.get_mut(name) {
+                Some(state) => state.running = true,
+                None => self.pending.entry(name.to_owned()).or_default().running = true,
+            }
         } else if let Some(s) = summary(line) {
             match s {
                 Summary::Ok(pkg) => self.flush(pkg, Some(TestStatus::Pass)),
@@ -143,6 +149,10 @@ impl LineParser for Parser {
                 Summary::NoTestFiles => {}
             }
         }
+    }
+
+    fn first_byte(&self) -> Option<crate::text::FirstByte> {
+        Some(|b| matches!(b, b'=' | b'-' | b'o' | b'F' | b'?'))
     }
 
     fn finish(mut self: Box<Self>) -> ParsedLog {

@@ -31,7 +31,8 @@ pub(crate) enum Mark<'a> {
 /// A gtest marker line (ctest's `N: ` prefix allowed).
 pub(crate) fn mark(line: &str) -> Option<Mark<'_>> {
     let mut t = line.trim_start();
-    if let Some((num, rest)) = t.split_once(": ")
+    if t.starts_with(|c: char| c.is_ascii_digit())
+        && let Some((num, rest)) = t.split_once(": ")
         && !num.is_empty()
         && num.bytes().all(|b| b.is_ascii_digit())
     {
@@ -75,6 +76,10 @@ impl LineParser for Parser {
             }
             None => {}
         }
+    }
+
+    fn first_byte(&self) -> Option<crate::text::FirstByte> {
+        Some(|b| b == b'[' || b.is_ascii_digit())
     }
 
     fn finish(mut self: Box<Self>) -> ParsedLog {

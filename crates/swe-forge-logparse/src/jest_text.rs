@@ -79,7 +79,7 @@ impl LineParser for Parser {
             self.parsed.record(path.to_owned(), Some(path.to_owned()), status);
             return;
         }
-        let Some(file) = self.file.clone() else { return };
+        let Some(file) = self.file.as_deref() else { return };
         let level = indent(line);
         let trimmed = line.trim();
         if level == 0 || trimmed.is_empty() {
@@ -89,22 +89,24 @@ impl LineParser for Parser {
             return;
         }
         if let Some(detail) = trimmed.strip_prefix("● ") {
-            self.in_details = true;
             let detail = detail.trim();
             if level == 2 && detail != "Console" && detail != "Test suite failed to run" && !detail.is_empty() {
                 let parts: Vec<&str> = detail.split(" › ").collect();
                 let title = parts.last().copied().unwrap_or(detail);
                 let id = format!("{file} > {}", parts.join(" > "));
-                self.parsed.record(id, Some(format!("{file}:{title}")), TestStatus::Fail);
+                let msb = format!("{file}:{title}");
+                self.parsed.record(id, Some(msb), TestStatus::Fail);
             }
+            self.in_details = true;
             return;
         }
         if self.in_details {
             return;
         }
         if let Some((status, title)) = test_line(trimmed) {
-            let id = self.id(&file, level, title);
-            self.parsed.record(id, Some(format!("{file}:{title}")), status);
+            let id = self.id(file, level, title);
+            let msb = format!("{file}:{title}");
+            self.parsed.record(id, Some(msb), status);
             return;
         }
         self.stack.retain(|(i, _)| *i < level);

@@ -335,6 +335,10 @@ pub(crate) trait LineParser {
     fn line(&mut self, line: &str);
     /// Ends the input and returns what was found.
     fn finish(self: Box<Self>) -> ParsedLog;
+    /// Lines this parser can use start (after spaces) with a byte this accepts; `None`: any.
+    fn first_byte(&self) -> Option<text::FirstByte> {
+        None
+    }
 }
 
 fn line_parser(framework: Framework) -> Option<Box<dyn LineParser>> {
@@ -380,7 +384,8 @@ pub fn parse_reader(framework: Framework, reader: impl Read) -> ParsedLog {
         }
         _ => match line_parser(framework) {
             Some(mut p) => {
-                let warnings = text::for_each_line(reader, |l| p.line(l));
+                let wants = p.first_byte();
+                let warnings = text::for_each_line_where(reader, wants, |l| p.line(l));
                 let mut parsed = p.finish();
                 parsed.warnings.extend(warnings);
                 parsed

@@ -100,13 +100,35 @@ impl<R: BufRead> Lines<R> {
 
 /// Feeds every cleaned line of `reader` to `f`; returns the reader's warnings. A line that sits
 /// whole in the reader's buffer is handed over without copying.
-pub(crate) fn for_each_line<R: BufRead>(reader: R, mut f: impl FnMut(&str)) -> Vec<String> {
+pub(crate) fn for_each_line<R: BufRead>(reader: R, f: impl FnMut(&str)) -> Vec<String> {
+    for_each_line_where(reader, None, f)
+}
+
+/// Whether a line whose first byte that is not a space or tab is this one can matter to a
+/// parser; lines that cannot are skipped before they are decoded.
+pub(crate) type FirstByte = fn(u8) -> bool;
+
+/// [`for_each_line`], skipping lines that `wants` rules out (lines holding `\r` or starting
+/// with an escape sequence are always kept: what follows may be anything).
+pub(crate) fn for_each_line_where<R: BufRead>(
+    reader: R,
+    wants: Option<FirstByte>,
+    mut f: impl FnMut(&str),
+) -> Vec<String> {
     let mut lines = Lines::new(reader);
+    let keep = |raw: &[u8]| match (wants, raw.iter().find(|&&b| b != b' ' && b != b'\t')) {
+        (None, _) => true,
+        (Some(_), None) => false,
+        (Some(w), Some(&b)) => b == 0x1b || w(b) || memchr::memchr(b'\r', raw).is_some(),
+    };
     loop {
         let used = match lines.reader.fill_buf() {
             Ok(chunk) => match memchr::memchr(b'\n', chunk) {
                 Some(i) if i <= MAX_LINE => {
-                    f(&clean_line(&decode(&chunk[..i])));
+                    let raw = &chunk[..i];
+                    if keep(raw) {
+                        f(&clean_line(&decode(raw)));
+                    }
                     Some(i + 1)
                 }
                 _ => None,
@@ -119,7 +141,11 @@ pub(crate) fn for_each_line<R: BufRead>(reader: R, mut f: impl FnMut(&str)) -> V
                 lines.offset += n as u64;
             }
             None => match lines.next_raw() {
-                Some(raw) => f(&clean_line(&decode(raw))),
+                Some(raw) => {
+                    if keep(raw) {
+                        f(&clean_line(&decode(raw)));
+                    }
+                }
                 None => break,
             },
         }
