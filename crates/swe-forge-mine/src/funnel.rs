@@ -29,7 +29,8 @@ pub enum Decision {
     NoFix,
     /// The diff could not be obtained (missing commits, API error on this PR).
     DiffUnavailable,
-    /// The merged base branch state could not be determined (mirror mode, fast-forward merges).
+    /// The base could not be determined (mirror mode: fast-forward merges, heads without a
+    /// common history with the branch).
     BaseUnknown,
 }
 

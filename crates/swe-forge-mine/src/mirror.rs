@@ -278,7 +278,11 @@ fn find_prs(git: &Repository, tip: Oid) -> Result<BTreeMap<u64, Found>, git2::Er
             continue;
         }
         let merged_in = head_id == tip || git.graph_descendant_of(tip, head_id)?;
-        let base = if merged_in { head_id } else { git.merge_base(tip, head_id)? };
+        // A head with no history in common with the branch (a PR to another branch that was
+        // rewritten, an orphan branch) has no base either.
+        let merge_base = if merged_in { None } else { git.merge_base(tip, head_id).ok() };
+        let base_unknown = merged_in || merge_base.is_none();
+        let base = merge_base.unwrap_or(head_id);
         let message = String::from_utf8_lossy(head.message_bytes()).into_owned();
         let title = message.lines().next().unwrap_or_default().to_owned();
         let body = message.split_once('\n').map(|x| x.1.trim().to_owned()).filter(|b| !b.is_empty());
@@ -293,8 +297,8 @@ fn find_prs(git: &Repository, tip: Oid) -> Result<BTreeMap<u64, Found>, git2::Er
                 time: head.time().seconds(),
                 title,
                 body,
-                texts: if merged_in { String::new() } else { messages(git, head_id, base)? },
-                base_unknown: merged_in,
+                texts: if base_unknown { String::new() } else { messages(git, head_id, base)? },
+                base_unknown,
             },
         );
     }

@@ -388,14 +388,23 @@ impl FakeGithub {
                 r#"{"data":{"rateLimit":{"cost":1,"remaining":4999,"resetAt":"2099-01-01T00:00:00Z"},"search":{"issueCount":0,"pageInfo":{"hasNextPage":false,"endCursor":null},"nodes":[]}}}"#,
             );
         }
-        let end = (start + first).min(self.prs.len());
-        let nodes: Vec<serde_json::Value> = self.prs[start.min(end)..end].iter().map(|p| self.node(p)).collect();
+        // `closed:A..B` (RFC 3339 bounds, `*` open) selects on the closing time, as on GitHub.
+        let range = Regex::new(r"closed:(\S+)\.\.(\S+)").expect("regex");
+        let in_window = |p: &&FakePr| match range.captures(q) {
+            Some(c) => {
+                (&c[1] == "*" || p.closed_at.as_str() >= &c[1]) && (&c[2] == "*" || p.closed_at.as_str() <= &c[2])
+            }
+            None => true,
+        };
+        let matching: Vec<&FakePr> = self.prs.iter().filter(in_window).collect();
+        let end = (start + first).min(matching.len());
+        let nodes: Vec<serde_json::Value> = matching[start.min(end)..end].iter().map(|p| self.node(p)).collect();
         let body = serde_json::json!({
             "data": {
                 "rateLimit": { "cost": 1, "remaining": 4999, "resetAt": "2099-01-01T00:00:00Z" },
                 "search": {
-                    "issueCount": self.prs.len(),
-                    "pageInfo": { "hasNextPage": end < self.prs.len(), "endCursor": if end > start { Some(encode_cursor(end)) } else { None } },
+                    "issueCount": matching.len(),
+                    "pageInfo": { "hasNextPage": end < matching.len(), "endCursor": if end > start { Some(encode_cursor(end)) } else { None } },
                     "nodes": nodes,
                 }
             }

@@ -251,3 +251,36 @@ async fn a_spent_token_hands_over_and_a_lone_token_waits_for_its_reset() {
     let err = mine_github(&options("acme/lib", 10), &c, &mut journal, &Quiet).await.unwrap_err().to_string();
     assert!(err.contains("rate limited") && !err.contains("TESTtoken"), "{err}");
 }
+
+#[tokio::test]
+async fn a_window_over_the_search_cap_is_halved_until_each_half_fits() {
+    // 1,050 PRs closed over 2024 (GitHub search serves at most 1,000 results per query); every
+    // tenth changes tests, the others are ruled out from the listing without a diff request.
+    let (code, code_only) = (diff(&["lib.go", "lib_test.go"]), diff(&["lib.go"]));
+    let prs: Vec<FakePr> = (1..=1050u64)
+        .map(|n| {
+            let day = (n - 1) * 366 / 1050;
+            let closed_at = swe_forge_mine::format_time(1_704_067_200 + day as i64 * 86_400 + 3600);
+            let d = if n.is_multiple_of(10) { &code } else { &code_only };
+            FakePr { closed_at, ..FakePr::merged(n, d) }
+        })
+        .collect();
+    let (server, _fake) = serve(FakeGithub::new("acme/lib", prs));
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out.jsonl");
+    let c = client(server.url(), &[TOKEN_A], None);
+    let mut journal = Journal::open(&out, false).unwrap();
+    let mut opts = options("acme/lib", 100);
+    opts.window = swe_forge_mine::Window::parse(Some("2024-01-01"), Some("2024-12-31")).unwrap();
+    opts.require_issue = false;
+    mine_github(&opts, &c, &mut journal, &Quiet).await.unwrap();
+    let f = &journal.funnels()[0];
+    assert_eq!((f.seen, f.kept), (1050, 105), "{f:?}");
+    let mined = read_candidates(&out);
+    let unique: std::collections::BTreeSet<u64> = mined.iter().map(|c| c.record.number).collect();
+    assert_eq!((mined.len(), unique.len()), (105, 105));
+    for r in server.requests().iter().filter(|r| r.body.contains("search(")) {
+        let v: serde_json::Value = serde_json::from_str(&r.body).unwrap();
+        assert!(v["variables"]["q"].as_str().unwrap().contains("closed:2024-"), "{}", v["variables"]["q"]);
+    }
+}

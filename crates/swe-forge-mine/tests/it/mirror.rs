@@ -59,7 +59,8 @@ fn headers_normalized(patch: &str) -> String {
 }
 
 /// A repository whose main branch has a merge commit for PR 11, a squash commit for PR 12, a
-/// rebase-merged PR 14 (its head is on main) and an unmerged PR 13 reachable only through its ref.
+/// rebase-merged PR 14 (its head is on main), an unmerged PR 13 reachable only through its ref and
+/// a PR 15 whose head shares no history with main.
 fn merge_and_squash_repo(dir: &Path) {
     git(dir, &["init", "-q", "-b", "main"]);
     write(dir, "lib.go", "package lib\n\nfunc A() int { return 1 }\n");
@@ -102,6 +103,11 @@ fn merge_and_squash_repo(dir: &Path) {
     write(dir, "lib_test.go", "package lib\n\n// TestA checks 5.\n");
     git(dir, &["commit", "-q", "-am", "Return 5"]);
     git(dir, &["update-ref", "refs/pull/14/head", "HEAD"]);
+    // PR 15: a head with no history in common with main (as real mirrors have).
+    git(dir, &["checkout", "-q", "--orphan", "elsewhere"]);
+    git(dir, &["commit", "-q", "-m", "Unrelated root"]);
+    git(dir, &["update-ref", "refs/pull/15/head", "HEAD"]);
+    git(dir, &["checkout", "-q", "-f", "main"]);
 }
 
 #[test]
@@ -141,11 +147,11 @@ fn merge_commits_squash_commits_and_pull_refs_are_found() {
     assert_eq!(unmerged.mining.merge_evidence, MergeEvidence::PullRefOnly);
     assert_eq!(unmerged.record.base.sha, git(&dir, &["rev-parse", "HEAD~1"]));
 
-    assert!(mined.iter().all(|c| c.record.number != 14));
+    assert!(mined.iter().all(|c| c.record.number < 14));
     let f = &journal.funnels()[0];
     assert_eq!(f.repo, "acme/lib");
-    assert_eq!((f.seen, f.kept), (4, 3));
-    assert_eq!(f.dropped.get("base_unknown"), Some(&1));
+    assert_eq!((f.seen, f.kept), (5, 3));
+    assert_eq!(f.dropped.get("base_unknown"), Some(&2));
 
     // The patches apply to their base commits.
     let repo = swe_forge_git::SourceRepo::open(&dir).unwrap();
