@@ -42,21 +42,31 @@ impl std::fmt::Debug for Token {
 }
 
 /// Tokens from `GITHUB_TOKEN` (several may be separated by commas or whitespace) and from files
-/// (one token per line, `#` comments allowed).
+/// (one token per line, `#` comments allowed). Duplicates are dropped. A token with characters
+/// that cannot go into an HTTP header is refused, without being shown.
 pub fn load_tokens(env_value: Option<&str>, files: &[PathBuf]) -> Result<Vec<Token>, MineError> {
-    let mut out = Vec::new();
-    let mut push = |s: &str| {
+    let mut out: Vec<Token> = Vec::new();
+    let mut push = |s: &str, source: &str| -> Result<(), MineError> {
         for t in s.split(|c: char| c == ',' || c.is_whitespace()).filter(|t| !t.is_empty()) {
-            out.push(Token::new(t));
+            if !t.chars().all(|c| c.is_ascii_graphic()) {
+                return Err(MineError::Invalid {
+                    what: "token",
+                    message: format!("a token from {source} has characters that cannot be sent in a header"),
+                });
+            }
+            if !out.iter().any(|o| o.0 == t) {
+                out.push(Token::new(t));
+            }
         }
+        Ok(())
     };
     if let Some(v) = env_value {
-        push(v);
+        push(v, "GITHUB_TOKEN")?;
     }
     for f in files {
         let text = std::fs::read_to_string(f).map_err(MineError::io(f))?;
         for line in text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')) {
-            push(line);
+            push(line, &f.display().to_string())?;
         }
     }
     Ok(out)
@@ -455,4 +465,32 @@ fn github_message(body: &str) -> String {
         message: String,
     }
     serde_json::from_str::<M>(body).map(|m| m.message).unwrap_or_else(|_| body.chars().take(200).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_from_the_environment_and_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("tokens");
+        std::fs::write(
+            &file,
+            "# team tokens
+ghp_b
+
+  ghp_c  
+ghp_a
+",
+        )
+        .unwrap();
+        let tokens = load_tokens(Some("ghp_a, ghp_b"), &[file]).unwrap();
+        let raw: Vec<&str> = tokens.iter().map(|t| t.0.as_str()).collect();
+        assert_eq!(raw, ["ghp_a", "ghp_b", "ghp_c"]);
+        assert_eq!(format!("{tokens:?}"), "[Token(***), Token(***), Token(***)]");
+        let err = load_tokens(Some("ghp_\u{7}bell"), &[]).unwrap_err().to_string();
+        assert!(!err.contains("bell"), "{err}");
+        assert!(load_tokens(None, &[]).unwrap().is_empty());
+    }
 }

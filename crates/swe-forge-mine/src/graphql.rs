@@ -211,12 +211,22 @@ impl PullRequestNode {
 /// One page of the listing.
 pub async fn search_page(client: &Client, query: &str, first: u32, after: Option<&str>) -> Result<Search, MineError> {
     let vars = serde_json::json!({ "q": query, "first": first, "after": after });
-    let resp: GraphqlResponse<SearchData> =
-        client.graphql(SEARCH_QUERY, vars, |b| serde_json::from_str(b).map_err(|e| e.to_string())).await?;
+    let resp: GraphqlResponse<SearchData> = client.graphql(SEARCH_QUERY, vars, parse_graphql).await?;
     match resp.data {
         Some(d) => Ok(d.search),
         None => Err(graphql_error("search", &resp.errors)),
     }
+}
+
+/// Parses a GraphQL answer. A `RATE_LIMITED` error (GitHub sends it with status 200) is refused
+/// like a malformed body, so the client retries after its backoff, by which time the spent token
+/// is parked (its `X-RateLimit-Remaining: 0` was seen) and another one, or the reset, takes over.
+fn parse_graphql<T: serde::de::DeserializeOwned>(body: &str) -> Result<GraphqlResponse<T>, String> {
+    let r: GraphqlResponse<T> = serde_json::from_str(body).map_err(|e| e.to_string())?;
+    if r.errors.iter().any(|e| e.kind.as_deref() == Some("RATE_LIMITED")) {
+        return Err("GraphQL rate limit".to_owned());
+    }
+    Ok(r)
 }
 
 fn graphql_error(what: &str, errors: &[GraphqlError]) -> MineError {
@@ -258,8 +268,7 @@ pub async fn lookup_issues(
     }
     query.push('}');
     // Missing issues come back as `null` with NOT_FOUND errors next to the data; that is an answer.
-    let resp: GraphqlResponse<serde_json::Value> =
-        client.graphql(&query, serde_json::json!({}), |b| serde_json::from_str(b).map_err(|e| e.to_string())).await?;
+    let resp: GraphqlResponse<serde_json::Value> = client.graphql(&query, serde_json::json!({}), parse_graphql).await?;
     let Some(data) = resp.data else { return Err(graphql_error("issues", &resp.errors)) };
     let mut out = BTreeMap::new();
     let repos: Vec<&&str> = by_repo.keys().collect();

@@ -191,6 +191,9 @@ pub const SECONDARY_LIMIT_BODY: &str = r#"{"message":"You have exceeded a second
 /// GitHub's answer to a spent primary rate limit (403, `X-RateLimit-Remaining: 0`).
 pub const PRIMARY_LIMIT_BODY: &str = r#"{"message":"API rate limit exceeded for user ID 1.","documentation_url":"https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-the-primary-rate-limit","status":"403"}"#;
 
+/// GitHub GraphQL's answer (status 200) when the token's points are spent.
+pub const GRAPHQL_RATE_LIMITED_BODY: &str = r#"{"errors":[{"type":"RATE_LIMITED","code":"graphql_rate_limit","message":"API rate limit exceeded for user ID 1."}]}"#;
+
 /// GitHub GraphQL's 502 when a query runs too long.
 pub const BAD_GATEWAY_BODY: &str = r#"{"data":null,"errors":[{"message":"Something went wrong while executing your query. This may be the result of a timeout, or it could be a GitHub bug. Please include `0400:3A8C:1B4F0E2:1C7E0A1:66A1B2C3` when reporting this issue."}]}"#;
 
@@ -253,6 +256,9 @@ pub enum Fault {
     SecondaryLimit(u64),
     /// 403 primary limit: `X-RateLimit-Remaining: 0` and a reset `secs` from now.
     PrimaryLimit(u64),
+    /// GraphQL's spent limit: status 200, a `RATE_LIMITED` error, `X-RateLimit-Remaining: 0` and
+    /// a reset `secs` from now.
+    GraphqlRateLimited(u64),
     /// 502 with GitHub's GraphQL timeout body.
     BadGateway,
     /// A 200 whose body is cut in the middle.
@@ -341,6 +347,15 @@ impl FakeGithub {
                     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
                         + secs;
                 return Reply::status(403, PRIMARY_LIMIT_BODY)
+                    .header("x-ratelimit-limit", "5000")
+                    .header("x-ratelimit-remaining", "0")
+                    .header("x-ratelimit-reset", &reset.to_string());
+            }
+            Some(Fault::GraphqlRateLimited(secs)) => {
+                let reset =
+                    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
+                        + secs;
+                return Reply::json(GRAPHQL_RATE_LIMITED_BODY)
                     .header("x-ratelimit-limit", "5000")
                     .header("x-ratelimit-remaining", "0")
                     .header("x-ratelimit-reset", &reset.to_string());

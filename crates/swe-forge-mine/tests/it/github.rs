@@ -243,6 +243,18 @@ async fn a_spent_token_hands_over_and_a_lone_token_waits_for_its_reset() {
     assert!(started.elapsed() >= Duration::from_millis(900));
     assert_eq!(read_candidates(&tmp.path().join("b.jsonl")).len(), 1);
 
+    // GraphQL's own limit answer (200 + RATE_LIMITED): the client waits for the reset and goes on.
+    let prs = vec![FakePr { body: Some("Fixes #7".into()), ..FakePr::merged(1, &code) }];
+    let fake = FakeGithub::new("acme/lib", prs)
+        .issue("acme/lib", 7, "Bug", None)
+        .fault(Target::Search, Fault::GraphqlRateLimited(1));
+    let (server, _fake) = serve(fake);
+    let c = client(server.url(), &[TOKEN_A], None);
+    let mut journal = Journal::open(&tmp.path().join("g.jsonl"), false).unwrap();
+    mine_github(&options("acme/lib", 10), &c, &mut journal, &Quiet).await.unwrap();
+    assert_eq!(read_candidates(&tmp.path().join("g.jsonl")).len(), 1);
+    assert_eq!(c.stats().graphql, 3, "{:?}", c.stats());
+
     // A limit longer than --max-wait stops the mine with an error that names no token.
     let fake = FakeGithub::new("acme/lib", vec![]).fault(Target::Search, Fault::PrimaryLimit(7200));
     let (server, _fake) = serve(fake);
