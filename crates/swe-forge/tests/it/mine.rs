@@ -40,7 +40,7 @@ fn a_mined_fixture_candidate_is_accepted_by_validate() {
     assert_eq!((&pr1.base, &pr1.fix_patch, &pr1.test_patch), (&want.base, &want.fix_patch, &want.test_patch));
 
     // Only PR 1 goes through the (slow) validation, next to the recorded candidate: validate must
-    // treat both alike (the demo test asserts that the recorded one is accepted).
+    // accept it and treat both alike.
     let mined_one = tmp.path().join("mined-one.jsonl");
     std::fs::write(&mined_one, std::fs::read_to_string(&out).unwrap().lines().next().unwrap().to_owned() + "\n")
         .unwrap();
@@ -63,6 +63,7 @@ fn a_mined_fixture_candidate_is_accepted_by_validate() {
     };
     let mined_outcome = outcome(&mined_one, "mined-validated.jsonl");
     assert_eq!(mined_outcome, outcome(&recorded_one, "recorded-validated.jsonl"));
+    assert_eq!(mined_outcome.0, swe_forge_core::ValidationStatus::Accepted, "{mined_outcome:?}");
     assert_eq!(mined_outcome.1, ["gostack::TestPopEmptyReturnsError"], "{mined_outcome:?}");
 }
 
