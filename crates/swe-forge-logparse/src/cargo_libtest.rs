@@ -79,6 +79,15 @@ pub(crate) fn status_word(s: &str) -> Option<TestStatus> {
     }
 }
 
+/// The test path of a libtest name: the part before libtest's ` - ` markers (` - should panic`,
+/// doctest ` - compile fail`).
+fn before_dash(name: &str) -> &str {
+    match memchr::memmem::find(name.as_bytes(), b" - ") {
+        Some(i) => &name[..i],
+        None => name,
+    }
+}
+
 /// A line holding nothing but a status (the late status of a test that printed output).
 fn lone_status(line: &str) -> Option<TestStatus> {
     let t = line.trim();
@@ -234,7 +243,7 @@ impl Parser {
         if doc {
             self.parsed.record(format!("{prefix}::doc::{name}"), None, status);
         } else {
-            let path = name.split(" - ").next().unwrap_or(name).trim_end();
+            let path = before_dash(name).trim_end();
             self.parsed.record(format!("{prefix}::{path}"), Some(path.to_owned()), status);
         }
     }
@@ -244,7 +253,7 @@ impl Parser {
         let mut handled = false;
         while let Some((name, rest)) = test_line(line) {
             let doc = self.section.as_ref().is_some_and(|s| s.doc);
-            let path = name.split(" - ").next().unwrap_or(name);
+            let path = before_dash(name);
             if !doc && path.contains(char::is_whitespace) {
                 break; // test output that merely starts with "test "
             }

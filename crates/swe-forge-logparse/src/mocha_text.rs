@@ -39,6 +39,9 @@ pub(crate) fn test_line(trimmed: &str) -> Option<(TestStatus, &str)> {
 
 /// `7 passing (16ms)`.
 fn passing_line(trimmed: &str) -> bool {
+    if !trimmed.starts_with(|c: char| c.is_ascii_digit()) {
+        return false;
+    }
     let mut words = trimmed.split_whitespace();
     words.next().is_some_and(|n| n.parse::<u64>().is_ok()) && words.next() == Some("passing")
 }
