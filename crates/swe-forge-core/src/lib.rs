@@ -12,7 +12,7 @@ mod status;
 pub use category::{Categorized, categorize};
 pub use error::RecordError;
 pub use record::{
-    Base, ForgeMeta, Instance, PhaseRun, Provenance, RejectReason, Rejection, ResolvedIssue, SCHEMA_VERSION, TestMap,
+    Base, ForgeMeta, Instance, PassRates, PhaseRun, Provenance, RejectReason, Rejection, ResolvedIssue, SCHEMA_VERSION, TestMap,
     TestResult, ValidationStatus, read_jsonl, write_jsonl,
 };
 pub use status::{Phase, PhaseStatuses, TestStatus, Transition};

@@ -181,6 +181,16 @@ pub struct ForgeMeta {
     /// Warnings that do not reject the instance (exit code disagrees with the parsed results, ...).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// Parser of the structured result files, when the recipe has one (`parser` reads the log).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub results_parser: Option<String>,
+    /// Tests whose outcome differed between repeated runs of a phase, with their pass rates;
+    /// they are left out of every category.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub flaky: BTreeMap<String, PassRates>,
+    /// Share of tests whose outcome was the same in every repeated run (1.0 without reruns).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stability: Option<f64>,
 }
 
 /// Everything that went into an instance's image, so it can be rebuilt and audited.
@@ -224,6 +234,9 @@ impl ForgeMeta {
             merged_at: None,
             provenance: None,
             warnings: Vec::new(),
+            results_parser: None,
+            flaky: BTreeMap::new(),
+            stability: None,
         }
     }
 }
@@ -257,6 +270,23 @@ pub struct PhaseRun {
     pub log_bytes: u64,
     /// Number of tests with a result.
     pub tests: u64,
+    /// 0 for the first run of the phase, 1.. for reruns.
+    #[serde(default)]
+    pub attempt: u32,
+    /// Time spent inside the test command (measured in the container), in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command_ms: Option<u64>,
+}
+
+/// How often a test passed in each phase over all of its runs (0.0 to 1.0; None: never reported).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PassRates {
+    /// Base runs.
+    pub run: Option<f64>,
+    /// Test-patch runs.
+    pub test: Option<f64>,
+    /// Fix runs.
+    pub fix: Option<f64>,
 }
 
 /// A machine-readable reason with a human-readable detail.
@@ -303,6 +333,12 @@ pub enum RejectReason {
     Infrastructure,
     /// No recipe can build this repository here (unknown build system, Gradle without a distribution).
     UnsupportedEnvironment,
+    /// A run was killed by the memory limit.
+    Oom,
+    /// A run hit the limit on the number of processes.
+    PidsLimit,
+    /// A patch escapes the repository (`..`, absolute paths, `.git/`, symlinks pointing outside).
+    UnsafePatch,
 }
 
 impl RejectReason {
@@ -320,6 +356,9 @@ impl RejectReason {
             RejectReason::Anomaly => "anomaly",
             RejectReason::Infrastructure => "infrastructure",
             RejectReason::UnsupportedEnvironment => "unsupported_environment",
+            RejectReason::Oom => "oom",
+            RejectReason::PidsLimit => "pids_limit",
+            RejectReason::UnsafePatch => "unsafe_patch",
         }
     }
 }

@@ -11,6 +11,7 @@ mod build;
 mod container;
 mod engine;
 mod error;
+mod inspect;
 mod lock;
 
 pub use base::BaseSpec;

@@ -1,8 +1,8 @@
 //! The image layers of an instance: base (bootstrapped once) -> toolchain (Debian packages of
-//! a toolchain plus a recipe's extras) -> source (the repository at the base commit: a git
-//! repository with one commit, no remote, no history) -> instance (setup commands run with
-//! network, then committed). Tags are derived from everything that goes into a layer, so an
-//! existing tag is reused as is.
+//! a toolchain plus a recipe's extras) -> source (the repository at the base commit, submodules
+//! included at their pinned commits: a git repository with one commit, no remote, no history)
+//! -> instance (setup commands run with network, then committed). Tags are derived from
+//! everything that goes into a layer, so an existing tag is reused as is.
 
 use std::collections::HashMap;
 
@@ -148,10 +148,15 @@ impl Validator {
         let source_df = source_dockerfile(&toolchain_tag, sha);
         let setup =
             format!("{}\nset -e\ncd {REPO_DIR}\n{}\n{LEAK_CHECK}", toolchain.setup_prelude, recipe.setup.join("\n"));
-        let key = short_hash(&[&toolchain_tag, &tree.to_string(), &source_df, &setup]);
+        // Submodules come from local copies; one without a copy changes the content (an empty
+        // folder), so the tags say which are missing (nothing is added when none is).
+        let root = &self.settings.repos_root;
+        let missing = crate::submodules::missing_warnings(repo, sha, root, &inst.org).join("\n");
+        let tree_key = if missing.is_empty() { tree.to_string() } else { format!("{tree}\n{missing}") };
+        let key = short_hash(&[&toolchain_tag, &tree_key, &source_df, &setup]);
         let name = format!("swe-forge/{}__{}", inst.org, inst.repo).to_lowercase();
         let tag = format!("{name}:pr-{}-{key}", inst.number);
-        let src_tag = format!("{name}:src-{}", short_hash(&[&toolchain_tag, &tree.to_string(), &source_df]));
+        let src_tag = format!("{name}:src-{}", short_hash(&[&toolchain_tag, &tree_key, &source_df]));
         let labels = HashMap::from([
             (LABEL_ROLE.to_owned(), "instance".to_owned()),
             ("dev.swe-forge.instance".to_owned(), inst.instance_id.clone()),
@@ -160,7 +165,7 @@ impl Validator {
         // Layer 1: the sources.
         let context = || {
             let mut ctx = BuildContext::new();
-            repo.write_tree_tar(tree, "repo", ctx.tar())
+            repo.write_tree_tar_with_submodules(tree, "repo", ctx.tar(), root, &inst.org)
                 .map_err(|e| DockerError::Io { what: e.to_string(), source: std::io::Error::other("tree export") })?;
             ctx.finish(&source_df)
         };

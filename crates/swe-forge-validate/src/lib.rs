@@ -7,14 +7,19 @@
 
 mod detect;
 mod error;
+mod flaky;
 mod images;
+mod parsed;
 mod phases;
 mod recipe;
 mod rules;
+mod submodules;
 mod validator;
 
 pub use detect::{Detection, detect};
 pub use error::ValidateError;
+pub use parsed::{PARSED_SUFFIX, read_parsed};
 pub use recipe::{Recipe, RecipeOverride, Toolchain};
 pub use rules::keep_rules;
+pub use submodules::MISSING_SUBMODULE;
 pub use validator::{Reporter, Settings, Silent, Validator};

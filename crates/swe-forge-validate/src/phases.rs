@@ -14,6 +14,16 @@ pub(crate) const FIX_PATCH: &str = "/swe-forge/fix.patch";
 pub(crate) const RESULTS_DIR: &str = "/swe-forge/results";
 /// The test command's exit code is printed on a line of its own, after everything else.
 pub(crate) const EXIT_MARKER: &str = "swe-forge: test command exited with ";
+/// Then the time the test command took, measured inside the container.
+pub(crate) const TOOK_MARKER: &str = "swe-forge: test command took ";
+
+/// The test command's own duration, read back from the end of a phase log.
+pub(crate) fn command_ms(log: &[u8]) -> Option<u64> {
+    let tail = &log[log.len().saturating_sub(4096)..];
+    let text = String::from_utf8_lossy(tail);
+    let line = text.lines().rev().find_map(|l| l.strip_prefix(TOOK_MARKER))?;
+    line.trim_end_matches(" ms").trim().parse().ok()
+}
 
 /// The bash script of one phase: apply the patches that phase needs, run the pre-test steps
 /// and the test command, copy structured results, and exit with the test command's code.
@@ -33,14 +43,19 @@ pub(crate) fn script(phase: Phase, recipe: &Recipe) -> String {
         s.push_str(step);
         s.push('\n');
     }
-    s.push_str(&format!("( {}\n)\nstatus=$?\n", recipe.test_command));
+    s.push_str(&format!(
+        "swe_forge_start=$(date +%s%N)\n( {}\n)\nstatus=$?\nswe_forge_end=$(date +%s%N)\n",
+        recipe.test_command
+    ));
     for pattern in &recipe.results {
         s.push_str(&format!(
             "find . -path '{}' -type f -exec cp --parents {{}} {RESULTS_DIR}/ \\; 2>/dev/null\n",
             pattern.replace('\'', "'\\''")
         ));
     }
-    s.push_str(&format!("echo \"{EXIT_MARKER}$status\"\nexit $status\n"));
+    s.push_str(&format!(
+        "echo \"{EXIT_MARKER}$status\"\necho \"{TOOK_MARKER}$(( (swe_forge_end - swe_forge_start) / 1000000 )) ms\"\nexit $status\n"
+    ));
     s
 }
 
@@ -60,5 +75,10 @@ mod tests {
         let java = script(Phase::Run, &r);
         assert!(java.contains("find . -path '*/target/surefire-reports/TEST-*.xml'"));
         assert!(java.ends_with("exit $status\n"));
+        assert_eq!(
+            command_ms(b"output\nswe-forge: test command exited with 0\nswe-forge: test command took 1234 ms\n"),
+            Some(1234)
+        );
+        assert_eq!(command_ms(b"killed before the end"), None);
     }
 }

@@ -13,13 +13,14 @@ use swe_forge_core::{
     ValidationStatus, categorize,
 };
 use swe_forge_docker::{BaseSpec, CaBundle, DockerError, Engine, RunSpec};
-use swe_forge_git::{SourceRepo, apply_patches};
+use swe_forge_git::{SourceRepo, apply_patches, unsafe_patch_reason};
 use swe_forge_logparse::Framework;
 use tokio::sync::OnceCell;
 
 use crate::detect::{Detection, detect};
+use crate::flaky::merge;
 use crate::images::{ImageFailure, effective_toolchain, sha256_hex};
-use crate::phases::{APPLY_FAILED_EXIT, APPLY_FAILED_MARKER, FIX_PATCH, RESULTS_DIR, TEST_PATCH, script};
+use crate::phases::{APPLY_FAILED_EXIT, APPLY_FAILED_MARKER, FIX_PATCH, RESULTS_DIR, TEST_PATCH, command_ms, script};
 use crate::{Recipe, RecipeOverride, Toolchain, ValidateError, keep_rules};
 
 /// Everything a validation needs to know, resolved by the caller.
@@ -43,6 +44,12 @@ pub struct Settings {
     pub memory_bytes: Option<i64>,
     /// Extra CA certificates for setup steps that reach the network.
     pub ca_bundle: Option<CaBundle>,
+    /// Extra runs of every phase, to expose flaky tests.
+    pub reruns: u32,
+    /// Limit on the number of processes of every container.
+    pub pids_limit: Option<i64>,
+    /// Retries of a run after an engine error (never after a test failure).
+    pub infra_retries: u32,
 }
 
 impl Settings {
@@ -58,6 +65,9 @@ impl Settings {
             setup_timeout: Duration::from_secs(60 * 60),
             memory_bytes: None,
             ca_bundle: None,
+            reruns: 0,
+            pids_limit: Some(4096),
+            infra_retries: 4,
         }
     }
 }
@@ -68,6 +78,8 @@ pub trait Reporter: Send + Sync {
     fn note(&self, _message: &str) {}
     /// An instance moved to a new step.
     fn step(&self, _instance: &str, _step: &str) {}
+    /// An instance's image exists (built now or found).
+    fn image_ready(&self, _instance: &str) {}
     /// An instance is done.
     fn finished(&self, _instance: &Instance) {}
 }
@@ -153,6 +165,11 @@ impl Validator {
             Ok(r) => r,
             Err(e) => return reject(RejectReason::RepoUnavailable, e.to_string()),
         };
+        for (patch, name) in [(&inst.test_patch, "test_patch"), (&inst.fix_patch, "fix_patch")] {
+            if let Some(why) = unsafe_patch_reason(patch) {
+                return reject(RejectReason::UnsafePatch, format!("{name}: {why}"));
+            }
+        }
         match apply_patches(&repo, &inst.base.sha, &[&inst.test_patch, &inst.fix_patch]) {
             Ok(Ok(_)) => {}
             Ok(Err(f)) => {
@@ -169,7 +186,8 @@ impl Validator {
         };
         inst.lang = Some(recipe.language.clone());
         meta.test_command = Some(recipe.test_command.clone());
-        meta.parser = Some(recipe.results_parser.clone().unwrap_or_else(|| recipe.parser.clone()));
+        meta.parser = Some(recipe.parser.clone());
+        meta.results_parser = recipe.results_parser.clone();
         let parser = match Framework::from_str(&recipe.parser) {
             Ok(f) => f,
             Err(e) => return reject(RejectReason::UnsupportedEnvironment, e.to_string()),
@@ -181,6 +199,12 @@ impl Validator {
 
         self.reporter.step(&id, "building image");
         let logs = self.settings.work_dir.join("logs").join(&id);
+        meta.warnings.extend(crate::submodules::missing_warnings(
+            &repo,
+            &inst.base.sha,
+            &self.settings.repos_root,
+            &inst.org,
+        ));
         let image = match self.instance_image(&repo, inst, &recipe, &toolchain).await {
             Ok(x) => x,
             Err(ImageFailure::Build(detail)) => return reject(RejectReason::ImageBuildFailed, detail),
@@ -205,70 +229,125 @@ impl Validator {
         if let Some(log) = &image.setup_log {
             write_log(&logs, "setup", log);
         }
+        self.reporter.image_ready(&id);
 
-        let mut statuses: Vec<PhaseStatuses> = Vec::new();
-        let mut rejections = Vec::new();
-        for phase in Phase::ALL {
-            self.reporter.step(&id, &format!("{phase} run"));
-            let mut spec = RunSpec::new(&image.tag, script(phase, &recipe));
-            spec.files = vec![
-                (TEST_PATCH.to_owned(), inst.test_patch.clone().into_bytes()),
-                (FIX_PATCH.to_owned(), inst.fix_patch.clone().into_bytes()),
-            ];
-            spec.timeout = self.settings.phase_timeout;
-            spec.memory_bytes = self.settings.memory_bytes;
-            spec.network = recipe.network_in_runs;
-            spec.env = recipe.run_env.iter().map(|(k, v)| format!("{k}={v}")).collect();
-            spec.collect = Some(RESULTS_DIR.to_owned());
-            let out = match self.engine.run(&spec).await {
-                Ok(o) => o,
-                Err(e) => return reject(RejectReason::Infrastructure, format!("{phase} run: {}", error_chain(&e))),
-            };
-            write_log(&logs, phase.as_str(), &out.log);
-            for (name, content) in &out.files {
-                write_log(&logs.join(format!("{phase}-results")), name.trim_end_matches(".log"), content);
+        let attempts = 1 + self.settings.reruns;
+        let mut runs: [Vec<PhaseStatuses>; 3] = Default::default();
+        let mut rejections: Vec<Rejection> = Vec::new();
+        let mut add = |reason: RejectReason, detail: String| {
+            if !rejections.iter().any(|r| r.reason == reason) {
+                rejections.push(Rejection::new(reason, detail));
             }
-            if out.exit_code == Some(APPLY_FAILED_EXIT) && contains(&out.log, APPLY_FAILED_MARKER) {
-                let reason = if contains(&out.log, FIX_PATCH) && phase == Phase::Fix {
-                    RejectReason::FixPatchDoesNotApply
-                } else {
-                    RejectReason::TestPatchDoesNotApply
+        };
+        for (pi, phase) in Phase::ALL.into_iter().enumerate() {
+            for attempt in 0..attempts {
+                let label = if attempt == 0 { phase.to_string() } else { format!("{phase}-{attempt}") };
+                self.reporter.step(&id, &format!("{label} run"));
+                let mut spec = RunSpec::new(&image.tag, script(phase, &recipe));
+                spec.files = vec![
+                    (TEST_PATCH.to_owned(), inst.test_patch.clone().into_bytes()),
+                    (FIX_PATCH.to_owned(), inst.fix_patch.clone().into_bytes()),
+                ];
+                spec.timeout = self.settings.phase_timeout;
+                spec.memory_bytes = self.settings.memory_bytes;
+                spec.pids_limit = self.settings.pids_limit;
+                spec.network = recipe.network_in_runs;
+                spec.env = recipe.run_env.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                spec.env.push(format!("SWE_FORGE_ATTEMPT={attempt}"));
+                spec.collect = Some(RESULTS_DIR.to_owned());
+                let out = match self.run_with_retries(&id, &spec).await {
+                    Ok(o) => o,
+                    Err(e) => return reject(RejectReason::Infrastructure, format!("{label} run: {}", error_chain(&e))),
                 };
-                return reject(reason, format!("git apply failed in the {phase} run"));
+                write_log(&logs, &label, &out.log);
+                for (name, content) in &out.files {
+                    write_log(&logs.join(format!("{label}-results")), name.trim_end_matches(".log"), content);
+                }
+                if out.exit_code == Some(APPLY_FAILED_EXIT) && contains(&out.log, APPLY_FAILED_MARKER) {
+                    let reason = if contains(&out.log, FIX_PATCH) && phase == Phase::Fix {
+                        RejectReason::FixPatchDoesNotApply
+                    } else {
+                        RejectReason::TestPatchDoesNotApply
+                    };
+                    return reject(reason, format!("git apply failed in the {phase} run"));
+                }
+                let parsed = match (results_parser, out.files.is_empty()) {
+                    (Some(rp), false) => swe_forge_logparse::parse_files(rp, &out.files),
+                    _ => swe_forge_logparse::parse(parser, &out.log),
+                };
+                crate::parsed::keep(&logs, &label, &parsed);
+                if !out.timed_out
+                    && let Some(w) = swe_forge_logparse::exit_code_consistent(&parsed, out.exit_code)
+                {
+                    meta.warnings.push(format!("{label} run: {w}"));
+                }
+                meta.runs.push(PhaseRun {
+                    phase,
+                    exit_code: out.exit_code,
+                    duration_ms: out.duration.as_millis() as u64,
+                    timed_out: out.timed_out,
+                    log_sha256: out.log_sha256.clone(),
+                    log_bytes: out.log_bytes,
+                    tests: parsed.tests.len() as u64,
+                    attempt,
+                    command_ms: command_ms(&out.log),
+                });
+                if out.timed_out {
+                    add(
+                        RejectReason::Timeout,
+                        format!("{label} run killed after {} s", self.settings.phase_timeout.as_secs()),
+                    );
+                }
+                if out.oom_killed {
+                    add(RejectReason::Oom, format!("{label} run killed by the memory limit"));
+                }
+                if hit_pids_limit(&out.log) {
+                    add(
+                        RejectReason::PidsLimit,
+                        format!("{label} run could not fork: limit of {:?} processes", self.settings.pids_limit),
+                    );
+                }
+                if out.log_truncated {
+                    meta.warnings.push(format!("{label} run: log of {} bytes kept as head and tail", out.log_bytes));
+                }
+                runs[pi].push(parsed.tests);
             }
-            let parsed = match (results_parser, out.files.is_empty()) {
-                (Some(rp), false) => swe_forge_logparse::parse_files(rp, &out.files),
-                _ => swe_forge_logparse::parse(parser, &out.log),
-            };
-            meta.runs.push(PhaseRun {
-                phase,
-                exit_code: out.exit_code,
-                duration_ms: out.duration.as_millis() as u64,
-                timed_out: out.timed_out,
-                log_sha256: out.log_sha256.clone(),
-                log_bytes: out.log_bytes,
-                tests: parsed.tests.len() as u64,
-            });
-            if out.timed_out {
-                rejections.push(Rejection::new(
-                    RejectReason::Timeout,
-                    format!("{phase} run killed after {} s", self.settings.phase_timeout.as_secs()),
-                ));
-            }
-            if out.oom_killed {
-                meta.warnings.push(format!("{phase} run: killed by the memory limit"));
-            }
-            statuses.push(parsed.tests);
         }
-        let c = categorize(&statuses[0], &statuses[1], &statuses[2]);
+        let merged = merge(&runs);
+        meta.flaky = merged.flaky;
+        meta.stability = Some(merged.stability);
+        let [run, test, fix] = &merged.phases;
+        let c = categorize(run, test, fix);
         inst.set_results(
             &c,
-            TestResult::from_statuses(&statuses[0]),
-            TestResult::from_statuses(&statuses[1]),
-            TestResult::from_statuses(&statuses[2]),
+            TestResult::from_statuses(run),
+            TestResult::from_statuses(test),
+            TestResult::from_statuses(fix),
         );
-        rejections.extend(keep_rules(&c, &statuses[2]));
+        rejections.extend(keep_rules(&c, fix));
         rejections
+    }
+
+    /// Runs `spec`, retrying engine failures (not test failures) with backoff: 2, 4, 8, 16 s.
+    async fn run_with_retries(&self, id: &str, spec: &RunSpec) -> Result<swe_forge_docker::RunOutput, DockerError> {
+        let mut delay = Duration::from_secs(2);
+        let mut tries = 0;
+        loop {
+            match self.engine.run(spec).await {
+                Ok(out) => return Ok(out),
+                Err(e) if tries < self.settings.infra_retries => {
+                    tries += 1;
+                    self.reporter.note(&format!(
+                        "{id}: engine error, retry {tries} in {} s: {}",
+                        delay.as_secs(),
+                        error_chain(&e)
+                    ));
+                    tokio::time::sleep(delay).await;
+                    delay *= 2;
+                }
+                Err(e) => return Err(e),
+            }
+        }
     }
 
     /// Recipe (override > detection), with overrides applied, and its toolchain.
@@ -293,10 +372,25 @@ impl Validator {
                 recipe.toolchain.clone_from(t);
             }
         }
+        // Overrides by language and by recipe (keys `lang:<language>`, `recipe:<name>`, as profiles
+        // write them) come before the repository's own.
+        let lang = over.language.clone().unwrap_or_else(|| recipe.language.clone());
+        for key in [format!("lang:{lang}"), format!("recipe:{}", recipe.name)] {
+            if let Some(o) = self.settings.overrides.get(&key) {
+                recipe.apply(o, inst);
+            }
+        }
         recipe.apply(&over, inst);
         let toolchain = Toolchain::named(&recipe.toolchain).map_err(|e| e.to_string())?;
         Ok((recipe.clone(), effective_toolchain(toolchain, &recipe), detection))
     }
+}
+
+/// bash and most runtimes say this when `fork`/`clone` fails against the pids limit.
+fn hit_pids_limit(log: &[u8]) -> bool {
+    contains(log, "fork: retry: Resource temporarily unavailable")
+        || contains(log, "fork: Resource temporarily unavailable")
+        || contains(log, "Cannot fork")
 }
 
 fn contains(hay: &[u8], needle: &str) -> bool {

@@ -38,6 +38,9 @@ pub enum Command {
     Mine(MineArgs),
     /// Parse a test log or results directory into per-test statuses (JSON lines on stdout).
     Parse(ParseArgs),
+    /// Re-validate published records (test lists included) under a profile and report, instance by
+    /// instance, whether their FAIL_TO_PASS and PASS_TO_PASS lists hold, and why not.
+    Revalidate(RevalidateArgs),
     /// Manage swe-forge's Docker images.
     #[command(subcommand)]
     Images(ImagesCommand),
@@ -59,6 +62,13 @@ pub struct EngineArgs {
     /// copied into an image.
     #[arg(long, env = "SWE_FORGE_CA_BUNDLE")]
     pub ca_bundle: Option<PathBuf>,
+    /// Extra runs of every phase; tests whose outcome differs are reported as flaky and left
+    /// out of FAIL_TO_PASS / PASS_TO_PASS.
+    #[arg(long)]
+    pub reruns: Option<u32>,
+    /// Limit on the number of processes in each container (a fork bomb ends as `pids_limit`).
+    #[arg(long)]
+    pub pids_limit: Option<i64>,
 }
 
 #[derive(Debug, Args)]
@@ -72,10 +82,10 @@ pub struct ValidateArgs {
     /// Where to write every validated record (accepted and rejected), JSONL.
     #[arg(long, short)]
     pub out: PathBuf,
-    /// Where run logs go (default: next to --out).
+    /// Where run logs and the state store (state.sqlite) go (default: next to --out).
     #[arg(long)]
     pub work_dir: Option<PathBuf>,
-    /// Re-validate instances already present in the progress file.
+    /// Re-validate instances the state store already has results for.
     #[arg(long)]
     pub fresh: bool,
     /// A pipeline file whose `[overrides]` and `[validate]` settings apply.
@@ -201,6 +211,38 @@ pub enum IssueLinks {
     Required,
     /// Keep them (their records have no resolved issues).
     Optional,
+}
+
+#[derive(Debug, Args)]
+pub struct RevalidateArgs {
+    /// Published records (JSONL, Multi-SWE-bench format, test lists included).
+    #[arg(long)]
+    pub records: PathBuf,
+    /// Folder of local clones: <repos>/<org>/<repo> (or <org>__<repo>).
+    #[arg(long)]
+    pub repos: PathBuf,
+    /// `msb` (Multi-SWE-bench's commands and naming), `default` (swe-forge's recipes), or a
+    /// profile file (pipelines/profiles/*.toml).
+    #[arg(long, default_value = "default")]
+    pub profile: String,
+    /// Output folder: revalidated.jsonl, rederived.jsonl, agreement.json, agreement.md,
+    /// environments.md.
+    #[arg(long, short)]
+    pub out: PathBuf,
+    /// A pipeline file whose `[overrides]`, `[filters]` and `[validate]` settings apply.
+    #[arg(long)]
+    pub pipeline: Option<PathBuf>,
+    /// Only this instance id (repeatable).
+    #[arg(long = "instance")]
+    pub instances: Vec<String>,
+    /// Where run logs go (default: <out>/work).
+    #[arg(long)]
+    pub work_dir: Option<PathBuf>,
+    /// Re-validate instances already in <out>/revalidated.jsonl.
+    #[arg(long)]
+    pub fresh: bool,
+    #[command(flatten)]
+    pub engine: EngineArgs,
 }
 
 #[derive(Debug, Args)]

@@ -75,14 +75,18 @@ pub struct ValidateSection {
     pub setup_timeout_secs: Option<u64>,
     pub memory_mb: Option<u64>,
     pub ca_bundle: Option<PathBuf>,
-    /// Logs and the progress file.
+    /// Logs and the state store.
     pub work_dir: Option<PathBuf>,
+    /// Extra runs of every phase (flaky tests).
+    pub reruns: Option<u32>,
+    /// Process limit of every container.
+    pub pids_limit: Option<i64>,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Output {
-    /// Every validated record, accepted or not (also the progress file of a resumed run).
+    /// Every validated record, accepted or not.
     pub validated: PathBuf,
     /// Accepted instances, JSONL.
     pub jsonl: Option<PathBuf>,

@@ -5,6 +5,7 @@ mod export;
 mod images;
 mod mine;
 mod parse;
+mod revalidate;
 mod run;
 mod validate;
 
@@ -21,6 +22,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Demo(args) => runtime.block_on(demo::demo_command(args)),
         Command::Mine(args) => runtime.block_on(mine::mine_command(args)),
         Command::Parse(args) => parse::parse_command(args),
+        Command::Revalidate(args) => runtime.block_on(revalidate::revalidate_command(args)),
         Command::Images(cmd) => runtime.block_on(images::images_command(cmd)),
     }
 }

@@ -2,16 +2,16 @@
 //! file, validate the rest, append each result as soon as it is known.
 
 use std::collections::HashMap;
-use std::fs::OpenOptions;
-use std::io::{BufReader, Write};
+use std::io::BufReader;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
 use swe_forge_core::{Instance, ValidationStatus, read_jsonl};
 use swe_forge_docker::{CaBundle, Engine};
-use swe_forge_validate::{Settings, Validator};
+use swe_forge_store::{RunRow, Stage, Store};
+use swe_forge_validate::{Reporter, Settings, Validator};
 
 use crate::cli::{EngineArgs, ValidateArgs};
 use crate::pipeline::Pipeline;
@@ -57,6 +57,12 @@ pub fn apply_pipeline(settings: &mut Settings, p: &Pipeline) {
     if let Some(w) = &v.work_dir {
         settings.work_dir = p.path(w);
     }
+    if let Some(r) = v.reruns {
+        settings.reruns = r;
+    }
+    if let Some(l) = v.pids_limit {
+        settings.pids_limit = Some(l);
+    }
 }
 
 pub fn apply_engine_args(settings: &mut Settings, a: &EngineArgs) {
@@ -71,6 +77,12 @@ pub fn apply_engine_args(settings: &mut Settings, a: &EngineArgs) {
     }
     if let Some(c) = &a.ca_bundle {
         settings.ca_bundle = resolve_ca_bundle(c);
+    }
+    if let Some(r) = a.reruns {
+        settings.reruns = r;
+    }
+    if let Some(p) = a.pids_limit {
+        settings.pids_limit = Some(p);
     }
 }
 
@@ -88,61 +100,98 @@ fn resolve_ca_bundle(value: &Path) -> Option<CaBundle> {
     Some(CaBundle(value.to_owned()))
 }
 
-/// Validates `records`, resuming from `progress` (every validated record, JSONL) unless
-/// `fresh`; returns all results in input order.
+/// Validates `records` and writes every result to `out` (JSONL). Progress lives in the state
+/// store `<work_dir>/state.sqlite`: a run that was killed resumes where it stopped (instances
+/// already validated are not run again, unless `fresh` or their inputs changed). Returns all
+/// results in input order.
 pub async fn validate_records(
     records: Vec<Instance>,
     settings: Settings,
-    progress: &Path,
+    out: &Path,
     fresh: bool,
 ) -> Result<Vec<Instance>> {
-    if let Some(dir) = progress.parent() {
+    if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
-    let mut done: HashMap<String, Instance> = HashMap::new();
-    if !fresh && progress.exists() {
-        for r in read_records(progress)? {
-            done.insert(r.instance_id.clone(), r);
-        }
-    } else if progress.exists() {
-        std::fs::remove_file(progress).with_context(|| format!("removing {}", progress.display()))?;
+    let store_path = settings.work_dir.join("state.sqlite");
+    let mut store = Store::open(&store_path)?;
+    if fresh {
+        store.reset()?;
     }
-    let todo: Vec<Instance> = records.iter().filter(|r| !done.contains_key(&r.instance_id)).cloned().collect();
-    if !done.is_empty() {
+    let todo_ids = store.enqueue(&records)?;
+    let todo: Vec<Instance> = records.iter().filter(|r| todo_ids.contains(&r.instance_id)).cloned().collect();
+    if todo.len() < records.len() {
         eprintln!(
             "resuming: {} of {} instances already validated in {}",
             records.len() - todo.len(),
             records.len(),
-            progress.display()
+            store_path.display()
         );
     }
+    let store = Arc::new(Mutex::new(store));
     if !todo.is_empty() {
         let engine = Engine::connect().await?;
         let bars = Arc::new(Bars::new(todo.len()));
-        let validator = Validator::new(engine, settings, bars.clone())?;
-        let mut file = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(progress)
-            .with_context(|| format!("opening {}", progress.display()))?;
-        let mut write_error = None;
-        let results = validator
-            .validate_all(todo, |inst| {
-                let line = serde_json::to_string(inst).expect("records serialize");
-                if let Err(e) = writeln!(file, "{line}").and_then(|()| file.sync_data()) {
-                    write_error.get_or_insert(e);
-                }
-            })
-            .await;
+        let reporter = Arc::new(StoreReporter { bars: bars.clone(), store: store.clone(), error: Mutex::new(None) });
+        let validator = Validator::new(engine, settings, reporter.clone())?;
+        validator.validate_all(todo, |_| {}).await;
         bars.finish();
-        if let Some(e) = write_error {
-            return Err(e).with_context(|| format!("appending to {}", progress.display()));
-        }
-        for r in results {
-            done.insert(r.instance_id.clone(), r);
+        if let Some(e) = reporter.error.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            return Err(e).context("recording progress in the state store");
         }
     }
-    Ok(records.iter().filter_map(|r| done.remove(&r.instance_id)).collect())
+    let mut done: HashMap<String, Instance> = store
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .validated()?
+        .into_iter()
+        .map(|r| (r.instance_id.clone(), r))
+        .collect();
+    let results: Vec<Instance> = records.iter().filter_map(|r| done.remove(&r.instance_id)).collect();
+    swe_forge_export::write_jsonl(out, &results)?;
+    Ok(results)
+}
+
+/// Draws progress and records every step in the state store as it happens.
+struct StoreReporter {
+    bars: Arc<Bars>,
+    store: Arc<Mutex<Store>>,
+    error: Mutex<Option<swe_forge_store::StoreError>>,
+}
+
+impl StoreReporter {
+    fn keep(&self, r: Result<(), swe_forge_store::StoreError>) {
+        if let Err(e) = r {
+            self.error.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(e);
+        }
+    }
+}
+
+impl Reporter for StoreReporter {
+    fn note(&self, message: &str) {
+        self.bars.note(message);
+    }
+
+    fn step(&self, instance: &str, step: &str) {
+        self.bars.step(instance, step);
+    }
+
+    fn image_ready(&self, instance: &str) {
+        let r = self.store.lock().unwrap_or_else(|e| e.into_inner()).set_stage(instance, Stage::ImageBuilt, None);
+        self.keep(r);
+    }
+
+    fn finished(&self, inst: &Instance) {
+        let runs: Vec<RunRow> = inst
+            .swe_forge
+            .iter()
+            .flat_map(|m| m.runs.iter())
+            .map(|run| RunRow { instance_id: inst.instance_id.clone(), attempt: run.attempt, run: run.clone() })
+            .collect();
+        let r = self.store.lock().unwrap_or_else(|e| e.into_inner()).finish(inst, &runs);
+        self.keep(r);
+        self.bars.finished(inst);
+    }
 }
 
 pub fn print_summary(results: &[Instance]) {

@@ -9,3 +9,5 @@ mod fixtures;
 mod mine;
 mod parse;
 mod pipeline;
+mod revalidate;
+mod robustness;

@@ -7,7 +7,7 @@ use swe_forge_core::{Instance, RejectReason, ValidationStatus};
 
 use crate::support::{make_repos, read_records, root, swe_forge, text};
 
-fn pipeline_in(dir: &Path, extra: &str) -> std::path::PathBuf {
+pub fn pipeline_in(dir: &Path, extra: &str) -> std::path::PathBuf {
     let repos = make_repos(dir);
     let fixtures = root().join("data/fixtures/instances.jsonl");
     let toml = format!(
@@ -39,7 +39,7 @@ fn keys(m: &swe_forge_core::TestMap) -> BTreeSet<&str> {
     m.keys().map(String::as_str).collect()
 }
 
-fn reasons(r: &Instance) -> Vec<RejectReason> {
+pub fn reasons(r: &Instance) -> Vec<RejectReason> {
     r.swe_forge.as_ref().unwrap().rejections.iter().map(|x| x.reason).collect()
 }
 
@@ -121,7 +121,7 @@ fn demo_pipeline_accepts_good_instances_and_rejects_bad_ones() {
     // Exports: the accepted instances, identical in JSONL and Parquet, valid against the schema.
     let accepted = read_records(&tmp.path().join("out/accepted.jsonl"));
     let ids: Vec<&str> = accepted.iter().map(|r| r.instance_id.as_str()).collect();
-    assert_eq!(ids.len(), 7, "{ids:?}");
+    assert_eq!(ids.len(), 8, "{ids:?}");
     assert_eq!(ids[..2], ["forge-fixtures__gostack-1", "forge-fixtures__ringq-7"]);
     let from_parquet = swe_forge_export::read_instances_parquet(tmp.path().join("out/accepted.parquet")).unwrap();
     assert_eq!(from_parquet, accepted);
@@ -140,8 +140,8 @@ fn demo_pipeline_accepts_good_instances_and_rejects_bad_ones() {
     // A second run resumes from the progress file: nothing is validated twice.
     let again = swe_forge(&["run", pipeline.to_str().unwrap()]);
     assert!(again.status.success(), "{}", text(&again));
-    assert!(text(&again).contains("resuming: 11 of 11"), "{}", text(&again));
-    assert_eq!(read_records(&tmp.path().join("out/validated.jsonl")).len(), 11);
+    assert!(text(&again).contains("resuming: 12 of 12"), "{}", text(&again));
+    assert_eq!(read_records(&tmp.path().join("out/validated.jsonl")).len(), 12);
 }
 
 #[test]

@@ -1,0 +1,361 @@
+//! Why a re-derived list differs from the published one: a classified [`Cause`] for an
+//! instance that could not be run (from its rejection) and for every differing test of an
+//! instance that was (from the evidence of both sides).
+//!
+//! The rules for a test that differs, in order:
+//! 1. a run of ours timed out -> [`Cause::Timeout`];
+//! 2. one side never saw the test under that name but saw one that differs only in case or by
+//!    a qualifying prefix (`pkg::Test` vs `Test`, `file:title` vs `title`) -> [`Cause::Naming`];
+//! 3. the published side saw it, ours never did, and our record says a submodule was missing
+//!    from the image -> [`Cause::MissingSubmodule`];
+//! 4. the run where the sides part (a status on one side, NONE on the other) failed to build on
+//!    our side -> [`Cause::Toolchain`];
+//! 5. otherwise a test present on one side only, or present in a run on one side and absent from
+//!    the same run on the other (fail-fast `cargo test`, a different selection), ->
+//!    [`Cause::DifferentTestCommand`];
+//! 6. both sides ran it and it ended differently (PASS vs FAIL) -> [`Cause::Flaky`] (flaky or
+//!    environment-dependent: network, time zone, machine speed).
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use swe_forge_core::{RejectReason, Rejection, TestStatus};
+use swe_forge_logparse::ParsedLog;
+
+use crate::View;
+
+/// A classified reason for a difference between published and re-derived lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Cause {
+    /// The instance image could not be built (setup failed for a reason other than the toolchain).
+    BuildFailure,
+    /// The test or fix patch does not apply to the base commit.
+    PatchDoesNotApply,
+    /// The two sides ran different tests: another command, fail-fast vs not, another selection.
+    DifferentTestCommand,
+    /// The same test under two names.
+    Naming,
+    /// A submodule's content was missing from our image.
+    MissingSubmodule,
+    /// The same test ran on both sides and ended differently (flaky or environment-dependent).
+    Flaky,
+    /// A run of ours was killed by the timeout.
+    Timeout,
+    /// The code does not build or run with our toolchain (compiler, language or runtime version).
+    Toolchain,
+    /// The repository or the base commit is not in the local mirrors.
+    RepoUnavailable,
+    /// The Docker engine or another piece of infrastructure failed.
+    Infrastructure,
+}
+
+impl Cause {
+    /// Every cause, in report order.
+    pub const ALL: [Cause; 10] = [
+        Cause::BuildFailure,
+        Cause::PatchDoesNotApply,
+        Cause::DifferentTestCommand,
+        Cause::Naming,
+        Cause::MissingSubmodule,
+        Cause::Flaky,
+        Cause::Timeout,
+        Cause::Toolchain,
+        Cause::RepoUnavailable,
+        Cause::Infrastructure,
+    ];
+
+    /// snake_case name as written in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Cause::BuildFailure => "build_failure",
+            Cause::PatchDoesNotApply => "patch_does_not_apply",
+            Cause::DifferentTestCommand => "different_test_command",
+            Cause::Naming => "naming",
+            Cause::MissingSubmodule => "missing_submodule",
+            Cause::Flaky => "flaky",
+            Cause::Timeout => "timeout",
+            Cause::Toolchain => "toolchain",
+            Cause::RepoUnavailable => "repo_unavailable",
+            Cause::Infrastructure => "infrastructure",
+        }
+    }
+
+    /// One line for people.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Cause::BuildFailure => "the instance image could not be built",
+            Cause::PatchDoesNotApply => "the test or fix patch does not apply to the base commit",
+            Cause::DifferentTestCommand => "the sides ran different tests (command, fail-fast, selection)",
+            Cause::Naming => "the same test under two names",
+            Cause::MissingSubmodule => "a submodule's content was missing from the image",
+            Cause::Flaky => "same test, different outcome (flaky or environment-dependent)",
+            Cause::Timeout => "a run was killed by the timeout",
+            Cause::Toolchain => "the code does not build or run with our toolchain version",
+            Cause::RepoUnavailable => "the repository or base commit is not in the mirrors",
+            Cause::Infrastructure => "the engine or other infrastructure failed",
+        }
+    }
+
+    /// The cause of an instance that ended with `rejection` before its runs could be compared.
+    pub fn of_rejection(rejection: &Rejection) -> Option<Cause> {
+        Some(match rejection.reason {
+            RejectReason::RepoUnavailable => Cause::RepoUnavailable,
+            RejectReason::TestPatchDoesNotApply | RejectReason::FixPatchDoesNotApply => Cause::PatchDoesNotApply,
+            RejectReason::ImageBuildFailed if looks_like_toolchain(&rejection.detail) => Cause::Toolchain,
+            RejectReason::ImageBuildFailed => Cause::BuildFailure,
+            RejectReason::Timeout => Cause::Timeout,
+            RejectReason::Infrastructure => Cause::Infrastructure,
+            RejectReason::UnsupportedEnvironment => Cause::Toolchain,
+            _ => return None,
+        })
+    }
+}
+
+impl fmt::Display for Cause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Words in a failed setup's log tail that point at the toolchain rather than the repository.
+const TOOLCHAIN_SIGNS: &[&str] = &[
+    "requires rustc",
+    "rust-version",
+    "feature `edition",
+    "is not supported by the following package",
+    "MINSIGSTKSZ",
+    "-Werror",
+    "invalid target release",
+    "invalid source release",
+    "release version",
+    "unsupported class file",
+    "has been compiled by a more recent version",
+    "requires go >=",
+    "go.mod requires go",
+    "EBADENGINE",
+    "Unsupported engine",
+    "ERR_OSSL_EVP_UNSUPPORTED",
+    "No compiler is provided",
+    "not compatible with the current",
+];
+
+/// Whether a setup failure's text points at the toolchain.
+pub fn looks_like_toolchain(detail: &str) -> bool {
+    TOOLCHAIN_SIGNS.iter().any(|s| detail.contains(s))
+}
+
+/// Words in a parser's warnings saying that the code did not build in that run.
+const BUILD_FAILED_SIGNS: &[&str] =
+    &["build failed", "none of its tests ran", "failed to compile", "could not compile"];
+
+/// Whether a run's parsed log says the code did not build.
+pub fn build_failed(log: &ParsedLog) -> bool {
+    log.warnings.iter().any(|w| BUILD_FAILED_SIGNS.iter().any(|s| w.contains(s)))
+}
+
+/// What is known about our side besides its statuses.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Evidence {
+    /// A run of ours was killed by the timeout.
+    pub timed_out: bool,
+    /// Our record says a submodule's content was missing from the image.
+    pub missing_submodule: bool,
+    /// Per run (run, test, fix): our code did not build there.
+    pub build_failed: [bool; 3],
+}
+
+/// How many differing tests one cause explains, with a few examples.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CauseCount {
+    /// The cause.
+    pub cause: Cause,
+    /// Differing tests it explains (0 for an instance that was not run).
+    pub tests: usize,
+    /// Up to five of them, or the rejection's first line.
+    pub examples: Vec<String>,
+}
+
+/// Classifies every test in `differing` (names in the comparison's naming).
+pub fn classify_tests<'a>(
+    differing: impl IntoIterator<Item = &'a str>,
+    published: &View,
+    ours: &View,
+    evidence: &Evidence,
+) -> Vec<CauseCount> {
+    let ours_names = ours.names();
+    let published_names = published.names();
+    let ours_index = NameIndex::new(ours_names.iter().copied());
+    let published_index = NameIndex::new(published_names.iter().copied());
+    let mut by_cause: BTreeMap<Cause, Vec<String>> = BTreeMap::new();
+    for name in differing {
+        let seen_ours = ours_names.contains(name);
+        let seen_published = published_names.contains(name);
+        let cause = if evidence.timed_out {
+            Cause::Timeout
+        } else if !seen_ours && ours_index.has_near(name) || !seen_published && published_index.has_near(name) {
+            Cause::Naming
+        } else if !seen_ours && evidence.missing_submodule {
+            Cause::MissingSubmodule
+        } else {
+            let p = published.transition(name);
+            let o = ours.transition(name);
+            let pairs = [(p.run, o.run), (p.test, o.test), (p.fix, o.fix)];
+            let parted =
+                pairs.iter().enumerate().filter(|(_, (a, b))| (*a == TestStatus::None) != (*b == TestStatus::None));
+            let mut parted = parted.peekable();
+            if parted.peek().is_some() {
+                if parted.any(|(i, (_, b))| *b == TestStatus::None && evidence.build_failed[i]) {
+                    Cause::Toolchain
+                } else {
+                    Cause::DifferentTestCommand
+                }
+            } else if !seen_ours || !seen_published {
+                Cause::DifferentTestCommand
+            } else {
+                Cause::Flaky
+            }
+        };
+        by_cause.entry(cause).or_default().push(name.to_owned());
+    }
+    let mut out: Vec<CauseCount> = by_cause
+        .into_iter()
+        .map(|(cause, tests)| CauseCount { cause, tests: tests.len(), examples: tests.into_iter().take(5).collect() })
+        .collect();
+    out.sort_by(|a, b| b.tests.cmp(&a.tests).then(a.cause.cmp(&b.cause)));
+    out
+}
+
+/// Names indexed for "the same test under another name": equal ignoring case, or equal after
+/// dropping a qualifying prefix that ends in a separator.
+struct NameIndex<'a> {
+    lower: HashMap<String, &'a str>,
+    tails: HashMap<String, &'a str>,
+}
+
+const SEPARATORS: &[&str] = &["::", " > ", ":", "#", "/", "."];
+
+impl<'a> NameIndex<'a> {
+    fn new(names: impl Iterator<Item = &'a str>) -> NameIndex<'a> {
+        let mut lower = HashMap::new();
+        let mut tails = HashMap::new();
+        for n in names {
+            let l = n.to_lowercase();
+            for t in tails_of(&l) {
+                tails.entry(t.to_owned()).or_insert(n);
+            }
+            lower.insert(l, n);
+        }
+        NameIndex { lower, tails }
+    }
+
+    /// Whether a different name in the index is `name` under another naming.
+    fn has_near(&self, name: &str) -> bool {
+        let l = name.to_lowercase();
+        if self.lower.get(&l).is_some_and(|n| *n != name) || self.tails.get(&l).is_some_and(|n| *n != name) {
+            return true;
+        }
+        tails_of(&l).any(|t| self.lower.get(t).is_some_and(|n| *n != name))
+    }
+}
+
+/// The suffixes of `name` after each separator (`a::b::c` -> `b::c`, `c`).
+fn tails_of(name: &str) -> impl Iterator<Item = &str> {
+    let mut cuts: Vec<usize> = Vec::new();
+    for sep in SEPARATORS {
+        cuts.extend(name.match_indices(sep).map(|(i, s)| i + s.len()));
+    }
+    cuts.sort_unstable();
+    cuts.dedup();
+    cuts.into_iter()
+        .filter(move |&i| i < name.len())
+        .map(move |i| &name[i..])
+        .filter(|t| !t.starts_with([':', '/', '.', '#', ' ', '>']))
+}
+
+#[cfg(test)]
+mod tests {
+    use swe_forge_core::{PhaseStatuses, categorize};
+
+    use super::*;
+    use TestStatus::*;
+
+    fn view(rows: &[(&str, TestStatus, TestStatus, TestStatus)]) -> View {
+        let mut phases = [PhaseStatuses::new(), PhaseStatuses::new(), PhaseStatuses::new()];
+        for (n, a, b, c) in rows {
+            for (p, s) in phases.iter_mut().zip([a, b, c]) {
+                if *s != None {
+                    p.insert(n.to_string(), *s);
+                }
+            }
+        }
+        let categories = categorize(&phases[0], &phases[1], &phases[2]);
+        View { phases, categories }
+    }
+
+    fn check(published: &View, ours: &View, evidence: &Evidence, tests: &[&str]) -> Vec<(Cause, usize)> {
+        classify_tests(tests.iter().copied(), published, ours, evidence)
+            .into_iter()
+            .map(|c| (c.cause, c.tests))
+            .collect()
+    }
+
+    #[test]
+    fn fail_fast_nones_are_a_different_test_command() {
+        // Published: fail-fast cargo test left `later` without result in the test run (n2p).
+        let published = view(&[("first", Pass, Fail, Pass), ("later", Pass, None, Pass)]);
+        let ours = view(&[("first", Pass, Fail, Pass), ("later", Pass, Pass, Pass)]);
+        assert_eq!(check(&published, &ours, &Evidence::default(), &["later"]), [(Cause::DifferentTestCommand, 1)]);
+        // When our test run did not build, the same gap is the toolchain's doing.
+        let ours_broken = view(&[("first", Pass, None, Pass), ("later", Pass, None, Pass)]);
+        let published_ok = view(&[("first", Pass, Fail, Pass), ("later", Pass, Pass, Pass)]);
+        let evidence = Evidence { build_failed: [false, true, false], ..Evidence::default() };
+        assert_eq!(check(&published_ok, &ours_broken, &evidence, &["later"]), [(Cause::Toolchain, 1)]);
+    }
+
+    #[test]
+    fn names_that_differ_by_case_or_prefix_are_naming() {
+        let published = view(&[("TestLen", Pass, Pass, Pass), ("test-cbor_cpp11", Pass, Pass, Pass)]);
+        let ours = view(&[("gostack::TestLen", Pass, Pass, Pass), ("test-CBOR_cpp11", Pass, Pass, Pass)]);
+        assert_eq!(
+            check(&published, &ours, &Evidence::default(), &["TestLen", "test-cbor_cpp11", "gostack::TestLen"]),
+            [(Cause::Naming, 3)]
+        );
+    }
+
+    #[test]
+    fn other_causes() {
+        let published = view(&[("a", Pass, Pass, Pass), ("b", Pass, Pass, Pass)]);
+        let ours = view(&[("a", Pass, Fail, Pass)]);
+        assert_eq!(check(&published, &ours, &Evidence::default(), &["a"]), [(Cause::Flaky, 1)]);
+        assert_eq!(check(&published, &ours, &Evidence::default(), &["b"]), [(Cause::DifferentTestCommand, 1)]);
+        let sub = Evidence { missing_submodule: true, ..Evidence::default() };
+        assert_eq!(check(&published, &ours, &sub, &["b"]), [(Cause::MissingSubmodule, 1)]);
+        let slow = Evidence { timed_out: true, ..Evidence::default() };
+        assert_eq!(check(&published, &ours, &slow, &["a", "b"]), [(Cause::Timeout, 2)]);
+    }
+
+    #[test]
+    fn rejections_map_to_causes() {
+        let r = |reason, detail: &str| Cause::of_rejection(&Rejection::new(reason, detail));
+        assert_eq!(r(RejectReason::RepoUnavailable, ""), Some(Cause::RepoUnavailable));
+        assert_eq!(r(RejectReason::FixPatchDoesNotApply, ""), Some(Cause::PatchDoesNotApply));
+        assert_eq!(r(RejectReason::ImageBuildFailed, "npm ERR! 404"), Some(Cause::BuildFailure));
+        assert_eq!(
+            r(
+                RejectReason::ImageBuildFailed,
+                "error: package `x v1.2.0` cannot be built because it requires rustc 1.88"
+            ),
+            Some(Cause::Toolchain)
+        );
+        assert_eq!(r(RejectReason::NoFixedTests, ""), Option::None);
+    }
+
+    #[test]
+    fn tails_split_at_every_separator() {
+        assert_eq!(tails_of("a::b.c").collect::<Vec<_>>(), ["b.c", "c"]);
+        assert_eq!(tails_of("t/x.js:name").collect::<Vec<_>>(), ["x.js:name", "js:name", "name"]);
+    }
+}

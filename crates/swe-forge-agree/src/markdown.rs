@@ -1,0 +1,268 @@
+//! Markdown for people: the agreement report ([`agreement_markdown`]) and the environments table
+//! of one or more reports over the same instances ([`environments_markdown`]). Long test lists
+//! are cut to a few names; the JSON report has all of them.
+
+use std::fmt::Write;
+
+use crate::{AgreementReport, InstanceAgreement, ListComparison, Outcome, Tally};
+
+/// Names of differing tests shown per list before eliding the rest.
+const SHOWN: usize = 8;
+
+/// The agreement report as Markdown: summary tables, one row per instance, then the tests that
+/// differ with their causes.
+pub fn agreement_markdown(report: &AgreementReport) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "# Agreement with the published test lists: profile `{}`\n", report.profile);
+    let _ = writeln!(
+        s,
+        "Lists compared in `{}` naming. FAIL_TO_PASS = f2p + s2p + n2p; an instance agrees when FAIL_TO_PASS and \
+         PASS_TO_PASS are both exact. J = Jaccard similarity. Runs are passed/failed/skipped, published → ours.\n",
+        report.naming
+    );
+    if !report.commands.is_empty() {
+        let _ = writeln!(s, "| language or recipe | test command of the profile |\n|---|---|");
+        for (k, v) in &report.commands {
+            let _ = writeln!(s, "| {k} | `{}` |", cell(v));
+        }
+        s.push('\n');
+    }
+    let o = &report.overall;
+    let _ = writeln!(
+        s,
+        "**{} of {} compared instances agree exactly** ({} of {} instances ran; {} images built).\n",
+        o.exact_both, o.compared, o.compared, o.instances, o.images_built
+    );
+    s.push_str("## Summary\n\n");
+    s.push_str(
+        "| group | instances | images built | compared | exact f2p | exact FAIL_TO_PASS | exact PASS_TO_PASS | both exact | mean J FAIL_TO_PASS | mean J PASS_TO_PASS | causes (instances) |\n",
+    );
+    s.push_str("|---|---|---|---|---|---|---|---|---|---|---|\n");
+    tally_row(&mut s, "**all**", o);
+    for (k, t) in &report.by_language {
+        tally_row(&mut s, &format!("language `{k}`"), t);
+    }
+    for (k, t) in &report.by_repo {
+        tally_row(&mut s, &format!("repo `{k}`"), t);
+    }
+    s.push_str("\n## Instances\n\n");
+    s.push_str("| instance | language | outcome | f2p | FAIL_TO_PASS pub/ours (J) | PASS_TO_PASS pub/ours (J) | run | test | fix | cause |\n");
+    s.push_str("|---|---|---|---|---|---|---|---|---|---|\n");
+    for r in &report.instances {
+        instance_row(&mut s, r);
+    }
+    s.push_str("\n## Differences\n");
+    for r in report.instances.iter().filter(|r| !r.agrees) {
+        let _ = writeln!(s, "\n### {}\n", r.instance_id);
+        if let Some(cmd) = &r.test_command {
+            let _ = writeln!(s, "Test command: `{}`\n", cell(cmd));
+        }
+        for rej in &r.rejections {
+            let _ = writeln!(s, "- rejected: {}", cell(rej));
+        }
+        for c in &r.causes {
+            let what = if c.tests > 0 { format!("{} test(s)", c.tests) } else { "the instance".to_owned() };
+            let _ = writeln!(s, "- cause `{}` ({what}): {}; e.g. {}", c.cause, c.cause.describe(), quoted(&c.examples));
+        }
+        for (label, cmp) in [("FAIL_TO_PASS", &r.fail_to_pass), ("PASS_TO_PASS", &r.pass_to_pass)] {
+            let Some(cmp) = cmp.as_ref().filter(|c| !c.exact) else { continue };
+            if !cmp.only_published.is_empty() {
+                let _ = writeln!(
+                    s,
+                    "- {label} only published ({}): {}",
+                    cmp.only_published.len(),
+                    quoted(&cmp.only_published)
+                );
+            }
+            if !cmp.only_ours.is_empty() {
+                let _ = writeln!(s, "- {label} only ours ({}): {}", cmp.only_ours.len(), quoted(&cmp.only_ours));
+            }
+        }
+    }
+    s
+}
+
+/// The environments table: per instance, whether its image was built (or why not), build time,
+/// unique bytes, and for each report whether FAIL_TO_PASS and PASS_TO_PASS equal the published
+/// lists. Rows follow the first report; image facts come from the first report that has them.
+pub fn environments_markdown(reports: &[&AgreementReport]) -> String {
+    let mut s = String::new();
+    let Some(first) = reports.first() else { return s };
+    s.push_str("| instance | language | image | build time | unique bytes |");
+    for r in reports {
+        let _ = write!(s, " FAIL_TO_PASS = published ({p}) | PASS_TO_PASS = published ({p}) |", p = r.profile);
+    }
+    s.push('\n');
+    s.push_str("|---|---|---|---|---|");
+    for _ in reports {
+        s.push_str("---|---|");
+    }
+    s.push('\n');
+    for row in &first.instances {
+        let rows: Vec<Option<&InstanceAgreement>> =
+            reports.iter().map(|r| r.instances.iter().find(|x| x.instance_id == row.instance_id)).collect();
+        let facts = rows.iter().flatten().map(|r| &r.image);
+        let built = rows.iter().flatten().find(|r| r.image.image.is_some());
+        let image = match built {
+            Some(_) => "built".to_owned(),
+            None => format!("not built: {}", row.cause.map(|c| c.as_str()).unwrap_or("unknown")),
+        };
+        let build = facts.clone().find_map(|f| f.build_ms).map(duration).unwrap_or_else(|| "–".to_owned());
+        let bytes = facts.clone().find_map(|f| f.unique_bytes).map(mib).unwrap_or_else(|| "–".to_owned());
+        let _ = write!(s, "| {} | {} | {image} | {build} | {bytes} |", row.instance_id, row.language);
+        for r in rows {
+            let yes_no = |c: &Option<ListComparison>| match c {
+                Some(c) if c.exact => "yes".to_owned(),
+                Some(c) => format!("no (J {:.2})", c.jaccard),
+                None => "–".to_owned(),
+            };
+            match r {
+                Some(r) if r.outcome == Outcome::Compared => {
+                    let _ = write!(s, " {} | {} |", yes_no(&r.fail_to_pass), yes_no(&r.pass_to_pass));
+                }
+                _ => s.push_str(" – | – |"),
+            }
+        }
+        s.push('\n');
+    }
+    s
+}
+
+fn tally_row(s: &mut String, label: &str, t: &Tally) {
+    let causes: Vec<String> = t.causes.iter().map(|(c, n)| format!("{c} {n}")).collect();
+    let _ = writeln!(
+        s,
+        "| {label} | {} | {} | {} | {} | {} | {} | {} | {:.2} | {:.2} | {} |",
+        t.instances,
+        t.images_built,
+        t.compared,
+        t.exact_f2p,
+        t.exact_fail_to_pass,
+        t.exact_pass_to_pass,
+        t.exact_both,
+        t.mean_jaccard_fail_to_pass,
+        t.mean_jaccard_pass_to_pass,
+        if causes.is_empty() { "–".to_owned() } else { causes.join(", ") }
+    );
+}
+
+fn instance_row(s: &mut String, r: &InstanceAgreement) {
+    let cmp = |c: &Option<ListComparison>| match c {
+        Some(c) => format!("{}{}/{} ({:.2})", if c.exact { "✓ " } else { "✗ " }, c.published, c.ours, c.jaccard),
+        None => "–".to_owned(),
+    };
+    let strict = match &r.f2p {
+        Some(c) if c.exact => "✓".to_owned(),
+        Some(_) => "✗".to_owned(),
+        None => "–".to_owned(),
+    };
+    let outcome = match (r.outcome, r.agrees) {
+        (Outcome::Compared, true) => "agrees",
+        (Outcome::Compared, false) => "differs",
+        (Outcome::NotRun, _) => "not run",
+    };
+    let runs: Vec<String> = r
+        .runs
+        .iter()
+        .map(|rc| {
+            let p = rc.published;
+            match rc.ours {
+                Some(o) => format!("{}/{}/{} → {}/{}/{}", p.passed, p.failed, p.skipped, o.passed, o.failed, o.skipped),
+                None => format!("{}/{}/{} → –", p.passed, p.failed, p.skipped),
+            }
+        })
+        .collect();
+    let run = |i: usize| runs.get(i).map_or("–", String::as_str);
+    let cause = r.cause.map(|c| format!("`{c}`")).unwrap_or_else(|| "–".to_owned());
+    let _ = writeln!(
+        s,
+        "| {} | {} | {outcome} | {strict} | {} | {} | {} | {} | {} | {cause} |",
+        r.instance_id,
+        r.language,
+        cmp(&r.fail_to_pass),
+        cmp(&r.pass_to_pass),
+        run(0),
+        run(1),
+        run(2)
+    );
+}
+
+/// Up to [`SHOWN`] names in backticks, with a count of the rest.
+fn quoted(names: &[String]) -> String {
+    let mut out: Vec<String> = names.iter().take(SHOWN).map(|n| format!("`{}`", cell(n))).collect();
+    if names.len() > SHOWN {
+        out.push(format!("and {} more", names.len() - SHOWN));
+    }
+    out.join(", ")
+}
+
+/// Text safe inside a table cell and backticks.
+fn cell(text: &str) -> String {
+    text.replace('|', "\\|").replace('`', "'").replace('\n', " ")
+}
+
+fn duration(ms: u64) -> String {
+    let secs = ms / 1000;
+    if secs >= 60 { format!("{} min {:02} s", secs / 60, secs % 60) } else { format!("{secs} s") }
+}
+
+fn mib(bytes: u64) -> String {
+    format!("{:.1} MiB", bytes as f64 / (1024.0 * 1024.0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Cause, CauseCount, ImageFacts, Naming};
+
+    fn row(id: &str, exact: bool) -> InstanceAgreement {
+        let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let cmp = ListComparison::new(&names(&["a", "b|c"]), &names(if exact { &["a", "b|c"] } else { &["a"] }));
+        InstanceAgreement {
+            instance_id: id.into(),
+            repo: "o/r".into(),
+            language: "go".into(),
+            naming: Naming::Msb,
+            outcome: Outcome::Compared,
+            status: swe_forge_core::ValidationStatus::Accepted,
+            rejections: vec![],
+            test_command: Some("go test -v ./...".into()),
+            f2p: Some(cmp.clone()),
+            fail_to_pass: Some(cmp.clone()),
+            pass_to_pass: Some(ListComparison::new(&names(&[]), &names(&[]))),
+            runs: vec![],
+            agrees: exact,
+            cause: (!exact).then_some(Cause::DifferentTestCommand),
+            causes: if exact {
+                vec![]
+            } else {
+                vec![CauseCount { cause: Cause::DifferentTestCommand, tests: 1, examples: names(&["b|c"]) }]
+            },
+            image: ImageFacts { image: Some("img".into()), build_ms: Some(95_000), unique_bytes: Some(3 << 20) },
+        }
+    }
+
+    #[test]
+    fn agreement_markdown_has_summary_rows_and_differences() {
+        let mut rows = vec![row("o__r-1", true), row("o__r-2", false)];
+        rows[1].runs = vec![crate::RunCounts {
+            phase: swe_forge_core::Phase::Run,
+            published: crate::Counts { passed: 3, failed: 1, skipped: 0 },
+            ours: None,
+        }];
+        rows[0].runs = rows[1].runs.clone();
+        let report = AgreementReport::new("msb", Naming::Msb, rows.clone());
+        let md = agreement_markdown(&report);
+        assert!(md.contains("**1 of 2 compared instances agree exactly**"), "{md}");
+        assert!(
+            md.contains("| **all** | 2 | 2 | 2 | 1 | 1 | 2 | 1 | 0.75 | 1.00 | different_test_command 1 |"),
+            "{md}"
+        );
+        assert!(md.contains("### o__r-2"), "{md}");
+        assert!(!md.contains("### o__r-1"), "agreeing instances list no differences");
+        assert!(md.contains("`b\\|c`"), "pipes are escaped in cells: {md}");
+        let env = environments_markdown(&[&report, &AgreementReport::new("default", Naming::Msb, rows)]);
+        assert!(env.contains("| o__r-1 | go | built | 1 min 35 s | 3.0 MiB | yes | yes | yes | yes |"), "{env}");
+        assert!(env.contains("| o__r-2 | go | built | 1 min 35 s | 3.0 MiB | no (J 0.50) | yes |"), "{env}");
+    }
+}

@@ -1,0 +1,280 @@
+//! The names a comparison uses, and the two sides of a comparison as [`View`]s: what a
+//! published record says (its category maps and run results, verbatim) and what our three runs
+//! say once their canonical ids are mapped to the same naming.
+//!
+//! Multi-SWE-bench records name tests the way each repository's hand-written parser saw them
+//! (Java classes, bare Go names, jest `file:title`, cargo `module::test`); our logs carry
+//! canonical ids plus that name ([`ParsedLog::msb_names`]). Comparing in Multi-SWE-bench naming
+//! rolls each run up to those names first ([`msb_rollup`]: a Java class fails when one of its
+//! methods fails) and only then derives the categories, exactly as the published harness did.
+//! Comparing two swe-forge records uses the canonical ids as they are.
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+use swe_forge_core::{Categorized, Instance, Phase, PhaseStatuses, TestResult, TestStatus, Transition, categorize};
+use swe_forge_logparse::{ParsedLog, msb_rollup};
+
+use crate::AgreeError;
+
+/// Which test names the two sides are compared in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Naming {
+    /// Multi-SWE-bench's names: our runs are rolled up to them before categorising.
+    Msb,
+    /// swe-forge's canonical ids, for records swe-forge produced itself.
+    Canonical,
+    /// Per record: canonical when the published record carries a `swe_forge` block (swe-forge
+    /// made it), Multi-SWE-bench naming otherwise.
+    Auto,
+}
+
+impl Naming {
+    /// The naming used for `published`: `Auto` resolved, the others as they are.
+    pub fn resolve(self, published: &Instance) -> Naming {
+        match self {
+            Naming::Auto if published.swe_forge.is_some() => Naming::Canonical,
+            Naming::Auto => Naming::Msb,
+            other => other,
+        }
+    }
+
+    /// The name written in profiles and reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Naming::Msb => "msb",
+            Naming::Canonical => "canonical",
+            Naming::Auto => "auto",
+        }
+    }
+
+    /// Our statuses of one run in this naming (`Auto` must be resolved first; it reads as `Msb`).
+    pub fn statuses(self, parsed: &ParsedLog) -> PhaseStatuses {
+        match self {
+            Naming::Canonical => parsed.tests.clone(),
+            Naming::Msb | Naming::Auto => msb_rollup(parsed),
+        }
+    }
+}
+
+impl fmt::Display for Naming {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Naming {
+    type Err = AgreeError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "msb" => Ok(Naming::Msb),
+            "canonical" => Ok(Naming::Canonical),
+            "auto" => Ok(Naming::Auto),
+            other => Err(AgreeError::UnknownNaming(other.to_owned())),
+        }
+    }
+}
+
+/// The parsed logs of our three runs.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PhaseLogs {
+    /// The run at the base commit.
+    pub run: ParsedLog,
+    /// The run with the test patch.
+    pub test: ParsedLog,
+    /// The run with both patches.
+    pub fix: ParsedLog,
+}
+
+impl PhaseLogs {
+    /// The log of `phase`.
+    pub fn get(&self, phase: Phase) -> &ParsedLog {
+        match phase {
+            Phase::Run => &self.run,
+            Phase::Test => &self.test,
+            Phase::Fix => &self.fix,
+        }
+    }
+}
+
+/// One side of a comparison, in one naming: per-run statuses and the categories.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct View {
+    /// Statuses of the run, test and fix runs (tests absent from a run are NONE).
+    pub phases: [PhaseStatuses; 3],
+    /// f2p, s2p, n2p, p2p and fixed (= FAIL_TO_PASS), with every test's transition.
+    pub categories: Categorized,
+}
+
+impl View {
+    /// What a published record says: its category maps verbatim (they are the published truth),
+    /// and per-run statuses from its three run results and the transitions in its maps.
+    pub fn published(inst: &Instance) -> View {
+        let mut phases =
+            [statuses_of(&inst.run_result), statuses_of(&inst.test_patch_result), statuses_of(&inst.fix_patch_result)];
+        let mut all = swe_forge_core::TestMap::new();
+        for map in [&inst.p2p_tests, &inst.f2p_tests, &inst.s2p_tests, &inst.n2p_tests, &inst.fixed_tests] {
+            for (name, t) in map {
+                all.insert(name.clone(), *t);
+                for (p, s) in phases.iter_mut().zip([t.run, t.test, t.fix]) {
+                    if s != TestStatus::None {
+                        p.entry(name.clone()).or_insert(s);
+                    }
+                }
+            }
+        }
+        for (i, p) in phases.iter().enumerate() {
+            for (name, s) in p {
+                let t = all.entry(name.clone()).or_insert(Transition {
+                    run: TestStatus::None,
+                    test: TestStatus::None,
+                    fix: TestStatus::None,
+                });
+                match i {
+                    0 => t.run = *s,
+                    1 => t.test = *s,
+                    _ => t.fix = *s,
+                }
+            }
+        }
+        let categories = Categorized {
+            all,
+            p2p: inst.p2p_tests.clone(),
+            f2p: inst.f2p_tests.clone(),
+            s2p: inst.s2p_tests.clone(),
+            n2p: inst.n2p_tests.clone(),
+            fixed: if inst.fixed_tests.is_empty() {
+                inst.f2p_tests
+                    .iter()
+                    .chain(&inst.s2p_tests)
+                    .chain(&inst.n2p_tests)
+                    .map(|(k, v)| (k.clone(), *v))
+                    .collect()
+            } else {
+                inst.fixed_tests.clone()
+            },
+        };
+        View { phases, categories }
+    }
+
+    /// What our three runs say in `naming` (resolved): statuses per run, then the categories
+    /// derived from them with the Multi-SWE-bench rule.
+    pub fn ours(logs: &PhaseLogs, naming: Naming) -> View {
+        let phases = [naming.statuses(&logs.run), naming.statuses(&logs.test), naming.statuses(&logs.fix)];
+        let categories = categorize(&phases[0], &phases[1], &phases[2]);
+        View { phases, categories }
+    }
+
+    /// Every test name seen in any run or category.
+    pub fn names(&self) -> BTreeSet<&str> {
+        self.categories
+            .all
+            .keys()
+            .map(String::as_str)
+            .chain(self.phases.iter().flat_map(|p| p.keys().map(String::as_str)))
+            .collect()
+    }
+
+    /// A test's three statuses (NONE where absent).
+    pub fn transition(&self, name: &str) -> Transition {
+        let get = |p: &PhaseStatuses| p.get(name).copied().unwrap_or(TestStatus::None);
+        Transition { run: get(&self.phases[0]), test: get(&self.phases[1]), fix: get(&self.phases[2]) }
+    }
+
+    /// The run results in Multi-SWE-bench's shape, one per phase.
+    pub fn results(&self) -> [TestResult; 3] {
+        [
+            TestResult::from_statuses(&self.phases[0]),
+            TestResult::from_statuses(&self.phases[1]),
+            TestResult::from_statuses(&self.phases[2]),
+        ]
+    }
+}
+
+fn statuses_of(r: &TestResult) -> PhaseStatuses {
+    let mut out = PhaseStatuses::new();
+    for (list, s) in
+        [(&r.skipped_tests, TestStatus::Skip), (&r.passed_tests, TestStatus::Pass), (&r.failed_tests, TestStatus::Fail)]
+    {
+        for name in list {
+            out.insert(name.clone(), s);
+        }
+    }
+    out
+}
+
+/// A copy of `ours` (the validator's record) whose test maps and run results are those of
+/// `view`: the re-derived record in the comparison's naming, ready to stand in for the
+/// published one.
+pub fn rederive(ours: &Instance, view: &View) -> Instance {
+    let mut out = ours.clone();
+    let [run, test, fix] = view.results();
+    out.set_results(&view.categories, run, test, fix);
+    out
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+    use TestStatus::*;
+
+    pub(crate) fn log(items: &[(&str, &str, TestStatus)]) -> ParsedLog {
+        ParsedLog {
+            tests: items.iter().map(|(id, _, s)| (id.to_string(), *s)).collect(),
+            msb_names: items
+                .iter()
+                .filter(|(_, n, _)| !n.is_empty())
+                .map(|(id, n, _)| (id.to_string(), n.to_string()))
+                .collect(),
+            warnings: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn msb_naming_rolls_methods_up_to_classes_before_categorising() {
+        // One method of class A is fixed, another passes throughout: the class is f2p, not p2p.
+        let logs = PhaseLogs {
+            run: log(&[("a.A#x", "a.A", Pass), ("a.A#y", "a.A", Pass)]),
+            test: log(&[("a.A#x", "a.A", Pass), ("a.A#y", "a.A", Fail), ("crate::doc::d", "", Pass)]),
+            fix: log(&[("a.A#x", "a.A", Pass), ("a.A#y", "a.A", Pass), ("crate::doc::d", "", Pass)]),
+        };
+        let msb = View::ours(&logs, Naming::Msb);
+        assert_eq!(msb.categories.f2p.keys().collect::<Vec<_>>(), ["a.A"]);
+        assert!(msb.categories.p2p.is_empty(), "doctests have no Multi-SWE-bench name");
+        let canonical = View::ours(&logs, Naming::Canonical);
+        assert_eq!(canonical.categories.f2p.keys().collect::<Vec<_>>(), ["a.A#y"]);
+        assert_eq!(canonical.categories.p2p.len(), 2);
+    }
+
+    #[test]
+    fn published_view_keeps_the_published_maps_and_reads_runs() {
+        let t = |run, test, fix| Transition { run, test, fix };
+        let mut inst = crate::tests::record("o", "r", 1);
+        inst.f2p_tests = BTreeMap::from([("a".to_owned(), t(Pass, Fail, Pass))]);
+        inst.n2p_tests = BTreeMap::from([("b".to_owned(), t(None, None, Pass))]);
+        inst.run_result.passed_tests = vec!["a".into(), "c".into()];
+        inst.run_result.passed_count = 2;
+        let v = View::published(&inst);
+        assert_eq!(v.categories.fixed.keys().collect::<Vec<_>>(), ["a", "b"], "fixed filled in from f2p+s2p+n2p");
+        assert_eq!(v.transition("c"), t(Pass, None, None));
+        assert_eq!(v.transition("a"), t(Pass, Fail, Pass));
+        assert_eq!(v.names().len(), 3);
+    }
+
+    #[test]
+    fn auto_naming_follows_the_swe_forge_block() {
+        let mut inst = crate::tests::record("o", "r", 1);
+        assert_eq!(Naming::Auto.resolve(&inst), Naming::Msb);
+        inst.swe_forge = Some(swe_forge_core::ForgeMeta::new(swe_forge_core::ValidationStatus::Accepted));
+        assert_eq!(Naming::Auto.resolve(&inst), Naming::Canonical);
+        assert_eq!(Naming::Msb.resolve(&inst), Naming::Msb);
+        assert_eq!("canonical".parse::<Naming>().unwrap(), Naming::Canonical);
+        assert!("msb2".parse::<Naming>().is_err());
+    }
+}

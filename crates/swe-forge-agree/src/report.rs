@@ -1,0 +1,386 @@
+//! One row per instance ([`InstanceAgreement`], made by [`agree`]) and the whole report
+//! ([`AgreementReport`]): the rows plus tallies overall, per language and per repository.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use swe_forge_core::{Instance, Phase, TestResult, ValidationStatus};
+
+use crate::cause::{Evidence, build_failed, classify_tests};
+use crate::{Cause, CauseCount, ListComparison, Naming, PhaseLogs, View, rederive};
+
+/// Warnings on our record that say a submodule's content is missing from the image start
+/// with this text (written by the validator).
+pub const MISSING_SUBMODULE_WARNING: &str = "submodule not found locally";
+
+/// Everything known about one re-validated instance.
+#[derive(Debug, Clone, Copy)]
+pub struct Revalidated<'a> {
+    /// The published record, test lists included.
+    pub published: &'a Instance,
+    /// Our record of the same instance, as the validator left it.
+    pub ours: &'a Instance,
+    /// The parsed logs of our three runs, when they ran.
+    pub logs: Option<&'a PhaseLogs>,
+}
+
+/// Image facts of an instance, measured by the caller.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ImageFacts {
+    /// Tag of the instance image.
+    pub image: Option<String>,
+    /// Wall time of making the image (toolchain, sources, setup), in milliseconds; None when it
+    /// already existed.
+    pub build_ms: Option<u64>,
+    /// Bytes the instance image adds on top of its toolchain image.
+    pub unique_bytes: Option<u64>,
+}
+
+/// Passed, failed and skipped counts of one run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counts {
+    /// Passed tests.
+    pub passed: u64,
+    /// Failed tests.
+    pub failed: u64,
+    /// Skipped tests.
+    pub skipped: u64,
+}
+
+impl Counts {
+    fn of(r: &TestResult) -> Counts {
+        // Counted from the lists: published counts and lists agree (Multi-SWE-bench checks it).
+        Counts {
+            passed: r.passed_tests.len() as u64,
+            failed: r.failed_tests.len() as u64,
+            skipped: r.skipped_tests.len() as u64,
+        }
+    }
+}
+
+/// One run's counts on both sides, in the comparison's naming.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunCounts {
+    /// Which run.
+    pub phase: Phase,
+    /// The published record's counts.
+    pub published: Counts,
+    /// Ours, when our runs happened.
+    pub ours: Option<Counts>,
+}
+
+/// How far an instance got on our side.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// The three runs happened and their lists were compared.
+    Compared,
+    /// The instance stopped before its runs (repository, patches, image); nothing to compare.
+    NotRun,
+}
+
+/// The agreement of one instance.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InstanceAgreement {
+    /// `org__repo-N`.
+    pub instance_id: String,
+    /// `org/repo`.
+    pub repo: String,
+    /// Language (ours when known, else the published record's, else `unknown`).
+    pub language: String,
+    /// The naming both sides were compared in.
+    pub naming: Naming,
+    /// Whether the lists were compared.
+    pub outcome: Outcome,
+    /// Our validation status.
+    pub status: ValidationStatus,
+    /// Our rejections, `reason: first line of the detail`.
+    pub rejections: Vec<String>,
+    /// The test command we ran.
+    pub test_command: Option<String>,
+    /// Strict f2p (FAIL -> PASS) compared.
+    pub f2p: Option<ListComparison>,
+    /// FAIL_TO_PASS (f2p + s2p + n2p) compared.
+    pub fail_to_pass: Option<ListComparison>,
+    /// PASS_TO_PASS compared.
+    pub pass_to_pass: Option<ListComparison>,
+    /// Run counts side by side.
+    pub runs: Vec<RunCounts>,
+    /// FAIL_TO_PASS and PASS_TO_PASS are both exact.
+    pub agrees: bool,
+    /// The cause explaining most of the differences; None when the lists agree.
+    pub cause: Option<Cause>,
+    /// Every cause with the number of differing tests it explains.
+    pub causes: Vec<CauseCount>,
+    /// Image facts, when measured.
+    #[serde(default)]
+    pub image: ImageFacts,
+}
+
+/// Compares one instance in `naming` (resolved per record when `Auto`); also returns the
+/// re-derived record in that naming when our runs happened.
+pub fn agree(input: Revalidated<'_>, naming: Naming) -> (InstanceAgreement, Option<Instance>) {
+    let Revalidated { published, ours, logs } = input;
+    let naming = naming.resolve(published);
+    let meta = ours.swe_forge.as_ref();
+    let rejections: Vec<String> = meta
+        .map(|m| {
+            m.rejections
+                .iter()
+                .map(|r| match r.detail.lines().next().filter(|l| !l.is_empty()) {
+                    Some(line) => format!("{}: {line}", r.reason.as_str()),
+                    None => r.reason.as_str().to_owned(),
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let language = ours.lang.clone().or_else(|| published.lang.clone()).unwrap_or_else(|| "unknown".to_owned());
+    let pub_view = View::published(published);
+    let published_counts =
+        [&published.run_result, &published.test_patch_result, &published.fix_patch_result].map(Counts::of);
+    let mut row = InstanceAgreement {
+        instance_id: published.instance_id.clone(),
+        repo: format!("{}/{}", published.org, published.repo),
+        language,
+        naming,
+        outcome: Outcome::NotRun,
+        status: ours.status(),
+        rejections,
+        test_command: meta.and_then(|m| m.test_command.clone()),
+        f2p: None,
+        fail_to_pass: None,
+        pass_to_pass: None,
+        runs: Phase::ALL
+            .iter()
+            .zip(published_counts)
+            .map(|(phase, published)| RunCounts { phase: *phase, published, ours: None })
+            .collect(),
+        agrees: false,
+        cause: None,
+        causes: Vec::new(),
+        image: ImageFacts { image: meta.and_then(|m| m.image.clone()), ..ImageFacts::default() },
+    };
+    let ran = meta.is_some_and(|m| m.runs.len() == 3);
+    let Some(logs) = logs.filter(|_| ran) else {
+        let first = meta.into_iter().flat_map(|m| &m.rejections).find_map(|r| Cause::of_rejection(r).map(|c| (c, r)));
+        let (cause, example) = match first {
+            Some((c, r)) => (c, r.detail.lines().next().unwrap_or_default().to_owned()),
+            None => (Cause::Infrastructure, "no runs were recorded".to_owned()),
+        };
+        row.cause = Some(cause);
+        row.causes = vec![CauseCount { cause, tests: 0, examples: vec![example] }];
+        return (row, None);
+    };
+    let our_view = View::ours(logs, naming);
+    row.outcome = Outcome::Compared;
+    for (rc, r) in row.runs.iter_mut().zip(our_view.results()) {
+        rc.ours = Some(Counts::of(&r));
+    }
+    let f2p = ListComparison::new(pub_view.categories.f2p.keys(), our_view.categories.f2p.keys());
+    let fixed = ListComparison::new(pub_view.categories.fixed.keys(), our_view.categories.fixed.keys());
+    let p2p = ListComparison::new(pub_view.categories.p2p.keys(), our_view.categories.p2p.keys());
+    row.agrees = fixed.exact && p2p.exact;
+    let mut differing: Vec<&str> = f2p.differing().chain(fixed.differing()).chain(p2p.differing()).collect();
+    differing.sort_unstable();
+    differing.dedup();
+    let evidence = Evidence {
+        timed_out: meta.is_some_and(|m| m.runs.iter().any(|r| r.timed_out)),
+        missing_submodule: meta.is_some_and(|m| m.warnings.iter().any(|w| w.contains(MISSING_SUBMODULE_WARNING))),
+        build_failed: [build_failed(&logs.run), build_failed(&logs.test), build_failed(&logs.fix)],
+    };
+    row.causes = classify_tests(differing, &pub_view, &our_view, &evidence);
+    row.cause = row.causes.first().map(|c| c.cause);
+    row.f2p = Some(f2p);
+    row.fail_to_pass = Some(fixed);
+    row.pass_to_pass = Some(p2p);
+    let record = rederive(ours, &our_view);
+    (row, Some(record))
+}
+
+/// Counts over a group of instances.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Tally {
+    /// Instances in the group.
+    pub instances: usize,
+    /// Instances whose image was built.
+    pub images_built: usize,
+    /// Instances whose three runs happened and were compared.
+    pub compared: usize,
+    /// Compared instances with the strict f2p list exact.
+    pub exact_f2p: usize,
+    /// Compared instances with FAIL_TO_PASS exact.
+    pub exact_fail_to_pass: usize,
+    /// Compared instances with PASS_TO_PASS exact.
+    pub exact_pass_to_pass: usize,
+    /// Compared instances with both exact.
+    pub exact_both: usize,
+    /// Mean Jaccard of FAIL_TO_PASS over compared instances.
+    pub mean_jaccard_fail_to_pass: f64,
+    /// Mean Jaccard of PASS_TO_PASS over compared instances.
+    pub mean_jaccard_pass_to_pass: f64,
+    /// Instances by their main cause (instances that agree are not counted).
+    pub causes: BTreeMap<Cause, usize>,
+}
+
+impl Tally {
+    /// Tallies `rows`.
+    pub fn of<'a>(rows: impl IntoIterator<Item = &'a InstanceAgreement>) -> Tally {
+        let mut t = Tally::default();
+        let (mut jf, mut jp) = (0.0, 0.0);
+        for r in rows {
+            t.instances += 1;
+            t.images_built += usize::from(r.image.image.is_some());
+            if let Some(c) = r.cause {
+                *t.causes.entry(c).or_default() += 1;
+            }
+            let (Some(f2p), Some(fixed), Some(p2p)) = (&r.f2p, &r.fail_to_pass, &r.pass_to_pass) else { continue };
+            t.compared += 1;
+            t.exact_f2p += usize::from(f2p.exact);
+            t.exact_fail_to_pass += usize::from(fixed.exact);
+            t.exact_pass_to_pass += usize::from(p2p.exact);
+            t.exact_both += usize::from(fixed.exact && p2p.exact);
+            jf += fixed.jaccard;
+            jp += p2p.jaccard;
+        }
+        if t.compared > 0 {
+            t.mean_jaccard_fail_to_pass = jf / t.compared as f64;
+            t.mean_jaccard_pass_to_pass = jp / t.compared as f64;
+        }
+        t
+    }
+}
+
+/// The agreement of a set of instances under one profile.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AgreementReport {
+    /// The profile the instances were run with.
+    pub profile: String,
+    /// The naming the profile compares in.
+    pub naming: Naming,
+    /// Test commands per language or recipe as the profile sets them (for the report's reader).
+    #[serde(default)]
+    pub commands: BTreeMap<String, String>,
+    /// One row per instance, in input order.
+    pub instances: Vec<InstanceAgreement>,
+    /// Every instance.
+    pub overall: Tally,
+    /// Per language.
+    pub by_language: BTreeMap<String, Tally>,
+    /// Per `org/repo`.
+    pub by_repo: BTreeMap<String, Tally>,
+}
+
+impl AgreementReport {
+    /// A report over `instances` with its tallies.
+    pub fn new(profile: &str, naming: Naming, instances: Vec<InstanceAgreement>) -> AgreementReport {
+        let group = |key: &dyn Fn(&InstanceAgreement) -> String| {
+            let mut groups: BTreeMap<String, Vec<&InstanceAgreement>> = BTreeMap::new();
+            for r in &instances {
+                groups.entry(key(r)).or_default().push(r);
+            }
+            groups.into_iter().map(|(k, rows)| (k, Tally::of(rows))).collect::<BTreeMap<_, _>>()
+        };
+        let by_language = group(&|r| r.language.clone());
+        let by_repo = group(&|r| r.repo.clone());
+        AgreementReport {
+            profile: profile.to_owned(),
+            naming,
+            commands: BTreeMap::new(),
+            overall: Tally::of(&instances),
+            instances,
+            by_language,
+            by_repo,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use swe_forge_core::{ForgeMeta, PhaseRun, Rejection, TestStatus, Transition};
+
+    use super::*;
+    use crate::tests::{log, record};
+
+    fn ran(mut inst: Instance) -> Instance {
+        let mut meta = ForgeMeta::new(ValidationStatus::Accepted);
+        // Built from JSON so that fields added to PhaseRun later keep their defaults.
+        meta.runs = Phase::ALL
+            .iter()
+            .map(|p| {
+                serde_json::from_value::<PhaseRun>(serde_json::json!({
+                    "phase": p, "exit_code": 0, "duration_ms": 1, "timed_out": false,
+                    "log_sha256": "", "log_bytes": 0, "tests": 1
+                }))
+                .unwrap()
+            })
+            .collect();
+        meta.image = Some("swe-forge/o__r:pr-1-x".into());
+        inst.swe_forge = Some(meta);
+        inst.lang = Some("go".into());
+        inst
+    }
+
+    #[test]
+    fn an_instance_is_compared_in_msb_naming_and_rederived() {
+        use TestStatus::{Fail, None, Pass};
+        let t = |run, test, fix| Transition { run, test, fix };
+        let mut published = record("o", "r", 1);
+        published.f2p_tests = BTreeMap::from([("TestNew".to_owned(), t(None, Fail, Pass))]);
+        published.fixed_tests = published.f2p_tests.clone();
+        published.p2p_tests = BTreeMap::from([("TestOld".to_owned(), t(Pass, Pass, Pass))]);
+        published.fix_patch_result.passed_tests = vec!["TestNew".into(), "TestOld".into()];
+        let ours = ran(record("o", "r", 1));
+        let logs = PhaseLogs {
+            run: log(&[("p::TestOld", "TestOld", Pass)]),
+            test: log(&[("p::TestOld", "TestOld", Pass), ("p::TestNew", "TestNew", Fail)]),
+            fix: log(&[("p::TestOld", "TestOld", Pass), ("p::TestNew", "TestNew", Pass)]),
+        };
+        let (row, rederived) =
+            agree(Revalidated { published: &published, ours: &ours, logs: Some(&logs) }, Naming::Auto);
+        assert_eq!(row.naming, Naming::Msb);
+        assert!(row.agrees && row.cause.is_none(), "{row:?}");
+        assert_eq!(row.runs[2].ours, Some(Counts { passed: 2, failed: 0, skipped: 0 }));
+        assert_eq!(row.runs[2].published.passed, 2);
+        let rederived = rederived.unwrap();
+        assert_eq!(rederived.f2p_tests, published.f2p_tests);
+        assert_eq!(rederived.fix_patch_result.passed_tests, ["TestNew", "TestOld"]);
+
+        // Fail-fast on the published side: TestOld had no result in its test run.
+        published.p2p_tests.clear();
+        published.n2p_tests = BTreeMap::from([("TestOld".to_owned(), t(Pass, None, Pass))]);
+        published.fixed_tests.extend(published.n2p_tests.clone());
+        let (row, _) = agree(Revalidated { published: &published, ours: &ours, logs: Some(&logs) }, Naming::Msb);
+        assert!(!row.agrees);
+        assert!(row.f2p.as_ref().unwrap().exact, "strict f2p still agrees");
+        assert_eq!(row.fail_to_pass.as_ref().unwrap().only_published, ["TestOld"]);
+        assert_eq!(row.cause, Some(Cause::DifferentTestCommand));
+
+        let report = AgreementReport::new("msb", Naming::Msb, vec![row]);
+        assert_eq!(report.overall.compared, 1);
+        assert_eq!(report.overall.exact_f2p, 1);
+        assert_eq!(report.overall.exact_both, 0);
+        assert_eq!(report.overall.mean_jaccard_fail_to_pass, 0.5);
+        assert_eq!(report.by_language["go"].causes[&Cause::DifferentTestCommand], 1);
+        assert_eq!(report.by_repo["o/r"].instances, 1);
+    }
+
+    #[test]
+    fn an_instance_that_did_not_run_gets_its_rejection_as_cause() {
+        let published = record("o", "r", 2);
+        let mut ours = record("o", "r", 2);
+        let mut meta = ForgeMeta::new(ValidationStatus::Rejected);
+        meta.rejections =
+            vec![Rejection::new(swe_forge_core::RejectReason::TestPatchDoesNotApply, "error: patch failed\nmore")];
+        ours.swe_forge = Some(meta);
+        let (row, rederived) = agree(Revalidated { published: &published, ours: &ours, logs: None }, Naming::Msb);
+        assert!(rederived.is_none());
+        assert_eq!(row.outcome, Outcome::NotRun);
+        assert_eq!(row.cause, Some(Cause::PatchDoesNotApply));
+        assert_eq!(row.rejections, ["test_patch_does_not_apply: error: patch failed"]);
+        assert_eq!(row.causes[0].examples, ["error: patch failed"]);
+        let t = Tally::of([&row]);
+        assert_eq!((t.instances, t.compared, t.images_built), (1, 0, 0));
+    }
+}

@@ -1,0 +1,38 @@
+//! Submodules of an instance's base commit: the source layer writes each at its pinned commit
+//! from a local copy (`swe_forge_git`'s `write_tree_tar_with_submodules`); one that has no
+//! local copy leaves its folder empty, and the record says so in a warning (tests that live in
+//! it cannot run, and re-validation classifies the missing tests as `missing_submodule`).
+
+use std::path::Path;
+
+use swe_forge_git::SourceRepo;
+
+/// Start of the warning written for a submodule without a local copy.
+pub const MISSING_SUBMODULE: &str = "submodule not found locally";
+
+/// One warning per submodule of commit `sha` (nested ones included) that no local copy holds
+/// at its pinned commit.
+pub(crate) fn missing_warnings(repo: &SourceRepo, sha: &str, root: &Path, org: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    walk(repo, sha, "", root, org, 0, &mut out);
+    out
+}
+
+fn walk(repo: &SourceRepo, sha: &str, at: &str, root: &Path, org: &str, depth: usize, out: &mut Vec<String>) {
+    let Ok(tree) = repo.commit(sha).map(|c| c.tree_id()) else { return };
+    let subs = match repo.submodules(tree) {
+        Ok(s) => s,
+        Err(e) => return out.push(format!("{MISSING_SUBMODULE}: could not read the submodules of {at:?}: {e}")),
+    };
+    for s in subs {
+        match repo.find_submodule(&s, root, org) {
+            Some(sub) if depth < 8 => walk(&sub, &s.commit, &format!("{at}{}/", s.path), root, org, depth + 1, out),
+            _ => out.push(format!(
+                "{MISSING_SUBMODULE}: {at}{} at {} ({}); its folder is empty in the image",
+                s.path,
+                s.commit,
+                s.url.as_deref().unwrap_or("no URL in .gitmodules")
+            )),
+        }
+    }
+}

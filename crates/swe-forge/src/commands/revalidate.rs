@@ -1,0 +1,314 @@
+//! `swe-forge revalidate`: run published records (test lists included) through the validator
+//! under a profile and write, in the output folder, the re-derived records and an agreement
+//! report (`swe_forge_agree`) comparing them with the published lists.
+//!
+//! Output folder: `revalidated.jsonl` (our records as the validator left them, canonical ids;
+//! also the progress file, so a killed run resumes), `timings.jsonl` (per instance, the time
+//! before its first run: image build and setup), `rederived.jsonl` (our records in the
+//! comparison's naming), `agreement.json` and `agreement.md`, `environments.md`, `work/` (logs).
+//!
+//! A profile (`pipelines/profiles/<name>.toml`, built in for `msb` and `default`, or any file)
+//! is recipe overrides keyed by `lang:<language>`, `recipe:<name>` or `org/repo`, applied after
+//! the pipeline's overrides of the same key, plus the naming of the comparison.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::fs::OpenOptions;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use futures_util::StreamExt;
+use serde::{Deserialize, Serialize};
+use swe_forge_agree::{
+    AgreementReport, InstanceAgreement, Naming, PhaseLogs, Revalidated, agree, agreement_markdown,
+    environments_markdown,
+};
+use swe_forge_core::{Instance, Phase, TestResult};
+use swe_forge_docker::Engine;
+use swe_forge_validate::{RecipeOverride, Reporter, Settings, Validator, read_parsed};
+
+use crate::cli::RevalidateArgs;
+use crate::commands::validate::{apply_engine_args, apply_pipeline, read_records};
+use crate::pipeline::Pipeline;
+use crate::reporter::Bars;
+
+const BUILT_IN: &[(&str, &str)] = &[
+    ("msb", include_str!("../../../../pipelines/profiles/msb.toml")),
+    ("default", include_str!("../../../../pipelines/profiles/default.toml")),
+];
+
+/// A profile file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Profile {
+    /// Name shown in reports.
+    pub name: String,
+    /// Free text.
+    #[serde(default)]
+    pub description: String,
+    /// The naming both sides are compared in.
+    pub naming: Naming,
+    /// Recipe overrides keyed by `lang:<language>`, `recipe:<name>` or `org/repo`.
+    #[serde(default)]
+    pub overrides: BTreeMap<String, RecipeOverride>,
+}
+
+impl Profile {
+    /// A built-in profile by name, or a profile file.
+    pub fn load(name_or_path: &str) -> Result<Profile> {
+        let path = Path::new(name_or_path);
+        let (origin, text) = if path.is_file() {
+            let text = std::fs::read_to_string(path).with_context(|| format!("reading profile {}", path.display()))?;
+            (path.display().to_string(), text)
+        } else if let Some((n, t)) = BUILT_IN.iter().find(|(n, _)| *n == name_or_path) {
+            (format!("built-in profile {n}"), (*t).to_owned())
+        } else {
+            let known: Vec<&str> = BUILT_IN.iter().map(|(n, _)| *n).collect();
+            bail!("no profile `{name_or_path}`: not a file, and the built-in profiles are {}", known.join(", "));
+        };
+        toml::from_str(&text).with_context(|| format!("{origin} is invalid"))
+    }
+
+    /// Merges the profile's overrides into `overrides`: a key both have keeps the pipeline's
+    /// override with the profile's applied after it (as an unconditional variant).
+    pub fn merge_into(&self, overrides: &mut BTreeMap<String, RecipeOverride>) {
+        for (key, o) in &self.overrides {
+            match overrides.get_mut(key) {
+                Some(existing) => existing.variants.push(o.clone()),
+                None => {
+                    overrides.insert(key.clone(), o.clone());
+                }
+            }
+        }
+    }
+
+    /// The test command each key of the profile sets.
+    pub fn commands(&self) -> BTreeMap<String, String> {
+        self.overrides.iter().filter_map(|(k, o)| Some((k.clone(), o.test_command.clone()?))).collect()
+    }
+}
+
+/// Time before an instance's first run, kept across resumed runs.
+#[derive(Debug, Serialize, Deserialize)]
+struct Timing {
+    instance_id: String,
+    build_ms: u64,
+}
+
+pub async fn revalidate_command(args: RevalidateArgs) -> Result<()> {
+    let profile = Profile::load(&args.profile)?;
+    eprintln!("profile {}: {}", profile.name, profile.description);
+    let mut published = read_records(&args.records)?;
+    let out = &args.out;
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    let work_dir = args.work_dir.clone().unwrap_or_else(|| out.join("work"));
+    let mut settings = Settings::new(args.repos.clone(), work_dir.clone());
+    if let Some(p) = &args.pipeline {
+        let pipeline = Pipeline::load(p)?;
+        apply_pipeline(&mut settings, &pipeline);
+        settings.work_dir.clone_from(&work_dir);
+        published.retain(|r| pipeline.keeps(r));
+    }
+    if !args.instances.is_empty() {
+        let wanted: HashSet<&str> = args.instances.iter().map(String::as_str).collect();
+        published.retain(|r| wanted.contains(r.instance_id.as_str()));
+    }
+    if published.is_empty() {
+        bail!("no records to re-validate (check --instance and the pipeline's filters)");
+    }
+    profile.merge_into(&mut settings.overrides);
+    apply_engine_args(&mut settings, &args.engine);
+
+    let progress = out.join("revalidated.jsonl");
+    let timings_path = out.join("timings.jsonl");
+    if args.fresh {
+        for p in [&progress, &timings_path] {
+            if p.exists() {
+                std::fs::remove_file(p).with_context(|| format!("removing {}", p.display()))?;
+            }
+        }
+    }
+    let mut ours: HashMap<String, Instance> = HashMap::new();
+    if progress.exists() {
+        for r in read_records(&progress)? {
+            ours.insert(r.instance_id.clone(), r);
+        }
+    }
+    let mut timings: HashMap<String, u64> = read_timings(&timings_path);
+    let todo: Vec<Instance> =
+        published.iter().filter(|r| !ours.contains_key(&r.instance_id)).map(to_candidate).collect();
+    if todo.len() < published.len() {
+        eprintln!(
+            "resuming: {} of {} instances already re-validated in {}",
+            published.len() - todo.len(),
+            published.len(),
+            progress.display()
+        );
+    }
+    if !todo.is_empty() {
+        let engine = Engine::connect().await?;
+        let bars = Arc::new(Bars::new(todo.len()));
+        let jobs = settings.jobs.max(1);
+        let validator = Validator::new(engine, settings, bars.clone())?;
+        let mut file = append(&progress)?;
+        let mut timing_file = append(&timings_path)?;
+        let validator = &validator;
+        let mut stream = futures_util::stream::iter(todo)
+            .map(|inst| async move {
+                let started = Instant::now();
+                let r = validator.validate(inst).await;
+                (r, started.elapsed())
+            })
+            .buffer_unordered(jobs);
+        while let Some((r, elapsed)) = stream.next().await {
+            bars.finished(&r);
+            let run_ms: u64 = r.swe_forge.iter().flat_map(|m| &m.runs).map(|x| x.duration_ms).sum();
+            let build_ms = (elapsed.as_millis() as u64).saturating_sub(run_ms);
+            writeln!(file, "{}", serde_json::to_string(&r)?).and_then(|()| file.sync_data())?;
+            let t = Timing { instance_id: r.instance_id.clone(), build_ms };
+            writeln!(timing_file, "{}", serde_json::to_string(&t)?)?;
+            timings.insert(t.instance_id, build_ms);
+            ours.insert(r.instance_id.clone(), r);
+        }
+        bars.finish();
+    }
+
+    let sizes = image_sizes(&ours).await;
+    let mut rows: Vec<InstanceAgreement> = Vec::new();
+    let mut rederived: Vec<Instance> = Vec::new();
+    for p in &published {
+        let Some(o) = ours.get(&p.instance_id) else { continue };
+        let logs = read_logs(&work_dir, &p.instance_id);
+        let (mut row, record) = agree(Revalidated { published: p, ours: o, logs: logs.as_ref() }, profile.naming);
+        row.image.build_ms = timings.get(&p.instance_id).copied();
+        row.image.unique_bytes = sizes.get(&p.instance_id).copied();
+        rows.push(row);
+        rederived.extend(record);
+    }
+    let mut report = AgreementReport::new(&profile.name, profile.naming, rows);
+    report.commands = profile.commands();
+    write_file(&out.join("rederived.jsonl"), &{
+        let mut buf = Vec::new();
+        swe_forge_core::write_jsonl(&mut buf, &rederived)?;
+        buf
+    })?;
+    write_file(&out.join("agreement.json"), &serde_json::to_vec_pretty(&report)?)?;
+    write_file(&out.join("agreement.md"), agreement_markdown(&report).as_bytes())?;
+    write_file(&out.join("environments.md"), environments_markdown(&[&report]).as_bytes())?;
+    print_summary(&report);
+    Ok(())
+}
+
+/// The published record without its results, as a candidate for the validator.
+fn to_candidate(published: &Instance) -> Instance {
+    let mut c = published.clone();
+    for m in [&mut c.fixed_tests, &mut c.p2p_tests, &mut c.f2p_tests, &mut c.s2p_tests, &mut c.n2p_tests] {
+        m.clear();
+    }
+    for r in [&mut c.run_result, &mut c.test_patch_result, &mut c.fix_patch_result] {
+        *r = TestResult::default();
+    }
+    c
+}
+
+/// The kept parses of the first attempt of each run, when all three exist.
+fn read_logs(work_dir: &Path, id: &str) -> Option<PhaseLogs> {
+    let get = |p: Phase| read_parsed(work_dir, id, p.as_str());
+    Some(PhaseLogs { run: get(Phase::Run)?, test: get(Phase::Test)?, fix: get(Phase::Fix)? })
+}
+
+/// Bytes each instance image adds on top of its toolchain image (when both exist).
+async fn image_sizes(ours: &HashMap<String, Instance>) -> HashMap<String, u64> {
+    let mut out = HashMap::new();
+    let Ok(engine) = Engine::connect().await else { return out };
+    for (id, r) in ours {
+        let Some(meta) = &r.swe_forge else { continue };
+        let (Some(image), Some(prov)) = (&meta.image, &meta.provenance) else { continue };
+        if let (Ok(Some(a)), Ok(Some(b))) =
+            (engine.image_size(image).await, engine.image_size(&prov.toolchain_image).await)
+        {
+            out.insert(id.clone(), a.saturating_sub(b));
+        }
+    }
+    out
+}
+
+fn read_timings(path: &Path) -> HashMap<String, u64> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    text.lines().filter_map(|l| serde_json::from_str::<Timing>(l).ok()).map(|t| (t.instance_id, t.build_ms)).collect()
+}
+
+fn append(path: &PathBuf) -> Result<std::fs::File> {
+    OpenOptions::new().create(true).append(true).open(path).with_context(|| format!("opening {}", path.display()))
+}
+
+fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
+    std::fs::write(path, bytes).with_context(|| format!("writing {}", path.display()))
+}
+
+fn print_summary(report: &AgreementReport) {
+    println!("{:<44} {:<9} {:>13} {:>13}  cause", "instance", "outcome", "FAIL_TO_PASS", "PASS_TO_PASS");
+    for r in &report.instances {
+        let cmp = |c: &Option<swe_forge_agree::ListComparison>| match c {
+            Some(c) => format!("{}{}/{}", if c.exact { "=" } else { "≠" }, c.published, c.ours),
+            None => "-".to_owned(),
+        };
+        let outcome = match (r.outcome, r.agrees) {
+            (swe_forge_agree::Outcome::Compared, true) => "agrees",
+            (swe_forge_agree::Outcome::Compared, false) => "differs",
+            (swe_forge_agree::Outcome::NotRun, _) => "not run",
+        };
+        println!(
+            "{:<44} {:<9} {:>13} {:>13}  {}",
+            r.instance_id,
+            outcome,
+            cmp(&r.fail_to_pass),
+            cmp(&r.pass_to_pass),
+            r.cause.map(|c| c.as_str()).unwrap_or("")
+        );
+    }
+    let o = &report.overall;
+    println!(
+        "profile {}: {} of {} compared instances agree exactly ({} instances, {} images built)",
+        report.profile, o.exact_both, o.compared, o.instances, o.images_built
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn built_in_profiles_load_and_name_known_parsers() {
+        for (name, _) in BUILT_IN {
+            let p = Profile::load(name).unwrap();
+            assert_eq!(p.name, *name);
+            for (key, o) in &p.overrides {
+                if let Some(parser) = &o.parser {
+                    assert!(parser.parse::<swe_forge_logparse::Framework>().is_ok(), "{name} {key}: {parser}");
+                }
+            }
+        }
+        let msb = Profile::load("msb").unwrap();
+        assert_eq!(msb.naming, Naming::Msb);
+        assert_eq!(msb.overrides["lang:rust"].test_command.as_deref(), Some("cargo test"));
+        assert!(Profile::load("nope").unwrap_err().to_string().contains("built-in profiles are msb, default"));
+    }
+
+    #[test]
+    fn profile_overrides_apply_after_the_pipeline_s() {
+        let msb = Profile::load("msb").unwrap();
+        let mut overrides = BTreeMap::new();
+        overrides.insert(
+            "lang:rust".to_owned(),
+            RecipeOverride { extra_packages: vec!["libssl-dev".into()], ..RecipeOverride::default() },
+        );
+        msb.merge_into(&mut overrides);
+        let rust = &overrides["lang:rust"];
+        assert_eq!(rust.extra_packages, ["libssl-dev"]);
+        assert_eq!(rust.variants[0].test_command.as_deref(), Some("cargo test"));
+        assert!(overrides.contains_key("lang:go"));
+    }
+}

@@ -1,0 +1,413 @@
+//! `swe-forge revalidate` end to end on the real Docker engine: our own validated fixture
+//! records agree with themselves; a hand-written Multi-SWE-bench-style record of a repository
+//! with a git submodule agrees only when the submodule's content is in the image; and a Rust
+//! crate whose first test binary fails shows the two profiles' difference (fail-fast `cargo
+//! test` turns later binaries' tests into n2p, `--no-fail-fast` does not).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::{Value, json};
+use swe_forge_core::Instance;
+
+use crate::support::{make_repos, read_records, root, swe_forge, text};
+
+/// Runs git in `dir` with a fixed identity and dates.
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args([
+            "-c",
+            "user.name=fixtures",
+            "-c",
+            "user.email=fixtures@swe-forge.invalid",
+            "-c",
+            "init.defaultBranch=main",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_AUTHOR_DATE", "2024-01-01T00:00:00Z")
+        .env("GIT_COMMITTER_DATE", "2024-01-01T00:00:00Z")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", text(&out));
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+fn write(dir: &Path, files: &[(&str, &str)]) {
+    for (path, content) in files {
+        let p = dir.join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, content).unwrap();
+    }
+}
+
+/// A repository at `dir` with `files` committed; returns the commit.
+fn repo_with(dir: &Path, files: &[(&str, &str)]) -> String {
+    std::fs::create_dir_all(dir).unwrap();
+    git(dir, &["init", "-q"]);
+    write(dir, files);
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "-qm", "base"]);
+    git(dir, &["rev-parse", "HEAD"])
+}
+
+/// The diff that turns the committed tree into one with `files` changed (the work tree is
+/// reset afterwards).
+fn patch(dir: &Path, files: &[(&str, &str)]) -> String {
+    write(dir, files);
+    git(dir, &["add", "-A"]);
+    let diff = git(dir, &["diff", "--cached", "--binary"]) + "\n";
+    git(dir, &["reset", "-q", "--hard"]);
+    diff
+}
+
+/// A published record in Multi-SWE-bench's shape: `rows` are (name, run, test, fix) statuses.
+fn published(
+    org: &str,
+    repo: &str,
+    number: u64,
+    sha: &str,
+    test_patch: &str,
+    fix_patch: &str,
+    rows: &[(&str, &str, &str, &str)],
+) -> Value {
+    let mut maps: BTreeMap<&str, serde_json::Map<String, Value>> = BTreeMap::new();
+    let mut results = [BTreeMap::<&str, Vec<&str>>::new(), BTreeMap::new(), BTreeMap::new()];
+    for (name, run, test, fix) in rows {
+        let t = json!({"run": run, "test": test, "fix": fix});
+        let cat = match (*test, *fix) {
+            ("PASS", "PASS") => Some("p2p_tests"),
+            ("FAIL", "PASS") => Some("f2p_tests"),
+            ("SKIP", "PASS") => Some("s2p_tests"),
+            ("NONE", "PASS") => Some("n2p_tests"),
+            _ => None,
+        };
+        if let Some(cat) = cat {
+            maps.entry(cat).or_default().insert(name.to_string(), t.clone());
+            if cat != "p2p_tests" {
+                maps.entry("fixed_tests").or_default().insert(name.to_string(), t);
+            }
+        }
+        for (r, s) in results.iter_mut().zip([run, test, fix]) {
+            let key = match *s {
+                "PASS" => "passed_tests",
+                "FAIL" => "failed_tests",
+                "SKIP" => "skipped_tests",
+                _ => continue,
+            };
+            r.entry(key).or_default().push(name);
+        }
+    }
+    let result = |r: &BTreeMap<&str, Vec<&str>>| {
+        let list = |k: &str| r.get(k).cloned().unwrap_or_default();
+        json!({
+            "passed_count": list("passed_tests").len(), "failed_count": list("failed_tests").len(),
+            "skipped_count": list("skipped_tests").len(), "passed_tests": list("passed_tests"),
+            "failed_tests": list("failed_tests"), "skipped_tests": list("skipped_tests"),
+        })
+    };
+    let mut v = json!({
+        "org": org, "repo": repo, "number": number, "state": "closed", "title": "t", "body": null,
+        "base": {"label": format!("{org}:main"), "ref": "main", "sha": sha},
+        "resolved_issues": [], "fix_patch": fix_patch, "test_patch": test_patch,
+        "run_result": result(&results[0]), "test_patch_result": result(&results[1]), "fix_patch_result": result(&results[2]),
+        "instance_id": format!("{org}__{repo}-{number}"),
+    });
+    for cat in ["fixed_tests", "p2p_tests", "f2p_tests", "s2p_tests", "n2p_tests"] {
+        v[cat] = Value::Object(maps.remove(cat).unwrap_or_default());
+    }
+    v
+}
+
+fn write_records(path: &Path, records: &[Value]) {
+    let lines: Vec<String> = records.iter().map(|r| r.to_string()).collect();
+    std::fs::write(path, lines.join("\n") + "\n").unwrap();
+}
+
+/// Runs revalidate and returns the agreement report.
+fn revalidate(records: &Path, repos: &Path, profile: &str, out: &Path) -> Value {
+    let o = swe_forge(&[
+        "revalidate",
+        "--records",
+        records.to_str().unwrap(),
+        "--repos",
+        repos.to_str().unwrap(),
+        "--profile",
+        profile,
+        "--out",
+        out.to_str().unwrap(),
+        "--timeout",
+        "600",
+        "--ca-bundle",
+        "system",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(out.join("agreement.md").exists() && out.join("environments.md").exists());
+    serde_json::from_slice(&std::fs::read(out.join("agreement.json")).unwrap()).unwrap()
+}
+
+fn row<'a>(report: &'a Value, id: &str) -> &'a Value {
+    report["instances"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["instance_id"] == id)
+        .unwrap_or_else(|| panic!("{id} missing: {report}"))
+}
+
+fn names(v: &Value) -> Vec<&str> {
+    v.as_array().unwrap().iter().map(|s| s.as_str().unwrap()).collect()
+}
+
+#[test]
+fn our_validated_fixture_records_agree_with_a_revalidation() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = make_repos(tmp.path());
+    let wanted = ["forge-fixtures__gostack-1", "forge-fixtures__gostack-5", "forge-fixtures__ringq-7"];
+    let all = std::fs::read_to_string(root().join("data/fixtures/instances.jsonl")).unwrap();
+    let subset: Vec<Value> = all
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|v| wanted.contains(&v["instance_id"].as_str().unwrap()))
+        .collect();
+    let candidates = tmp.path().join("candidates.jsonl");
+    write_records(&candidates, &subset);
+    let validated = tmp.path().join("validated.jsonl");
+    let o = swe_forge(&[
+        "validate",
+        "--records",
+        candidates.to_str().unwrap(),
+        "--repos",
+        repos.to_str().unwrap(),
+        "--out",
+        validated.to_str().unwrap(),
+        "--timeout",
+        "600",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+
+    let report = revalidate(&validated, &repos, "default", &tmp.path().join("default"));
+    assert_eq!(report["naming"], "auto");
+    let go = row(&report, "forge-fixtures__gostack-1");
+    assert_eq!(go["naming"], "canonical", "records swe-forge made are compared by canonical ids");
+    assert_eq!(go["agrees"], true, "{go}");
+    assert_eq!(names(&go["fail_to_pass"]["only_ours"]).len(), 0);
+    assert_eq!(go["runs"][2]["published"], go["runs"][2]["ours"], "run counts side by side");
+    let rust = row(&report, "forge-fixtures__ringq-7");
+    assert_eq!(rust["agrees"], true, "{rust}");
+    let bad = row(&report, "forge-fixtures__gostack-5");
+    assert_eq!(bad["outcome"], "not_run");
+    assert_eq!(bad["cause"], "patch_does_not_apply");
+    assert_eq!(report["overall"]["compared"], 2);
+    assert_eq!(report["overall"]["exact_both"], 2);
+    assert!(report["overall"]["images_built"].as_u64().unwrap() >= 2);
+    assert!(go["image"]["unique_bytes"].as_u64().is_some(), "{go}");
+    // The re-derived records are the validator's in canonical naming: the same lists again.
+    let rederived = read_records(&tmp.path().join("default/rederived.jsonl"));
+    let ours: Vec<Instance> = read_records(&validated);
+    for r in &rederived {
+        let o = ours.iter().find(|o| o.instance_id == r.instance_id).unwrap();
+        assert_eq!(r.fixed_tests.keys().collect::<Vec<_>>(), o.fixed_tests.keys().collect::<Vec<_>>());
+        assert_eq!(r.p2p_tests.keys().collect::<Vec<_>>(), o.p2p_tests.keys().collect::<Vec<_>>());
+    }
+    let md = std::fs::read_to_string(tmp.path().join("default/agreement.md")).unwrap();
+    assert!(md.contains("**2 of 2 compared instances agree exactly**"), "{md}");
+    assert!(md.contains("| repo `forge-fixtures/gostack` |"), "{md}");
+
+    // The same Go instance as Multi-SWE-bench would have published it: bare test names.
+    let go_msb = {
+        let mut v: Value = serde_json::from_str(all.lines().next().unwrap()).unwrap();
+        let p = published(
+            "forge-fixtures",
+            "gostack",
+            1,
+            v["base"]["sha"].as_str().unwrap(),
+            v["test_patch"].as_str().unwrap(),
+            v["fix_patch"].as_str().unwrap(),
+            &[
+                ("TestPushThenPop", "PASS", "PASS", "PASS"),
+                ("TestLen", "PASS", "PASS", "PASS"),
+                ("TestPopEmptyReturnsError", "NONE", "FAIL", "PASS"),
+            ],
+        );
+        for k in [
+            "fixed_tests",
+            "p2p_tests",
+            "f2p_tests",
+            "s2p_tests",
+            "n2p_tests",
+            "run_result",
+            "test_patch_result",
+            "fix_patch_result",
+        ] {
+            v[k] = p[k].clone();
+        }
+        v
+    };
+    let msb_records = tmp.path().join("msb.jsonl");
+    write_records(&msb_records, &[go_msb]);
+    let report = revalidate(&msb_records, &repos, "msb", &tmp.path().join("msb"));
+    let go = row(&report, "forge-fixtures__gostack-1");
+    assert_eq!(go["naming"], "msb");
+    assert_eq!(go["agrees"], true, "{go}");
+    assert!(go["test_command"].as_str().unwrap().starts_with("go test -v"), "{go}");
+}
+
+/// A Go module whose tests read a file of a submodule pinned at an older commit.
+fn submodule_fixture(repos: &Path) -> (String, String, String) {
+    let lib = repos.join("forge-fixtures/sublib");
+    let pinned = repo_with(&lib, &[("data.txt", "pinned\n")]);
+    write(&lib, &[("data.txt", "newer\n")]);
+    git(&lib, &["commit", "-qam", "newer"]);
+    let app = repos.join("forge-fixtures/withsub");
+    std::fs::create_dir_all(&app).unwrap();
+    git(&app, &["init", "-q"]);
+    write(
+        &app,
+        &[
+            ("go.mod", "module example.com/withsub\n\ngo 1.21\n"),
+            (
+                ".gitmodules",
+                "[submodule \"vendor/lib\"]\n\tpath = vendor/lib\n\turl = https://github.com/forge-fixtures/sublib.git\n",
+            ),
+            (
+                "double.go",
+                "package withsub\n\n// Double returns twice x.\nfunc Double(x int) int { return x + x + 1 }\n",
+            ),
+            (
+                "data_test.go",
+                "package withsub\n\nimport (\n\t\"os\"\n\t\"testing\"\n)\n\nfunc TestSubmoduleData(t *testing.T) {\n\tb, err := os.ReadFile(\"vendor/lib/data.txt\")\n\tif err != nil || string(b) != \"pinned\\n\" {\n\t\tt.Fatalf(\"vendor/lib/data.txt = %q, %v; want the pinned content\", b, err)\n\t}\n}\n",
+            ),
+        ],
+    );
+    git(&app, &["add", "-A"]);
+    git(&app, &["update-index", "--add", "--cacheinfo", &format!("160000,{pinned},vendor/lib")]);
+    git(&app, &["commit", "-qm", "base"]);
+    let base = git(&app, &["rev-parse", "HEAD"]);
+    let test_patch = patch(
+        &app,
+        &[(
+            "double_test.go",
+            "package withsub\n\nimport \"testing\"\n\nfunc TestDouble(t *testing.T) {\n\tif Double(2) != 4 {\n\t\tt.Fatalf(\"Double(2) = %d\", Double(2))\n\t}\n}\n",
+        )],
+    );
+    let fix_patch = patch(
+        &app,
+        &[("double.go", "package withsub\n\n// Double returns twice x.\nfunc Double(x int) int { return x + x }\n")],
+    );
+    (base, test_patch, fix_patch)
+}
+
+#[test]
+fn a_submodule_is_in_the_image_at_its_pinned_commit() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = tmp.path().join("repos");
+    let (base, test_patch, fix_patch) = submodule_fixture(&repos);
+    let record = published(
+        "forge-fixtures",
+        "withsub",
+        3,
+        &base,
+        &test_patch,
+        &fix_patch,
+        &[("TestSubmoduleData", "PASS", "PASS", "PASS"), ("TestDouble", "NONE", "FAIL", "PASS")],
+    );
+    let records = tmp.path().join("published.jsonl");
+    write_records(&records, &[record]);
+    let report = revalidate(&records, &repos, "msb", &tmp.path().join("with"));
+    let r = row(&report, "forge-fixtures__withsub-3");
+    assert_eq!(r["agrees"], true, "the submodule's pinned content is in the image: {r}");
+
+    // Without a local copy of the submodule its folder is empty: the test that reads it fails,
+    // PASS_TO_PASS differs, and the cause says why.
+    let only_app = tmp.path().join("only-app");
+    std::fs::create_dir_all(only_app.join("forge-fixtures")).unwrap();
+    std::os::unix::fs::symlink(repos.join("forge-fixtures/withsub"), only_app.join("forge-fixtures/withsub")).unwrap();
+    let report = revalidate(&records, &only_app, "msb", &tmp.path().join("without"));
+    let r = row(&report, "forge-fixtures__withsub-3");
+    assert_eq!(r["agrees"], false, "{r}");
+    assert_eq!(names(&r["pass_to_pass"]["only_published"]), ["TestSubmoduleData"]);
+    assert_eq!(r["cause"], "missing_submodule", "{r}");
+    let ours = read_records(&tmp.path().join("without/revalidated.jsonl"));
+    let warnings = &ours[0].swe_forge.as_ref().unwrap().warnings;
+    assert!(warnings.iter().any(|w| w.contains("submodule not found locally: vendor/lib")), "{warnings:?}");
+}
+
+/// A crate whose first test binary (the library's unit tests) fails in the test run.
+fn fail_fast_fixture(dir: &Path) -> (String, String, String) {
+    let lib_rs = |body: &str, extra_test: &str| {
+        format!(
+            "/// Adds, saturating at the bounds.\npub fn clamp_add(a: i32, b: i32) -> i32 {{\n    {body}\n}}\n\n#[cfg(test)]\nmod tests {{\n    #[test]\n    fn adds() {{\n        assert_eq!(super::clamp_add(1, 2), 3);\n    }}\n{extra_test}}}\n"
+        )
+    };
+    let base = repo_with(
+        dir,
+        &[
+            ("Cargo.toml", "[package]\nname = \"failfast\"\nversion = \"0.1.0\"\nedition = \"2021\"\n"),
+            (
+                "Cargo.lock",
+                "# This file is automatically @generated by Cargo.\n# It is not intended for manual editing.\nversion = 3\n\n[[package]]\nname = \"failfast\"\nversion = \"0.1.0\"\n",
+            ),
+            ("src/lib.rs", &lib_rs("a.wrapping_add(b)", "")),
+            (
+                "tests/later.rs",
+                "#[test]\nfn later_one() {\n    assert_eq!(failfast::clamp_add(2, 2), 4);\n}\n\n#[test]\nfn later_two() {\n    assert_eq!(failfast::clamp_add(-1, 1), 0);\n}\n",
+            ),
+        ],
+    );
+    let saturates =
+        "\n    #[test]\n    fn saturates() {\n        assert_eq!(super::clamp_add(i32::MAX, 1), i32::MAX);\n    }\n";
+    let test_patch = patch(dir, &[("src/lib.rs", &lib_rs("a.wrapping_add(b)", saturates))]);
+    let fix_patch = {
+        write(dir, &[("src/lib.rs", &lib_rs("a.wrapping_add(b)", saturates))]);
+        git(dir, &["commit", "-qam", "tests"]);
+        let p = patch(dir, &[("src/lib.rs", &lib_rs("a.saturating_add(b)", saturates))]);
+        git(dir, &["reset", "-q", "--hard", &base]);
+        p
+    };
+    (base, test_patch, fix_patch)
+}
+
+#[test]
+fn fail_fast_cargo_test_turns_later_binaries_into_n2p_only_in_the_msb_profile() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = tmp.path().join("repos");
+    let (base, test_patch, fix_patch) = fail_fast_fixture(&repos.join("forge-fixtures/failfast"));
+    // What Multi-SWE-bench publishes: its plain `cargo test` stopped after the failing unit-test
+    // binary, so the integration tests had no result in the test run.
+    let record = published(
+        "forge-fixtures",
+        "failfast",
+        2,
+        &base,
+        &test_patch,
+        &fix_patch,
+        &[
+            ("tests::adds", "PASS", "PASS", "PASS"),
+            ("tests::saturates", "NONE", "FAIL", "PASS"),
+            ("later_one", "PASS", "NONE", "PASS"),
+            ("later_two", "PASS", "NONE", "PASS"),
+        ],
+    );
+    let records = tmp.path().join("published.jsonl");
+    write_records(&records, &[record]);
+
+    let msb = revalidate(&records, &repos, "msb", &tmp.path().join("msb"));
+    let r = row(&msb, "forge-fixtures__failfast-2");
+    assert_eq!(r["agrees"], true, "fail-fast cargo test reproduces the published n2p: {r}");
+    assert_eq!(r["test_command"], "cargo test");
+    assert_eq!(r["runs"][1]["ours"]["passed"], 1, "only the first binary ran in the test run: {r}");
+
+    let default = revalidate(&records, &repos, "default", &tmp.path().join("default"));
+    let r = row(&default, "forge-fixtures__failfast-2");
+    assert_eq!(r["naming"], "msb");
+    assert_eq!(r["agrees"], false, "{r}");
+    assert_eq!(r["f2p"]["exact"], true, "the strict f2p list agrees under both profiles: {r}");
+    assert_eq!(names(&r["fail_to_pass"]["only_published"]), ["later_one", "later_two"]);
+    assert_eq!(names(&r["pass_to_pass"]["only_ours"]), ["later_one", "later_two"]);
+    assert_eq!(r["cause"], "different_test_command", "{r}");
+    assert!(r["test_command"].as_str().unwrap().contains("--no-fail-fast"), "{r}");
+}

@@ -1,0 +1,187 @@
+//! The validation engine under stress on the real engine: flaky tests, a process killed at
+//! several points, a fork bomb, a memory hog, hostile patches and a huge log.
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use swe_forge_core::{Instance, RejectReason, ValidationStatus};
+
+use crate::pipeline::{pipeline_in, reasons};
+use crate::support::{read_records, swe_forge, text};
+
+fn only(ids: &[&str]) -> String {
+    format!("[filters]\ninstances = [{}]\n", ids.iter().map(|i| format!("\"{i}\"")).collect::<Vec<_>>().join(", "))
+}
+
+fn get<'a>(all: &'a [Instance], id: &str) -> &'a Instance {
+    all.iter().find(|r| r.instance_id == id).unwrap_or_else(|| panic!("{id} missing"))
+}
+
+#[test]
+fn reruns_expose_a_flaky_test_and_leave_it_out_of_the_categories() {
+    let tmp = tempfile::tempdir().unwrap();
+    let pipeline = pipeline_in(tmp.path(), &only(&["forge-fixtures__gostack-6"]));
+    let out = swe_forge(&["run", pipeline.to_str().unwrap(), "--reruns", "2"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let all = read_records(&tmp.path().join("out/validated.jsonl"));
+    let r = get(&all, "forge-fixtures__gostack-6");
+    let meta = r.swe_forge.as_ref().unwrap();
+    assert_eq!(r.status(), ValidationStatus::Accepted, "{meta:?}");
+    assert_eq!(meta.flaky.keys().collect::<Vec<_>>(), ["gostack::TestFlakyAttempt"]);
+    let rates = meta.flaky["gostack::TestFlakyAttempt"];
+    assert!((rates.fix.unwrap() - 2.0 / 3.0).abs() < 1e-9, "{rates:?}");
+    assert_eq!(rates.run, None, "the test does not exist at base");
+    assert!(
+        !r.p2p_tests.contains_key("gostack::TestFlakyAttempt")
+            && !r.fixed_tests.contains_key("gostack::TestFlakyAttempt")
+    );
+    assert!(r.f2p_tests.contains_key("gostack::TestPopEmptyReturnsError"));
+    assert!((meta.stability.unwrap() - 3.0 / 4.0).abs() < 1e-9, "{:?}", meta.stability);
+    assert_eq!(meta.runs.len(), 9, "three runs of each phase");
+    assert!(meta.runs.iter().all(|r| r.command_ms.is_some()));
+}
+
+#[test]
+fn a_killed_validation_resumes_to_the_same_dataset() {
+    let ids = [
+        "forge-fixtures__gostack-1",
+        "forge-fixtures__gostack-2",
+        "forge-fixtures__gostack-4",
+        "forge-fixtures__gostack-6",
+    ];
+    // Reference: one uninterrupted run.
+    let reference = tempfile::tempdir().unwrap();
+    let p = pipeline_in(reference.path(), &only(&ids));
+    let out = swe_forge(&["run", p.to_str().unwrap(), "--jobs", "1"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let expected = read_records(&reference.path().join("out/validated.jsonl"));
+
+    // The same work, killed with SIGKILL at several points, then restarted until it finishes.
+    let tmp = tempfile::tempdir().unwrap();
+    let p = pipeline_in(tmp.path(), &only(&ids));
+    for delay_ms in [700u64, 1500, 2500, 4000] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_swe-forge"))
+            .args(["run", p.to_str().unwrap(), "--jobs", "1"])
+            .env("SWE_FORGE_NO_PROGRESS", "1")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+    let out = swe_forge(&["run", p.to_str().unwrap(), "--jobs", "1"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let got = read_records(&tmp.path().join("out/validated.jsonl"));
+    assert_eq!(got.len(), ids.len(), "nothing lost, nothing duplicated");
+    for (a, b) in expected.iter().zip(&got) {
+        assert_eq!(a.instance_id, b.instance_id);
+        assert_eq!(a.status(), b.status(), "{}", a.instance_id);
+        assert_eq!(a.f2p_tests, b.f2p_tests, "{}", a.instance_id);
+        assert_eq!(a.p2p_tests, b.p2p_tests, "{}", a.instance_id);
+        assert_eq!(reasons(a), reasons(b), "{}", a.instance_id);
+    }
+    // The store holds each instance once, with exactly one set of runs.
+    let store = swe_forge_store::Store::open(&tmp.path().join("work/state.sqlite")).unwrap();
+    let validated = store.validated().unwrap();
+    assert_eq!(validated.len(), ids.len());
+    for r in &validated {
+        if r.status() == ValidationStatus::Accepted {
+            assert_eq!(store.run_count(&r.instance_id).unwrap(), 3, "{}", r.instance_id);
+        }
+    }
+}
+
+#[test]
+fn a_fork_bomb_ends_as_pids_limit_and_a_memory_hog_as_oom() {
+    let tmp = tempfile::tempdir().unwrap();
+    let extra = format!(
+        "{}[overrides.\"forge-fixtures/gostack\"]\ntest_command = \"bomb() {{ bomb | bomb & }}; bomb; sleep 5\"\n",
+        only(&["forge-fixtures__gostack-1"])
+    );
+    let p = pipeline_in(tmp.path(), &extra);
+    let started = Instant::now();
+    let out = swe_forge(&["run", p.to_str().unwrap(), "--pids-limit", "64", "--timeout", "20"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(started.elapsed() < Duration::from_secs(240));
+    let all = read_records(&tmp.path().join("out/validated.jsonl"));
+    assert!(reasons(&all[0]).contains(&RejectReason::PidsLimit), "{:?}", all[0].swe_forge);
+
+    let tmp = tempfile::tempdir().unwrap();
+    let extra = format!(
+        "{}[overrides.\"forge-fixtures/gostack\"]\ntest_command = \"head -c 2000m /dev/zero | tail > /dev/null\"\n",
+        only(&["forge-fixtures__gostack-1"])
+    );
+    let p = pipeline_in(tmp.path(), &extra);
+    let out = swe_forge(&["run", p.to_str().unwrap(), "--memory-mb", "96"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let all = read_records(&tmp.path().join("out/validated.jsonl"));
+    assert!(reasons(&all[0]).contains(&RejectReason::Oom), "{:?}", all[0].swe_forge);
+}
+
+#[test]
+fn hostile_input_is_labelled_per_instance_and_the_run_goes_on() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fixtures = read_records(&crate::support::root().join("data/fixtures/instances.jsonl"));
+    let good = get(&fixtures, "forge-fixtures__gostack-1").clone();
+    let hostile = |n: u64, test_patch: &str| {
+        let mut r = good.clone();
+        r.number = n;
+        r.instance_id = r.expected_id();
+        r.test_patch = test_patch.to_owned();
+        r
+    };
+    let dotdot = "diff --git a/../../etc/cron.d/x b/../../etc/cron.d/x\nnew file mode 100644\n--- /dev/null\n+++ b/../../etc/cron.d/x\n@@ -0,0 +1 @@\n+* * * * * root true\n";
+    let git_dir = "diff --git a/.git/hooks/post-checkout b/.git/hooks/post-checkout\nnew file mode 100755\n--- /dev/null\n+++ b/.git/hooks/post-checkout\n@@ -0,0 +1 @@\n+echo pwned\n";
+    let symlink = "diff --git a/secret b/secret\nnew file mode 120000\n--- /dev/null\n+++ b/secret\n@@ -0,0 +1 @@\n+/etc/shadow\n\\ No newline at end of file\n";
+    let binary = format!(
+        "{}diff --git a/blob.bin b/blob.bin\nnew file mode 100644\nindex 0000000000000000000000000000000000000000..66519069054f7f2f12bf09a107dc703d20854820\nGIT binary patch\nliteral 10\nRcmZQzWcr_!nU`2p2>=hR1Bd_s\n\nliteral 0\nHcmV?d00001\n\n",
+        good.test_patch
+    );
+    // A test command that prints 100 MB of non-UTF-8 bytes (0xff) before the real tests.
+    let mut noisy = good.clone();
+    noisy.number = 905;
+    noisy.instance_id = noisy.expected_id();
+    let records = [
+        hostile(901, dotdot),
+        hostile(902, git_dir),
+        hostile(903, symlink),
+        hostile(904, &binary),
+        noisy,
+        good.clone(),
+    ];
+    let path = tmp.path().join("hostile.jsonl");
+    let mut buf = Vec::new();
+    swe_forge_core::write_jsonl(&mut buf, &records).unwrap();
+    std::fs::write(&path, buf).unwrap();
+    let repos = crate::support::make_repos(tmp.path());
+    let pipeline = tmp.path().join("p.toml");
+    std::fs::write(
+        &pipeline,
+        format!(
+            "name = \"hostile\"\n[source]\nrecords = \"{}\"\nrepos = \"{}\"\n[validate]\nwork_dir = \"work\"\n[overrides.\"forge-fixtures/gostack\"]\n[[overrides.\"forge-fixtures/gostack\".variants]]\nnumbers = [905, 905]\ntest_command = \"head -c 100000000 /dev/zero | tr \\\\0 \\\\377; go test -json -count=1 ./...\"\n[output]\nvalidated = \"out/v.jsonl\"\n",
+            path.display(),
+            repos.display()
+        ),
+    )
+    .unwrap();
+    let out = swe_forge(&["run", pipeline.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out));
+    let all = read_records(&tmp.path().join("out/v.jsonl"));
+    assert_eq!(all.len(), records.len());
+    for id in ["forge-fixtures__gostack-901", "forge-fixtures__gostack-902", "forge-fixtures__gostack-903"] {
+        assert_eq!(reasons(get(&all, id)), [RejectReason::UnsafePatch], "{id}");
+    }
+    // A binary hunk applies like any other; the instance is judged on its tests.
+    let bin = get(&all, "forge-fixtures__gostack-904");
+    assert_eq!(bin.status(), ValidationStatus::Accepted, "{:?}", bin.swe_forge);
+    let noisy = get(&all, "forge-fixtures__gostack-905");
+    assert_eq!(noisy.status(), ValidationStatus::Accepted, "{:?}", noisy.swe_forge);
+    let meta = noisy.swe_forge.as_ref().unwrap();
+    assert!(meta.runs.iter().all(|r| r.log_bytes > 100_000_000));
+    assert!(meta.warnings.iter().any(|w| w.contains("head and tail")), "{:?}", meta.warnings);
+    let kept = std::fs::metadata(tmp.path().join("work/logs/forge-fixtures__gostack-905/fix.log")).unwrap().len();
+    assert!(kept < 70 << 20, "the log on disk is capped: {kept}");
+    assert_eq!(get(&all, "forge-fixtures__gostack-1").status(), ValidationStatus::Accepted);
+}
