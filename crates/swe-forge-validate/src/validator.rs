@@ -261,7 +261,7 @@ impl Validator {
                 };
                 write_log(&logs, &label, &out.log);
                 for (name, content) in &out.files {
-                    write_log(&logs.join(format!("{label}-results")), name.trim_end_matches(".log"), content);
+                    write_result_file(&logs.join(format!("{label}-results")), name, content);
                 }
                 if out.exit_code == Some(APPLY_FAILED_EXIT) && contains(&out.log, APPLY_FAILED_MARKER) {
                     let reason = if contains(&out.log, FIX_PATCH) && phase == Phase::Fix {
@@ -401,6 +401,15 @@ fn write_log(dir: &std::path::Path, name: &str, log: &[u8]) {
     let result = std::fs::create_dir_all(dir).and_then(|()| std::fs::write(dir.join(format!("{name}.log")), log));
     if let Err(e) = result {
         tracing::warn!(dir = %dir.display(), error = %e, "could not write a run log");
+    }
+}
+
+/// Keeps a structured result file under its relative path (for re-grading).
+fn write_result_file(dir: &std::path::Path, rel: &str, content: &[u8]) {
+    let path = dir.join(rel);
+    let result = path.parent().map_or(Ok(()), std::fs::create_dir_all).and_then(|()| std::fs::write(&path, content));
+    if let Err(e) = result {
+        tracing::warn!(path = %path.display(), error = %e, "could not keep a result file");
     }
 }
 

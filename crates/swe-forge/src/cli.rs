@@ -41,6 +41,9 @@ pub enum Command {
     /// Re-validate published records (test lists included) under a profile and report, instance by
     /// instance, whether their FAIL_TO_PASS and PASS_TO_PASS lists hold, and why not.
     Revalidate(RevalidateArgs),
+    /// Re-derive statuses, categories and verdicts of validated records from their kept logs,
+    /// with this build's parsers, without running any container.
+    Regrade(RegradeArgs),
     /// Manage swe-forge's Docker images.
     #[command(subcommand)]
     Images(ImagesCommand),
@@ -93,6 +96,19 @@ pub struct ValidateArgs {
     pub pipeline: Option<PathBuf>,
     #[command(flatten)]
     pub engine: EngineArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct RegradeArgs {
+    /// Validated records (JSONL).
+    #[arg(long)]
+    pub records: PathBuf,
+    /// The work folder of the validation that made them (holds logs/<instance_id>/).
+    #[arg(long)]
+    pub work_dir: PathBuf,
+    /// Where to write the re-graded records (JSONL).
+    #[arg(long, short)]
+    pub out: PathBuf,
 }
 
 #[derive(Debug, Args)]

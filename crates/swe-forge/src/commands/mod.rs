@@ -6,6 +6,7 @@ mod images;
 mod mine;
 mod parse;
 mod revalidate;
+mod regrade;
 mod run;
 mod validate;
 
@@ -23,6 +24,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Mine(args) => runtime.block_on(mine::mine_command(args)),
         Command::Parse(args) => parse::parse_command(args),
         Command::Revalidate(args) => runtime.block_on(revalidate::revalidate_command(args)),
+        Command::Regrade(args) => regrade::regrade_command(args),
         Command::Images(cmd) => runtime.block_on(images::images_command(cmd)),
     }
 }

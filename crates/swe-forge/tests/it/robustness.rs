@@ -185,3 +185,43 @@ fn hostile_input_is_labelled_per_instance_and_the_run_goes_on() {
     assert!(kept < 70 << 20, "the log on disk is capped: {kept}");
     assert_eq!(get(&all, "forge-fixtures__gostack-1").status(), ValidationStatus::Accepted);
 }
+
+#[test]
+fn regrade_re_derives_from_kept_logs_without_an_engine() {
+    let tmp = tempfile::tempdir().unwrap();
+    let p = pipeline_in(tmp.path(), &only(&["forge-fixtures__gostack-1", "forge-fixtures__jtext-3"]));
+    let out = swe_forge(&["run", p.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out));
+    let validated = tmp.path().join("out/validated.jsonl");
+    let before = read_records(&validated);
+    let regrade = |out_name: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_swe-forge"))
+            .args(["regrade", "--records", validated.to_str().unwrap(), "--work-dir"])
+            .arg(tmp.path().join("work"))
+            .arg("--out")
+            .arg(tmp.path().join(out_name))
+            .env("DOCKER_HOST", "unix:///nonexistent/docker.sock")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out));
+        (read_records(&tmp.path().join(out_name)), text(&out))
+    };
+    // Same logs, same parsers: the same records (results files for Java, the log for Go).
+    let (same, report) = regrade("same.jsonl");
+    assert_eq!(same, before, "{report}");
+    assert!(report.contains("0 changed"), "{report}");
+    // A log that lost the fixed test's lines: the instance no longer has a fixed test.
+    let fix_log = tmp.path().join("work/logs/forge-fixtures__gostack-1/fix.log");
+    let kept: String = std::fs::read_to_string(&fix_log)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.contains("TestPopEmptyReturnsError"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&fix_log, kept).unwrap();
+    let (changed, report) = regrade("changed.jsonl");
+    assert!(report.contains("1 changed"), "{report}");
+    let go = get(&changed, "forge-fixtures__gostack-1");
+    assert_eq!(reasons(go), [RejectReason::NoFixedTests], "{:?}", go.swe_forge);
+    assert_eq!(get(&changed, "forge-fixtures__jtext-3"), get(&before, "forge-fixtures__jtext-3"));
+}

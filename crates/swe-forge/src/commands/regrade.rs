@@ -1,0 +1,36 @@
+//! `swe-forge regrade`: validated records re-derived from their kept logs, no container run.
+
+use anyhow::Result;
+use swe_forge_core::Instance;
+
+use crate::cli::RegradeArgs;
+use crate::commands::validate::{print_summary, read_records};
+
+pub fn regrade_command(args: RegradeArgs) -> Result<()> {
+    let records = read_records(&args.records)?;
+    let mut out: Vec<Instance> = Vec::with_capacity(records.len());
+    let mut changed = Vec::new();
+    for r in &records {
+        let new = swe_forge_validate::regrade(r, &args.work_dir)?;
+        if new.status() != r.status() || new.fixed_tests != r.fixed_tests || new.p2p_tests != r.p2p_tests {
+            changed.push(format!(
+                "{}: {:?} -> {:?}, FAIL_TO_PASS {} -> {}, PASS_TO_PASS {} -> {}",
+                r.instance_id,
+                r.status(),
+                new.status(),
+                r.fixed_tests.len(),
+                new.fixed_tests.len(),
+                r.p2p_tests.len(),
+                new.p2p_tests.len()
+            ));
+        }
+        out.push(new);
+    }
+    swe_forge_export::write_jsonl(&args.out, &out)?;
+    print_summary(&out);
+    eprintln!("re-graded {} records without running a container; {} changed", out.len(), changed.len());
+    for c in changed {
+        eprintln!("  {c}");
+    }
+    Ok(())
+}
