@@ -44,6 +44,9 @@ pub enum Command {
     /// Re-derive statuses, categories and verdicts of validated records from their kept logs,
     /// with this build's parsers, without running any container.
     Regrade(RegradeArgs),
+    /// Benchmarks whose results are written down in docs/benchmarks/.
+    #[command(subcommand)]
+    Bench(BenchCommand),
     /// Manage swe-forge's Docker images.
     #[command(subcommand)]
     Images(ImagesCommand),
@@ -148,6 +151,21 @@ pub struct DemoArgs {
     pub resume: bool,
     #[command(flatten)]
     pub engine: EngineArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum BenchCommand {
+    /// Harness overhead: validates a pipeline's instances from scratch (images reused) and
+    /// reports wall time minus the time spent inside the test commands, as a share of the latter.
+    Overhead {
+        /// The pipeline file (e.g. pipelines/demo.toml).
+        pipeline: PathBuf,
+        /// Repeat the measurement this many times.
+        #[arg(long, default_value_t = 3)]
+        repeat: u32,
+        #[command(flatten)]
+        engine: EngineArgs,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -257,6 +275,10 @@ pub struct RevalidateArgs {
     /// Re-validate instances already in <out>/revalidated.jsonl.
     #[arg(long)]
     pub fresh: bool,
+    /// The agreement.json of another profile's run over the same records: environments.md puts
+    /// its FAIL_TO_PASS / PASS_TO_PASS agreement beside this run's (repeatable).
+    #[arg(long = "compare")]
+    pub compare: Vec<PathBuf>,
     #[command(flatten)]
     pub engine: EngineArgs,
 }

@@ -1,5 +1,6 @@
 //! One module per command; `dispatch` builds the async runtime and hands off.
 
+mod bench;
 mod demo;
 mod export;
 mod images;
@@ -25,6 +26,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Parse(args) => parse::parse_command(args),
         Command::Revalidate(args) => runtime.block_on(revalidate::revalidate_command(args)),
         Command::Regrade(args) => regrade::regrade_command(args),
+        Command::Bench(cmd) => runtime.block_on(bench::bench_command(cmd)),
         Command::Images(cmd) => runtime.block_on(images::images_command(cmd)),
     }
 }

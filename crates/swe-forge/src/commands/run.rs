@@ -4,7 +4,7 @@ use std::path::Path;
 use std::process::Command;
 
 use anyhow::{Context, Result, bail};
-use swe_forge_core::ValidationStatus;
+use swe_forge_core::{Instance, ValidationStatus};
 use swe_forge_validate::Settings;
 
 use crate::cli::EngineArgs;
@@ -14,6 +14,23 @@ use crate::pipeline::Pipeline;
 
 pub async fn run_command(path: &Path, fresh: bool, engine: &EngineArgs) -> Result<()> {
     let p = Pipeline::load(path)?;
+    let (records, settings) = prepare(&p, engine)?;
+    let validated = p.path(&p.output.validated);
+    let results = validate_records(records, settings, &validated, fresh).await?;
+    let accepted: Vec<_> = results.iter().filter(|r| r.status() == ValidationStatus::Accepted).cloned().collect();
+    let out = |o: &Option<std::path::PathBuf>| o.as_ref().map(|x| p.path(x));
+    let (jsonl, parquet, tests) = (out(&p.output.jsonl), out(&p.output.parquet), out(&p.output.tests_parquet));
+    export(&accepted, jsonl.as_deref(), parquet.as_deref(), tests.as_deref())?;
+    print_summary(&results);
+    for f in [Some(validated), jsonl, parquet, tests].into_iter().flatten() {
+        eprintln!("wrote {}", f.display());
+    }
+    Ok(())
+}
+
+/// The candidates a pipeline keeps and the validation settings it asks for, with its
+/// repositories created first when the pipeline names a script for that.
+pub fn prepare(p: &Pipeline, engine: &EngineArgs) -> Result<(Vec<Instance>, Settings)> {
     let repos = p.path(&p.source.repos);
     if !repos.exists() {
         let Some(script) = &p.source.make_repos else {
@@ -37,16 +54,7 @@ pub async fn run_command(path: &Path, fresh: bool, engine: &EngineArgs) -> Resul
     eprintln!("pipeline {} ({}): {} of {total} candidates pass the filters", p.name, p.description, records.len());
     let validated = p.path(&p.output.validated);
     let mut settings = Settings::new(repos, validated.with_extension("work"));
-    apply_pipeline(&mut settings, &p);
+    apply_pipeline(&mut settings, p);
     apply_engine_args(&mut settings, engine);
-    let results = validate_records(records, settings, &validated, fresh).await?;
-    let accepted: Vec<_> = results.iter().filter(|r| r.status() == ValidationStatus::Accepted).cloned().collect();
-    let out = |o: &Option<std::path::PathBuf>| o.as_ref().map(|x| p.path(x));
-    let (jsonl, parquet, tests) = (out(&p.output.jsonl), out(&p.output.parquet), out(&p.output.tests_parquet));
-    export(&accepted, jsonl.as_deref(), parquet.as_deref(), tests.as_deref())?;
-    print_summary(&results);
-    for f in [Some(validated), jsonl, parquet, tests].into_iter().flatten() {
-        eprintln!("wrote {}", f.display());
-    }
-    Ok(())
+    Ok((records, settings))
 }
