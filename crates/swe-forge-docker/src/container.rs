@@ -63,6 +63,8 @@ pub struct RunSpec {
     pub memory_bytes: Option<i64>,
     /// Limit on the number of processes.
     pub pids_limit: Option<i64>,
+    /// CPU limit, in CPUs (1.5 = one and a half cores).
+    pub cpus: Option<f64>,
     /// Extra environment variables, `K=V`.
     pub env: Vec<String>,
     /// Extra CA bundle to mount (only honoured with `network`).
@@ -84,6 +86,7 @@ impl RunSpec {
             network: false,
             memory_bytes: None,
             pids_limit: None,
+            cpus: None,
             env: Vec::new(),
             ca_bundle: None,
             max_log_bytes: 64 << 20,
@@ -191,6 +194,7 @@ impl Engine {
             memory: spec.memory_bytes,
             memory_swap: spec.memory_bytes,
             pids_limit: spec.pids_limit,
+            nano_cpus: spec.cpus.map(|c| (c * 1e9) as i64),
             init: Some(true),
             ..Default::default()
         };

@@ -60,6 +60,17 @@ async fn test_runs_have_no_network_and_respect_the_timeout() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn cpu_limit_is_applied() {
+    let (engine, base) = engine_and_base().await;
+    let mut spec =
+        RunSpec::new(&base, "cat /sys/fs/cgroup/cpu.max 2>/dev/null || cat /sys/fs/cgroup/cpu/cpu.cfs_quota_us");
+    spec.cpus = Some(0.5);
+    let out = engine.run(&spec).await.unwrap();
+    let text = String::from_utf8_lossy(&out.log);
+    assert!(text.starts_with("50000"), "{text}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn memory_limit_kills_a_hog() {
     let (engine, base) = engine_and_base().await;
     let mut spec = RunSpec::new(&base, "head -c 300m /dev/zero | tail > /dev/null; echo survived");

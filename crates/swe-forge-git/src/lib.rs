@@ -8,11 +8,11 @@
 mod error;
 mod patch;
 mod repo;
-mod submodule;
 mod safety;
+mod submodule;
 
 pub use error::GitError;
 pub use patch::{ApplyFailure, apply_patches};
 pub use repo::{SourceRepo, TreeStats};
-pub use submodule::{Submodule, SubmoduleExport};
 pub use safety::unsafe_patch_reason;
+pub use submodule::{Submodule, SubmoduleExport};

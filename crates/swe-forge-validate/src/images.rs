@@ -191,6 +191,7 @@ impl Validator {
         spec.ca_bundle = self.settings.ca_bundle.clone();
         spec.timeout = self.settings.setup_timeout;
         spec.memory_bytes = self.settings.memory_bytes;
+        spec.cpus = self.settings.cpus;
         let (out, committed) = self.engine.run_and_commit(&spec, &tag, &labels).await.map_err(ImageFailure::Infra)?;
         if committed.is_none() {
             let dir = self.settings.work_dir.join("logs").join(&inst.instance_id);

@@ -48,6 +48,8 @@ pub struct Settings {
     pub reruns: u32,
     /// Limit on the number of processes of every container.
     pub pids_limit: Option<i64>,
+    /// CPU limit of every container, in CPUs.
+    pub cpus: Option<f64>,
     /// Retries of a run after an engine error (never after a test failure).
     pub infra_retries: u32,
 }
@@ -67,6 +69,7 @@ impl Settings {
             ca_bundle: None,
             reruns: 0,
             pids_limit: Some(4096),
+            cpus: None,
             infra_retries: 4,
         }
     }
@@ -251,6 +254,7 @@ impl Validator {
                 spec.timeout = self.settings.phase_timeout;
                 spec.memory_bytes = self.settings.memory_bytes;
                 spec.pids_limit = self.settings.pids_limit;
+                spec.cpus = self.settings.cpus;
                 spec.network = recipe.network_in_runs;
                 spec.env = recipe.run_env.iter().map(|(k, v)| format!("{k}={v}")).collect();
                 spec.env.push(format!("SWE_FORGE_ATTEMPT={attempt}"));

@@ -75,6 +75,9 @@ pub struct EngineArgs {
     /// Limit on the number of processes in each container (a fork bomb ends as `pids_limit`).
     #[arg(long)]
     pub pids_limit: Option<i64>,
+    /// CPUs each container may use (e.g. 1.5).
+    #[arg(long)]
+    pub cpus: Option<f64>,
 }
 
 #[derive(Debug, Args)]

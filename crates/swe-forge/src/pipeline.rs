@@ -81,6 +81,8 @@ pub struct ValidateSection {
     pub reruns: Option<u32>,
     /// Process limit of every container.
     pub pids_limit: Option<i64>,
+    /// CPUs of every container.
+    pub cpus: Option<f64>,
 }
 
 #[derive(Debug, Deserialize)]

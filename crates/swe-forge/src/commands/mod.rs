@@ -6,8 +6,8 @@ mod export;
 mod images;
 mod mine;
 mod parse;
-mod revalidate;
 mod regrade;
+mod revalidate;
 mod run;
 mod validate;
 

@@ -63,6 +63,9 @@ pub fn apply_pipeline(settings: &mut Settings, p: &Pipeline) {
     if let Some(l) = v.pids_limit {
         settings.pids_limit = Some(l);
     }
+    if let Some(c) = v.cpus {
+        settings.cpus = Some(c);
+    }
 }
 
 pub fn apply_engine_args(settings: &mut Settings, a: &EngineArgs) {
@@ -83,6 +86,9 @@ pub fn apply_engine_args(settings: &mut Settings, a: &EngineArgs) {
     }
     if let Some(p) = a.pids_limit {
         settings.pids_limit = Some(p);
+    }
+    if let Some(c) = a.cpus {
+        settings.cpus = Some(c);
     }
 }
 
