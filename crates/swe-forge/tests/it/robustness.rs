@@ -225,3 +225,19 @@ fn regrade_re_derives_from_kept_logs_without_an_engine() {
     assert_eq!(reasons(go), [RejectReason::NoFixedTests], "{:?}", go.swe_forge);
     assert_eq!(get(&changed, "forge-fixtures__jtext-3"), get(&before, "forge-fixtures__jtext-3"));
 }
+
+#[test]
+fn a_setup_step_that_brings_history_back_fails_the_future_leak_check() {
+    let tmp = tempfile::tempdir().unwrap();
+    let extra = format!(
+        "{}[overrides.\"forge-fixtures/gostack\"]\nsetup = [\"git remote add origin https://example.invalid/gostack.git\", \"git tag v9\"]\n",
+        only(&["forge-fixtures__gostack-1"])
+    );
+    let p = pipeline_in(tmp.path(), &extra);
+    let out = swe_forge(&["run", p.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out));
+    let all = read_records(&tmp.path().join("out/validated.jsonl"));
+    let meta = all[0].swe_forge.as_ref().unwrap();
+    assert_eq!(reasons(&all[0]), [RejectReason::ImageBuildFailed], "{meta:?}");
+    assert!(meta.rejections[0].detail.contains("future-leak check failed: the repository has a remote"), "{meta:?}");
+}
