@@ -28,7 +28,7 @@
 //! | `go-test-json`, `go-test` | `<package>::<Test>/<sub>` | `<Test>/<sub>` |
 //! | `cargo-test` | `<binary>::<module>::<test>`, `<crate>::doc::<doctest>` | `<module>::<test>` (doctests: none) |
 //! | `nextest-junit` | as `cargo-test` | as `cargo-test` |
-//! | `maven-surefire`, `junit-xml` | `<pkg>.<Class>#<method>` (`#method[1]` for parameterised), `<pkg>.<Class>` for class-level results | `<pkg>.<Class>` |
+//! | `maven-surefire`, `junit-xml` | `<pkg>.<Class>#<method>` (`#method[1]` for parameterised), `<pkg>.<Class>` for class-level results; `junit-xml` without a class (node:test): `<suite> > <name>` | `<pkg>.<Class>`; the name |
 //! | `jest`, `jest-json`, `vitest-json` | `<file> > <describe> > <title>`; `<file>` for the file itself | `<file>:<title>`; `<file>` |
 //! | `vitest` | `<file> > <describe> > <title>`; `<file>` | the id |
 //! | `mocha` | `<describe> > <title>` | `<title>` |
