@@ -82,7 +82,7 @@ pub(crate) fn status_word(s: &str) -> Option<TestStatus> {
 /// The test path of a libtest name: the part before libtest's ` - ` markers (` - should panic`,
 /// doctest ` - compile fail`).
 fn before_dash(name: &str) -> &str {
-    match memchr::memmem::find(name.as_bytes(), b" - ") {
+    match needle!(" - ").find(name.as_bytes()) {
         Some(i) => &name[..i],
         None => name,
     }
@@ -97,7 +97,7 @@ fn lone_status(line: &str) -> Option<TestStatus> {
 /// `test <name> ... <rest>`: the name (as printed, trimmed) and the rest (trimmed).
 pub(crate) fn test_line(line: &str) -> Option<(&str, &str)> {
     let r = line.strip_prefix("test ")?;
-    let idx = memchr::memmem::find(r.as_bytes(), b" ...")?;
+    let idx = needle!(" ...").find(r.as_bytes())?;
     let name = r.get(..idx)?.trim();
     let rest = r.get(idx + 4..)?;
     if name.is_empty() || !(rest.is_empty() || rest.starts_with(' ')) {
@@ -284,7 +284,7 @@ impl Parser {
             }
         } else if line.starts_with("error: test failed") || line.starts_with("error: doctest failed") {
             self.close_block("error: test failed");
-        } else if line.contains("process didn't exit successfully") {
+        } else if needle!("process didn't exit successfully").find(line.as_bytes()).is_some() {
             self.close_block("process didn't exit successfully");
         } else if line.starts_with("error: could not compile") {
             self.parsed.warnings.push(format!("build failed: {}", line.trim()));

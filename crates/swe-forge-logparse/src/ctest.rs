@@ -58,10 +58,12 @@ pub(crate) fn result_line(line: &str) -> Option<(&str, TestStatus)> {
     if num.is_empty() || !num.bytes().all(|c| c.is_ascii_digit()) {
         return None;
     }
-    let (name_part, status_part) = match rest.find("***") {
+    let (name_part, status_part) = match needle!("***").find(rest.as_bytes()) {
         Some(i) => (&rest[..i], &rest[i + 3..]),
         None => {
-            let i = rest.rfind(" Passed")?;
+            static PASSED: std::sync::LazyLock<memchr::memmem::FinderRev<'static>> =
+                std::sync::LazyLock::new(|| memchr::memmem::FinderRev::new(" Passed"));
+            let i = PASSED.rfind(rest.as_bytes())?;
             (&rest[..i], &rest[i + 1..])
         }
     };

@@ -56,6 +56,16 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 use swe_forge_core::TestStatus;
 
+/// A substring searcher for a literal, built once: `str::find` with a `&str` pattern builds a
+/// new searcher on every call, which costs more than the search on short log lines.
+macro_rules! needle {
+    ($s:literal) => {{
+        static NEEDLE: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+            std::sync::LazyLock::new(|| memchr::memmem::Finder::new($s));
+        &*NEEDLE
+    }};
+}
+
 mod automake;
 mod cargo_libtest;
 mod catch2_text;

@@ -23,7 +23,7 @@ pub(crate) struct Parser {
 
 /// The name without directive and duration, and whether a directive made it SKIP.
 fn name_and_directive(rest: &str) -> (&str, bool) {
-    let (name, skip) = match rest.rfind(" # ") {
+    let (name, skip) = match rest.contains('#').then(|| rest.rfind(" # ")).flatten() {
         Some(i) => {
             let d = rest[i + 3..].trim_start().to_ascii_uppercase();
             // node writes the skip reason itself (`# not today`) after a `﹣` marker.
@@ -47,7 +47,7 @@ pub(crate) fn result_line(trimmed: &str) -> Option<(TestStatus, &str)> {
     };
     let (name, skip) = if status == TestStatus::Skip {
         // `﹣ name (0.1ms) # reason`: the part after `#` is the reason.
-        let name = rest.rfind(" # ").map_or(rest, |i| &rest[..i]);
+        let name = rest.contains('#').then(|| rest.rfind(" # ")).flatten().map_or(rest, |i| &rest[..i]);
         (strip_duration(name), true)
     } else {
         name_and_directive(rest)

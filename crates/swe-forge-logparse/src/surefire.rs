@@ -85,7 +85,7 @@ fn counts(rest: &str) -> Option<(u64, u64, u64, u64)> {
 impl Parser {
     fn class_result(&mut self, line: &str) -> bool {
         let Some(rest) = line.trim_start().strip_prefix("Tests run:") else { return false };
-        if !line.contains("Time elapsed") {
+        if needle!("Time elapsed").find(line.as_bytes()).is_none() {
             return true; // the module's aggregate line
         }
         let Some((run, failures, errors, skipped)) = counts(&format!("Tests run:{rest}")) else { return true };
@@ -212,7 +212,7 @@ impl LineParser for Parser {
             self.in_flakes = false;
             return;
         }
-        if trimmed.contains("forked")
+        if needle!("forked").find(trimmed.as_bytes()).is_some()
             && (trimmed.contains("The forked VM terminated without properly saying goodbye")
                 || trimmed.contains("There was an error in the forked process"))
         {

@@ -32,7 +32,9 @@ fn clean_title(s: &str) -> &str {
     for suffix in [" [skipped]", " [todo]", " [skip]"] {
         s = s.strip_suffix(suffix).unwrap_or(s);
     }
-    if let Some(i) = s.rfind(" (retry x") {
+    if s.ends_with(')')
+        && let Some(i) = s.rfind(" (retry x")
+    {
         s = &s[..i];
     }
     strip_duration(s).trim_end()
@@ -44,7 +46,7 @@ pub(crate) fn result_line(line: &str) -> Option<(TestStatus, &str, bool)> {
     let mut chars = trimmed.chars();
     let status = marker(chars.next()?)?;
     let rest = chars.as_str().strip_prefix(' ')?.trim();
-    if rest.contains(" > ") {
+    if needle!(" > ").find(rest.as_bytes()).is_some() {
         let id = clean_title(rest);
         // `❯` marks a file or suite, never a finished test.
         return (!trimmed.starts_with('❯') && !id.is_empty()).then_some((status, id, false));
