@@ -18,6 +18,15 @@ fi
 if docker info >/dev/null 2>&1; then
   exit 0
 fi
+# A dockerd that is still shutting down holds the pid file: wait for it to go.
+for _ in $(seq 1 30); do
+  pgrep -x dockerd >/dev/null 2>&1 || break
+  docker info >/dev/null 2>&1 && exit 0
+  sleep 1
+done
+if ! pgrep -x dockerd >/dev/null 2>&1; then
+  $SUDO rm -f /var/run/docker.pid
+fi
 log=${SWE_FORGE_DOCKERD_LOG:-/tmp/swe-forge-dockerd.log}
 echo "setup-docker: starting dockerd (log: $log)" >&2
 $SUDO sh -c "nohup dockerd >'$log' 2>&1 &"

@@ -20,7 +20,9 @@ use tokio::sync::OnceCell;
 use crate::detect::{Detection, detect};
 use crate::flaky::merge;
 use crate::images::{ImageFailure, effective_toolchain, sha256_hex};
-use crate::phases::{APPLY_FAILED_EXIT, APPLY_FAILED_MARKER, FIX_PATCH, RESULTS_DIR, TEST_PATCH, command_ms, script};
+use crate::phases::{
+    APPLY_FAILED_EXIT, APPLY_FAILED_MARKER, EXIT_MARKER, FIX_PATCH, RESULTS_DIR, TEST_PATCH, command_ms, script,
+};
 use crate::{Recipe, RecipeOverride, Toolchain, ValidateError, keep_rules};
 
 /// Everything a validation needs to know, resolved by the caller.
@@ -259,7 +261,7 @@ impl Validator {
                 spec.env = recipe.run_env.iter().map(|(k, v)| format!("{k}={v}")).collect();
                 spec.env.push(format!("SWE_FORGE_ATTEMPT={attempt}"));
                 spec.collect = Some(RESULTS_DIR.to_owned());
-                let out = match self.run_with_retries(&id, &spec).await {
+                let out = match self.run_with_retries(&id, &spec, &mut meta.warnings).await {
                     Ok(o) => o,
                     Err(e) => return reject(RejectReason::Infrastructure, format!("{label} run: {}", error_chain(&e))),
                 };
@@ -333,24 +335,36 @@ impl Validator {
     }
 
     /// Runs `spec`, retrying engine failures (not test failures) with backoff: 2, 4, 8, 16 s.
-    async fn run_with_retries(&self, id: &str, spec: &RunSpec) -> Result<swe_forge_docker::RunOutput, DockerError> {
+    async fn run_with_retries(
+        &self,
+        id: &str,
+        spec: &RunSpec,
+        warnings: &mut Vec<String>,
+    ) -> Result<swe_forge_docker::RunOutput, DockerError> {
         let mut delay = Duration::from_secs(2);
         let mut tries = 0;
         loop {
-            match self.engine.run(spec).await {
-                Ok(out) => return Ok(out),
-                Err(e) if tries < self.settings.infra_retries => {
-                    tries += 1;
-                    self.reporter.note(&format!(
-                        "{id}: engine error, retry {tries} in {} s: {}",
-                        delay.as_secs(),
-                        error_chain(&e)
-                    ));
-                    tokio::time::sleep(delay).await;
-                    delay *= 2;
+            let why = match self.engine.run(spec).await {
+                // A script that ends neither by itself nor by our timeout or the memory limit was
+                // killed from outside (an engine restart, `docker kill`): not a test result.
+                Ok(out)
+                    if out.timed_out
+                        || out.oom_killed
+                        || contains(&out.log, EXIT_MARKER)
+                        || contains(&out.log, APPLY_FAILED_MARKER) =>
+                {
+                    return Ok(out);
                 }
+                Ok(out) if tries >= self.settings.infra_retries => return Ok(out),
+                Ok(out) => format!("the run was killed from outside (exit {:?}) before it ended", out.exit_code),
+                Err(e) if tries < self.settings.infra_retries => error_chain(&e),
                 Err(e) => return Err(e),
-            }
+            };
+            tries += 1;
+            warnings.push(format!("retried after an infrastructure failure: {why}"));
+            self.reporter.note(&format!("{id}: {why}; retry {tries} in {} s", delay.as_secs()));
+            tokio::time::sleep(delay).await;
+            delay *= 2;
         }
     }
 
