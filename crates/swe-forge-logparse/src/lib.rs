@@ -461,9 +461,13 @@ pub fn parse_files(framework: Framework, files: &[(String, Vec<u8>)]) -> ParsedL
     parsed
 }
 
-/// Guesses which framework produced `log`; `None` when it shows no sign of any.
+/// How much of a log [`detect`] reads: test output starts long before this.
+const DETECT_PREFIX: usize = 32 << 20;
+
+/// Guesses which framework produced `log` from its first 32 MiB; `None` when it shows no sign
+/// of any.
 pub fn detect(log: &[u8]) -> Option<Framework> {
-    detect::detect(&text::decode(log))
+    detect::detect(&text::decode(&log[..log.len().min(DETECT_PREFIX)]))
 }
 
 /// How many test names a warning lists before eliding the rest.
