@@ -65,6 +65,8 @@ pub struct RunSpec {
     pub pids_limit: Option<i64>,
     /// CPU limit, in CPUs (1.5 = one and a half cores).
     pub cpus: Option<f64>,
+    /// User the script runs as (root when absent).
+    pub user: Option<String>,
     /// Extra environment variables, `K=V`.
     pub env: Vec<String>,
     /// Extra CA bundle to mount (only honoured with `network`).
@@ -87,6 +89,7 @@ impl RunSpec {
             memory_bytes: None,
             pids_limit: None,
             cpus: None,
+            user: None,
             env: Vec::new(),
             ca_bundle: None,
             max_log_bytes: 64 << 20,
@@ -205,6 +208,7 @@ impl Engine {
             entrypoint: Some(vec!["/bin/bash".to_owned(), "-c".to_owned()]),
             cmd: Some(vec![script]),
             env: Some(spec.env.clone()),
+            user: spec.user.clone(),
             labels: Some(HashMap::from([(LABEL_ROLE.to_owned(), "run".to_owned())])),
             host_config: Some(host_config),
             ..Default::default()

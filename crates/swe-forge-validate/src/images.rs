@@ -146,8 +146,14 @@ impl Validator {
         let sha = &inst.base.sha;
         let tree = repo.commit(sha).map(|c| c.tree_id()).map_err(|e| ImageFailure::Build(e.to_string()))?;
         let source_df = source_dockerfile(&toolchain_tag, sha);
-        let setup =
+        let mut setup =
             format!("{}\nset -e\ncd {REPO_DIR}\n{}\n{LEAK_CHECK}", toolchain.setup_prelude, recipe.setup.join("\n"));
+        if let Some(user) = &recipe.test_user {
+            // The unprivileged test user owns the repository (and nothing else).
+            setup.push_str(&format!(
+                "\nid -u {user} >/dev/null 2>&1 || useradd --create-home --uid 1000 {user}\nchown -R {user}: {REPO_DIR}\nmkdir -p /swe-forge/results && chown -R {user}: /swe-forge\n"
+            ));
+        }
         // Submodules come from local copies; one without a copy changes the content (an empty
         // folder), so the tags say which are missing (nothing is added when none is).
         let root = &self.settings.repos_root;

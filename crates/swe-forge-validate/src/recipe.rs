@@ -69,6 +69,10 @@ pub struct Recipe {
     /// Whether the test runs may reach the network (default: no).
     #[serde(default)]
     pub network_in_runs: bool,
+    /// Run the tests as this unprivileged user (created in the instance image, owner of the
+    /// repository); root when absent, since many suites expect it.
+    #[serde(default)]
+    pub test_user: Option<String>,
 }
 
 /// Per-repository changes to a recipe; every field is optional. `numbers` and
@@ -111,6 +115,8 @@ pub struct RecipeOverride {
     pub run_env: BTreeMap<String, String>,
     /// Let the test runs reach the network.
     pub network_in_runs: Option<bool>,
+    /// Run the tests as this unprivileged user.
+    pub test_user: Option<String>,
     /// Narrower overrides, applied after this one when they match.
     #[serde(default)]
     pub variants: Vec<RecipeOverride>,
@@ -196,6 +202,9 @@ impl Recipe {
         self.run_env.extend(o.run_env.clone());
         if let Some(n) = o.network_in_runs {
             self.network_in_runs = n;
+        }
+        if let Some(u) = &o.test_user {
+            self.test_user = Some(u.clone());
         }
         for v in &o.variants {
             self.apply(v, inst);

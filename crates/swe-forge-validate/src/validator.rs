@@ -257,6 +257,7 @@ impl Validator {
                 spec.memory_bytes = self.settings.memory_bytes;
                 spec.pids_limit = self.settings.pids_limit;
                 spec.cpus = self.settings.cpus;
+                spec.user.clone_from(&recipe.test_user);
                 spec.network = recipe.network_in_runs;
                 spec.env = recipe.run_env.iter().map(|(k, v)| format!("{k}={v}")).collect();
                 spec.env.push(format!("SWE_FORGE_ATTEMPT={attempt}"));

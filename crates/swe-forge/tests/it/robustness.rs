@@ -241,3 +241,23 @@ fn a_setup_step_that_brings_history_back_fails_the_future_leak_check() {
     assert_eq!(reasons(&all[0]), [RejectReason::ImageBuildFailed], "{meta:?}");
     assert!(meta.rejections[0].detail.contains("future-leak check failed: the repository has a remote"), "{meta:?}");
 }
+
+#[test]
+fn tests_run_as_an_unprivileged_user_when_the_recipe_says_so() {
+    let tmp = tempfile::tempdir().unwrap();
+    let extra = format!(
+        "{}[overrides.\"forge-fixtures/cstr\"]\ntest_user = \"tester\"\ntest_command = \"echo uid=$(id -u); make -k check\"\n",
+        only(&["forge-fixtures__cstr-9"])
+    );
+    let p = pipeline_in(tmp.path(), &extra);
+    let out = swe_forge(&["run", p.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out));
+    let all = read_records(&tmp.path().join("out/validated.jsonl"));
+    assert_eq!(all[0].status(), ValidationStatus::Accepted, "{:?}", all[0].swe_forge);
+    assert!(all[0].f2p_tests.contains_key("tests/test_upper"));
+    for phase in ["run", "test", "fix"] {
+        let log =
+            std::fs::read_to_string(tmp.path().join(format!("work/logs/forge-fixtures__cstr-9/{phase}.log"))).unwrap();
+        assert!(log.contains("uid=1000"), "{phase}: {log}");
+    }
+}
