@@ -3,11 +3,12 @@
 //! instance that was (from the evidence of both sides).
 //!
 //! The rules for a test that differs, in order:
-//! 1. a run of ours timed out -> [`Cause::Timeout`];
+//! 1. a run of ours timed out -> [`Cause::Timeout`]; our repeated runs saw the test end both
+//!    ways -> [`Cause::Flaky`];
 //! 2. one side never saw the test under that name but saw one that differs only in case or by
 //!    a qualifying prefix (`pkg::Test` vs `Test`, `file:title` vs `title`) -> [`Cause::Naming`];
-//! 3. the published side saw it, ours never did, and our record says a submodule was missing
-//!    from the image -> [`Cause::MissingSubmodule`];
+//! 3. our record says a submodule was missing from the image -> [`Cause::MissingSubmodule`] (tests
+//!    that live in it are absent, tests that read its files fail);
 //! 4. the run where the sides part (a status on one side, NONE on the other) failed to build on
 //!    our side -> [`Cause::Toolchain`];
 //! 5. otherwise a test present on one side only, or present in a run on one side and absent from
@@ -16,7 +17,7 @@
 //! 6. both sides ran it and it ended differently (PASS vs FAIL) -> [`Cause::Flaky`] (flaky or
 //!    environment-dependent: network, time zone, machine speed).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
@@ -165,6 +166,8 @@ pub struct Evidence {
     pub missing_submodule: bool,
     /// Per run (run, test, fix): our code did not build there.
     pub build_failed: [bool; 3],
+    /// Tests (in the comparison's naming) whose outcome differed between our repeated runs.
+    pub flaky: BTreeSet<String>,
 }
 
 /// How many differing tests one cause explains, with a few examples.
@@ -195,9 +198,11 @@ pub fn classify_tests<'a>(
         let seen_published = published_names.contains(name);
         let cause = if evidence.timed_out {
             Cause::Timeout
+        } else if evidence.flaky.contains(name) {
+            Cause::Flaky
         } else if !seen_ours && ours_index.has_near(name) || !seen_published && published_index.has_near(name) {
             Cause::Naming
-        } else if !seen_ours && evidence.missing_submodule {
+        } else if evidence.missing_submodule {
             Cause::MissingSubmodule
         } else {
             let p = published.transition(name);
@@ -332,9 +337,11 @@ mod tests {
         assert_eq!(check(&published, &ours, &Evidence::default(), &["a"]), [(Cause::Flaky, 1)]);
         assert_eq!(check(&published, &ours, &Evidence::default(), &["b"]), [(Cause::DifferentTestCommand, 1)]);
         let sub = Evidence { missing_submodule: true, ..Evidence::default() };
-        assert_eq!(check(&published, &ours, &sub, &["b"]), [(Cause::MissingSubmodule, 1)]);
+        assert_eq!(check(&published, &ours, &sub, &["a", "b"]), [(Cause::MissingSubmodule, 2)]);
         let slow = Evidence { timed_out: true, ..Evidence::default() };
         assert_eq!(check(&published, &ours, &slow, &["a", "b"]), [(Cause::Timeout, 2)]);
+        let flaky = Evidence { flaky: BTreeSet::from(["b".to_owned()]), ..Evidence::default() };
+        assert_eq!(check(&published, &ours, &flaky, &["b"]), [(Cause::Flaky, 1)]);
     }
 
     #[test]

@@ -52,7 +52,7 @@ pub fn agreement_markdown(report: &AgreementReport) -> String {
         instance_row(&mut s, r);
     }
     s.push_str("\n## Differences\n");
-    for r in report.instances.iter().filter(|r| !r.agrees) {
+    for r in report.instances.iter().filter(|r| !r.agrees && r.outcome != Outcome::Pending) {
         let _ = writeln!(s, "\n### {}\n", r.instance_id);
         if let Some(cmd) = &r.test_command {
             let _ = writeln!(s, "Test command: `{}`\n", cell(cmd));
@@ -103,9 +103,10 @@ pub fn environments_markdown(reports: &[&AgreementReport]) -> String {
             reports.iter().map(|r| r.instances.iter().find(|x| x.instance_id == row.instance_id)).collect();
         let facts = rows.iter().flatten().map(|r| &r.image);
         let built = rows.iter().flatten().find(|r| r.image.image.is_some());
-        let image = match built {
-            Some(_) => "built".to_owned(),
-            None => format!("not built: {}", row.cause.map(|c| c.as_str()).unwrap_or("unknown")),
+        let image = match (built, row.outcome) {
+            (Some(_), _) => "built".to_owned(),
+            (None, Outcome::Pending) => "not attempted".to_owned(),
+            (None, _) => format!("not built: {}", row.cause.map(|c| c.as_str()).unwrap_or("unknown")),
         };
         let build = facts.clone().find_map(|f| f.build_ms).map(duration).unwrap_or_else(|| "–".to_owned());
         let bytes = facts.clone().find_map(|f| f.unique_bytes).map(mib).unwrap_or_else(|| "–".to_owned());
@@ -160,6 +161,7 @@ fn instance_row(s: &mut String, r: &InstanceAgreement) {
         (Outcome::Compared, true) => "agrees",
         (Outcome::Compared, false) => "differs",
         (Outcome::NotRun, _) => "not run",
+        (Outcome::Pending, _) => "pending",
     };
     let runs: Vec<String> = r
         .runs

@@ -162,11 +162,31 @@ impl View {
     }
 
     /// What our three runs say in `naming` (resolved): statuses per run, then the categories
-    /// derived from them with the Multi-SWE-bench rule.
-    pub fn ours(logs: &PhaseLogs, naming: Naming) -> View {
-        let phases = [naming.statuses(&logs.run), naming.statuses(&logs.test), naming.statuses(&logs.fix)];
+    /// derived from them with the Multi-SWE-bench rule. Tests in `flaky` (canonical ids whose
+    /// outcome differed between repeated runs) are left out, as the validator leaves them out.
+    pub fn ours(logs: &PhaseLogs, naming: Naming, flaky: &BTreeSet<String>) -> View {
+        let statuses = |log: &ParsedLog| {
+            if flaky.is_empty() {
+                return naming.statuses(log);
+            }
+            let mut kept = log.clone();
+            kept.tests.retain(|id, _| !flaky.contains(id));
+            naming.statuses(&kept)
+        };
+        let phases = [statuses(&logs.run), statuses(&logs.test), statuses(&logs.fix)];
         let categories = categorize(&phases[0], &phases[1], &phases[2]);
         View { phases, categories }
+    }
+
+    /// `ids` (canonical) under `naming`: themselves, or the Multi-SWE-bench names the logs give them.
+    pub fn names_of(logs: &PhaseLogs, naming: Naming, ids: &BTreeSet<String>) -> BTreeSet<String> {
+        match naming {
+            Naming::Canonical => ids.clone(),
+            Naming::Msb | Naming::Auto => ids
+                .iter()
+                .filter_map(|id| [&logs.run, &logs.test, &logs.fix].iter().find_map(|l| l.msb_names.get(id)).cloned())
+                .collect(),
+        }
     }
 
     /// Every test name seen in any run or category.
@@ -244,10 +264,10 @@ pub(crate) mod tests {
             test: log(&[("a.A#x", "a.A", Pass), ("a.A#y", "a.A", Fail), ("crate::doc::d", "", Pass)]),
             fix: log(&[("a.A#x", "a.A", Pass), ("a.A#y", "a.A", Pass), ("crate::doc::d", "", Pass)]),
         };
-        let msb = View::ours(&logs, Naming::Msb);
+        let msb = View::ours(&logs, Naming::Msb, &BTreeSet::new());
         assert_eq!(msb.categories.f2p.keys().collect::<Vec<_>>(), ["a.A"]);
         assert!(msb.categories.p2p.is_empty(), "doctests have no Multi-SWE-bench name");
-        let canonical = View::ours(&logs, Naming::Canonical);
+        let canonical = View::ours(&logs, Naming::Canonical, &BTreeSet::new());
         assert_eq!(canonical.categories.f2p.keys().collect::<Vec<_>>(), ["a.A#y"]);
         assert_eq!(canonical.categories.p2p.len(), 2);
     }

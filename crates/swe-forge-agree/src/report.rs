@@ -1,7 +1,7 @@
 //! One row per instance ([`InstanceAgreement`], made by [`agree`]) and the whole report
 //! ([`AgreementReport`]): the rows plus tallies overall, per language and per repository.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 use swe_forge_core::{Instance, Phase, TestResult, ValidationStatus};
@@ -77,6 +77,8 @@ pub enum Outcome {
     Compared,
     /// The instance stopped before its runs (repository, patches, image); nothing to compare.
     NotRun,
+    /// The instance has not been re-validated (yet): a partial report.
+    Pending,
 }
 
 /// The agreement of one instance.
@@ -115,6 +117,35 @@ pub struct InstanceAgreement {
     /// Image facts, when measured.
     #[serde(default)]
     pub image: ImageFacts,
+}
+
+impl InstanceAgreement {
+    /// The row of an instance that has not been re-validated (yet).
+    pub fn pending(published: &Instance, naming: Naming) -> InstanceAgreement {
+        let counts = [&published.run_result, &published.test_patch_result, &published.fix_patch_result].map(Counts::of);
+        InstanceAgreement {
+            instance_id: published.instance_id.clone(),
+            repo: format!("{}/{}", published.org, published.repo),
+            language: published.lang.clone().unwrap_or_else(|| "unknown".to_owned()),
+            naming: naming.resolve(published),
+            outcome: Outcome::Pending,
+            status: published.status(),
+            rejections: Vec::new(),
+            test_command: None,
+            f2p: None,
+            fail_to_pass: None,
+            pass_to_pass: None,
+            runs: Phase::ALL
+                .iter()
+                .zip(counts)
+                .map(|(phase, published)| RunCounts { phase: *phase, published, ours: None })
+                .collect(),
+            agrees: false,
+            cause: None,
+            causes: Vec::new(),
+            image: ImageFacts::default(),
+        }
+    }
 }
 
 /// Compares one instance in `naming` (resolved per record when `Auto`); also returns the
@@ -160,7 +191,7 @@ pub fn agree(input: Revalidated<'_>, naming: Naming) -> (InstanceAgreement, Opti
         causes: Vec::new(),
         image: ImageFacts { image: meta.and_then(|m| m.image.clone()), ..ImageFacts::default() },
     };
-    let ran = meta.is_some_and(|m| m.runs.len() == 3);
+    let ran = meta.is_some_and(|m| Phase::ALL.iter().all(|p| m.runs.iter().any(|r| r.phase == *p)));
     let Some(logs) = logs.filter(|_| ran) else {
         let first = meta.into_iter().flat_map(|m| &m.rejections).find_map(|r| Cause::of_rejection(r).map(|c| (c, r)));
         let (cause, example) = match first {
@@ -171,7 +202,8 @@ pub fn agree(input: Revalidated<'_>, naming: Naming) -> (InstanceAgreement, Opti
         row.causes = vec![CauseCount { cause, tests: 0, examples: vec![example] }];
         return (row, None);
     };
-    let our_view = View::ours(logs, naming);
+    let flaky_ids: BTreeSet<String> = meta.map(|m| m.flaky.keys().cloned().collect()).unwrap_or_default();
+    let our_view = View::ours(logs, naming, &flaky_ids);
     row.outcome = Outcome::Compared;
     for (rc, r) in row.runs.iter_mut().zip(our_view.results()) {
         rc.ours = Some(Counts::of(&r));
@@ -187,6 +219,7 @@ pub fn agree(input: Revalidated<'_>, naming: Naming) -> (InstanceAgreement, Opti
         timed_out: meta.is_some_and(|m| m.runs.iter().any(|r| r.timed_out)),
         missing_submodule: meta.is_some_and(|m| m.warnings.iter().any(|w| w.contains(MISSING_SUBMODULE_WARNING))),
         build_failed: [build_failed(&logs.run), build_failed(&logs.test), build_failed(&logs.fix)],
+        flaky: View::names_of(logs, naming, &flaky_ids),
     };
     row.causes = classify_tests(differing, &pub_view, &our_view, &evidence);
     row.cause = row.causes.first().map(|c| c.cause);
@@ -364,6 +397,17 @@ mod tests {
         assert_eq!(report.overall.mean_jaccard_fail_to_pass, 0.5);
         assert_eq!(report.by_language["go"].causes[&Cause::DifferentTestCommand], 1);
         assert_eq!(report.by_repo["o/r"].instances, 1);
+    }
+
+    #[test]
+    fn a_pending_instance_counts_but_is_not_compared() {
+        let mut published = record("o", "r", 3);
+        published.run_result.passed_tests = vec!["a".into()];
+        let row = InstanceAgreement::pending(&published, Naming::Auto);
+        assert_eq!((row.outcome, row.naming, row.cause), (Outcome::Pending, Naming::Msb, Option::None));
+        assert_eq!(row.runs[0].published.passed, 1);
+        let t = Tally::of([&row]);
+        assert_eq!((t.instances, t.compared, t.causes.len()), (1, 0, 0));
     }
 
     #[test]

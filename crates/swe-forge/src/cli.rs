@@ -278,6 +278,10 @@ pub struct RevalidateArgs {
     /// Re-validate instances already in <out>/revalidated.jsonl.
     #[arg(long)]
     pub fresh: bool,
+    /// Run nothing: write the reports from <out>/revalidated.jsonl; instances not re-validated
+    /// yet are listed as pending.
+    #[arg(long)]
+    pub report_only: bool,
     /// The agreement.json of another profile's run over the same records: environments.md puts
     /// its FAIL_TO_PASS / PASS_TO_PASS agreement beside this run's (repeatable).
     #[arg(long = "compare")]

@@ -5,7 +5,9 @@
 //! Output folder: `revalidated.jsonl` (our records as the validator left them, canonical ids;
 //! also the progress file, so a killed run resumes), `timings.jsonl` (per instance, the time
 //! before its first run: image build and setup), `rederived.jsonl` (our records in the
-//! comparison's naming), `agreement.json` and `agreement.md`, `environments.md`, `work/` (logs).
+//! comparison's naming), `agreement.json` and `agreement.md`, `environments.md` (per instance:
+//! image, build time, unique bytes, agreement; beside other profiles' reports given with
+//! `--compare`), `work/` (logs).
 //!
 //! A profile (`pipelines/profiles/<name>.toml`, built in for `msb` and `default`, or any file)
 //! is recipe overrides keyed by `lang:<language>`, `recipe:<name>` or `org/repo`, applied after
@@ -25,7 +27,7 @@ use swe_forge_agree::{
     AgreementReport, InstanceAgreement, Naming, PhaseLogs, Revalidated, agree, agreement_markdown,
     environments_markdown,
 };
-use swe_forge_core::{Instance, Phase, TestResult};
+use swe_forge_core::{Instance, Phase, RejectReason, TestResult};
 use swe_forge_docker::Engine;
 use swe_forge_validate::{RecipeOverride, Reporter, Settings, Validator, read_parsed};
 
@@ -132,14 +134,24 @@ pub async fn revalidate_command(args: RevalidateArgs) -> Result<()> {
     }
     let mut ours: HashMap<String, Instance> = HashMap::new();
     if progress.exists() {
+        // A result that the engine cut short (infrastructure) is not kept: it runs again.
         for r in read_records(&progress)? {
-            ours.insert(r.instance_id.clone(), r);
+            let infra =
+                r.swe_forge.iter().flat_map(|m| &m.rejections).any(|x| x.reason == RejectReason::Infrastructure);
+            if infra {
+                ours.remove(&r.instance_id);
+            } else {
+                ours.insert(r.instance_id.clone(), r);
+            }
         }
     }
     let mut timings: HashMap<String, u64> = read_timings(&timings_path);
-    let todo: Vec<Instance> =
-        published.iter().filter(|r| !ours.contains_key(&r.instance_id)).map(to_candidate).collect();
-    if todo.len() < published.len() {
+    let todo: Vec<Instance> = if args.report_only {
+        Vec::new()
+    } else {
+        published.iter().filter(|r| !ours.contains_key(&r.instance_id)).map(to_candidate).collect()
+    };
+    if !args.report_only && todo.len() < published.len() {
         eprintln!(
             "resuming: {} of {} instances already re-validated in {}",
             published.len() - todo.len(),
@@ -179,7 +191,10 @@ pub async fn revalidate_command(args: RevalidateArgs) -> Result<()> {
     let mut rows: Vec<InstanceAgreement> = Vec::new();
     let mut rederived: Vec<Instance> = Vec::new();
     for p in &published {
-        let Some(o) = ours.get(&p.instance_id) else { continue };
+        let Some(o) = ours.get(&p.instance_id) else {
+            rows.push(InstanceAgreement::pending(p, profile.naming));
+            continue;
+        };
         let logs = read_logs(&work_dir, &p.instance_id);
         let (mut row, record) = agree(Revalidated { published: p, ours: o, logs: logs.as_ref() }, profile.naming);
         row.image.build_ms = timings.get(&p.instance_id).copied();
@@ -196,7 +211,16 @@ pub async fn revalidate_command(args: RevalidateArgs) -> Result<()> {
     })?;
     write_file(&out.join("agreement.json"), &serde_json::to_vec_pretty(&report)?)?;
     write_file(&out.join("agreement.md"), agreement_markdown(&report).as_bytes())?;
-    write_file(&out.join("environments.md"), environments_markdown(&[&report]).as_bytes())?;
+    let mut others = Vec::new();
+    for path in &args.compare {
+        let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+        others.push(
+            serde_json::from_slice::<AgreementReport>(&bytes)
+                .with_context(|| format!("{} is not an agreement report", path.display()))?,
+        );
+    }
+    let all: Vec<&AgreementReport> = std::iter::once(&report).chain(&others).collect();
+    write_file(&out.join("environments.md"), environments_markdown(&all).as_bytes())?;
     print_summary(&report);
     Ok(())
 }
@@ -259,6 +283,7 @@ fn print_summary(report: &AgreementReport) {
             (swe_forge_agree::Outcome::Compared, true) => "agrees",
             (swe_forge_agree::Outcome::Compared, false) => "differs",
             (swe_forge_agree::Outcome::NotRun, _) => "not run",
+            (swe_forge_agree::Outcome::Pending, _) => "pending",
         };
         println!(
             "{:<44} {:<9} {:>13} {:>13}  {}",

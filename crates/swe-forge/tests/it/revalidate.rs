@@ -58,7 +58,9 @@ fn repo_with(dir: &Path, files: &[(&str, &str)]) -> String {
 /// reset afterwards).
 fn patch(dir: &Path, files: &[(&str, &str)]) -> String {
     write(dir, files);
-    git(dir, &["add", "-A"]);
+    for (path, _) in files {
+        git(dir, &["add", path]);
+    }
     let diff = git(dir, &["diff", "--cached", "--binary"]) + "\n";
     git(dir, &["reset", "-q", "--hard"]);
     diff
