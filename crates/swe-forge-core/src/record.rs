@@ -160,6 +160,15 @@ pub struct ForgeMeta {
     /// Per-run details (exit code, duration, log digest), in phase order.
     #[serde(default)]
     pub runs: Vec<PhaseRun>,
+    /// Difficulty label with the features it was derived from (`swe-forge curate`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub difficulty: Option<Difficulty>,
+    /// The latest decision of a person on the review page (`swe-forge review`, applied by curate).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub review: Option<Review>,
+    /// Set when this instance's fix patch (nearly) duplicates a kept instance's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duplicate_of: Option<Duplicate>,
     /// Test command that produced the results.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub test_command: Option<String>,
@@ -227,6 +236,9 @@ impl ForgeMeta {
             status,
             rejections: Vec::new(),
             runs: Vec::new(),
+            difficulty: None,
+            review: None,
+            duplicate_of: None,
             test_command: None,
             parser: None,
             image: None,
@@ -427,4 +439,158 @@ pub fn write_jsonl<'a>(
     }
     writer.flush()?;
     Ok(())
+}
+
+/// How hard an instance is, and why (see docs/difficulty-calibration.md).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Difficulty {
+    /// The label in force: a human's when one exists, else the heuristic's.
+    pub label: DifficultyLabel,
+    /// Where `label` comes from.
+    pub source: LabelSource,
+    /// What the heuristic says, kept even when a human label overrides it.
+    pub heuristic: DifficultyLabel,
+    /// The heuristic's score (higher is harder).
+    pub score: f64,
+    /// Everything the heuristic looked at, so a user can re-cut the labels.
+    pub features: DifficultyFeatures,
+}
+
+/// Easy (< 15 min for an experienced engineer), medium (15 min to 1 h), hard (more).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DifficultyLabel {
+    /// Under 15 minutes.
+    Easy,
+    /// 15 minutes to an hour.
+    Medium,
+    /// More than an hour.
+    Hard,
+}
+
+impl DifficultyLabel {
+    /// snake_case name as written in records.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DifficultyLabel::Easy => "easy",
+            DifficultyLabel::Medium => "medium",
+            DifficultyLabel::Hard => "hard",
+        }
+    }
+}
+
+/// Who decided a difficulty label.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LabelSource {
+    /// The transparent heuristic over `features`.
+    Heuristic,
+    /// A person (a labels file, or the time-to-fix answer of a review).
+    Human,
+}
+
+/// The measurements behind a difficulty label.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct DifficultyFeatures {
+    /// Files changed by the fix patch.
+    pub fix_files: u64,
+    /// Hunks of the fix patch.
+    pub fix_hunks: u64,
+    /// Lines the fix patch adds.
+    pub fix_lines_added: u64,
+    /// Lines the fix patch removes.
+    pub fix_lines_removed: u64,
+    /// Distinct directories the fix patch touches.
+    pub fix_dirs: u64,
+    /// Distinct top-level directories (modules) the fix patch touches.
+    pub fix_top_dirs: u64,
+    /// Files changed by the test patch.
+    pub test_files: u64,
+    /// Lines the test patch adds or removes.
+    pub test_lines: u64,
+    /// Tests the fix makes pass (f2p + s2p + n2p).
+    pub fixed_tests: u64,
+    /// Characters of the issue text (titles and bodies of the resolved issues; the PR's when none).
+    pub issue_chars: u64,
+}
+
+/// A person's answers about one instance, modelled on Multi-SWE-bench's and SWE-bench
+/// Verified's annotation questionnaires.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Review {
+    /// Who answered.
+    pub reviewer: String,
+    /// When (RFC 3339, UTC).
+    pub reviewed_at: String,
+    /// A severe problem the other questions do not cover makes the instance unusable.
+    pub severe_problem: bool,
+    /// Is the issue clear enough to attempt a solution? 0 (no) to 3 (well specified).
+    pub issue_clarity: u8,
+    /// Do the tests accept every reasonable solution? 0 (no) to 3 (perfectly).
+    pub test_adequacy: u8,
+    /// Time an experienced engineer needs, when answered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_to_fix: Option<TimeToFix>,
+    /// Free notes.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub notes: String,
+    /// The keep rule's verdict on these answers when the dataset was curated.
+    pub keep: bool,
+}
+
+/// The time-to-fix answer of a review.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum TimeToFix {
+    /// Less than 15 minutes (easy).
+    #[serde(rename = "<15m")]
+    Under15Min,
+    /// 15 minutes to an hour (medium).
+    #[serde(rename = "15m-1h")]
+    Under1Hour,
+    /// One to four hours (hard).
+    #[serde(rename = "1h-4h")]
+    Under4Hours,
+    /// More than four hours (hard).
+    #[serde(rename = ">4h")]
+    Over4Hours,
+}
+
+impl TimeToFix {
+    /// Every answer, shortest first.
+    pub const ALL: [TimeToFix; 4] =
+        [TimeToFix::Under15Min, TimeToFix::Under1Hour, TimeToFix::Under4Hours, TimeToFix::Over4Hours];
+
+    /// The name as written in records (`<15m`, `15m-1h`, `1h-4h`, `>4h`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TimeToFix::Under15Min => "<15m",
+            TimeToFix::Under1Hour => "15m-1h",
+            TimeToFix::Under4Hours => "1h-4h",
+            TimeToFix::Over4Hours => ">4h",
+        }
+    }
+
+    /// Parses a name written by `as_str`.
+    pub fn parse(s: &str) -> Option<TimeToFix> {
+        TimeToFix::ALL.into_iter().find(|t| t.as_str() == s)
+    }
+
+    /// The difficulty this answer stands for (Multi-SWE-bench's mapping).
+    pub fn difficulty(self) -> DifficultyLabel {
+        match self {
+            TimeToFix::Under15Min => DifficultyLabel::Easy,
+            TimeToFix::Under1Hour => DifficultyLabel::Medium,
+            TimeToFix::Under4Hours | TimeToFix::Over4Hours => DifficultyLabel::Hard,
+        }
+    }
+}
+
+/// Marks an instance whose fix patch (nearly) duplicates another's (backports, cherry-picks).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Duplicate {
+    /// The instance kept from the group.
+    pub of: String,
+    /// Similarity of the two fix patches (1.0: identical after normalisation).
+    pub similarity: f64,
 }

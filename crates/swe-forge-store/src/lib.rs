@@ -9,10 +9,12 @@
 
 mod error;
 mod progress;
+mod reviews;
 mod schema;
 
 pub use error::StoreError;
 pub use progress::{RunRow, Stage, input_digest};
+pub use reviews::ReviewRow;
 
 use std::path::{Path, PathBuf};
 

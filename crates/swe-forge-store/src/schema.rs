@@ -33,6 +33,19 @@ const MIGRATIONS: &[&str] = &[
         duration_ms INTEGER,
         at TEXT NOT NULL
     );",
+    // 2: reviews made on the review page, appended; the latest per instance is in force.
+    "CREATE TABLE reviews (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        instance_id TEXT NOT NULL,
+        reviewer TEXT NOT NULL,
+        severe_problem INTEGER NOT NULL,
+        issue_clarity INTEGER NOT NULL,
+        test_adequacy INTEGER NOT NULL,
+        time_to_fix TEXT,
+        notes TEXT NOT NULL,
+        created_at TEXT NOT NULL
+    );
+    CREATE INDEX reviews_by_instance ON reviews (instance_id, id);",
 ];
 
 pub(crate) fn migrate(store: &mut Store) -> Result<(), StoreError> {

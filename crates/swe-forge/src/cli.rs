@@ -44,6 +44,12 @@ pub enum Command {
     /// Re-derive statuses, categories and verdicts of validated records from their kept logs,
     /// with this build's parsers, without running any container.
     Regrade(RegradeArgs),
+    /// Serve the review page for a dataset on 127.0.0.1 (questionnaire, diffs, tests, logs).
+    Review(crate::commands::review::ReviewArgs),
+    /// Put difficulty labels, review decisions and duplicate marks on records; write splits.
+    Curate(crate::commands::curate::CurateArgs),
+    /// Write a dataset card (README.md with counts, funnel, distributions and SVG plots).
+    Report(crate::commands::report::ReportArgs),
     /// Benchmarks whose results are written down in docs/benchmarks/.
     #[command(subcommand)]
     Bench(BenchCommand),

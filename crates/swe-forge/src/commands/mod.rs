@@ -1,13 +1,16 @@
 //! One module per command; `dispatch` builds the async runtime and hands off.
 
 mod bench;
+pub(crate) mod curate;
 mod demo;
 mod export;
 mod images;
 mod mine;
 mod parse;
 mod regrade;
+pub(crate) mod report;
 mod revalidate;
+pub(crate) mod review;
 mod run;
 mod validate;
 
@@ -26,6 +29,9 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Parse(args) => parse::parse_command(args),
         Command::Revalidate(args) => runtime.block_on(revalidate::revalidate_command(args)),
         Command::Regrade(args) => regrade::regrade_command(args),
+        Command::Review(args) => review::review_command(args),
+        Command::Curate(args) => curate::curate_command(args),
+        Command::Report(args) => report::report_command(args),
         Command::Bench(cmd) => runtime.block_on(bench::bench_command(cmd)),
         Command::Images(cmd) => runtime.block_on(images::images_command(cmd)),
     }

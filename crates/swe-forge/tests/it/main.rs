@@ -2,12 +2,15 @@
 //! real Docker engine, and the errors a user sees for bad input. One test binary (see
 //! STYLE.md); the Docker engine must answer (`bash scripts/test.sh` starts one).
 
+mod browser;
 mod support;
 
 mod bad_input;
+mod curate;
 mod fixtures;
 mod mine;
 mod parse;
 mod pipeline;
 mod revalidate;
+mod review;
 mod robustness;

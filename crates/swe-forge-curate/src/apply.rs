@@ -1,0 +1,172 @@
+//! `curate`: puts difficulty labels, review decisions and duplicate marks on records. A human
+//! label wins over the heuristic: a labels file first, then a review's time-to-fix answer.
+
+use std::collections::BTreeMap;
+
+use swe_forge_core::{Difficulty, ForgeMeta, Instance, LabelSource, ValidationStatus};
+use swe_forge_store::ReviewRow;
+
+use crate::dedup::{DedupOptions, find_duplicates};
+use crate::difficulty::{Heuristic, heuristic_label};
+use crate::labels::HumanLabel;
+use crate::review::{KeepRule, review_from_row};
+
+/// What `curate` applies.
+#[derive(Debug, Clone, Default)]
+pub struct CurateOptions {
+    /// Human difficulty labels by instance id (they override the heuristic).
+    pub labels: BTreeMap<String, HumanLabel>,
+    /// The latest review of each reviewed instance.
+    pub reviews: BTreeMap<String, ReviewRow>,
+    /// Which reviews keep an instance.
+    pub keep_rule: KeepRule,
+    /// Near-duplicate detection; None leaves duplicates unmarked.
+    pub dedup: Option<DedupOptions>,
+    /// The difficulty heuristic.
+    pub heuristic: Heuristic,
+}
+
+/// What `curate` did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CurateSummary {
+    /// Records seen.
+    pub records: usize,
+    /// Labels taken from a person (labels file or review) rather than the heuristic.
+    pub human_labels: usize,
+    /// Records carrying a review.
+    pub reviewed: usize,
+    /// Reviewed records the keep rule drops.
+    pub dropped_by_review: usize,
+    /// Records marked as duplicates of another.
+    pub duplicates: usize,
+    /// Accepted, not dropped by a review, not a duplicate.
+    pub kept: usize,
+}
+
+/// Whether a curated record belongs in the published dataset: accepted by validation, not
+/// dropped by its review, not a duplicate.
+pub fn is_kept(r: &Instance) -> bool {
+    let Some(m) = &r.swe_forge else { return false };
+    m.status == ValidationStatus::Accepted && m.review.as_ref().is_none_or(|rv| rv.keep) && m.duplicate_of.is_none()
+}
+
+/// The records that stay in the dataset. When any record has a validation status, `is_kept`; a
+/// file without any (a published dataset) keeps every record not dropped by a review and not a
+/// duplicate.
+pub fn kept_records(records: &[Instance]) -> Vec<&Instance> {
+    let validated = records.iter().any(|r| r.status() != ValidationStatus::Candidate);
+    records
+        .iter()
+        .filter(|r| {
+            if validated {
+                is_kept(r)
+            } else {
+                r.swe_forge
+                    .as_ref()
+                    .is_none_or(|m| m.review.as_ref().is_none_or(|rv| rv.keep) && m.duplicate_of.is_none())
+            }
+        })
+        .collect()
+}
+
+/// Applies labels, reviews and duplicate marks to every record, in place. Marks from an earlier
+/// run are replaced.
+pub fn curate(records: &mut [Instance], options: &CurateOptions) -> CurateSummary {
+    let mut summary = CurateSummary { records: records.len(), ..Default::default() };
+    for r in records.iter_mut() {
+        let (features, score, guessed) = heuristic_label(r, &options.heuristic);
+        let review = options.reviews.get(&r.instance_id).map(|row| review_from_row(row, &options.keep_rule));
+        let human = options
+            .labels
+            .get(&r.instance_id)
+            .and_then(|l| l.label)
+            .or_else(|| review.as_ref().and_then(|rv| rv.time_to_fix).map(|t| t.difficulty()));
+        let meta = r.swe_forge.get_or_insert_with(|| ForgeMeta::new(ValidationStatus::Candidate));
+        meta.difficulty = Some(Difficulty {
+            label: human.unwrap_or(guessed),
+            source: if human.is_some() { LabelSource::Human } else { LabelSource::Heuristic },
+            heuristic: guessed,
+            score: (score * 1000.0).round() / 1000.0,
+            features,
+        });
+        summary.human_labels += usize::from(human.is_some());
+        summary.reviewed += usize::from(review.is_some());
+        summary.dropped_by_review += usize::from(review.as_ref().is_some_and(|rv| !rv.keep));
+        meta.review = review;
+        meta.duplicate_of = None;
+    }
+    if let Some(dedup) = options.dedup {
+        let index: BTreeMap<String, usize> =
+            records.iter().enumerate().map(|(i, r)| (r.instance_id.clone(), i)).collect();
+        for group in find_duplicates(records, dedup) {
+            for (id, similarity) in group.duplicates {
+                if let Some(meta) = index.get(&id).and_then(|&i| records[i].swe_forge.as_mut()) {
+                    meta.duplicate_of = Some(swe_forge_core::Duplicate { of: group.kept.clone(), similarity });
+                    summary.duplicates += 1;
+                }
+            }
+        }
+    }
+    summary.kept = records.iter().filter(|r| is_kept(r)).count();
+    summary
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use swe_forge_core::DifficultyLabel;
+
+    fn devset() -> Vec<Instance> {
+        let text =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/devset/instances.jsonl")).unwrap();
+        swe_forge_core::read_jsonl(text.as_bytes()).unwrap()
+    }
+
+    fn row(id: &str, clarity: u8, time: Option<&str>) -> ReviewRow {
+        ReviewRow {
+            instance_id: id.into(),
+            reviewer: "alice".into(),
+            severe_problem: false,
+            issue_clarity: clarity,
+            test_adequacy: 3,
+            time_to_fix: time.map(Into::into),
+            notes: String::new(),
+            created_at: "2026-01-01T00:00:00.000Z".into(),
+        }
+    }
+
+    #[test]
+    fn human_labels_win_and_reviews_decide_what_is_kept() {
+        let mut records = devset();
+        for r in &mut records {
+            r.swe_forge = Some(ForgeMeta::new(ValidationStatus::Accepted));
+        }
+        // A backport: the same fix under another number.
+        let mut copy = records[0].clone();
+        copy.number += 1000;
+        copy.instance_id = copy.expected_id();
+        records.push(copy.clone());
+        let mut options = CurateOptions { dedup: Some(DedupOptions::default()), ..Default::default() };
+        let label = |l| HumanLabel { label: Some(l), lang: None, second: None };
+        options.labels.insert(records[1].instance_id.clone(), label(DifficultyLabel::Hard));
+        options.reviews.insert(records[2].instance_id.clone(), row(&records[2].instance_id, 3, Some(">4h")));
+        options.reviews.insert(records[3].instance_id.clone(), row(&records[3].instance_id, 1, None));
+        let summary = curate(&mut records, &options);
+        assert_eq!(
+            summary,
+            CurateSummary { records: 23, human_labels: 2, reviewed: 2, dropped_by_review: 1, duplicates: 1, kept: 21 }
+        );
+        let d = |i: usize| records[i].swe_forge.as_ref().unwrap().difficulty.clone().unwrap();
+        assert_eq!((d(1).label, d(1).source), (DifficultyLabel::Hard, LabelSource::Human));
+        assert_eq!((d(2).label, d(2).source), (DifficultyLabel::Hard, LabelSource::Human));
+        assert_eq!(d(0).source, LabelSource::Heuristic);
+        assert_eq!(d(0).label, d(0).heuristic);
+        let last = records.last().unwrap().swe_forge.as_ref().unwrap();
+        assert_eq!(last.duplicate_of.as_ref().unwrap().of, records[0].instance_id);
+        assert!(!is_kept(&records[3]) && is_kept(&records[2]));
+        // Curating again gives the same records.
+        let again = records.clone();
+        curate(&mut records, &options);
+        assert_eq!(records, again);
+    }
+}

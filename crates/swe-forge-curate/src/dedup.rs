@@ -1,0 +1,322 @@
+//! Near-duplicate fix patches (backports and cherry-picks: Multi-SWE-bench shipped groups of
+//! logstash PRs with identical patches). A fix patch is reduced to the tokens of its changed lines
+//! (file names, `diff`/`index`/`@@` headers and whitespace dropped, so line numbers, moved
+//! directories and re-indentation do not matter), cut into shingles of `SHINGLE` tokens; two
+//! instances are duplicates when the Jaccard similarity of their shingle sets reaches the threshold.
+//! Identical patches are grouped first by a hash of all their tokens; near-duplicates are found by
+//! prefix filtering over shingles ordered rarest first, so the cost grows with the number of
+//! plausible pairs, not with the square of the dataset. Groups are the connected components.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
+
+use swe_forge_core::{Instance, ValidationStatus};
+
+/// Tokens per shingle.
+const SHINGLE: usize = 5;
+
+/// How duplicates are found.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DedupOptions {
+    /// Smallest Jaccard similarity (0 to 1) of two fix patches' shingle sets that makes them
+    /// duplicates.
+    pub threshold: f64,
+}
+
+impl Default for DedupOptions {
+    fn default() -> DedupOptions {
+        DedupOptions { threshold: 0.8 }
+    }
+}
+
+/// One group of instances with (nearly) the same fix patch.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DuplicateGroup {
+    /// The instance kept: accepted before anything else, then the earliest merged, then the lowest
+    /// PR number, then the smallest instance id.
+    pub kept: String,
+    /// The others, each with its similarity to the kept one, by instance id.
+    pub duplicates: Vec<(String, f64)>,
+}
+
+/// Finds the groups of near-duplicate fix patches; instances in no group are left out.
+pub fn find_duplicates(records: &[Instance], options: DedupOptions) -> Vec<DuplicateGroup> {
+    let mut parent: Vec<usize> = (0..records.len()).collect();
+    // Identical after normalisation: one representative per distinct token sequence.
+    let mut first_of: HashMap<u64, usize> = HashMap::new();
+    let mut representatives = Vec::new();
+    for (i, r) in records.iter().enumerate() {
+        let t = tokens(&r.fix_patch);
+        if t.is_empty() {
+            continue;
+        }
+        match first_of.entry(hash(&t)) {
+            std::collections::hash_map::Entry::Occupied(e) => union(&mut parent, *e.get(), i),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(i);
+                representatives.push(i);
+            }
+        }
+    }
+    // Near-duplicates among the representatives, by prefix filtering (the exact "all pairs"
+    // method): with shingles ordered rarest first, two sets with Jaccard >= t share one of the
+    // first |A| - ceil(t|A|) + 1 shingles of each, so only those are indexed.
+    let mut sets: Vec<Shingles> = vec![Shingles::default(); records.len()];
+    let mut frequency: HashMap<u64, u32, ByValue> = HashMap::default();
+    for &i in &representatives {
+        sets[i] = shingles(&records[i].fix_patch);
+        for &s in &sets[i] {
+            *frequency.entry(s).or_default() += 1;
+        }
+    }
+    let t = options.threshold.clamp(0.01, 1.0);
+    let mut index: HashMap<u64, Vec<usize>, ByValue> = HashMap::default();
+    let mut candidates: HashSet<(usize, usize)> = HashSet::new();
+    for &i in &representatives {
+        let mut ordered: Vec<(u32, u64)> = sets[i].iter().map(|s| (frequency[s], *s)).collect();
+        ordered.sort_unstable();
+        let prefix = ordered.len() - (t * ordered.len() as f64).ceil() as usize + 1;
+        for (_, s) in ordered.into_iter().take(prefix) {
+            let holders = index.entry(s).or_default();
+            for &j in holders.iter() {
+                candidates.insert((j.min(i), j.max(i)));
+            }
+            holders.push(i);
+        }
+    }
+    tracing::debug!(representatives = representatives.len(), candidates = candidates.len(), "dedup: candidate pairs");
+    for (i, j) in candidates {
+        let (a, b) = (sets[i].len() as f64, sets[j].len() as f64);
+        if a.min(b) >= t * a.max(b) && jaccard(&sets[i], &sets[j]) >= options.threshold {
+            union(&mut parent, i, j);
+        }
+    }
+    let mut components: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for i in 0..records.len() {
+        let root = find(&mut parent, i);
+        components.entry(root).or_default().push(i);
+    }
+    let mut groups: Vec<DuplicateGroup> = components
+        .into_values()
+        .filter(|members| members.len() > 1)
+        .map(|mut members| {
+            members.sort_by(|&a, &b| keep_order(&records[a]).cmp(&keep_order(&records[b])));
+            let kept = members[0];
+            let kept_set = shingles(&records[kept].fix_patch);
+            let mut duplicates: Vec<(String, f64)> = members[1..]
+                .iter()
+                .map(|&m| {
+                    (records[m].instance_id.clone(), round3(jaccard(&kept_set, &shingles(&records[m].fix_patch))))
+                })
+                .collect();
+            duplicates.sort_by(|a, b| a.0.cmp(&b.0));
+            DuplicateGroup { kept: records[kept].instance_id.clone(), duplicates }
+        })
+        .collect();
+    groups.sort_by(|a, b| a.kept.cmp(&b.kept));
+    groups
+}
+
+/// Sort key of the member to keep (smallest first).
+fn keep_order(r: &Instance) -> (bool, bool, String, u64, String) {
+    let merged = r.swe_forge.as_ref().and_then(|m| m.merged_at.clone());
+    (
+        r.status() != ValidationStatus::Accepted,
+        merged.is_none(),
+        merged.unwrap_or_default(),
+        r.number,
+        r.instance_id.clone(),
+    )
+}
+
+fn union(parent: &mut [usize], i: usize, j: usize) {
+    let (ri, rj) = (find(parent, i), find(parent, j));
+    if ri != rj {
+        parent[ri.max(rj)] = ri.min(rj);
+    }
+}
+
+fn find(parent: &mut [usize], mut i: usize) -> usize {
+    while parent[i] != i {
+        parent[i] = parent[parent[i]];
+        i = parent[i];
+    }
+    i
+}
+
+fn round3(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+/// A set of shingle hashes. The values are hashes already, so they are their own hash.
+type Shingles = HashSet<u64, ByValue>;
+
+type ByValue = BuildHasherDefault<ValueHasher>;
+
+/// Hashes a u64 to itself.
+#[derive(Default)]
+struct ValueHasher(u64);
+
+impl Hasher for ValueHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+
+    fn write_u64(&mut self, v: u64) {
+        self.0 = v;
+    }
+}
+
+/// Jaccard similarity of two shingle sets (two empty sets are not similar).
+fn jaccard(a: &Shingles, b: &Shingles) -> f64 {
+    if a.is_empty() || b.is_empty() {
+        return 0.0;
+    }
+    let (small, large) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    let inter = small.iter().filter(|s| large.contains(s)).count();
+    inter as f64 / (a.len() + b.len() - inter) as f64
+}
+
+/// The shingle set of a fix patch: hashes of `SHINGLE` consecutive tokens of its changed lines
+/// (each line's tokens prefixed by its sign, so moving a line from removed to added matters).
+fn shingles(patch: &str) -> Shingles {
+    let tokens = tokens(patch);
+    let mut out = Shingles::default();
+    if tokens.is_empty() {
+        return out;
+    }
+    if tokens.len() < SHINGLE {
+        out.insert(hash(&tokens));
+        return out;
+    }
+    for w in tokens.windows(SHINGLE) {
+        out.insert(hash(w));
+    }
+    out
+}
+
+/// FNV-1a over the tokens, each followed by a separator byte; stable across runs and builds.
+fn hash(tokens: &[&str]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for t in tokens {
+        for &b in t.as_bytes().iter().chain([&0xffu8]) {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    h
+}
+
+/// Tokens of the changed lines: runs of word characters, and single punctuation characters.
+fn tokens(patch: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut in_hunk = false;
+    for line in patch.lines() {
+        if line.starts_with("diff --git ") {
+            in_hunk = false;
+            continue;
+        }
+        if line.starts_with("@@") {
+            in_hunk = true;
+            continue;
+        }
+        if !in_hunk {
+            continue;
+        }
+        let (sign, body) = match line.as_bytes().first() {
+            Some(b'+') => ("+", &line[1..]),
+            Some(b'-') => ("-", &line[1..]),
+            _ => continue,
+        };
+        if body.trim().is_empty() {
+            continue;
+        }
+        out.push(sign);
+        let mut start: Option<usize> = None;
+        for (i, c) in body.char_indices() {
+            let word = c.is_alphanumeric() || c == '_';
+            match (word, start) {
+                (true, None) => start = Some(i),
+                (false, Some(s)) => {
+                    out.push(&body[s..i]);
+                    start = None;
+                }
+                _ => {}
+            }
+            if !word && !c.is_whitespace() {
+                out.push(&body[i..i + c.len_utf8()]);
+            }
+        }
+        if let Some(s) = start {
+            out.push(&body[s..]);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(id: &str, number: u64, fix: &str) -> Instance {
+        let line = serde_json::json!({
+            "org": "o", "repo": "r", "number": number, "state": "closed", "title": "t", "body": null,
+            "base": {"label": "o:main", "ref": "main", "sha": "0"}, "resolved_issues": [],
+            "fix_patch": fix, "test_patch": "", "instance_id": id,
+        });
+        serde_json::from_value(line).unwrap()
+    }
+
+    const FIX: &str = "diff --git a/src/main/java/Pipeline.java b/src/main/java/Pipeline.java\nindex 1..2 100644\n--- a/src/main/java/Pipeline.java\n+++ b/src/main/java/Pipeline.java\n@@ -10,7 +10,8 @@ class Pipeline {\n     void run() {\n-        if (queue.isEmpty()) return;\n+        if (queue == null || queue.isEmpty()) {\n+            return;\n+        }\n         queue.drain(this::flush);\n";
+
+    #[test]
+    fn backports_with_moved_files_and_reindentation_are_grouped() {
+        // The same change on a release branch: other path, other line numbers, other indentation.
+        let backport = FIX
+            .replace("src/main/java/", "logstash-core/src/")
+            .replace("@@ -10,7 +10,8 @@", "@@ -212,7 +212,8 @@")
+            .replace("        ", "    ");
+        let other = "diff --git a/a.go b/a.go\n--- a/a.go\n+++ b/a.go\n@@ -1 +1 @@\n-return nil\n+return fmt.Errorf(\"empty stack\")\n";
+        let records = vec![record("o__r-30", 30, FIX), record("o__r-12", 12, &backport), record("o__r-40", 40, other)];
+        let groups = find_duplicates(&records, DedupOptions::default());
+        assert_eq!(groups, [DuplicateGroup { kept: "o__r-12".into(), duplicates: vec![("o__r-30".into(), 1.0)] }]);
+    }
+
+    #[test]
+    fn a_different_fix_in_the_same_place_is_not_a_duplicate() {
+        let similar = FIX.replace("queue == null || queue.isEmpty()", "queue.size() == 0 && !force");
+        let s = jaccard(&shingles(FIX), &shingles(&similar));
+        assert!(s < 0.8, "{s}");
+        let records = vec![record("o__r-1", 1, FIX), record("o__r-2", 2, &similar), record("o__r-3", 3, "")];
+        assert!(find_duplicates(&records, DedupOptions::default()).is_empty());
+    }
+
+    #[test]
+    fn a_large_group_of_copies_is_found() {
+        let mut records: Vec<Instance> = (1..=300).map(|n| record(&format!("o__r-{n}"), n, FIX)).collect();
+        records.push(record("o__r-999", 999, &FIX.replace("queue == null", "queue != null")));
+        let groups = find_duplicates(&records, DedupOptions::default());
+        assert_eq!(groups.len(), 1);
+        assert_eq!((groups[0].kept.as_str(), groups[0].duplicates.len()), ("o__r-1", 299));
+    }
+
+    #[test]
+    fn the_accepted_earliest_member_is_kept() {
+        let mut a = record("o__r-5", 5, FIX);
+        let mut b = record("o__r-9", 9, FIX);
+        let c = record("o__r-1", 1, FIX);
+        for (r, day) in [(&mut a, "2024-03-01"), (&mut b, "2023-01-01")] {
+            let mut meta = swe_forge_core::ForgeMeta::new(ValidationStatus::Accepted);
+            meta.merged_at = Some(format!("{day}T00:00:00Z"));
+            r.swe_forge = Some(meta);
+        }
+        let groups = find_duplicates(&[a, b, c], DedupOptions::default());
+        assert_eq!(groups[0].kept, "o__r-9");
+        assert_eq!(groups[0].duplicates.iter().map(|d| d.0.as_str()).collect::<Vec<_>>(), ["o__r-1", "o__r-5"]);
+    }
+}

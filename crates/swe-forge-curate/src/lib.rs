@@ -1,0 +1,32 @@
+//! Curation of a validated dataset: difficulty labels from a transparent heuristic (calibrated
+//! against Multi-SWE-bench's human labels, see docs/difficulty-calibration.md), the local review
+//! page people validate instances on, near-duplicate grouping of fix patches, splits, and the
+//! dataset card with its SVG plots.
+//!
+//! Everything here is pure data in, data out, except `review::server` (a loopback HTTP server over
+//! std::net) and the file writers of `splits` and `report`. Reviews live in the state store
+//! (`swe-forge-store`); this crate never prints and never talks to Docker, git or the network.
+
+mod apply;
+mod calibrate;
+mod dedup;
+mod difficulty;
+mod error;
+mod labels;
+mod patch;
+mod report;
+mod review;
+mod splits;
+mod svg;
+
+pub use apply::{CurateOptions, CurateSummary, curate, is_kept, kept_records};
+pub use calibrate::{Calibration, Confusion, calibrate, fit_thresholds};
+pub use dedup::{DedupOptions, DuplicateGroup, find_duplicates};
+pub use difficulty::{Heuristic, features, heuristic_label};
+pub use error::CurateError;
+pub use labels::{HumanLabel, parse_label, read_labels};
+pub use patch::PatchShape;
+pub use report::{ReportOptions, write_report};
+pub use review::server::{ReviewServer, ServerOptions};
+pub use review::{KeepRule, review_from_row};
+pub use splits::{SplitOptions, SplitSummary, valid_cutoff, write_records, write_splits};

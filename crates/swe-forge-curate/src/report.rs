@@ -1,0 +1,320 @@
+//! The dataset card: `README.md` with counts per language, repository and difficulty, the funnel
+//! of what was dropped and why, distributions of patch size and test counts, and SVG plots under
+//! `plots/`. The card describes the records it is given; nothing is read from elsewhere.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use swe_forge_core::{DifficultyLabel, Instance, LabelSource, ValidationStatus};
+
+use crate::CurateError;
+use crate::apply::kept_records;
+use crate::difficulty::{Heuristic, heuristic_label};
+use crate::svg;
+
+/// Where the card goes and what it is called.
+#[derive(Debug, Clone)]
+pub struct ReportOptions {
+    /// Folder for `README.md` and `plots/`.
+    pub out_dir: PathBuf,
+    /// The card's title.
+    pub title: String,
+    /// The heuristic used for records that carry no difficulty label.
+    pub heuristic: Heuristic,
+}
+
+const LABELS: [DifficultyLabel; 3] = [DifficultyLabel::Easy, DifficultyLabel::Medium, DifficultyLabel::Hard];
+
+struct Row<'a> {
+    inst: &'a Instance,
+    label: DifficultyLabel,
+    human: bool,
+    fix_lines: u64,
+    fix_files: u64,
+    test_lines: u64,
+    fixed: u64,
+    p2p: u64,
+}
+
+/// Writes `README.md` and `plots/*.svg`; returns the card's path.
+pub fn write_report(records: &[Instance], options: &ReportOptions) -> Result<PathBuf, CurateError> {
+    let plots = options.out_dir.join("plots");
+    std::fs::create_dir_all(&plots).map_err(CurateError::io(&plots))?;
+    let validated = records.iter().any(|r| r.status() != ValidationStatus::Candidate);
+    let rows: Vec<Row> = kept_records(records)
+        .into_iter()
+        .map(|inst| {
+            let (f, _, guessed) = heuristic_label(inst, &options.heuristic);
+            let d = inst.swe_forge.as_ref().and_then(|m| m.difficulty.as_ref());
+            Row {
+                inst,
+                label: d.map_or(guessed, |d| d.label),
+                human: d.is_some_and(|d| d.source == LabelSource::Human),
+                fix_lines: f.fix_lines_added + f.fix_lines_removed,
+                fix_files: f.fix_files,
+                test_lines: f.test_lines,
+                fixed: f.fixed_tests,
+                p2p: inst.p2p_tests.len() as u64,
+            }
+        })
+        .collect();
+
+    let mut md = String::new();
+    let _ = writeln!(md, "# {}\n", options.title);
+    let all: Vec<&Row> = rows.iter().collect();
+    let repos = group(&all, |r| format!("{}/{}", r.inst.org, r.inst.repo));
+    let langs = group(&all, |r| r.inst.lang.clone().unwrap_or_else(|| "unknown".into()));
+    let _ = writeln!(
+        md,
+        "{} from {} in {}, in the [Multi-SWE-bench](https://github.com/multi-swe-bench/multi-swe-bench) \
+         record format (swe-forge's own fields are under `swe_forge`). {}\n",
+        plural(rows.len(), "instance"),
+        plural(repos.len(), "repository"),
+        plural(langs.len(), "language"),
+        if validated {
+            format!(
+                "Counted: records accepted by validation, not dropped by a review and not duplicates ({} records in the file).",
+                records.len()
+            )
+        } else {
+            format!(
+                "The file carries no validation statuses: every record not dropped by a review or marked as a duplicate is counted ({} records).",
+                records.len()
+            )
+        }
+    );
+
+    md.push_str("## Languages\n\n| language | repositories | instances | easy | medium | hard |\n|---|---:|---:|---:|---:|---:|\n");
+    for (lang, members) in &langs {
+        let n_repos = group(members, |r| (r.inst.org.clone(), r.inst.repo.clone())).len();
+        let c = counts(members);
+        let _ = writeln!(md, "| {} | {n_repos} | {} | {} | {} | {} |", cell(lang), members.len(), c[0], c[1], c[2]);
+    }
+    md.push_str("\n![instances per language and difficulty](plots/languages.svg)\n\n");
+    let categories: Vec<String> = langs.keys().cloned().collect();
+    let series: Vec<(String, Vec<u64>)> = LABELS
+        .iter()
+        .enumerate()
+        .map(|(k, l)| (l.as_str().to_owned(), langs.values().map(|m| counts(m)[k]).collect()))
+        .collect();
+    write(
+        &plots.join("languages.svg"),
+        &svg::stacked_columns("Instances per language and difficulty", &categories, &series),
+    )?;
+
+    md.push_str("## Repositories\n\n| repository | language | instances | easy | medium | hard | merged |\n|---|---|---:|---:|---:|---:|---|\n");
+    for (repo, members) in &repos {
+        let c = counts(members);
+        let lang = members[0].inst.lang.clone().unwrap_or_else(|| "unknown".into());
+        let mut dates: Vec<&str> = members
+            .iter()
+            .filter_map(|r| r.inst.swe_forge.as_ref()?.merged_at.as_deref())
+            .filter(|d| d.len() >= 10)
+            .map(|d| &d[..10])
+            .collect();
+        dates.sort();
+        let merged = match (dates.first(), dates.last()) {
+            (Some(a), Some(b)) => format!("{a} to {b}"),
+            _ => "unknown".into(),
+        };
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {} | {} | {} | {merged} |",
+            cell(repo),
+            cell(&lang),
+            members.len(),
+            c[0],
+            c[1],
+            c[2]
+        );
+    }
+
+    let c = counts(&all);
+    let human: Vec<&Row> = rows.iter().filter(|r| r.human).collect();
+    let h = counts(&human);
+    md.push_str(
+        "\n## Difficulty\n\n| label | instances | labelled by people | by the heuristic |\n|---|---:|---:|---:|\n",
+    );
+    for (k, l) in LABELS.iter().enumerate() {
+        let _ = writeln!(md, "| {} | {} | {} | {} |", l.as_str(), c[k], h[k], c[k] - h[k]);
+    }
+    md.push_str(
+        "\nEasy: under 15 minutes for an experienced engineer; medium: 15 minutes to an hour; hard: more. \
+         People's labels (a labels file or a review's time-to-fix answer) come first; the others come from \
+         swe-forge's heuristic over the fix patch (files, hunks, changed lines, directories), calibrated \
+         against Multi-SWE-bench's annotations. Each record keeps the features under `swe_forge.difficulty`.\n\n",
+    );
+    md.push_str("![difficulty](plots/difficulty.svg)\n\n");
+    let labels: Vec<String> = LABELS.iter().map(|l| l.as_str().to_owned()).collect();
+    let series =
+        vec![("people".to_owned(), h.to_vec()), ("heuristic".to_owned(), (0..3).map(|k| c[k] - h[k]).collect())];
+    write(&plots.join("difficulty.svg"), &svg::stacked_columns("Difficulty", &labels, &series))?;
+
+    funnel(&mut md, records, validated, rows.len());
+    let mut reasons: BTreeMap<&str, u64> = BTreeMap::new();
+    for r in records {
+        for rej in r.swe_forge.iter().flat_map(|m| &m.rejections) {
+            *reasons.entry(rej.reason.as_str()).or_default() += 1;
+        }
+    }
+    if !reasons.is_empty() {
+        let mut sorted: Vec<(String, u64)> = reasons.iter().map(|(k, v)| ((*k).to_owned(), *v)).collect();
+        sorted.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        md.push_str("\n### Rejection reasons\n\n| reason | records |\n|---|---:|\n");
+        for (k, v) in &sorted {
+            let _ = writeln!(md, "| `{k}` | {v} |");
+        }
+        md.push_str("\n![rejection reasons](plots/rejections.svg)\n");
+        write(&plots.join("rejections.svg"), &svg::horizontal_bars("Rejection reasons", &sorted))?;
+    }
+
+    md.push_str("\n## Patch size and tests\n\n| measure | min | p10 | median | p90 | max | mean |\n|---|---:|---:|---:|---:|---:|---:|\n");
+    type Measure = fn(&Row) -> u64;
+    let measures: [(&str, Measure); 5] = [
+        ("fix patch: changed lines", |r| r.fix_lines),
+        ("fix patch: files", |r| r.fix_files),
+        ("test patch: changed lines", |r| r.test_lines),
+        ("FAIL_TO_PASS tests", |r| r.fixed),
+        ("PASS_TO_PASS tests", |r| r.p2p),
+    ];
+    for (name, f) in measures {
+        let mut xs: Vec<u64> = rows.iter().map(f).collect();
+        xs.sort_unstable();
+        let _ = writeln!(md, "| {name} | {} |", quantiles(&xs));
+    }
+    md.push_str("\n![fix patch size](plots/fix-lines.svg)\n![FAIL_TO_PASS tests](plots/fixed-tests.svg)\n");
+    let buckets = |xs: Vec<u64>| -> (Vec<String>, Vec<u64>) {
+        let edges = [0u64, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
+        let mut names = Vec::new();
+        let mut n = vec![0u64; edges.len()];
+        for (i, &e) in edges.iter().enumerate() {
+            names.push(match edges.get(i + 1) {
+                _ if e == 0 => "0".to_owned(),
+                Some(&next) if next == e + 1 => e.to_string(),
+                Some(&next) => format!("{e}-{}", next - 1),
+                None => format!("{e}+"),
+            });
+        }
+        for x in xs {
+            let i = edges.iter().rposition(|&e| x >= e).unwrap_or(0);
+            n[i] += 1;
+        }
+        (names, n)
+    };
+    let (names, n) = buckets(rows.iter().map(|r| r.fix_lines).collect());
+    write(
+        &plots.join("fix-lines.svg"),
+        &svg::stacked_columns("Fix patch: changed lines (instances)", &names, &[("instances".into(), n)]),
+    )?;
+    let (names, n) = buckets(rows.iter().map(|r| r.fixed).collect());
+    write(
+        &plots.join("fixed-tests.svg"),
+        &svg::stacked_columns("FAIL_TO_PASS tests per instance (instances)", &names, &[("instances".into(), n)]),
+    )?;
+
+    md.push_str(
+        "\n## Fields\n\nEach line is one instance: `org`, `repo`, `number`, `base`, `resolved_issues` (the issue text), \
+         `fix_patch` (the reference solution), `test_patch`, the test lists (`f2p_tests`, `p2p_tests`, ...) and the \
+         three runs' results, as in Multi-SWE-bench. Under `swe_forge`: validation status and rejections, run \
+         digests, image and provenance, `difficulty` (label, source, heuristic score and features), `review` (a \
+         person's answers and the keep verdict) and `duplicate_of`. `schemas/instance.schema.json` in swe-forge \
+         describes every field.\n",
+    );
+    let card = options.out_dir.join("README.md");
+    write(&card, &md)?;
+    Ok(card)
+}
+
+fn funnel(md: &mut String, records: &[Instance], validated: bool, kept: usize) {
+    let accepted: Vec<&Instance> = records.iter().filter(|r| r.status() == ValidationStatus::Accepted).collect();
+    let pool: Vec<&Instance> = if validated { accepted.clone() } else { records.iter().collect() };
+    let meta = |r: &&Instance| r.swe_forge.clone();
+    let reviewed = pool.iter().filter(|r| meta(r).is_some_and(|m| m.review.is_some())).count();
+    let dropped = pool.iter().filter(|r| meta(r).and_then(|m| m.review).is_some_and(|rv| !rv.keep)).count();
+    let dups = pool
+        .iter()
+        .filter(|r| meta(r).is_some_and(|m| m.duplicate_of.is_some() && m.review.as_ref().is_none_or(|rv| rv.keep)))
+        .count();
+    md.push_str("## Funnel\n\n| stage | records | dropped |\n|---|---:|---:|\n");
+    let _ = writeln!(md, "| records in the file | {} | |", records.len());
+    if validated {
+        let rejected = records.iter().filter(|r| r.status() == ValidationStatus::Rejected).count();
+        let pending = records.len() - accepted.len() - rejected;
+        let _ = writeln!(
+            md,
+            "| accepted by validation | {} | {} rejected, {} not validated |",
+            accepted.len(),
+            rejected,
+            pending
+        );
+    }
+    let _ = writeln!(md, "| kept by review ({reviewed} reviewed) | {} | {dropped} |", pool.len() - dropped);
+    let _ = writeln!(md, "| not a duplicate | {kept} | {dups} |");
+}
+
+fn group<'a, K: Ord>(rows: &[&'a Row<'a>], key: impl Fn(&Row) -> K) -> BTreeMap<K, Vec<&'a Row<'a>>> {
+    let mut out: BTreeMap<K, Vec<&Row>> = BTreeMap::new();
+    for r in rows {
+        out.entry(key(r)).or_default().push(*r);
+    }
+    out
+}
+
+fn counts(rows: &[&Row]) -> [u64; 3] {
+    let mut c = [0u64; 3];
+    for r in rows {
+        c[LABELS.iter().position(|l| *l == r.label).unwrap_or(1)] += 1;
+    }
+    c
+}
+
+fn quantiles(sorted: &[u64]) -> String {
+    if sorted.is_empty() {
+        return "- | - | - | - | - | -".into();
+    }
+    let at = |q: f64| sorted[((q * (sorted.len() - 1) as f64).round() as usize).min(sorted.len() - 1)];
+    let mean = sorted.iter().sum::<u64>() as f64 / sorted.len() as f64;
+    format!("{} | {} | {} | {} | {} | {mean:.1}", sorted[0], at(0.1), at(0.5), at(0.9), sorted[sorted.len() - 1])
+}
+
+fn plural(n: usize, noun: &str) -> String {
+    match (n, noun.strip_suffix('y')) {
+        (1, _) => format!("1 {noun}"),
+        (_, Some(stem)) => format!("{n} {stem}ies"),
+        _ => format!("{n} {noun}s"),
+    }
+}
+
+/// Markdown table cell text: pipes escaped.
+fn cell(s: &str) -> String {
+    s.replace('|', "\\|")
+}
+
+fn write(path: &Path, text: &str) -> Result<(), CurateError> {
+    std::fs::write(path, text).map_err(CurateError::io(path))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn card_of_the_devset() {
+        let text =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/devset/instances.jsonl")).unwrap();
+        let records = swe_forge_core::read_jsonl(text.as_bytes()).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let options =
+            ReportOptions { out_dir: dir.path().to_owned(), title: "Devset".into(), heuristic: Heuristic::CALIBRATED };
+        let card = std::fs::read_to_string(write_report(&records, &options).unwrap()).unwrap();
+        assert!(card.starts_with("# Devset\n\n22 instances from 13 repositories in 1 language, in"), "{card}");
+        assert!(card.contains("| serde-rs/serde | unknown | 1 |"), "{card}");
+        assert!(card.contains("| records in the file | 22 | |"));
+        for plot in ["languages", "difficulty", "fix-lines", "fixed-tests"] {
+            let svg = std::fs::read_to_string(dir.path().join(format!("plots/{plot}.svg"))).unwrap();
+            assert!(svg.starts_with("<svg") && svg.ends_with("</svg>\n"), "{plot}");
+            assert!(card.contains(&format!("(plots/{plot}.svg)")), "{plot}");
+        }
+    }
+}

@@ -1,0 +1,186 @@
+//! Splits of a dataset, each written as its own JSONL file under one folder:
+//! `date/before-<cutoff>.jsonl`, `date/from-<cutoff>.jsonl` and `date/undated.jsonl` (by
+//! `swe_forge.merged_at`, for a contamination cutoff), `repo/<org>__<repo>.jsonl` and
+//! `lang/<lang>.jsonl`. Records keep their input order. Each kind's folder is emptied of `.jsonl`
+//! files first, so a split made with another cutoff leaves nothing stale behind.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use swe_forge_core::Instance;
+
+use crate::CurateError;
+
+/// Which splits to write, and where.
+#[derive(Debug, Clone, Default)]
+pub struct SplitOptions {
+    /// The folder the split files go to.
+    pub out_dir: PathBuf,
+    /// `YYYY-MM-DD`: instances merged before this day go to `before-`, the others to `from-`.
+    /// Dates are compared in UTC, as GitHub writes them.
+    pub cutoff: Option<String>,
+    /// One file per repository.
+    pub by_repo: bool,
+    /// One file per language.
+    pub by_lang: bool,
+}
+
+/// The files written, with their number of records, sorted by path.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SplitSummary {
+    /// Path and record count of each file.
+    pub files: Vec<(PathBuf, usize)>,
+}
+
+/// Whether a cutoff is a `YYYY-MM-DD` day.
+pub fn valid_cutoff(day: &str) -> bool {
+    let b = day.as_bytes();
+    b.len() == 10
+        && b[4] == b'-'
+        && b[7] == b'-'
+        && b.iter().enumerate().all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit())
+}
+
+/// Writes the asked-for splits.
+pub fn write_splits(records: &[&Instance], options: &SplitOptions) -> Result<SplitSummary, CurateError> {
+    let mut files: BTreeMap<PathBuf, Vec<&Instance>> = BTreeMap::new();
+    let mut kinds: Vec<&str> = Vec::new();
+    if let Some(cutoff) = &options.cutoff {
+        if !valid_cutoff(cutoff) {
+            return Err(CurateError::Usage(format!("cutoff {cutoff:?} is not a YYYY-MM-DD day")));
+        }
+        kinds.push("date");
+        for name in [format!("before-{cutoff}"), format!("from-{cutoff}"), "undated".to_owned()] {
+            files.entry(options.out_dir.join("date").join(format!("{name}.jsonl"))).or_default();
+        }
+        for &r in records {
+            let merged = r.swe_forge.as_ref().and_then(|m| m.merged_at.as_deref()).filter(|d| d.len() >= 10);
+            let name = match merged {
+                None => "undated".to_owned(),
+                Some(d) if &d[..10] < cutoff.as_str() => format!("before-{cutoff}"),
+                Some(_) => format!("from-{cutoff}"),
+            };
+            files.entry(options.out_dir.join("date").join(format!("{name}.jsonl"))).or_default().push(r);
+        }
+    }
+    if options.by_repo {
+        kinds.push("repo");
+        for &r in records {
+            let name = file_name(&format!("{}__{}", r.org, r.repo));
+            files.entry(options.out_dir.join("repo").join(format!("{name}.jsonl"))).or_default().push(r);
+        }
+    }
+    if options.by_lang {
+        kinds.push("lang");
+        for &r in records {
+            let name = file_name(r.lang.as_deref().unwrap_or("unknown"));
+            files.entry(options.out_dir.join("lang").join(format!("{name}.jsonl"))).or_default().push(r);
+        }
+    }
+    for kind in kinds {
+        clear_jsonl(&options.out_dir.join(kind))?;
+    }
+    let mut summary = SplitSummary::default();
+    for (path, members) in files {
+        write_records(&path, &members)?;
+        summary.files.push((path, members.len()));
+    }
+    Ok(summary)
+}
+
+/// A name made safe for a file: anything but letters, digits and `._+-` becomes `_`.
+fn file_name(s: &str) -> String {
+    let name: String =
+        s.chars().map(|c| if c.is_ascii_alphanumeric() || "._+-".contains(c) { c } else { '_' }).collect();
+    if name.is_empty() || name.starts_with('.') { format!("_{name}") } else { name }
+}
+
+fn clear_jsonl(dir: &Path) -> Result<(), CurateError> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return Ok(()) };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.extension().is_some_and(|e| e == "jsonl") {
+            std::fs::remove_file(&path).map_err(CurateError::io(&path))?;
+        }
+    }
+    Ok(())
+}
+
+/// Writes records as JSONL to a temporary file next to `path`, then renames it into place.
+pub fn write_records(path: &Path, records: &[&Instance]) -> Result<(), CurateError> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(CurateError::io(dir))?;
+    }
+    let tmp = path.with_extension("jsonl.tmp");
+    let file = std::fs::File::create(&tmp).map_err(CurateError::io(&tmp))?;
+    swe_forge_core::write_jsonl(std::io::BufWriter::new(file), records.iter().copied())
+        .map_err(|source| CurateError::Records { path: path.to_owned(), source })?;
+    std::fs::rename(&tmp, path).map_err(CurateError::io(path))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(org: &str, number: u64, lang: Option<&str>, merged: Option<&str>) -> Instance {
+        let mut r: Instance = serde_json::from_value(serde_json::json!({
+            "org": org, "repo": "r", "number": number, "state": "closed", "title": "", "body": null,
+            "base": {"label": "", "ref": "", "sha": ""}, "resolved_issues": [],
+            "fix_patch": "", "test_patch": "", "instance_id": format!("{org}__r-{number}"), "lang": lang,
+        }))
+        .unwrap();
+        if let Some(m) = merged {
+            let mut meta = swe_forge_core::ForgeMeta::new(swe_forge_core::ValidationStatus::Accepted);
+            meta.merged_at = Some(m.into());
+            r.swe_forge = Some(meta);
+        }
+        r
+    }
+
+    fn ids(path: &Path) -> Vec<String> {
+        let text = std::fs::read_to_string(path).unwrap();
+        swe_forge_core::read_jsonl(text.as_bytes()).unwrap().into_iter().map(|r| r.instance_id).collect()
+    }
+
+    #[test]
+    fn date_repo_and_language_splits() {
+        let dir = tempfile::tempdir().unwrap();
+        let records = [
+            record("a", 1, Some("go"), Some("2023-12-31T23:59:59Z")),
+            record("a", 2, Some("go"), Some("2024-01-01T00:00:00Z")),
+            record("b/../x", 3, Some("c++"), None),
+        ];
+        std::fs::create_dir_all(dir.path().join("date")).unwrap();
+        std::fs::write(dir.path().join("date/before-2020-01-01.jsonl"), "stale").unwrap();
+        let options = SplitOptions {
+            out_dir: dir.path().to_owned(),
+            cutoff: Some("2024-01-01".into()),
+            by_repo: true,
+            by_lang: true,
+        };
+        let refs: Vec<&Instance> = records.iter().collect();
+        let summary = write_splits(&refs, &options).unwrap();
+        let names: Vec<(String, usize)> = summary
+            .files
+            .iter()
+            .map(|(p, n)| (p.strip_prefix(dir.path()).unwrap().to_string_lossy().into_owned(), *n))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("date/before-2024-01-01.jsonl".to_owned(), 1),
+                ("date/from-2024-01-01.jsonl".to_owned(), 1),
+                ("date/undated.jsonl".to_owned(), 1),
+                ("lang/c++.jsonl".to_owned(), 1),
+                ("lang/go.jsonl".to_owned(), 2),
+                ("repo/a__r.jsonl".to_owned(), 2),
+                ("repo/b_.._x__r.jsonl".to_owned(), 1),
+            ]
+        );
+        assert_eq!(ids(&dir.path().join("date/before-2024-01-01.jsonl")), ["a__r-1"]);
+        assert_eq!(ids(&dir.path().join("lang/go.jsonl")), ["a__r-1", "a__r-2"]);
+        assert!(!dir.path().join("date/before-2020-01-01.jsonl").exists());
+        let bad = SplitOptions { cutoff: Some("2024-1-1".into()), ..options };
+        assert!(write_splits(&refs, &bad).is_err());
+    }
+}

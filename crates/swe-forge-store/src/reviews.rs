@@ -1,0 +1,161 @@
+//! Reviews people make on the review page: every saved answer set is appended (never updated),
+//! with the reviewer's name and the time, so the history of an instance's reviews stays auditable;
+//! the latest one is the decision in force.
+
+use std::collections::BTreeMap;
+
+use rusqlite::params;
+
+use crate::{Store, StoreError};
+
+/// One saved review. Scores are kept as given; the keep rule is applied by whoever reads them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReviewRow {
+    /// The instance.
+    pub instance_id: String,
+    /// Who answered.
+    pub reviewer: String,
+    /// A severe problem makes the instance unusable.
+    pub severe_problem: bool,
+    /// Issue clarity, 0 to 3.
+    pub issue_clarity: u8,
+    /// Test adequacy, 0 to 3.
+    pub test_adequacy: u8,
+    /// Time-to-fix answer (`<15m`, `15m-1h`, `1h-4h`, `>4h`), when given.
+    pub time_to_fix: Option<String>,
+    /// Free notes.
+    pub notes: String,
+    /// When it was saved (RFC 3339, UTC, milliseconds); set by the store.
+    pub created_at: String,
+}
+
+impl Store {
+    /// Appends a review; `created_at` is ignored and set to now. Returns the row as stored.
+    pub fn save_review(&mut self, review: &ReviewRow) -> Result<ReviewRow, StoreError> {
+        let path = self.path().to_owned();
+        let mut row = review.clone();
+        row.created_at = rfc3339_now();
+        self.conn
+            .execute(
+                "INSERT INTO reviews (instance_id, reviewer, severe_problem, issue_clarity, test_adequacy, time_to_fix, notes, created_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                params![
+                    row.instance_id,
+                    row.reviewer,
+                    row.severe_problem,
+                    row.issue_clarity,
+                    row.test_adequacy,
+                    row.time_to_fix,
+                    row.notes,
+                    row.created_at
+                ],
+            )
+            .map_err(StoreError::sql(&path))?;
+        Ok(row)
+    }
+
+    /// The latest review of every reviewed instance, by instance id.
+    pub fn latest_reviews(&self) -> Result<BTreeMap<String, ReviewRow>, StoreError> {
+        let rows = self.query_reviews(
+            "SELECT instance_id, reviewer, severe_problem, issue_clarity, test_adequacy, time_to_fix, notes, created_at
+             FROM reviews r WHERE id = (SELECT MAX(id) FROM reviews WHERE instance_id = r.instance_id)",
+            [],
+        )?;
+        Ok(rows.into_iter().map(|r| (r.instance_id.clone(), r)).collect())
+    }
+
+    /// Every review of one instance, oldest first.
+    pub fn review_history(&self, instance_id: &str) -> Result<Vec<ReviewRow>, StoreError> {
+        self.query_reviews(
+            "SELECT instance_id, reviewer, severe_problem, issue_clarity, test_adequacy, time_to_fix, notes, created_at
+             FROM reviews WHERE instance_id = ?1 ORDER BY id",
+            [instance_id],
+        )
+    }
+
+    fn query_reviews(&self, sql: &str, args: impl rusqlite::Params) -> Result<Vec<ReviewRow>, StoreError> {
+        let path = self.path().to_owned();
+        let mut stmt = self.conn.prepare(sql).map_err(StoreError::sql(&path))?;
+        let rows = stmt
+            .query_map(args, |r| {
+                Ok(ReviewRow {
+                    instance_id: r.get(0)?,
+                    reviewer: r.get(1)?,
+                    severe_problem: r.get(2)?,
+                    issue_clarity: r.get(3)?,
+                    test_adequacy: r.get(4)?,
+                    time_to_fix: r.get(5)?,
+                    notes: r.get(6)?,
+                    created_at: r.get(7)?,
+                })
+            })
+            .map_err(StoreError::sql(&path))?;
+        rows.collect::<Result<Vec<_>, _>>().map_err(StoreError::sql(&path))
+    }
+}
+
+/// Now as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
+fn rfc3339_now() -> String {
+    let d = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    rfc3339(d.as_secs() as i64, d.subsec_millis())
+}
+
+/// Seconds since the epoch as an RFC 3339 UTC time (days to civil date: H. Hinnant's algorithm).
+fn rfc3339(secs: i64, millis: u32) -> String {
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{millis:03}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn review(id: &str, who: &str, clarity: u8) -> ReviewRow {
+        ReviewRow {
+            instance_id: id.into(),
+            reviewer: who.into(),
+            severe_problem: false,
+            issue_clarity: clarity,
+            test_adequacy: 3,
+            time_to_fix: Some("<15m".into()),
+            notes: "ok".into(),
+            created_at: String::new(),
+        }
+    }
+
+    #[test]
+    fn reviews_append_and_the_latest_wins_across_reopen() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.sqlite");
+        let mut store = Store::open(&path).unwrap();
+        let first = store.save_review(&review("a__b-1", "alice", 1)).unwrap();
+        assert!(first.created_at.ends_with('Z') && first.created_at.len() == 24, "{}", first.created_at);
+        store.save_review(&review("a__b-2", "alice", 3)).unwrap();
+        store.save_review(&review("a__b-1", "bob", 2)).unwrap();
+        drop(store);
+        let store = Store::open(&path).unwrap();
+        let latest = store.latest_reviews().unwrap();
+        assert_eq!(latest.len(), 2);
+        assert_eq!((latest["a__b-1"].reviewer.as_str(), latest["a__b-1"].issue_clarity), ("bob", 2));
+        let history = store.review_history("a__b-1").unwrap();
+        assert_eq!(history.iter().map(|r| r.reviewer.as_str()).collect::<Vec<_>>(), ["alice", "bob"]);
+        assert_eq!(history[0], first);
+    }
+
+    #[test]
+    fn civil_dates() {
+        assert_eq!(rfc3339(0, 0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(rfc3339(951_782_400, 5), "2000-02-29T00:00:00.005Z");
+        assert_eq!(rfc3339(1_767_225_599, 999), "2025-12-31T23:59:59.999Z");
+    }
+}

@@ -1,0 +1,133 @@
+//! `swe-forge curate`: difficulty labels (human first), review decisions from the store and
+//! duplicate marks onto every record; optional splits; or, with --calibrate, the heuristic's
+//! agreement with human labels.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use swe_forge_core::Instance;
+use swe_forge_curate::{CurateOptions, DedupOptions, Heuristic, SplitOptions, kept_records};
+
+use crate::commands::review::KeepArgs;
+use crate::commands::validate::read_records;
+
+#[derive(Debug, clap::Args)]
+pub struct CurateArgs {
+    /// The records to curate (JSONL).
+    #[arg(long)]
+    pub dataset: PathBuf,
+    /// Where the curated records go (JSONL); every record, with its marks, unless --kept-only.
+    #[arg(long, short, required_unless_present = "calibrate")]
+    pub out: Option<PathBuf>,
+    /// The state store holding the reviews made with `swe-forge review`.
+    #[arg(long)]
+    pub store: Option<PathBuf>,
+    /// Human difficulty labels (JSON lines with instance_id and label, or `id<TAB>label` lines);
+    /// they override the heuristic.
+    #[arg(long)]
+    pub labels: Option<PathBuf>,
+    #[command(flatten)]
+    pub keep: KeepArgs,
+    /// Smallest similarity (0-1) of two fix patches that makes them duplicates.
+    #[arg(long, default_value_t = 0.8)]
+    pub dedup_threshold: f64,
+    /// Do not look for duplicates.
+    #[arg(long)]
+    pub no_dedup: bool,
+    /// Write only the records that stay in the dataset: accepted, not dropped by a review, not
+    /// duplicates.
+    #[arg(long)]
+    pub kept_only: bool,
+    /// Write splits of the kept records into this folder (date/, repo/, lang/).
+    #[arg(long)]
+    pub splits: Option<PathBuf>,
+    /// Day (YYYY-MM-DD) dividing the date split: merged before it, and from it on.
+    #[arg(long, requires = "splits")]
+    pub cutoff: Option<String>,
+    /// Which by-value splits to write (repo, lang); the date split comes with --cutoff.
+    #[arg(long, value_delimiter = ',', default_values = ["repo", "lang"], requires = "splits")]
+    pub split_by: Vec<SplitBy>,
+    /// Instead of curating, compare the heuristic with these human labels and print the
+    /// agreement (Markdown) on stdout.
+    #[arg(long, conflicts_with_all = ["out", "labels", "splits"])]
+    pub calibrate: Option<PathBuf>,
+    /// With --calibrate: also search the thresholds that agree best and print them.
+    #[arg(long, requires = "calibrate")]
+    pub fit: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SplitBy {
+    /// One file per repository.
+    Repo,
+    /// One file per language.
+    Lang,
+}
+
+pub fn curate_command(args: CurateArgs) -> Result<()> {
+    let mut records = read_records(&args.dataset)?;
+    if let Some(labels) = &args.calibrate {
+        return calibrate(&records, labels, args.fit);
+    }
+    if !(0.0..=1.0).contains(&args.dedup_threshold) {
+        bail!("--dedup-threshold must be between 0 and 1");
+    }
+    let mut options = CurateOptions {
+        keep_rule: args.keep.rule(),
+        dedup: (!args.no_dedup).then_some(DedupOptions { threshold: args.dedup_threshold }),
+        heuristic: Heuristic::CALIBRATED,
+        ..Default::default()
+    };
+    if let Some(path) = &args.labels {
+        options.labels = swe_forge_curate::read_labels(path)?;
+    }
+    if let Some(path) = &args.store {
+        if !path.exists() {
+            bail!("state store {} does not exist", path.display());
+        }
+        options.reviews = swe_forge_store::Store::open(path)?.latest_reviews()?;
+    }
+    let summary = swe_forge_curate::curate(&mut records, &options);
+    let kept: Vec<&Instance> = kept_records(&records);
+    let out = args.out.as_deref().context("--out is required")?;
+    let written: Vec<&Instance> = if args.kept_only { kept.clone() } else { records.iter().collect() };
+    swe_forge_curate::write_records(out, &written)?;
+    println!(
+        "{} records: {} labelled by people, {} reviewed ({} dropped by the keep rule), {} duplicates; {} kept; {} written to {}",
+        summary.records,
+        summary.human_labels,
+        summary.reviewed,
+        summary.dropped_by_review,
+        summary.duplicates,
+        kept.len(),
+        written.len(),
+        out.display()
+    );
+    if let Some(dir) = &args.splits {
+        let options = SplitOptions {
+            out_dir: dir.clone(),
+            cutoff: args.cutoff.clone(),
+            by_repo: args.split_by.contains(&SplitBy::Repo),
+            by_lang: args.split_by.contains(&SplitBy::Lang),
+        };
+        for (path, n) in swe_forge_curate::write_splits(&kept, &options)?.files {
+            println!("{n:>6}  {}", path.display());
+        }
+    }
+    Ok(())
+}
+
+fn calibrate(records: &[Instance], labels: &Path, fit: bool) -> Result<()> {
+    let labels = swe_forge_curate::read_labels(labels)?;
+    let current = Heuristic::CALIBRATED;
+    println!("{}", swe_forge_curate::calibrate(records, &labels, &current).to_markdown(&current));
+    if fit {
+        let fitted = swe_forge_curate::fit_thresholds(records, &labels, &current);
+        println!(
+            "Best thresholds for these weights: easy below {}, hard from {}.\n",
+            fitted.easy_below, fitted.hard_from
+        );
+        println!("{}", swe_forge_curate::calibrate(records, &labels, &fitted).to_markdown(&fitted));
+    }
+    Ok(())
+}

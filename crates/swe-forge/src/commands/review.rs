@@ -1,0 +1,76 @@
+//! `swe-forge review`: serves the review page for a dataset on 127.0.0.1 until interrupted.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use swe_forge_curate::{Heuristic, KeepRule, ReviewServer, ServerOptions};
+
+#[derive(Debug, clap::Args)]
+pub struct ReviewArgs {
+    /// The dataset to review (JSONL records, e.g. the output of validate).
+    #[arg(long)]
+    pub dataset: PathBuf,
+    /// The state store that keeps the reviews (SQLite; made if missing). Default:
+    /// <work-dir>/state.sqlite.
+    #[arg(long)]
+    pub store: Option<PathBuf>,
+    /// Where validation wrote its run logs (<work-dir>/logs/<instance_id>/{run,test,fix}.log).
+    /// Default: the dataset path with the extension `.work`, as validate makes it.
+    #[arg(long)]
+    pub work_dir: Option<PathBuf>,
+    /// Port on 127.0.0.1 (0 picks a free one).
+    #[arg(long, default_value_t = 8377)]
+    pub port: u16,
+    /// Reviewer name saved with each review when the page gives none. Default: $USER.
+    #[arg(long)]
+    pub reviewer: Option<String>,
+    #[command(flatten)]
+    pub keep: KeepArgs,
+}
+
+/// The keep rule's settings (review and curate share them).
+#[derive(Debug, Clone, clap::Args)]
+pub struct KeepArgs {
+    /// Lowest issue clarity (0-3) that keeps an instance.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(0..=3))]
+    pub min_clarity: u8,
+    /// Lowest test adequacy (0-3) that keeps an instance.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(0..=3))]
+    pub min_adequacy: u8,
+    /// Keep instances a reviewer flagged with a severe problem.
+    #[arg(long)]
+    pub allow_severe: bool,
+}
+
+impl KeepArgs {
+    pub fn rule(&self) -> KeepRule {
+        KeepRule { allow_severe: self.allow_severe, min_clarity: self.min_clarity, min_adequacy: self.min_adequacy }
+    }
+}
+
+pub fn review_command(args: ReviewArgs) -> Result<()> {
+    let work_dir = args.work_dir.clone().unwrap_or_else(|| args.dataset.with_extension("work"));
+    let store = args.store.clone().unwrap_or_else(|| work_dir.join("state.sqlite"));
+    let reviewer = args
+        .reviewer
+        .clone()
+        .or_else(|| std::env::var("USER").ok())
+        .filter(|r| !r.trim().is_empty())
+        .unwrap_or_else(|| "anonymous".into());
+    let server = ReviewServer::bind(ServerOptions {
+        dataset: args.dataset.clone(),
+        work_dir: work_dir.is_dir().then_some(work_dir),
+        store: store.clone(),
+        reviewer,
+        keep_rule: args.keep.rule(),
+        port: args.port,
+        heuristic: Heuristic::CALIBRATED,
+    })
+    .with_context(|| format!("serving the review page for {}", args.dataset.display()))?;
+    eprintln!("{} instances; reviews go to {}", server.instances(), store.display());
+    println!("http://{}/", server.local_addr());
+    use std::io::Write as _;
+    std::io::stdout().flush()?;
+    server.serve();
+    Ok(())
+}

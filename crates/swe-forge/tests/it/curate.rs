@@ -1,0 +1,146 @@
+//! `swe-forge curate` and `swe-forge report` on a fixture dataset made from the devset: human
+//! labels over the heuristic, a backport found as a duplicate, date/repository/language splits,
+//! schema-valid output, the calibration report, and the dataset card with its plots.
+
+use std::path::Path;
+
+use swe_forge_core::{DifficultyLabel, ForgeMeta, Instance, LabelSource, RejectReason, Rejection, ValidationStatus};
+
+use crate::support::{read_records, root, swe_forge, text};
+
+/// The devset as a validated file: every record accepted with a merge date, the last one rejected,
+/// and a backport of the first (same fix, other number, re-indented) appended.
+fn fixture(path: &Path) -> Vec<Instance> {
+    let mut records = read_records(&root().join("data/devset/instances.jsonl"));
+    for (i, r) in records.iter_mut().enumerate() {
+        let mut meta = ForgeMeta::new(ValidationStatus::Accepted);
+        meta.merged_at = Some(format!("20{}-06-01T00:00:00Z", 19 + i % 6));
+        r.lang = Some(["rust", "c", "cpp", "go", "java", "js", "ts"][i % 7].to_owned());
+        r.swe_forge = Some(meta);
+    }
+    let last = records.len() - 1;
+    let meta = records[last].swe_forge.as_mut().unwrap();
+    meta.status = ValidationStatus::Rejected;
+    meta.rejections.push(Rejection::new(RejectReason::PassToFail, "a::b"));
+    let mut backport = records[0].clone();
+    backport.number += 5000;
+    backport.instance_id = backport.expected_id();
+    backport.fix_patch = backport.fix_patch.replace("    ", "  ");
+    records.push(backport);
+    swe_forge_core::write_jsonl(std::fs::File::create(path).unwrap(), &records).unwrap();
+    records
+}
+
+#[test]
+fn curate_labels_dedups_splits_and_validates_against_the_schema() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dataset = tmp.path().join("validated.jsonl");
+    let records = fixture(&dataset);
+    let labels = tmp.path().join("labels.tsv");
+    std::fs::write(&labels, format!("instance_id\tlabel\n{}\thard\n", records[1].instance_id)).unwrap();
+    let out = tmp.path().join("curated.jsonl");
+    let splits = tmp.path().join("splits");
+    let o = swe_forge(&[
+        "curate",
+        "--dataset",
+        dataset.to_str().unwrap(),
+        "--labels",
+        labels.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--splits",
+        splits.to_str().unwrap(),
+        "--cutoff",
+        "2022-01-01",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        text(&o).contains(
+            "23 records: 1 labelled by people, 0 reviewed (0 dropped by the keep rule), 1 duplicates; 21 kept"
+        ),
+        "{}",
+        text(&o)
+    );
+    let curated = read_records(&out);
+    let meta = |i: usize| curated[i].swe_forge.clone().unwrap();
+    let d1 = meta(1).difficulty.unwrap();
+    assert_eq!((d1.label, d1.source), (DifficultyLabel::Hard, LabelSource::Human));
+    assert!(curated.iter().all(|r| r.swe_forge.as_ref().unwrap().difficulty.is_some()));
+    assert_eq!(meta(22).duplicate_of.unwrap().of, records[0].instance_id);
+
+    // Splits hold the 21 kept records: each kind partitions them.
+    let count = |p: &Path| read_records(p).len();
+    let date: usize = ["before-2022-01-01", "from-2022-01-01", "undated"]
+        .iter()
+        .map(|n| count(&splits.join(format!("date/{n}.jsonl"))))
+        .sum();
+    assert_eq!(date, 21);
+    assert_eq!(count(&splits.join("date/before-2022-01-01.jsonl")), 12);
+    let by = |kind: &str| -> usize {
+        std::fs::read_dir(splits.join(kind)).unwrap().map(|e| count(&e.unwrap().path())).sum()
+    };
+    assert_eq!((by("repo"), by("lang")), (21, 21));
+    assert_eq!(count(&splits.join("repo/nlohmann__json.jsonl")), 3);
+
+    let schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(root().join("schemas/instance.schema.json")).unwrap()).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    for line in std::fs::read_to_string(&out).unwrap().lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let errors: Vec<String> = validator.iter_errors(&v).map(|e| e.to_string()).collect();
+        assert!(errors.is_empty(), "{}: {errors:?}", v["instance_id"]);
+    }
+
+    // The dataset card of the curated file.
+    let card_dir = tmp.path().join("card");
+    let o = swe_forge(&[
+        "report",
+        "--dataset",
+        out.to_str().unwrap(),
+        "--out",
+        card_dir.to_str().unwrap(),
+        "--title",
+        "Fixture set",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let card = std::fs::read_to_string(card_dir.join("README.md")).unwrap();
+    assert!(card.starts_with("# Fixture set\n\n21 instances from 12 repositories in 7 languages"), "{card}");
+    assert!(card.contains("| accepted by validation | 22 | 1 rejected, 0 not validated |"), "{card}");
+    assert!(card.contains("| not a duplicate | 21 | 1 |"), "{card}");
+    assert!(card.contains("| `pass_to_fail` | 1 |"), "{card}");
+    for plot in ["languages", "difficulty", "rejections", "fix-lines", "fixed-tests"] {
+        let svg = std::fs::read_to_string(card_dir.join(format!("plots/{plot}.svg"))).unwrap();
+        assert!(svg.starts_with("<svg") && svg.ends_with("</svg>\n"), "{plot}");
+    }
+}
+
+#[test]
+fn calibrate_prints_agreement_with_human_labels() {
+    let tmp = tempfile::tempdir().unwrap();
+    let labels = tmp.path().join("labels.jsonl");
+    let records = read_records(&root().join("data/devset/instances.jsonl"));
+    let lines: String = records
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            format!(
+                "{{\"instance_id\": \"{}\", \"lang\": \"x\", \"label\": \"{}\"}}\n",
+                r.instance_id,
+                ["easy", "medium", "hard"][i % 3]
+            )
+        })
+        .collect();
+    std::fs::write(&labels, lines).unwrap();
+    let devset = root().join("data/devset/instances.jsonl");
+    let o =
+        swe_forge(&["curate", "--dataset", devset.to_str().unwrap(), "--calibrate", labels.to_str().unwrap(), "--fit"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("| x | 22 |") && out.contains("| human \\ heuristic | easy | medium | hard | total |"),
+        "{out}"
+    );
+    assert!(out.contains("Best thresholds for these weights"), "{out}");
+    let o = swe_forge(&["curate", "--dataset", devset.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "--out is required: {}", text(&o));
+}
