@@ -69,6 +69,26 @@ pub fn kept_records(records: &[Instance]) -> Vec<&Instance> {
         .collect()
 }
 
+/// Puts the heuristic's difficulty on records that carry none (labels already there, human or
+/// not, are left alone); returns how many were labelled. Export uses it so that every exported
+/// record has a label, curated or not.
+pub fn label_missing_difficulty(records: &mut [Instance], heuristic: &Heuristic) -> usize {
+    let mut n = 0;
+    for r in records.iter_mut().filter(|r| r.swe_forge.as_ref().is_none_or(|m| m.difficulty.is_none())) {
+        let (features, score, label) = heuristic_label(r, heuristic);
+        let meta = r.swe_forge.get_or_insert_with(|| ForgeMeta::new(ValidationStatus::Candidate));
+        meta.difficulty = Some(Difficulty {
+            label,
+            source: LabelSource::Heuristic,
+            heuristic: label,
+            score: (score * 1000.0).round() / 1000.0,
+            features,
+        });
+        n += 1;
+    }
+    n
+}
+
 /// Applies labels, reviews and duplicate marks to every record, in place. Marks from an earlier
 /// run are replaced.
 pub fn curate(records: &mut [Instance], options: &CurateOptions) -> CurateSummary {
@@ -164,6 +184,13 @@ mod tests {
         let last = records.last().unwrap().swe_forge.as_ref().unwrap();
         assert_eq!(last.duplicate_of.as_ref().unwrap().of, records[0].instance_id);
         assert!(!is_kept(&records[3]) && is_kept(&records[2]));
+        // Labels already there are kept; records without one get the heuristic's.
+        let mut plain = devset();
+        plain.truncate(2);
+        plain[1] = records[1].clone();
+        assert_eq!(label_missing_difficulty(&mut plain, &Heuristic::CALIBRATED), 1);
+        assert_eq!(plain[0].swe_forge.as_ref().unwrap().difficulty.as_ref().unwrap().source, LabelSource::Heuristic);
+        assert_eq!(plain[1], records[1]);
         // Curating again gives the same records.
         let again = records.clone();
         curate(&mut records, &options);

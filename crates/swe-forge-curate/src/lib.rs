@@ -19,7 +19,7 @@ mod review;
 mod splits;
 mod svg;
 
-pub use apply::{CurateOptions, CurateSummary, curate, is_kept, kept_records};
+pub use apply::{CurateOptions, CurateSummary, curate, is_kept, kept_records, label_missing_difficulty};
 pub use calibrate::{Calibration, Confusion, calibrate, fit_thresholds};
 pub use dedup::{DedupOptions, DuplicateGroup, find_duplicates};
 pub use difficulty::{Heuristic, features, heuristic_label};

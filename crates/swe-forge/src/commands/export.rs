@@ -21,6 +21,15 @@ pub fn export_command(args: ExportArgs) -> Result<()> {
 }
 
 pub fn export(records: &[Instance], jsonl: Option<&Path>, parquet: Option<&Path>, tests: Option<&Path>) -> Result<()> {
+    // Every exported record carries a difficulty label: the heuristic's where curation put none.
+    let mut labelled = Vec::new();
+    let records = if records.iter().all(|r| r.swe_forge.as_ref().is_some_and(|m| m.difficulty.is_some())) {
+        records
+    } else {
+        labelled.extend_from_slice(records);
+        swe_forge_curate::label_missing_difficulty(&mut labelled, &swe_forge_curate::Heuristic::CALIBRATED);
+        &labelled
+    };
     for p in [jsonl, parquet, tests].into_iter().flatten() {
         if let Some(dir) = p.parent() {
             std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;

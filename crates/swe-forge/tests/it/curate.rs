@@ -144,3 +144,18 @@ fn calibrate_prints_agreement_with_human_labels() {
     let o = swe_forge(&["curate", "--dataset", devset.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2), "--out is required: {}", text(&o));
 }
+
+#[test]
+fn every_exported_record_has_a_difficulty_label() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out.jsonl");
+    let devset = root().join("data/devset/instances.jsonl");
+    let o = swe_forge(&["export", "--records", devset.to_str().unwrap(), "--all", "--jsonl", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o));
+    let exported = read_records(&out);
+    assert_eq!(exported.len(), 22);
+    for r in &exported {
+        let d = r.swe_forge.as_ref().and_then(|m| m.difficulty.clone()).unwrap();
+        assert_eq!((d.source, d.label), (LabelSource::Heuristic, d.heuristic), "{}", r.instance_id);
+    }
+}
