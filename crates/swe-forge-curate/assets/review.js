@@ -97,7 +97,9 @@ async function loadList(openId) {
     if (i >= 0) return open(i);
     if (openId === "first" && state.items.length) return open(0);
     if (openId === "last" && state.items.length) return open(state.items.length - 1);
-    if (openId !== "first" && openId !== "last") return openById(openId);
+    if (openId !== "first" && openId !== "last") {
+      return openById(openId).catch((e) => { $("empty").textContent = `${openId}: ${e.message}`; });
+    }
   }
 }
 
@@ -186,8 +188,9 @@ function renderDetail(d) {
   const h = d.heuristic;
   const parts = [`${r.org}/${r.repo} #${r.number}`, r.lang || "", sf.status || "candidate"];
   if (diff) parts.push(`difficulty ${diff.label} (${diff.source})`);
-  if (h) parts.push(`heuristic ${h.label}, score ${h.score}: ${h.features.fix_files} files, ${h.features.fix_hunks} hunks, ` +
-    `${h.features.fix_lines_added}+/${h.features.fix_lines_removed}- lines, ${h.features.fixed_tests} fixed tests`);
+  const n = (count, noun) => `${count} ${noun}${count === 1 ? "" : "s"}`;
+  if (h) parts.push(`heuristic ${h.label}, score ${h.score}: ${n(h.features.fix_files, "file")}, ${n(h.features.fix_hunks, "hunk")}, ` +
+    `${h.features.fix_lines_added}+/${h.features.fix_lines_removed}- lines, ${n(h.features.fixed_tests, "fixed test")}`);
   if (sf.duplicate_of) parts.push(`duplicate of ${sf.duplicate_of.of}`);
   if (sf.rejections && sf.rejections.length) parts.push("rejected: " + sf.rejections.map((x) => x.reason).join(", "));
   $("d-meta").textContent = parts.filter(Boolean).join(" · ");
