@@ -79,10 +79,34 @@ impl Engine {
         labels: &HashMap<String, String>,
         on_line: &mut (dyn FnMut(&str) + Send),
     ) -> Result<String, DockerError> {
+        self.build_with_cache(tag, context, labels, on_line, true).await
+    }
+
+    /// Like [`Engine::build`], without the engine's build cache: every step runs again (used
+    /// to check that an image is reproducible).
+    pub async fn build_uncached(
+        &self,
+        tag: &str,
+        context: Vec<u8>,
+        labels: &HashMap<String, String>,
+        on_line: &mut (dyn FnMut(&str) + Send),
+    ) -> Result<String, DockerError> {
+        self.build_with_cache(tag, context, labels, on_line, false).await
+    }
+
+    async fn build_with_cache(
+        &self,
+        tag: &str,
+        context: Vec<u8>,
+        labels: &HashMap<String, String>,
+        on_line: &mut (dyn FnMut(&str) + Send),
+        cache: bool,
+    ) -> Result<String, DockerError> {
         let opts = BuildImageOptions {
             t: Some(tag.to_owned()),
             rm: true,
             forcerm: true,
+            nocache: !cache,
             labels: Some(labels.clone()),
             ..Default::default()
         };

@@ -11,6 +11,7 @@ mod build;
 mod container;
 mod engine;
 mod error;
+mod files;
 mod inspect;
 mod lock;
 

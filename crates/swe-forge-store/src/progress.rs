@@ -247,6 +247,6 @@ mod tests {
         changed.fix_patch.push('\n');
         assert_eq!(store.enqueue(&[changed]).unwrap(), [all[0].instance_id.clone()]);
         assert!(store.validated().unwrap().is_empty());
-        assert_eq!(crate::schema::latest(), 1);
+        assert!(crate::schema::latest() >= 2, "progress tables and reviews");
     }
 }

@@ -95,6 +95,7 @@ pub(crate) struct InstanceImage {
     pub toolchain_tag: String,
     pub toolchain_dockerfile: String,
     pub source_image_id: String,
+    pub source_tag: String,
     pub setup_log: Option<Vec<u8>>,
 }
 
@@ -133,13 +134,16 @@ impl Validator {
         got.cloned().unwrap_or_else(|e| format!("unknown ({e})"))
     }
 
-    /// Builds (or finds) the instance image.
+    /// Builds (or finds) the instance image. With `rebuild`, both instance layers are built
+    /// again from scratch (no build cache) under tags ending in `-rebuild`, to check that the
+    /// image is reproducible.
     pub(crate) async fn instance_image(
         &self,
         repo: &SourceRepo,
         inst: &swe_forge_core::Instance,
         recipe: &Recipe,
         toolchain: &Toolchain,
+        rebuild: bool,
     ) -> Result<InstanceImage, ImageFailure> {
         let (toolchain_tag, toolchain_dockerfile) =
             self.toolchain_image(toolchain).await.map_err(ImageFailure::Infra)?;
@@ -161,8 +165,9 @@ impl Validator {
         let tree_key = if missing.is_empty() { tree.to_string() } else { format!("{tree}\n{missing}") };
         let key = short_hash(&[&toolchain_tag, &tree_key, &source_df, &setup]);
         let name = format!("swe-forge/{}__{}", inst.org, inst.repo).to_lowercase();
-        let tag = format!("{name}:pr-{}-{key}", inst.number);
-        let src_tag = format!("{name}:src-{}", short_hash(&[&toolchain_tag, &tree_key, &source_df]));
+        let suffix = if rebuild { "-rebuild" } else { "" };
+        let tag = format!("{name}:pr-{}-{key}{suffix}", inst.number);
+        let src_tag = format!("{name}:src-{}{suffix}", short_hash(&[&toolchain_tag, &tree_key, &source_df]));
         let labels = HashMap::from([
             (LABEL_ROLE.to_owned(), "instance".to_owned()),
             ("dev.swe-forge.instance".to_owned(), inst.instance_id.clone()),
@@ -175,20 +180,31 @@ impl Validator {
                 .map_err(|e| DockerError::Io { what: e.to_string(), source: std::io::Error::other("tree export") })?;
             ctx.finish(&source_df)
         };
-        let source_image_id = match self
-            .engine
-            .build_once(&src_tag, context, &labels, &mut |l| tracing::debug!(target: "build", "{l}"))
-            .await
-        {
+        let log_line = &mut |l: &str| tracing::debug!(target: "build", "{l}");
+        let built = if rebuild {
+            match context() {
+                Ok(ctx) => self.engine.build_uncached(&src_tag, ctx, &labels, log_line).await,
+                Err(e) => Err(e),
+            }
+        } else {
+            self.engine.build_once(&src_tag, context, &labels, log_line).await
+        };
+        let source_image_id = match built {
             Ok(id) => id,
             Err(DockerError::BuildFailed { message, log_tail, .. }) => {
                 return Err(ImageFailure::Build(format!("{message}\n{log_tail}")));
             }
             Err(e) => return Err(ImageFailure::Infra(e)),
         };
-        let mut image =
-            InstanceImage { tag: tag.clone(), toolchain_tag, toolchain_dockerfile, source_image_id, setup_log: None };
-        if self.engine.image_id(&tag).await.map_err(ImageFailure::Infra)?.is_some() {
+        let mut image = InstanceImage {
+            tag: tag.clone(),
+            toolchain_tag,
+            toolchain_dockerfile,
+            source_image_id,
+            source_tag: src_tag.clone(),
+            setup_log: None,
+        };
+        if !rebuild && self.engine.image_id(&tag).await.map_err(ImageFailure::Infra)?.is_some() {
             return Ok(image);
         }
         // Layer 2: setup with network (and the CA bundle, removed before the commit), then commit.

@@ -16,6 +16,7 @@ mod regrade;
 mod rules;
 mod submodules;
 mod validator;
+mod verify;
 
 pub use detect::{Detection, detect};
 pub use error::ValidateError;
@@ -25,3 +26,4 @@ pub use regrade::{RegradeError, regrade};
 pub use rules::keep_rules;
 pub use submodules::MISSING_SUBMODULE;
 pub use validator::{Reporter, Settings, Silent, Validator};
+pub use verify::{VOLATILE, VerifyReport};

@@ -210,7 +210,7 @@ impl Validator {
             &self.settings.repos_root,
             &inst.org,
         ));
-        let image = match self.instance_image(&repo, inst, &recipe, &toolchain).await {
+        let image = match self.instance_image(&repo, inst, &recipe, &toolchain, false).await {
             Ok(x) => x,
             Err(ImageFailure::Build(detail)) => return reject(RejectReason::ImageBuildFailed, detail),
             Err(ImageFailure::Infra(e)) => return reject(RejectReason::Infrastructure, error_chain(&e)),
@@ -370,7 +370,11 @@ impl Validator {
     }
 
     /// Recipe (override > detection), with overrides applied, and its toolchain.
-    fn resolve_recipe(&self, repo: &SourceRepo, inst: &Instance) -> Result<(Recipe, Toolchain, Detection), String> {
+    pub(crate) fn resolve_recipe(
+        &self,
+        repo: &SourceRepo,
+        inst: &Instance,
+    ) -> Result<(Recipe, Toolchain, Detection), String> {
         let key = format!("{}/{}", inst.org, inst.repo);
         let over = self.settings.overrides.get(&key).cloned().unwrap_or_default();
         let detection = detect(repo, &inst.base.sha);

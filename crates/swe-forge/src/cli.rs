@@ -177,12 +177,33 @@ pub enum BenchCommand {
     },
 }
 
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    /// Validated records (JSONL) whose images to rebuild.
+    #[arg(long)]
+    pub records: PathBuf,
+    /// Folder of local clones, as for validate.
+    #[arg(long)]
+    pub repos: PathBuf,
+    /// Only these instances (repeatable); all records with an image otherwise.
+    #[arg(long = "instance")]
+    pub instances: Vec<String>,
+    /// A pipeline file whose overrides were used to validate them.
+    #[arg(long)]
+    pub pipeline: Option<PathBuf>,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+}
+
 #[derive(Debug, Subcommand)]
 pub enum ImagesCommand {
     /// Bootstrap the Debian base image with debootstrap (done on demand by validate, too).
     Bootstrap,
     /// List swe-forge's images.
     List,
+    /// Rebuild instance images from scratch (no build cache) and say whether each came out the
+    /// same and, if not, which files differ.
+    Verify(Box<VerifyArgs>),
 }
 
 #[derive(Debug, Args)]

@@ -1,9 +1,14 @@
 //! `swe-forge images`: the base image and the images swe-forge made.
 
-use anyhow::Result;
-use swe_forge_docker::{BaseSpec, Engine, LABEL_ROLE};
+use std::sync::Arc;
 
-use crate::cli::ImagesCommand;
+use anyhow::{Result, bail};
+use swe_forge_docker::{BaseSpec, Engine, LABEL_ROLE};
+use swe_forge_validate::{Settings, Silent, Validator};
+
+use crate::cli::{ImagesCommand, VerifyArgs};
+use crate::commands::validate::{apply_engine_args, apply_pipeline, read_records};
+use crate::pipeline::Pipeline;
 
 pub async fn images_command(cmd: ImagesCommand) -> Result<()> {
     let engine = Engine::connect().await?;
@@ -11,6 +16,55 @@ pub async fn images_command(cmd: ImagesCommand) -> Result<()> {
         ImagesCommand::Bootstrap => {
             let tag = engine.ensure_base(&BaseSpec::default(), &|m| eprintln!("{m}")).await?;
             println!("{tag}");
+        }
+        ImagesCommand::Verify(verify) => {
+            let VerifyArgs { records, repos, instances, pipeline, engine: args } = *verify;
+            let mut settings = Settings::new(repos, std::env::temp_dir().join("swe-forge-verify"));
+            if let Some(p) = &pipeline {
+                apply_pipeline(&mut settings, &Pipeline::load(p)?);
+            }
+            apply_engine_args(&mut settings, &args);
+            let validator = Validator::new(engine, settings, Arc::new(Silent))?;
+            let mut failures = 0;
+            for inst in read_records(&records)? {
+                if !instances.is_empty() && !instances.contains(&inst.instance_id) {
+                    continue;
+                }
+                if inst.swe_forge.as_ref().and_then(|m| m.image.as_ref()).is_none() {
+                    continue;
+                }
+                eprintln!("rebuilding {} from scratch", inst.instance_id);
+                match validator.verify_image(&inst).await {
+                    Ok(r) if r.identical() => println!(
+                        "{}: identical ({} files; {} volatile files differ, as on every build)",
+                        r.instance_id,
+                        r.files,
+                        r.volatile.len()
+                    ),
+                    Ok(r) => {
+                        println!(
+                            "{}: differs ({} files: {} added, {} removed, {} changed)",
+                            r.instance_id,
+                            r.files,
+                            r.added.len(),
+                            r.removed.len(),
+                            r.changed.len()
+                        );
+                        for (kind, list) in [("added", &r.added), ("removed", &r.removed), ("changed", &r.changed)] {
+                            for p in list.iter().take(50) {
+                                println!("  {kind} {p}");
+                            }
+                        }
+                    }
+                    Err(e) => {
+                        failures += 1;
+                        println!("{}: could not verify: {e}", inst.instance_id);
+                    }
+                }
+            }
+            if failures > 0 {
+                bail!("{failures} image(s) could not be verified");
+            }
         }
         ImagesCommand::List => {
             for role in ["base", "toolchain", "instance"] {

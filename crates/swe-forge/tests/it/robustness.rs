@@ -261,3 +261,48 @@ fn tests_run_as_an_unprivileged_user_when_the_recipe_says_so() {
         assert!(log.contains("uid=1000"), "{phase}: {log}");
     }
 }
+
+#[test]
+fn images_verify_rebuilds_from_scratch_and_compares_file_by_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let p = pipeline_in(tmp.path(), &only(&["forge-fixtures__gostack-1"]));
+    let out = swe_forge(&["run", p.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out));
+    let validated = tmp.path().join("out/validated.jsonl");
+    let verify = |pipeline: &std::path::Path| {
+        swe_forge(&[
+            "images",
+            "verify",
+            "--records",
+            validated.to_str().unwrap(),
+            "--repos",
+            tmp.path().join("repos").to_str().unwrap(),
+            "--pipeline",
+            pipeline.to_str().unwrap(),
+        ])
+    };
+    let out = verify(&p);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("forge-fixtures__gostack-1: identical"), "{}", text(&out));
+    // A setup step that writes the time makes the rebuild differ, and says where.
+    let extra = format!(
+        "{}[overrides.\"forge-fixtures/gostack\"]\nsetup = [\"date +%s%N > build-stamp.txt\"]\n",
+        only(&["forge-fixtures__gostack-1"])
+    );
+    let tmp2 = tempfile::tempdir().unwrap();
+    let p2 = pipeline_in(tmp2.path(), &extra);
+    let out = swe_forge(&["run", p2.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out));
+    let out = swe_forge(&[
+        "images",
+        "verify",
+        "--records",
+        tmp2.path().join("out/validated.jsonl").to_str().unwrap(),
+        "--repos",
+        tmp2.path().join("repos").to_str().unwrap(),
+        "--pipeline",
+        p2.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("changed testbed/build-stamp.txt"), "{}", text(&out));
+}
