@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # The test command: makes sure a Docker engine answers (installing and starting Debian's docker.io
-# when needed), then runs formatting, lints and every test of the workspace. The Docker-backed
+# when needed) and Chromium is there (for the review page's browser test), then runs formatting, lints and every test of the workspace. The Docker-backed
 # tests are not optional: they fail when no engine answers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup-docker.sh
+# The review page's end-to-end test drives Debian's headless Chromium.
+if ! command -v chromium >/dev/null 2>&1; then
+  S=""; [ "$(id -u)" -eq 0 ] || S=sudo
+  $S apt-get update -qq && DEBIAN_FRONTEND=noninteractive $S apt-get install -y -qq chromium >/dev/null
+fi
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 cargo test --workspace --locked "$@"
