@@ -10,7 +10,9 @@
 //! 3. our record says a submodule was missing from the image -> [`Cause::MissingSubmodule`] (tests
 //!    that live in it are absent, tests that read its files fail);
 //! 4. the run where the sides part (a status on one side, NONE on the other) failed to build on
-//!    our side -> [`Cause::Toolchain`];
+//!    our side, or stopped early there (fewer than half the published run's tests: the runner
+//!    crashed), or reported nothing at all on the published side while ours ran (their compiler
+//!    rejected what ours accepts) -> [`Cause::Toolchain`];
 //! 5. otherwise a test present on one side only, or present in a run on one side and absent from
 //!    the same run on the other (fail-fast `cargo test`, a different selection), ->
 //!    [`Cause::DifferentTestCommand`];
@@ -166,6 +168,11 @@ pub struct Evidence {
     pub missing_submodule: bool,
     /// Per run (run, test, fix): our code did not build there.
     pub build_failed: [bool; 3],
+    /// Per run: ours reported fewer than half the tests the published run did, so it stopped
+    /// early (a crash of the test runner, a runtime that rejects the code).
+    pub stopped_early: [bool; 3],
+    /// Per run: the published run reported no test at all (its build failed there).
+    pub published_empty: [bool; 3],
     /// Tests (in the comparison's naming) whose outcome differed between our repeated runs.
     pub flaky: BTreeSet<String>,
 }
@@ -212,11 +219,11 @@ pub fn classify_tests<'a>(
                 pairs.iter().enumerate().filter(|(_, (a, b))| (*a == TestStatus::None) != (*b == TestStatus::None));
             let mut parted = parted.peekable();
             if parted.peek().is_some() {
-                if parted.any(|(i, (_, b))| *b == TestStatus::None && evidence.build_failed[i]) {
-                    Cause::Toolchain
-                } else {
-                    Cause::DifferentTestCommand
-                }
+                let ours_broke = |i: usize| evidence.build_failed[i] || evidence.stopped_early[i];
+                let toolchain = |(i, (a, b)): (usize, &(TestStatus, TestStatus))| {
+                    (*b == TestStatus::None && ours_broke(i)) || (*a == TestStatus::None && evidence.published_empty[i])
+                };
+                if parted.any(toolchain) { Cause::Toolchain } else { Cause::DifferentTestCommand }
             } else if !seen_ours || !seen_published {
                 Cause::DifferentTestCommand
             } else {
@@ -318,6 +325,10 @@ mod tests {
         let published_ok = view(&[("first", Pass, Fail, Pass), ("later", Pass, Pass, Pass)]);
         let evidence = Evidence { build_failed: [false, true, false], ..Evidence::default() };
         assert_eq!(check(&published_ok, &ours_broken, &evidence, &["later"]), [(Cause::Toolchain, 1)]);
+        let crashed = Evidence { stopped_early: [false, true, false], ..Evidence::default() };
+        assert_eq!(check(&published_ok, &ours_broken, &crashed, &["later"]), [(Cause::Toolchain, 1)]);
+        let theirs_broke = Evidence { published_empty: [false, true, false], ..Evidence::default() };
+        assert_eq!(check(&ours_broken, &published_ok, &theirs_broke, &["later"]), [(Cause::Toolchain, 1)]);
     }
 
     #[test]

@@ -219,6 +219,11 @@ pub fn agree(input: Revalidated<'_>, naming: Naming) -> (InstanceAgreement, Opti
         timed_out: meta.is_some_and(|m| m.runs.iter().any(|r| r.timed_out)),
         missing_submodule: meta.is_some_and(|m| m.warnings.iter().any(|w| w.contains(MISSING_SUBMODULE_WARNING))),
         build_failed: [build_failed(&logs.run), build_failed(&logs.test), build_failed(&logs.fix)],
+        stopped_early: [0, 1, 2].map(|i| {
+            let published = pub_view.phases[i].len();
+            published > 0 && our_view.phases[i].len() * 2 < published
+        }),
+        published_empty: [0, 1, 2].map(|i| pub_view.phases[i].is_empty() && !our_view.phases[i].is_empty()),
         flaky: View::names_of(logs, naming, &flaky_ids),
     };
     row.causes = classify_tests(differing, &pub_view, &our_view, &evidence);
