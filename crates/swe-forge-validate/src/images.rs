@@ -48,6 +48,9 @@ pub(crate) fn toolchain_dockerfile(base: &str, t: &Toolchain) -> String {
     for (k, v) in &t.env {
         df.push_str(&format!("ENV {k}={}\n", shell_quote(v)));
     }
+    if !t.warm.is_empty() {
+        df.push_str(&format!("RUN {}\n", t.warm.join(" \\\n && ")));
+    }
     df
 }
 

@@ -27,6 +27,10 @@ pub struct Toolchain {
     /// Shell lines run before every setup step (with network), e.g. trusting the extra CA bundle.
     #[serde(default)]
     pub setup_prelude: String,
+    /// Commands run when the toolchain image is built (no network needed), to put work every
+    /// instance would repeat (compiling a standard library) into the shared layer.
+    #[serde(default)]
+    pub warm: Vec<String>,
 }
 
 /// Everything needed to build and test one repository.

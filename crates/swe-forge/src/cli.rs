@@ -201,6 +201,12 @@ pub enum ImagesCommand {
     Bootstrap,
     /// List swe-forge's images.
     List,
+    /// Bytes each instance image adds on top of its toolchain image (Markdown table, median last).
+    Sizes {
+        /// Validated records (JSONL).
+        #[arg(long)]
+        records: PathBuf,
+    },
     /// Rebuild instance images from scratch (no build cache) and say whether each came out the
     /// same and, if not, which files differ.
     Verify(Box<VerifyArgs>),

@@ -66,6 +66,38 @@ pub async fn images_command(cmd: ImagesCommand) -> Result<()> {
                 bail!("{failures} image(s) could not be verified");
             }
         }
+        ImagesCommand::Sizes { records } => {
+            println!("| instance | language | toolchain image | toolchain MiB | instance adds MiB |");
+            println!("|---|---|---|---|---|");
+            let mut unique = Vec::new();
+            for inst in read_records(&records)? {
+                let Some(meta) = &inst.swe_forge else { continue };
+                let (Some(image), Some(prov)) = (&meta.image, &meta.provenance) else { continue };
+                let (Some(total), Some(base)) =
+                    (engine.image_size(image).await?, engine.image_size(&prov.toolchain_image).await?)
+                else {
+                    continue;
+                };
+                let mib = |b: u64| b as f64 / f64::from(1 << 20);
+                let adds = total.saturating_sub(base);
+                unique.push(adds);
+                println!(
+                    "| {} | {} | {} | {:.0} | {:.1} |",
+                    inst.instance_id,
+                    inst.lang.as_deref().unwrap_or("?"),
+                    prov.toolchain_image,
+                    mib(base),
+                    mib(adds)
+                );
+            }
+            unique.sort_unstable();
+            if !unique.is_empty() {
+                let n = unique.len();
+                let median =
+                    if n % 2 == 1 { unique[n / 2] as f64 } else { (unique[n / 2 - 1] + unique[n / 2]) as f64 / 2.0 };
+                println!("\nmedian bytes an instance adds: {:.1} MiB over {n} instances", median / f64::from(1 << 20));
+            }
+        }
         ImagesCommand::List => {
             for role in ["base", "toolchain", "instance"] {
                 for tag in engine.images_with_labels(&[(LABEL_ROLE, role)]).await? {
