@@ -30,7 +30,9 @@ fn a_mined_fixture_candidate_is_accepted_by_validate() {
     let o = swe_forge(&["mine", "--mirror", mirror.to_str().unwrap(), "--out", out.to_str().unwrap()]);
     assert!(o.status.success(), "{}", text(&o));
     assert!(
-        String::from_utf8_lossy(&o.stdout).contains("| forge-fixtures/gostack | 4 | 4 | 4 | 3 | 3 | 0 | no_fix 1 |")
+        String::from_utf8_lossy(&o.stdout).contains("| forge-fixtures/gostack | 5 | 5 | 5 | 4 | 4 | 0 | no_fix 1 |"),
+        "{}",
+        text(&o)
     );
     assert!(tmp.path().join("mined.funnel.json").exists() && tmp.path().join("mined.funnel.md").exists());
     let mined = candidates(&out);
@@ -174,7 +176,15 @@ fn the_pipeline_mine_section_mines_every_listed_repository() {
     assert!(o.status.success(), "{}", text(&o));
     let ids: Vec<String> =
         candidates(&tmp.path().join("out/mined.jsonl")).into_iter().map(|c| c.record.instance_id).collect();
-    assert_eq!(ids, ["forge-fixtures__gostack-1", "forge-fixtures__gostack-2", "forge-fixtures__gostack-4"]);
+    assert_eq!(
+        ids,
+        [
+            "forge-fixtures__gostack-1",
+            "forge-fixtures__gostack-2",
+            "forge-fixtures__gostack-4",
+            "forge-fixtures__gostack-6"
+        ]
+    );
     let md = std::fs::read_to_string(tmp.path().join("out/mined.funnel.md")).unwrap();
     assert!(md.contains("| forge-fixtures/ringq | 1 | 1 | 0 | 0 | 0 | 0 | too_large 1 |"), "{md}");
 }
