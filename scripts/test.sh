@@ -12,4 +12,4 @@ if ! command -v chromium >/dev/null 2>&1; then
 fi
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
-cargo test --workspace --locked "$@"
+cargo test --workspace --locked --no-fail-fast "$@"
