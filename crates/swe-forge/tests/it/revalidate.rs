@@ -412,4 +412,26 @@ fn fail_fast_cargo_test_turns_later_binaries_into_n2p_only_in_the_msb_profile() 
     assert_eq!(names(&r["pass_to_pass"]["only_ours"]), ["later_one", "later_two"]);
     assert_eq!(r["cause"], "different_test_command", "{r}");
     assert!(r["test_command"].as_str().unwrap().contains("--no-fail-fast"), "{r}");
+
+    // Reports again without running anything, with the msb profile's agreement beside this one.
+    let o = swe_forge(&[
+        "revalidate",
+        "--records",
+        records.to_str().unwrap(),
+        "--repos",
+        repos.to_str().unwrap(),
+        "--out",
+        tmp.path().join("default").to_str().unwrap(),
+        "--report-only",
+        "--compare",
+        tmp.path().join("msb/agreement.json").to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let env = std::fs::read_to_string(tmp.path().join("default/environments.md")).unwrap();
+    assert!(
+        env.contains("FAIL_TO_PASS = published (default)") && env.contains("FAIL_TO_PASS = published (msb)"),
+        "{env}"
+    );
+    assert!(env.contains("| forge-fixtures__failfast-2 | rust | built |"), "{env}");
+    assert!(env.contains("| no (J 0.33) | no (J 0.33) | yes | yes |"), "{env}");
 }
