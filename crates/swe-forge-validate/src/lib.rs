@@ -20,7 +20,7 @@ mod verify;
 
 pub use detect::{Detection, detect};
 pub use error::ValidateError;
-pub use parsed::{PARSED_SUFFIX, read_parsed};
+pub use parsed::{PARSED_SUFFIX, read_parsed, reparse};
 pub use recipe::{Recipe, RecipeOverride, Toolchain};
 pub use regrade::{RegradeError, regrade};
 pub use rules::keep_rules;

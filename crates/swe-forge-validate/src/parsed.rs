@@ -4,8 +4,10 @@
 //! logs again. Writing is best effort: a failure is logged and never fails the instance.
 
 use std::path::Path;
+use std::str::FromStr;
 
-use swe_forge_logparse::ParsedLog;
+use swe_forge_core::Instance;
+use swe_forge_logparse::{Framework, ParsedLog};
 
 /// File name suffix of a kept parse, after the run's label (`run`, `test`, `fix`, `fix-1`, ...).
 pub const PARSED_SUFFIX: &str = ".parsed.json";
@@ -29,6 +31,22 @@ pub fn read_parsed(work_dir: &Path, instance_id: &str, label: &str) -> Option<Pa
     serde_json::from_slice(&std::fs::read(path).ok()?).ok()
 }
 
+/// Run `label` of `inst` parsed again from its kept log and result files under `work_dir`,
+/// with this build's parsers and the parsers its record names (as `regrade` does); None when
+/// the record names no parser or the log is gone.
+pub fn reparse(inst: &Instance, work_dir: &Path, label: &str) -> Option<ParsedLog> {
+    let meta = inst.swe_forge.as_ref()?;
+    let parser = Framework::from_str(meta.parser.as_deref()?).ok()?;
+    let results_parser = meta.results_parser.as_deref().and_then(|p| Framework::from_str(p).ok());
+    let dir = work_dir.join("logs").join(&inst.instance_id);
+    let log = std::fs::read(dir.join(format!("{label}.log"))).ok()?;
+    let files = crate::regrade::read_tree(&dir.join(format!("{label}-results")));
+    Some(match (results_parser, files.is_empty()) {
+        (Some(rp), false) => swe_forge_logparse::parse_files(rp, &files),
+        _ => swe_forge_logparse::parse(parser, &log),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -42,5 +60,25 @@ mod tests {
         keep(&tmp.path().join("logs/o__r-1"), "fix", &parsed);
         assert_eq!(read_parsed(tmp.path(), "o__r-1", "fix"), Some(parsed));
         assert_eq!(read_parsed(tmp.path(), "o__r-1", "run"), None);
+    }
+
+    #[test]
+    fn a_kept_log_parses_again_with_the_record_s_parser() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut inst: Instance = serde_json::from_value(serde_json::json!({
+            "org": "o", "repo": "r", "number": 1, "state": "closed", "title": "t", "body": null,
+            "base": {"label": "o:main", "ref": "main", "sha": "0000000000000000000000000000000000000000"},
+            "resolved_issues": [], "fix_patch": "", "test_patch": "", "instance_id": "o__r-1"
+        }))
+        .unwrap();
+        assert_eq!(reparse(&inst, tmp.path(), "fix"), None, "no swe_forge block, no parser");
+        let mut meta = swe_forge_core::ForgeMeta::new(swe_forge_core::ValidationStatus::Accepted);
+        meta.parser = Some("go-test".into());
+        inst.swe_forge = Some(meta);
+        let dir = tmp.path().join("logs/o__r-1");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("fix.log"), "=== RUN   TestA\n--- PASS: TestA (0.00s)\nok  \tp\t0.01s\n").unwrap();
+        let parsed = reparse(&inst, tmp.path(), "fix").unwrap();
+        assert_eq!(parsed.msb_names.get("p::TestA").map(String::as_str), Some("TestA"));
     }
 }

@@ -86,7 +86,7 @@ pub fn regrade(inst: &Instance, work_dir: &Path) -> Result<Instance, RegradeErro
 }
 
 /// Every regular file under `dir`, relative path -> content, sorted (none when `dir` is absent).
-fn read_tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
+pub(crate) fn read_tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {

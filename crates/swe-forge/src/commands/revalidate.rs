@@ -29,7 +29,7 @@ use swe_forge_agree::{
 };
 use swe_forge_core::{Instance, Phase, RejectReason, TestResult};
 use swe_forge_docker::Engine;
-use swe_forge_validate::{RecipeOverride, Reporter, Settings, Validator, read_parsed};
+use swe_forge_validate::{RecipeOverride, Reporter, Settings, Validator, read_parsed, reparse};
 
 use crate::cli::RevalidateArgs;
 use crate::commands::validate::{apply_engine_args, apply_pipeline, read_records};
@@ -195,7 +195,7 @@ pub async fn revalidate_command(args: RevalidateArgs) -> Result<()> {
             rows.push(InstanceAgreement::pending(p, profile.naming));
             continue;
         };
-        let logs = read_logs(&work_dir, &p.instance_id);
+        let logs = read_logs(&work_dir, o);
         let (mut row, record) = agree(Revalidated { published: p, ours: o, logs: logs.as_ref() }, profile.naming);
         row.image.build_ms = timings.get(&p.instance_id).copied();
         row.image.unique_bytes = sizes.get(&p.instance_id).copied();
@@ -237,9 +237,11 @@ fn to_candidate(published: &Instance) -> Instance {
     c
 }
 
-/// The kept parses of the first attempt of each run, when all three exist.
-fn read_logs(work_dir: &Path, id: &str) -> Option<PhaseLogs> {
-    let get = |p: Phase| read_parsed(work_dir, id, p.as_str());
+/// The first attempt of each run: its kept log parsed again with this build's parsers, else the
+/// parse kept when it ran; None unless all three exist.
+fn read_logs(work_dir: &Path, ours: &Instance) -> Option<PhaseLogs> {
+    let id = &ours.instance_id;
+    let get = |p: Phase| reparse(ours, work_dir, p.as_str()).or_else(|| read_parsed(work_dir, id, p.as_str()));
     Some(PhaseLogs { run: get(Phase::Run)?, test: get(Phase::Test)?, fix: get(Phase::Fix)? })
 }
 
