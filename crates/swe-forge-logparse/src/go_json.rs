@@ -1,6 +1,7 @@
 //! The `go test -json` parser: one JSON event per line (`Action`, `Package`, `Test`, `Output`,
 //! `FailedBuild`, ...), other lines ignored. Canonical id `<Package>::<Test>` (subtests keep
-//! their `/sub` path); Multi-SWE-bench name = the bare test name.
+//! their `/sub` path); Multi-SWE-bench name = the bare test name without its last `/` level
+//! (`TestA/case` -> `TestA`), as that harness's Go handlers record it.
 //!
 //! A test's status is its last `pass`/`fail`/`skip` event. A test still running when the log
 //! ends (its `run` not followed by a terminal action) is FAIL when its package reported `fail`
@@ -13,6 +14,7 @@ use std::io::BufRead;
 use serde::Deserialize;
 use swe_forge_core::TestStatus;
 
+use crate::msb::go_base_name;
 use crate::{ParsedLog, Recorder, list, text};
 
 /// The fields of a test2json event this parser reads; others are ignored.
@@ -158,7 +160,7 @@ fn report(packages: BTreeMap<String, Package>) -> ParsedLog {
                 state.status
             };
             if let Some(status) = status {
-                parsed.record(format!("{pkg_name}::{test}"), Some(test.clone()), status);
+                parsed.record(format!("{pkg_name}::{test}"), Some(go_base_name(test).to_owned()), status);
             }
         }
         if let Some(why) = &pkg.build_failed {

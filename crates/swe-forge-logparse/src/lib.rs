@@ -25,7 +25,7 @@
 //!
 //! | framework | id | Multi-SWE-bench name |
 //! |---|---|---|
-//! | `go-test-json`, `go-test` | `<package>::<Test>/<sub>` | `<Test>/<sub>` |
+//! | `go-test-json`, `go-test` | `<package>::<Test>/<sub>` | the name without its last `/` level: `<Test>` |
 //! | `cargo-test` | `<binary>::<module>::<test>`, `<crate>::doc::<doctest>` | `<module>::<test>` (doctests: none) |
 //! | `nextest-junit` | as `cargo-test` | as `cargo-test` |
 //! | `maven-surefire`, `junit-xml` | `<pkg>.<Class>#<method>` (`#method[1]` for parameterised), `<pkg>.<Class>` for class-level results; `junit-xml` without a class (node:test): `<suite> > <name>` | `<pkg>.<Class>`; the name |

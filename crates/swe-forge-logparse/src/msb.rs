@@ -1,5 +1,5 @@
 //! Multi-SWE-bench granularity: the published records name tests the way each repository's
-//! hand-written parser saw them (Java test classes, bare Go function names, jest `file` and
+//! hand-written parser saw them (Java test classes, Go names without their last subtest level, jest `file` and
 //! `file:title`, ctest targets, cargo `module::test`, automake scripts). [`msb_rollup`] folds
 //! canonical results onto those names.
 
@@ -8,6 +8,13 @@ use std::collections::BTreeMap;
 use swe_forge_core::TestStatus;
 
 use crate::{ParsedLog, worst};
+
+/// The Multi-SWE-bench name of a Go test: its name without the last `/` level, as nearly every
+/// Go handler of that harness records it (`get_base_name`): `TestA` stays `TestA`, the subtest
+/// `TestA/case` is named `TestA`, `Test/Group/case` is `Test/Group`.
+pub(crate) fn go_base_name(test: &str) -> &str {
+    test.rfind('/').map_or(test, |i| &test[..i])
+}
 
 /// Statuses keyed by Multi-SWE-bench name: each name gets the worst status of the canonical
 /// tests that map to it (FAIL over PASS over SKIP). So a Java class is FAIL when any of its

@@ -87,9 +87,14 @@ fn round_trip(lang: &str, names: &BTreeSet<String>) -> BTreeSet<String> {
             parse(Framework::Gtest, log.as_bytes())
         }
         "go" => {
+            // The harness names a test by its name without the last `/` level, so a published
+            // `Test/Group` comes from a subtest one level deeper.
             for n in names {
                 let depth = n.matches('/').count();
                 log.push_str(&format!("{}--- PASS: {n} (0.00s)\n", "    ".repeat(depth)));
+                if depth > 0 {
+                    log.push_str(&format!("{}--- PASS: {n}/case (0.00s)\n", "    ".repeat(depth + 1)));
+                }
             }
             log.push_str("ok  \texample.com/m\t0.01s\n");
             parse(Framework::GoTestVerbose, log.as_bytes())
