@@ -13,6 +13,8 @@
 //!    our side, or stopped early there (fewer than half the published run's tests: the runner
 //!    crashed), or reported nothing at all on the published side while ours ran (their compiler
 //!    rejected what ours accepts) -> [`Cause::Toolchain`];
+//!    A test only ours ran whose container (Go package, test binary) the published side lists as
+//!    one failed entry is [`Cause::Toolchain`] too (`FAIL pkg [build failed]` there).
 //! 5. otherwise a test present on one side only, or present in a run on one side and absent from
 //!    the same run on the other (fail-fast `cargo test`, a different selection), ->
 //!    [`Cause::DifferentTestCommand`];
@@ -173,6 +175,10 @@ pub struct Evidence {
     pub stopped_early: [bool; 3],
     /// Per run: the published run reported no test at all (its build failed there).
     pub published_empty: [bool; 3],
+    /// Tests of ours whose container (the part of the canonical id before `::`: a Go package, a
+    /// test binary) the published side lists as one failed entry and never ran: it did not
+    /// build there (`FAIL pkg [build failed]`).
+    pub container_failed: BTreeSet<String>,
     /// Tests (in the comparison's naming) whose outcome differed between our repeated runs.
     pub flaky: BTreeSet<String>,
 }
@@ -211,6 +217,8 @@ pub fn classify_tests<'a>(
             Cause::Naming
         } else if evidence.missing_submodule {
             Cause::MissingSubmodule
+        } else if !seen_published && evidence.container_failed.contains(name) {
+            Cause::Toolchain
         } else {
             let p = published.transition(name);
             let o = ours.transition(name);
@@ -327,6 +335,9 @@ mod tests {
         assert_eq!(check(&published_ok, &ours_broken, &evidence, &["later"]), [(Cause::Toolchain, 1)]);
         let crashed = Evidence { stopped_early: [false, true, false], ..Evidence::default() };
         assert_eq!(check(&published_ok, &ours_broken, &crashed, &["later"]), [(Cause::Toolchain, 1)]);
+        let package = Evidence { container_failed: BTreeSet::from(["later".to_owned()]), ..Evidence::default() };
+        let published_without = view(&[("first", Pass, Fail, Pass)]);
+        assert_eq!(check(&published_without, &published_ok, &package, &["later"]), [(Cause::Toolchain, 1)]);
         let theirs_broke = Evidence { published_empty: [false, true, false], ..Evidence::default() };
         assert_eq!(check(&ours_broken, &published_ok, &theirs_broke, &["later"]), [(Cause::Toolchain, 1)]);
     }

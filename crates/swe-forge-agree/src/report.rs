@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
-use swe_forge_core::{Instance, Phase, TestResult, ValidationStatus};
+use swe_forge_core::{Instance, Phase, TestResult, TestStatus, ValidationStatus};
 
 use crate::cause::{Evidence, build_failed, classify_tests};
 use crate::{Cause, CauseCount, ListComparison, Naming, PhaseLogs, View, rederive};
@@ -224,6 +224,7 @@ pub fn agree(input: Revalidated<'_>, naming: Naming) -> (InstanceAgreement, Opti
             published > 0 && our_view.phases[i].len() * 2 < published
         }),
         published_empty: [0, 1, 2].map(|i| pub_view.phases[i].is_empty() && !our_view.phases[i].is_empty()),
+        container_failed: container_failed(&pub_view, logs, naming),
         flaky: View::names_of(logs, naming, &flaky_ids),
     };
     row.causes = classify_tests(differing, &pub_view, &our_view, &evidence);
@@ -233,6 +234,30 @@ pub fn agree(input: Revalidated<'_>, naming: Naming) -> (InstanceAgreement, Opti
     row.pass_to_pass = Some(p2p);
     let record = rederive(ours, &our_view);
     (row, Some(record))
+}
+
+/// Names (in `naming`) of our tests whose container, the part of the canonical id before `::`,
+/// is a name the published side reports as FAIL in some run.
+fn container_failed(published: &View, logs: &PhaseLogs, naming: Naming) -> BTreeSet<String> {
+    let failed: BTreeSet<&str> = published
+        .phases
+        .iter()
+        .flat_map(|p| p.iter().filter(|(_, s)| **s == TestStatus::Fail).map(|(n, _)| n.as_str()))
+        .collect();
+    let mut out = BTreeSet::new();
+    for log in [&logs.run, &logs.test, &logs.fix] {
+        for id in log.tests.keys() {
+            let Some((container, _)) = id.split_once("::") else { continue };
+            if !failed.contains(container) {
+                continue;
+            }
+            match naming {
+                Naming::Canonical => out.insert(id.clone()),
+                Naming::Msb | Naming::Auto => log.msb_names.get(id).is_some_and(|n| out.insert(n.clone())),
+            };
+        }
+    }
+    out
 }
 
 /// Counts over a group of instances.
