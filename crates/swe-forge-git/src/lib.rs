@@ -13,6 +13,6 @@ mod submodule;
 
 pub use error::GitError;
 pub use patch::{ApplyFailure, apply_patches};
-pub use repo::{SourceRepo, TreeStats};
+pub use repo::{SOURCE_MTIME, SourceRepo, TreeStats};
 pub use safety::unsafe_patch_reason;
 pub use submodule::{Submodule, SubmoduleExport};

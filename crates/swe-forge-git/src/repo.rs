@@ -168,12 +168,18 @@ impl SourceRepo {
     }
 }
 
-fn header(kind: tar::EntryType, mode: u32, size: u64) -> tar::Header {
+/// Modification time of every file written from a git tree: 2000-01-01T00:00:00Z, the date of the
+/// single commit inside instance images. Fixed so that a tree always gives the same bytes, and not
+/// zero: some build tools treat a zero mtime as "no such file" (maven-resources-plugin 3.3.0 fails
+/// with NoSuchFileException copying such a resource, MRESOURCES-289).
+pub const SOURCE_MTIME: u64 = 946_684_800;
+
+pub(crate) fn header(kind: tar::EntryType, mode: u32, size: u64) -> tar::Header {
     let mut h = tar::Header::new_gnu();
     h.set_entry_type(kind);
     h.set_mode(mode);
     h.set_size(size);
-    h.set_mtime(0);
+    h.set_mtime(SOURCE_MTIME);
     h.set_uid(0);
     h.set_gid(0);
     h

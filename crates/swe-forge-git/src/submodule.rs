@@ -199,7 +199,7 @@ fn dir_header() -> tar::Header {
     h.set_entry_type(tar::EntryType::Directory);
     h.set_mode(0o755);
     h.set_size(0);
-    h.set_mtime(0);
+    h.set_mtime(crate::repo::SOURCE_MTIME);
     h.set_uid(0);
     h.set_gid(0);
     h
@@ -283,7 +283,13 @@ mod tests {
 
         let mut builder = tar::Builder::new(Vec::new());
         let export = repo.write_tree_tar_with_submodules(tree, "repo", &mut builder, &root, "acme").unwrap();
-        let files = tar_files(&builder.into_inner().unwrap());
+        let bytes = builder.into_inner().unwrap();
+        // Every entry, the submodule's included, has the fixed non-zero time (MRESOURCES-289).
+        for e in tar::Archive::new(&bytes[..]).entries().unwrap() {
+            let e = e.unwrap();
+            assert_eq!(e.header().mtime().unwrap(), crate::SOURCE_MTIME, "{:?}", e.path().unwrap());
+        }
+        let files = tar_files(&bytes);
         assert!(files.contains(&("repo/vendor/lib/data.txt".to_owned(), "pinned\n".to_owned())), "{files:?}");
         assert!(files.contains(&("repo/main.txt".to_owned(), "app\n".to_owned())));
         assert_eq!(export.expanded.len(), 1);

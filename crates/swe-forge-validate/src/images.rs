@@ -166,6 +166,8 @@ impl Validator {
         let root = &self.settings.repos_root;
         let missing = crate::submodules::missing_warnings(repo, sha, root, &inst.org).join("\n");
         let tree_key = if missing.is_empty() { tree.to_string() } else { format!("{tree}\n{missing}") };
+        // The file times of the build context are part of the content (they changed once, from 0).
+        let tree_key = format!("{tree_key}\nmtime {}", swe_forge_git::SOURCE_MTIME);
         let key = short_hash(&[&toolchain_tag, &tree_key, &source_df, &setup]);
         let name = format!("swe-forge/{}__{}", inst.org, inst.repo).to_lowercase();
         let suffix = if rebuild { "-rebuild" } else { "" };
