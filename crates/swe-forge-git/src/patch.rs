@@ -1,6 +1,12 @@
 //! Applying unified diffs to a commit's tree in memory, in order.
+//!
+//! libgit2 applies a hunk only at the line its header names. `git apply` (what Multi-SWE-bench and
+//! most harnesses run) also accepts a hunk whose context matches a few lines away; published patches
+//! rely on that (cpp-httplib's PR 1765 fix is one line off its base commit). So when libgit2
+//! refuses a patch, each hunk is moved to the nearest place where all its old lines match exactly
+//! (no fuzz: every context line must match, as with `git apply`) and the patch is tried once more.
 
-use git2::{Diff, Oid};
+use git2::{Diff, Oid, Tree};
 
 use crate::{GitError, SourceRepo};
 
@@ -15,7 +21,8 @@ pub struct ApplyFailure {
 
 /// Applies `patches` one after the other on top of commit `base` without touching any work
 /// tree, and returns the resulting tree id. An empty patch is a no-op. `Ok(Err(_))` says which
-/// patch did not apply; `Err(_)` is a repository problem.
+/// patch did not apply; `Err(_)` is a repository problem. Hunks whose lines moved are applied
+/// where their context matches exactly, as `git apply` does.
 pub fn apply_patches(repo: &SourceRepo, base: &str, patches: &[&str]) -> Result<Result<Oid, ApplyFailure>, GitError> {
     let git = repo.git();
     let mut tree = repo.commit(base)?.tree().map_err(repo.err("read tree"))?;
@@ -23,16 +30,198 @@ pub fn apply_patches(repo: &SourceRepo, base: &str, patches: &[&str]) -> Result<
         if patch.trim().is_empty() {
             continue;
         }
-        let diff = match Diff::from_buffer(patch.as_bytes()) {
-            Ok(d) => d,
-            Err(e) => return Ok(Err(ApplyFailure { index, message: format!("not a valid diff: {}", e.message()) })),
-        };
-        let mut index_after = match git.apply_to_tree(&tree, &diff, None) {
+        let mut index_after = match apply_one(repo, &tree, patch) {
             Ok(i) => i,
-            Err(e) => return Ok(Err(ApplyFailure { index, message: e.message().to_owned() })),
+            Err(message) => {
+                let relocated = relocate_hunks(patch, &|path| read_blob(repo, &tree, path));
+                match relocated.filter(|r| r != patch).map(|r| apply_one(repo, &tree, &r)) {
+                    Some(Ok(i)) => i,
+                    _ => return Ok(Err(ApplyFailure { index, message })),
+                }
+            }
         };
         let oid = index_after.write_tree_to(git).map_err(repo.err("write tree"))?;
         tree = git.find_tree(oid).map_err(repo.err("find tree"))?;
     }
     Ok(Ok(tree.id()))
+}
+
+fn apply_one(repo: &SourceRepo, tree: &Tree<'_>, patch: &str) -> Result<git2::Index, String> {
+    let diff = Diff::from_buffer(patch.as_bytes()).map_err(|e| format!("not a valid diff: {}", e.message()))?;
+    repo.git().apply_to_tree(tree, &diff, None).map_err(|e| e.message().to_owned())
+}
+
+fn read_blob(repo: &SourceRepo, tree: &Tree<'_>, path: &str) -> Option<Vec<u8>> {
+    let entry = tree.get_path(std::path::Path::new(path)).ok()?;
+    repo.git().find_blob(entry.id()).ok().map(|b| b.content().to_vec())
+}
+
+/// The patch with every hunk's header moved to the nearest place in the old file where all of
+/// the hunk's old lines match, or `None` when some hunk matches nowhere (or a file is missing).
+/// Files are read through `old_file` (path relative to the repository root).
+fn relocate_hunks(patch: &str, old_file: &dyn Fn(&str) -> Option<Vec<u8>>) -> Option<String> {
+    let lines: Vec<&str> = patch.split_inclusive('\n').collect();
+    let mut out = String::with_capacity(patch.len());
+    let mut file: Option<Vec<String>> = None; // lines of the current old file
+    let mut delta: i64 = 0; // lines added minus removed by earlier hunks of the current file
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
+        if line.starts_with("diff --git ") {
+            file = None;
+            delta = 0;
+        } else if let Some(path) = line.strip_prefix("--- ") {
+            let path = path.trim_end_matches(['\n', '\r']);
+            file = match path.strip_prefix("a/") {
+                Some(p) => {
+                    let bytes = old_file(p.split('\t').next().unwrap_or(p))?;
+                    Some(String::from_utf8_lossy(&bytes).split('\n').map(str::to_owned).collect())
+                }
+                None => None, // a new file: nothing to move
+            };
+        } else if line.starts_with("@@ ") {
+            let Some(old) = &file else {
+                out.push_str(line);
+                i += 1;
+                continue;
+            };
+            let (stated, rest) = parse_header(line)?;
+            // The hunk's body: old lines (context and removals) and the size of both sides.
+            let mut j = i + 1;
+            let mut pre: Vec<&str> = Vec::new();
+            let (mut removed, mut added) = (0i64, 0i64);
+            while j < lines.len() && !lines[j].starts_with("@@ ") && !lines[j].starts_with("diff --git ") {
+                let l = lines[j];
+                let body = l.strip_suffix('\n').unwrap_or(l);
+                match body.chars().next() {
+                    Some(' ') => pre.push(&body[1..]),
+                    Some('-') => {
+                        pre.push(&body[1..]);
+                        removed += 1;
+                    }
+                    Some('+') => added += 1,
+                    Some('\\') => {}
+                    None => pre.push(""), // some tools drop the space of empty context lines
+                    _ => break,
+                }
+                j += 1;
+            }
+            let context = pre.len() as i64 - removed;
+            let at = nearest_match(old, &pre, stated.saturating_sub(1))?;
+            let old_start = at + 1;
+            let new_start = (old_start as i64 + delta).max(if pre.is_empty() { 0 } else { 1 });
+            out.push_str(&format!("@@ -{old_start},{} +{new_start},{} @@{rest}", pre.len(), context + added));
+            for l in &lines[i + 1..j] {
+                out.push_str(l);
+            }
+            delta += added - removed;
+            i = j;
+            continue;
+        }
+        out.push_str(line);
+        i += 1;
+    }
+    Some(out)
+}
+
+/// Start line and the text after the second `@@` (kept as is) of a hunk header.
+fn parse_header(line: &str) -> Option<(usize, &str)> {
+    let body = line.strip_prefix("@@ -")?;
+    let end = body.find(" @@")?;
+    let ranges = &body[..end];
+    let old = ranges.split(' ').next()?;
+    let start = old.split(',').next()?.parse().ok()?;
+    Some((start, &body[end + 3..]))
+}
+
+/// The index nearest to `from` (0-based) where `pre` matches `file` line by line.
+fn nearest_match(file: &[String], pre: &[&str], from: usize) -> Option<usize> {
+    if pre.is_empty() {
+        return Some(from.min(file.len()));
+    }
+    let fits = |at: usize| at + pre.len() <= file.len() && pre.iter().zip(&file[at..]).all(|(p, f)| p == f);
+    let limit = file.len();
+    for d in 0..=limit {
+        if from + d < limit && fits(from + d) {
+            return Some(from + d);
+        }
+        if d > 0 && d <= from && fits(from - d) {
+            return Some(from - d);
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use std::process::Command;
+
+    use super::{apply_one, apply_patches, relocate_hunks};
+    use crate::SourceRepo;
+
+    #[test]
+    fn a_patch_one_line_off_its_base_applies_as_with_git_apply() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        let git = |args: &[&str]| {
+            let out = Command::new("git")
+                .args(["-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main"])
+                .args(args)
+                .current_dir(dir)
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            String::from_utf8_lossy(&out.stdout).trim().to_owned()
+        };
+        git(&["init", "-q"]);
+        let body: String = (1..=40).map(|n| format!("line {n}\n")).collect();
+        std::fs::write(dir.join("f.txt"), format!("inserted\n{body}")).unwrap();
+        git(&["add", "."]);
+        git(&["commit", "-qm", "base"]);
+        let base = git(&["rev-parse", "HEAD"]);
+        // Written against the file without its first line: every line is one further down.
+        let patch = "diff --git a/f.txt b/f.txt\n--- a/f.txt\n+++ b/f.txt\n@@ -20,3 +20,4 @@\n line 20\n line 21\n+new\n line 22\n";
+        let repo = SourceRepo::open(dir).unwrap();
+        let tree = repo.commit(&base).unwrap().tree().unwrap();
+        assert!(apply_one(&repo, &tree, patch).is_err(), "libgit2 alone refuses it (else this test shows nothing)");
+        let out = apply_patches(&repo, &base, &[patch]).unwrap().unwrap();
+        let tree = repo.git().find_tree(out).unwrap();
+        let blob = repo.git().find_blob(tree.get_path(std::path::Path::new("f.txt")).unwrap().id()).unwrap();
+        let text = String::from_utf8_lossy(blob.content()).into_owned();
+        assert!(text.contains("line 21\nnew\nline 22\n"), "{text}");
+        // A hunk whose lines are nowhere still fails, with libgit2's message.
+        let bad = patch.replace(" line 21\n", " line 99x\n");
+        let failure = apply_patches(&repo, &base, &["", &bad]).unwrap().unwrap_err();
+        assert_eq!(failure.index, 1);
+    }
+
+    const OLD: &str = "a\nb\nc\nd\ne\nf\ng\n";
+
+    #[test]
+    fn a_hunk_that_moved_is_put_where_its_lines_match() {
+        // Stated at line 2, the context is really at line 4 (two lines were inserted above).
+        let patch = "diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -2,3 +2,4 @@ ctx\n d\n e\n+x\n f\n";
+        let got = relocate_hunks(patch, &|p| (p == "f").then(|| OLD.as_bytes().to_vec())).unwrap();
+        assert_eq!(got, "diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -4,3 +4,4 @@ ctx\n d\n e\n+x\n f\n");
+    }
+
+    #[test]
+    fn later_hunks_are_shifted_by_what_earlier_hunks_added() {
+        let patch = "--- a/f\n+++ b/f\n@@ -1,1 +1,2 @@\n a\n+x\n@@ -5,1 +6,1 @@\n-f\n+F\n";
+        let got = relocate_hunks(patch, &|_| Some(OLD.as_bytes().to_vec())).unwrap();
+        assert_eq!(got, "--- a/f\n+++ b/f\n@@ -1,1 +1,2 @@\n a\n+x\n@@ -6,1 +7,1 @@\n-f\n+F\n");
+    }
+
+    #[test]
+    fn a_hunk_whose_lines_match_nowhere_is_not_moved() {
+        let patch = "--- a/f\n+++ b/f\n@@ -2,2 +2,2 @@\n b\n-zz\n+c\n";
+        assert_eq!(relocate_hunks(patch, &|_| Some(OLD.as_bytes().to_vec())), None);
+        assert_eq!(relocate_hunks(patch, &|_| None), None, "a missing file cannot be matched");
+    }
+
+    #[test]
+    fn new_files_are_left_alone() {
+        let patch = "diff --git a/n b/n\nnew file mode 100644\n--- /dev/null\n+++ b/n\n@@ -0,0 +1,1 @@\n+hi\n";
+        assert_eq!(relocate_hunks(patch, &|_| None).as_deref(), Some(patch));
+    }
 }
