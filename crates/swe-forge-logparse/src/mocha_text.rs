@@ -6,7 +6,11 @@
 //!
 //! Canonical id: `<describe> > … > <title>` (the spec reporter never names the file, so two
 //! files with the same titles share ids; a shared id is FAIL if either failed).
-//! Multi-SWE-bench name: the title.
+//! Multi-SWE-bench name: the title as its mocha handlers' regex takes it from the raw line,
+//! `^✔ (.+?)(?:\s\(\d*\.?\d*\s*\w+\))?$`: one trailing parenthesised word (with optional
+//! leading digits) is dropped, be it a duration, `(12ms)`, or part of the title, `(text)`, `(GZIP)`;
+//! so `as a String (text)` is `as a String` when mocha printed no duration, and stays whole when it
+//! printed one (axios's published lists have both).
 
 use swe_forge_core::TestStatus;
 
@@ -26,15 +30,42 @@ pub(crate) struct Parser {
 
 /// `✔ title (5ms)`, `1) title`, `- title`: status and title.
 pub(crate) fn test_line(trimmed: &str) -> Option<(TestStatus, &str)> {
+    raw_test_line(trimmed)
+        .map(|(status, raw)| (status, if status == TestStatus::Skip { raw.trim() } else { strip_duration(raw) }))
+}
+
+/// Status and the rest of the line after the marker, untouched.
+fn raw_test_line(trimmed: &str) -> Option<(TestStatus, &str)> {
     if let Some(rest) = trimmed.strip_prefix("✔ ").or_else(|| trimmed.strip_prefix("✓ ")) {
-        return Some((TestStatus::Pass, strip_duration(rest)));
+        return Some((TestStatus::Pass, rest));
     }
     if let Some(rest) = trimmed.strip_prefix("- ") {
-        return Some((TestStatus::Skip, rest.trim()));
+        return Some((TestStatus::Skip, rest));
     }
     let digits = trimmed.find(|c: char| !c.is_ascii_digit())?;
     let rest = trimmed[digits..].strip_prefix(") ")?;
-    (digits > 0).then(|| (TestStatus::Fail, strip_duration(rest)))
+    (digits > 0).then_some((TestStatus::Fail, rest))
+}
+
+/// The name Multi-SWE-bench's mocha regex takes from the rest of a line: without one trailing
+/// ` (<digits>[.<digits>][ ]<word>)`.
+pub(crate) fn msb_name(raw: &str) -> &str {
+    let t = raw.trim_end();
+    if let Some(inner) = t.strip_suffix(')')
+        && let Some(open) = inner.rfind('(')
+        && open > 0
+        && inner[..open].ends_with(char::is_whitespace)
+    {
+        let group = &inner[open + 1..];
+        let rest = group.trim_start_matches(|c: char| c.is_ascii_digit());
+        let rest = rest.strip_prefix('.').unwrap_or(rest).trim_start_matches(|c: char| c.is_ascii_digit());
+        let word = rest.trim_start();
+        if !word.is_empty() && word.chars().all(|c| c.is_alphanumeric() || c == '_') {
+            let head = &inner[..open];
+            return &head[..head.len() - head.chars().next_back().map_or(0, char::len_utf8)];
+        }
+    }
+    t
 }
 
 /// `7 passing (16ms)`.
@@ -60,6 +91,7 @@ impl LineParser for Parser {
         if level == 0 {
             return; // console output of the tests
         }
+        let raw = raw_test_line(trimmed);
         let result = test_line(trimmed);
         if self.in_details {
             match result {
@@ -79,7 +111,8 @@ impl LineParser for Parser {
                     id.push_str(" > ");
                 }
                 id.push_str(title);
-                self.parsed.record_worst(id, Some(title.to_owned()), status);
+                let msb = raw.map_or(title, |(_, r)| if status == TestStatus::Skip { title } else { msb_name(r) });
+                self.parsed.record_worst(id, Some(msb.to_owned()), status);
             }
             Some(_) => {}
             None => {
@@ -106,4 +139,37 @@ impl LineParser for Parser {
 pub(crate) fn signature(line: &str) -> bool {
     let t = line.trim();
     passing_line(t) || (t.split_whitespace().nth(1) == Some("failing") && t.starts_with(|c: char| c.is_ascii_digit()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::msb_name;
+
+    #[test]
+    fn msb_names_drop_one_trailing_parenthesised_word() {
+        // What `^✔ (.+?)(?:\s\(\d*\.?\d*\s*\w+\))?$` captures (axios's handler).
+        assert_eq!(
+            msb_name("should support requesting data URL as a String (text)"),
+            "should support requesting data URL as a String"
+        );
+        assert_eq!(
+            msb_name("should not fail if response content-length header is missing (GZIP)"),
+            "should not fail if response content-length header is missing"
+        );
+        assert_eq!(msb_name("works (52ms)"), "works");
+        assert_eq!(msb_name("works (1.5 s)"), "works");
+        // Only one group goes: with a duration printed, the title keeps its own.
+        assert_eq!(msb_name("as a String (text) (88ms)"), "as a String (text)");
+        // Several words, punctuation or no space before the parenthesis: kept.
+        assert_eq!(
+            msb_name("as a Blob (if supported by the environment)"),
+            "as a Blob (if supported by the environment)"
+        );
+        assert_eq!(
+            msb_name("max body length (follow-redirects as well)"),
+            "max body length (follow-redirects as well)"
+        );
+        assert_eq!(msb_name("call(x)"), "call(x)");
+        assert_eq!(msb_name("plain"), "plain");
+    }
 }
