@@ -253,6 +253,7 @@ pub(crate) mod tests {
                 .map(|(id, n, _)| (id.to_string(), n.to_string()))
                 .collect(),
             warnings: Vec::new(),
+            timed_out: BTreeSet::new(),
         }
     }
 

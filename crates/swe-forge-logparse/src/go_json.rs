@@ -7,6 +7,12 @@
 //! ends (its `run` not followed by a terminal action) is FAIL when its package reported `fail`
 //! (panic, timeout, `os.Exit`), otherwise left out. Build failures of a package (a `fail`
 //! action with `FailedBuild`, or `FAIL pkg [build failed]` output) produce a warning only.
+//!
+//! go test's own timeout arrives as `output` events of the package (test2json files them under
+//! the last test it saw start): `panic: test timed out after 10m0s`, `\trunning tests:`, then
+//! one `\t\t<Test> (<duration>)` per running test. The tests listed count as FAIL and go to
+//! [`ParsedLog::timed_out`]; without a list (older Go), the tests of a failed package that were
+//! still running. The block is read by `go_verbose::Timeout`, as in the text parser.
 
 use std::collections::BTreeMap;
 use std::io::BufRead;
@@ -14,6 +20,7 @@ use std::io::BufRead;
 use serde::Deserialize;
 use swe_forge_core::TestStatus;
 
+use crate::go_verbose::Timeout;
 use crate::msb::go_base_name;
 use crate::{ParsedLog, Recorder, list, text};
 
@@ -56,6 +63,8 @@ struct Package {
     result: Option<TestStatus>,
     /// Why the build failed, when it did.
     build_failed: Option<String>,
+    /// go test's timeout, when its panic was printed.
+    timeout: Timeout,
 }
 
 fn terminal(action: &str) -> Option<TestStatus> {
@@ -114,6 +123,17 @@ fn event_line(line: &str, packages: &mut BTreeMap<String, Package>, malformed: &
         return;
     };
     let pkg = packages.entry(pkg_name).or_default();
+    // The timeout's panic is output of whichever test test2json saw last, or of the package.
+    if event.action == "output"
+        && let Some(out) = &event.output
+    {
+        let out = out.trim_end_matches(['\n', '\r']);
+        if pkg.timeout.wants(out)
+            && let Some(name) = pkg.timeout.line(out)
+        {
+            pkg.tests.entry(name.to_owned()).or_default().running = true;
+        }
+    }
     match event.test.filter(|t| !t.is_empty()) {
         Some(test) => {
             if event.action == "run" {
@@ -143,10 +163,15 @@ fn event_line(line: &str, packages: &mut BTreeMap<String, Package>, malformed: &
 fn report(packages: BTreeMap<String, Package>) -> ParsedLog {
     let mut parsed = Recorder::default();
     for (pkg_name, pkg) in packages {
+        let mut killed = Vec::new();
         let mut crashed = Vec::new();
         let mut unfinished = Vec::new();
         for (test, state) in &pkg.tests {
-            let status = if state.running {
+            let status = if pkg.timeout.killed(test, state.running, pkg.result) {
+                parsed.timed_out.insert(format!("{pkg_name}::{test}"));
+                killed.push(test.as_str());
+                Some(TestStatus::Fail)
+            } else if state.running {
                 if pkg.result == Some(TestStatus::Fail) {
                     crashed.push(test.as_str());
                     Some(TestStatus::Fail)
@@ -169,6 +194,9 @@ fn report(packages: BTreeMap<String, Package>) -> ParsedLog {
             parsed.warnings.push(format!(
                 "package {pkg_name} failed without reporting any test (setup, TestMain or init failure?)"
             ));
+        }
+        if let Some(warning) = pkg.timeout.warning(&pkg_name, &killed) {
+            parsed.warnings.push(warning);
         }
         if !crashed.is_empty() {
             parsed.warnings.push(format!(

@@ -8,8 +8,15 @@
 //! Multi-SWE-bench name = the bare test name without its last `/` level (`TestA/case` ->
 //! `TestA`), as that harness's Go handlers record it. As in the JSON parser, a test that printed
 //! `=== RUN` but no result counts as FAIL when its package failed, and is left out otherwise.
+//!
+//! When go test's own `-timeout` (10 minutes by default) kills a test binary, it prints
+//! `panic: test timed out after 10m0s` and (recent Go versions) a `running tests:` list of the
+//! tests (and their parents) that were running, one per line (`\t\tTest/Sub (9m53s)`). Those
+//! tests count as FAIL and go to [`ParsedLog::timed_out`] under the package of the summary line
+//! that follows, as every other result of the block does. Without the list (older Go) the tests
+//! that were running without a result when the package failed are the ones the timeout killed.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use swe_forge_core::TestStatus;
 
@@ -79,20 +86,117 @@ pub(crate) fn run(line: &str) -> Option<&str> {
     rest.split_whitespace().next()
 }
 
+/// `\t\tTest/Sub (9m53s)` of a `running tests:` list: the test name. The line is indented and
+/// holds the name, a space and a Go duration in parentheses.
+fn running_test(line: &str) -> Option<&str> {
+    if !line.starts_with(['\t', ' ']) {
+        return None;
+    }
+    let (name, duration) = line.trim().rsplit_once(" (")?;
+    let duration = duration.strip_suffix(')')?;
+    let is_duration = duration.ends_with('s')
+        && duration.starts_with(|c: char| c.is_ascii_digit())
+        && duration.chars().all(|c| c.is_ascii_digit() || matches!(c, '.' | 'h' | 'm' | 's' | 'µ' | 'u' | 'n'));
+    (is_duration && !name.is_empty() && !name.contains(char::is_whitespace)).then_some(name)
+}
+
+/// What a package's output says about go test's own timeout: the `panic: test timed out after
+/// …` line and the `running tests:` list after it. Fed every output line of one package.
+#[derive(Default)]
+pub(crate) struct Timeout {
+    /// The `after …` text of the panic (`10m0s`), once the panic line was seen.
+    pub(crate) after: Option<String>,
+    /// The tests listed as running when the timeout fired.
+    pub(crate) running: BTreeSet<String>,
+    /// Where in the block the next line is.
+    state: TimeoutState,
+}
+
+#[derive(Default, Clone, Copy, PartialEq, Eq)]
+enum TimeoutState {
+    /// Not inside a timeout block.
+    #[default]
+    Idle,
+    /// Right after the panic line: `running tests:` may follow.
+    Panicked,
+    /// Inside the `running tests:` list.
+    Listing,
+}
+
+impl Timeout {
+    /// Reads one output line; returns the test name when the line lists a running test.
+    pub(crate) fn line<'a>(&mut self, line: &'a str) -> Option<&'a str> {
+        match self.state {
+            TimeoutState::Listing => {
+                if let Some(name) = running_test(line) {
+                    self.running.insert(name.to_owned());
+                    return Some(name);
+                }
+                self.state = TimeoutState::Idle;
+            }
+            TimeoutState::Panicked if line.trim() == "running tests:" => {
+                self.state = TimeoutState::Listing;
+                return None;
+            }
+            TimeoutState::Panicked | TimeoutState::Idle => self.state = TimeoutState::Idle,
+        }
+        if let Some(after) = line.trim().strip_prefix("panic: test timed out after ") {
+            self.after = Some(after.trim().to_owned());
+            self.state = TimeoutState::Panicked;
+        }
+        None
+    }
+
+    /// Whether a line may belong to a timeout block (a cheap test before [`Timeout::line`]).
+    pub(crate) fn wants(&self, line: &str) -> bool {
+        self.state != TimeoutState::Idle || line.trim_start().starts_with("panic: test timed out")
+    }
+
+    /// Whether `test`, running without a result in a package that ended as `pkg_result`, was
+    /// killed by the timeout: listed as running, or, when the panic printed no list (older
+    /// Go), running in a package that failed.
+    pub(crate) fn killed(&self, test: &str, running: bool, pkg_result: Option<TestStatus>) -> bool {
+        running
+            && (self.running.contains(test)
+                || (self.after.is_some() && self.running.is_empty() && pkg_result == Some(TestStatus::Fail)))
+    }
+
+    /// The warning for the tests in `killed` (names), when there are any.
+    pub(crate) fn warning(&self, pkg: &str, killed: &[&str]) -> Option<String> {
+        if killed.is_empty() {
+            return None;
+        }
+        Some(format!(
+            "package {pkg}: go test's timeout (test timed out after {}) killed {} running test(s) ({}); counted as FAIL",
+            self.after.as_deref().unwrap_or("?"),
+            killed.len(),
+            list(killed)
+        ))
+    }
+}
+
 /// Line-by-line state: results not yet attributed to a package.
 #[derive(Default)]
 pub(crate) struct Parser {
     parsed: Recorder,
     pending: BTreeMap<String, TestState>,
+    /// The timeout block of the pending output, if any.
+    timeout: Timeout,
 }
 
 impl Parser {
     /// Attributes the pending tests to `pkg`, whose own result is `pkg_result`.
     fn flush(&mut self, pkg: &str, pkg_result: Option<TestStatus>) {
+        let timeout = std::mem::take(&mut self.timeout);
+        let mut killed = Vec::new();
         let mut crashed = Vec::new();
         let mut unfinished = Vec::new();
         for (test, state) in std::mem::take(&mut self.pending) {
-            let status = if state.running && pkg_result == Some(TestStatus::Fail) {
+            let status = if timeout.killed(&test, state.running, pkg_result) {
+                self.parsed.timed_out.insert(format!("{pkg}::{test}"));
+                killed.push(test.clone());
+                Some(TestStatus::Fail)
+            } else if state.running && pkg_result == Some(TestStatus::Fail) {
                 crashed.push(test.clone());
                 Some(TestStatus::Fail)
             } else {
@@ -104,6 +208,10 @@ impl Parser {
             if let Some(status) = status {
                 self.parsed.record(format!("{pkg}::{test}"), Some(go_base_name(&test).to_owned()), status);
             }
+        }
+        let names: Vec<&str> = killed.iter().map(String::as_str).collect();
+        if let Some(warning) = timeout.warning(pkg, &names) {
+            self.parsed.warnings.push(warning);
         }
         if !crashed.is_empty() {
             let names: Vec<&str> = crashed.iter().map(String::as_str).collect();
@@ -128,6 +236,15 @@ impl Parser {
 impl LineParser for Parser {
     fn line(&mut self, line: &str) {
         let line = line.trim_end();
+        if self.timeout.wants(line)
+            && let Some(name) = self.timeout.line(line)
+        {
+            match self.pending.get_mut(name) {
+                Some(state) => state.running = true,
+                None => self.pending.entry(name.to_owned()).or_default().running = true,
+            }
+            return;
+        }
         if let Some((name, status)) = result(line) {
             let state = match self.pending.get_mut(name) {
                 Some(state) => state,
@@ -154,7 +271,9 @@ impl LineParser for Parser {
     }
 
     fn first_byte(&self) -> Option<crate::text::FirstByte> {
-        Some(|b| matches!(b, b'=' | b'-' | b'o' | b'F' | b'?'))
+        // `p`anic and `r`unning tests: of a timeout, and the tests it lists (`T`est, `F`uzz,
+        // `B`enchmark, `E`xample).
+        Some(|b| matches!(b, b'=' | b'-' | b'o' | b'F' | b'?' | b'p' | b'r' | b'T' | b'B' | b'E'))
     }
 
     fn finish(mut self: Box<Self>) -> ParsedLog {

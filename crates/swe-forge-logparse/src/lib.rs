@@ -6,7 +6,8 @@
 //! (JUnit XML, `.trs` files). [`parse`] / [`parse_reader`] turn one log into a [`ParsedLog`],
 //! [`parse_files`] a set of result files: the status of every test that reported one, keyed by
 //! a canonical id that is unique within the run, the name Multi-SWE-bench's own log parsers
-//! would have used for the same test, and warnings about anything suspicious (crashed binaries,
+//! would have used for the same test, the tests the framework's own timeout killed (go test's
+//! `panic: test timed out after …`), and warnings about anything suspicious (crashed binaries,
 //! build failures, truncated logs, summary counts that disagree). [`detect`] guesses the format,
 //! [`msb_rollup`] gives statuses at Multi-SWE-bench's granularity (a Java class fails when one
 //! of its methods fails) and [`exit_code_consistent`] checks parsed results against the test
@@ -48,7 +49,7 @@
 //! `msb.rs` Multi-SWE-bench granularity and `exit_code.rs` the exit-code check.
 
 use std::collections::hash_map::Entry;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 use std::io::{BufReader, Read};
 use std::str::FromStr;
@@ -275,6 +276,11 @@ pub struct ParsedLog {
     pub msb_names: BTreeMap<String, String>,
     /// Human-readable notes about crashes, build failures, truncation and count mismatches.
     pub warnings: Vec<String>,
+    /// Canonical ids of the tests the test framework's own timeout killed (go test's
+    /// `-timeout`, 10 minutes by default: `panic: test timed out after …` and its `running
+    /// tests:` list). Each is also in [`ParsedLog::tests`] as FAIL.
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub timed_out: BTreeSet<String>,
 }
 
 /// Collects results while a log is parsed. Hash maps, because canonical ids share long
@@ -285,6 +291,7 @@ pub(crate) struct Recorder {
     pub(crate) tests: HashMap<String, TestStatus>,
     pub(crate) msb_names: HashMap<String, String>,
     pub(crate) warnings: Vec<String>,
+    pub(crate) timed_out: BTreeSet<String>,
 }
 
 impl Recorder {
@@ -322,6 +329,7 @@ impl Recorder {
             tests: self.tests.into_iter().collect(),
             msb_names: self.msb_names.into_iter().collect(),
             warnings: self.warnings,
+            timed_out: self.timed_out,
         }
     }
 }
@@ -442,6 +450,7 @@ pub fn parse_files(framework: Framework, files: &[(String, Vec<u8>)]) -> ParsedL
                 let one = parse_reader(framework, &bytes[..]);
                 merged.tests.extend(one.tests);
                 merged.msb_names.extend(one.msb_names);
+                merged.timed_out.extend(one.timed_out);
                 merged.warnings.extend(one.warnings.into_iter().map(|w| format!("{path}: {w}")));
             }
             merged.warnings.retain(|w| !w.contains("no test results found"));

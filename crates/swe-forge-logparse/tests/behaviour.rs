@@ -180,6 +180,109 @@ fn go_verbose_rules() {
 }
 
 #[test]
+fn go_timeout_kills_are_listed_failed_and_keep_their_names() {
+    // Real captures: `-timeout 2s`, a top-level test, and a subtest under `Test` (grpc-go's shape).
+    for fw in [Framework::GoTestJson, Framework::GoTestVerbose] {
+        let dir = if fw == Framework::GoTestJson { "go-test-json" } else { "go-test" };
+        let p = parse(fw, &data(&format!("{dir}/crash_panic_timeout.log")));
+        assert_eq!(p.timed_out.iter().collect::<Vec<_>>(), ["example.com/crash/slow::TestHangs"], "{fw}");
+        assert_eq!(status(&p, "example.com/crash/panicky::TestPanics"), Some(Fail), "{fw}: a panic is no timeout");
+        assert!(warned(&p, "package example.com/crash/slow: go test's timeout (test timed out after 2s) killed 1"));
+
+        let p = parse(fw, &data(&format!("{dir}/timeout_subtests.log")));
+        let hung = "example.com/hang/test::Test/SocketHangs";
+        assert_eq!(p.timed_out.iter().collect::<Vec<_>>(), ["example.com/hang/test::Test", hung], "{fw}");
+        assert_eq!(status(&p, hung), Some(Fail));
+        assert_eq!(p.msb_names.get(hung).map(String::as_str), Some("Test"));
+        assert_eq!(status(&p, "example.com/hang/zlast::TestOther"), Some(Pass), "{fw}: the next package is clean");
+        assert!(warned(&p, "killed 2 running test(s) (Test, Test/SocketHangs)"), "{fw}: {:?}", p.warnings);
+    }
+}
+
+#[test]
+fn go_timeout_block_rules() {
+    // The shape of grpc-go's `test` package killed after 10 minutes; the block belongs to the
+    // package of the summary line that follows. `TestListedOnly` never printed `=== RUN`.
+    let text = "=== RUN   Test\n=== RUN   Test/CZSocketGetSecurityValueTLS\n\
+        panic: test timed out after 10m0s\n\trunning tests:\n\t\tTest (10m0s)\n\
+        \t\tTest/CZSocketGetSecurityValueTLS (9m53s)\n\t\tTestListedOnly (1.5s)\n\n\
+        goroutine 1234 [running]:\nTestNotAnEntry (2s)\n\t\tTestAfterTheList (2s)\n\
+        FAIL\tgoogle.golang.org/grpc/test\t600.055s\n\
+        === RUN   TestA\n--- PASS: TestA (0.00s)\nok  \tgoogle.golang.org/grpc/other\t0.1s\n";
+    let p = parse(Framework::GoTestVerbose, text.as_bytes());
+    let ids = [
+        "google.golang.org/grpc/test::Test",
+        "google.golang.org/grpc/test::Test/CZSocketGetSecurityValueTLS",
+        "google.golang.org/grpc/test::TestListedOnly",
+    ];
+    assert_eq!(p.timed_out.iter().collect::<Vec<_>>(), ids);
+    for id in ids {
+        assert_eq!(status(&p, id), Some(Fail), "{id}");
+    }
+    assert_eq!(p.tests.len(), 4, "{:?}", p.tests);
+    assert_eq!(status(&p, "google.golang.org/grpc/other::TestA"), Some(Pass));
+    assert!(warned(&p, "(test timed out after 10m0s) killed 3"), "{:?}", p.warnings);
+
+    // The same as test2json events, the panic as output of the package and of a test.
+    let json = r#"{"Action":"run","Package":"g/test","Test":"Test"}
+{"Action":"run","Package":"g/test","Test":"Test/CZSocketGetSecurityValueTLS"}
+{"Action":"run","Package":"g/test","Test":"TestDone"}
+{"Action":"pass","Package":"g/test","Test":"TestDone"}
+{"Action":"output","Package":"g/test","Output":"panic: test timed out after 10m0s\n"}
+{"Action":"output","Package":"g/test","Test":"Test/CZSocketGetSecurityValueTLS","Output":"\trunning tests:\n"}
+{"Action":"run","Package":"g/other","Test":"TestB"}
+{"Action":"output","Package":"g/other","Output":"\t\tTestOtherPackage (1s)\n"}
+{"Action":"output","Package":"g/test","Output":"\t\tTest (10m0s)\n"}
+{"Action":"output","Package":"g/test","Output":"\t\tTest/CZSocketGetSecurityValueTLS (9m53s)\n"}
+{"Action":"output","Package":"g/test","Output":"\n"}
+{"Action":"output","Package":"g/test","Output":"\t\tTestAfterTheList (1s)\n"}
+{"Action":"output","Package":"g/test","Output":"FAIL\tg/test\t600.055s\n"}
+{"Action":"fail","Package":"g/test"}
+{"Action":"pass","Package":"g/other","Test":"TestB"}
+{"Action":"pass","Package":"g/other"}
+"#;
+    let p = parse(Framework::GoTestJson, json.as_bytes());
+    assert_eq!(p.timed_out.iter().collect::<Vec<_>>(), ["g/test::Test", "g/test::Test/CZSocketGetSecurityValueTLS"]);
+    assert_eq!(status(&p, "g/test::Test/CZSocketGetSecurityValueTLS"), Some(Fail));
+    assert_eq!(p.msb_names.get("g/test::Test/CZSocketGetSecurityValueTLS").map(String::as_str), Some("Test"));
+    assert_eq!(status(&p, "g/test::TestDone"), Some(Pass));
+    assert_eq!(status(&p, "g/other::TestB"), Some(Pass));
+    assert_eq!(p.tests.len(), 4, "{:?}", p.tests);
+
+    // Older Go printed no list: the tests running when the package failed are the ones killed.
+    let old = b"=== RUN   TestA\n--- PASS: TestA (0.00s)\n=== RUN   TestHang\n\
+        panic: test timed out after 10m0s\n\ngoroutine 5 [running]:\nFAIL\tp\t600.1s\n";
+    let p = parse(Framework::GoTestVerbose, old);
+    assert_eq!(p.timed_out.iter().collect::<Vec<_>>(), ["p::TestHang"]);
+    assert_eq!((status(&p, "p::TestHang"), status(&p, "p::TestA")), (Some(Fail), Some(Pass)));
+    let old_json = br#"{"Action":"run","Package":"p","Test":"TestHang"}
+{"Action":"output","Package":"p","Test":"TestHang","Output":"panic: test timed out after 10m0s\n"}
+{"Action":"fail","Package":"p"}
+"#;
+    let p = parse(Framework::GoTestJson, old_json);
+    assert_eq!(p.timed_out.iter().collect::<Vec<_>>(), ["p::TestHang"]);
+
+    // A panic of another kind, or a list-like line outside a timeout block, kills nothing.
+    let p = parse(
+        Framework::GoTestVerbose,
+        b"=== RUN   TestCrash\npanic: boom\n\trunning tests:\n\t\tTestCrash (1s)\nFAIL\tp\t0.1s\n",
+    );
+    assert!(p.timed_out.is_empty() && status(&p, "p::TestCrash") == Some(Fail), "{p:?}");
+    assert!(warned(&p, "had no result (TestCrash)"), "{:?}", p.warnings);
+}
+
+#[test]
+fn parsed_logs_without_timed_out_still_load() {
+    let kept = r#"{"tests":{"p::TestA":"PASS"},"msb_names":{"p::TestA":"TestA"},"warnings":[]}"#;
+    let p: ParsedLog = serde_json::from_str(kept).unwrap();
+    assert!(p.timed_out.is_empty());
+    assert_eq!(serde_json::to_string(&p).unwrap(), kept, "an empty list is not written");
+    let p = parse(Framework::GoTestVerbose, &data("go-test/crash_panic_timeout.log"));
+    let back: ParsedLog = serde_json::from_str(&serde_json::to_string(&p).unwrap()).unwrap();
+    assert_eq!(back, p);
+}
+
+#[test]
 fn empty_log_warns() {
     for fw in Framework::ALL {
         let p = parse(fw, b"");

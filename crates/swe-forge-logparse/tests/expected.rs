@@ -1,12 +1,14 @@
 //! Golden tests: every `test_data/<framework>/<case>.log` is parsed with the framework its
 //! folder names, and every `test_data/<framework>/<case>/` folder is read as a results
-//! directory with `parse_files`; each is compared with `<case>.json` (canonical id -> status).
+//! directory with `parse_files`; each is compared with `<case>.json` (canonical id -> status)
+//! and, where the framework's own timeout killed tests, with `<case>.timed_out.json` (the
+//! canonical ids of [`ParsedLog::timed_out`]; no file: none).
 //! Logs are also parsed through a reader that returns a few bytes at a time, which must give
 //! the same result, and `detect` must name the folder's framework (except for `under_*` cases,
 //! another runner's log read with this parser on purpose). Run with `UPDATE_EXPECT=1` to rewrite the JSON files from the current
 //! parser output.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -83,11 +85,34 @@ fn every_log_matches_its_expected_statuses() {
                 (parsed, Some(log))
             };
             let json_path = dir.join(format!("{stem}.json"));
+            let timed_out_path = dir.join(format!("{stem}.timed_out.json"));
             if update {
                 let mut text = serde_json::to_string_pretty(&parsed.tests).expect("serialisable");
                 text.push('\n');
                 fs::write(&json_path, text).expect("writable expectation");
+                if parsed.timed_out.is_empty() {
+                    let _ = fs::remove_file(&timed_out_path);
+                } else {
+                    let mut text = serde_json::to_string_pretty(&parsed.timed_out).expect("serialisable");
+                    text.push('\n');
+                    fs::write(&timed_out_path, text).expect("writable expectation");
+                }
                 continue;
+            }
+            let expected_timed_out: BTreeSet<String> = match fs::read_to_string(&timed_out_path) {
+                Ok(t) => serde_json::from_str(&t).unwrap_or_else(|e| panic!("{case}.timed_out.json: {e}")),
+                Err(_) => BTreeSet::new(),
+            };
+            if parsed.timed_out != expected_timed_out {
+                failures.push(format!("{case}: timed out {:?}, expected {:?}", parsed.timed_out, expected_timed_out));
+            }
+            // A test the timeout killed failed, and keeps its Multi-SWE-bench name.
+            if let Some(id) = parsed
+                .timed_out
+                .iter()
+                .find(|id| parsed.tests.get(*id) != Some(&TestStatus::Fail) || !parsed.msb_names.contains_key(*id))
+            {
+                failures.push(format!("{case}: timed-out {id} is not a named FAIL"));
             }
             let expected: BTreeMap<String, TestStatus> = match fs::read_to_string(&json_path) {
                 Ok(t) => serde_json::from_str(&t).unwrap_or_else(|e| panic!("{case}.json: {e}")),
