@@ -3,8 +3,9 @@
 //! instance that was (from the evidence of both sides).
 //!
 //! The rules for a test that differs, in order:
-//! 1. a run of ours timed out -> [`Cause::Timeout`]; our repeated runs saw the test end both
-//!    ways -> [`Cause::Flaky`];
+//! 1. a run of ours timed out, or the test framework's own timeout killed the test in one of
+//!    our runs (go test's `panic: test timed out after 10m0s`) -> [`Cause::Timeout`]; our
+//!    repeated runs saw the test end both ways -> [`Cause::Flaky`];
 //! 2. one side never saw the test under that name but saw one that differs only in case or by
 //!    a qualifying prefix (`pkg::Test` vs `Test`, `file:title` vs `title`) -> [`Cause::Naming`];
 //! 3. our record says a submodule was missing from the image -> [`Cause::MissingSubmodule`] (tests
@@ -47,7 +48,7 @@ pub enum Cause {
     MissingSubmodule,
     /// The same test ran on both sides and ended differently (flaky or environment-dependent).
     Flaky,
-    /// A run of ours was killed by the timeout.
+    /// A run of ours, or the test framework's own timeout, killed the test.
     Timeout,
     /// The code does not build or run with our toolchain (compiler, language or runtime version).
     Toolchain,
@@ -97,7 +98,7 @@ impl Cause {
             Cause::Naming => "the same test under two names",
             Cause::MissingSubmodule => "a submodule's content was missing from the image",
             Cause::Flaky => "same test, different outcome (flaky or environment-dependent)",
-            Cause::Timeout => "a run was killed by the timeout",
+            Cause::Timeout => "a run, or the test framework's own timeout, killed it",
             Cause::Toolchain => "the code does not build or run with our toolchain version",
             Cause::RepoUnavailable => "the repository or base commit is not in the mirrors",
             Cause::Infrastructure => "the engine or other infrastructure failed",
@@ -181,6 +182,9 @@ pub struct Evidence {
     pub container_failed: BTreeSet<String>,
     /// Tests (in the comparison's naming) whose outcome differed between our repeated runs.
     pub flaky: BTreeSet<String>,
+    /// Tests (in the comparison's naming) the test framework's own timeout killed in any of
+    /// our runs ([`ParsedLog::timed_out`]: go test's `-timeout`).
+    pub timed_out_tests: BTreeSet<String>,
 }
 
 /// How many differing tests one cause explains, with a few examples.
@@ -209,7 +213,7 @@ pub fn classify_tests<'a>(
     for name in differing {
         let seen_ours = ours_names.contains(name);
         let seen_published = published_names.contains(name);
-        let cause = if evidence.timed_out {
+        let cause = if evidence.timed_out || evidence.timed_out_tests.contains(name) {
             Cause::Timeout
         } else if evidence.flaky.contains(name) {
             Cause::Flaky
@@ -364,6 +368,24 @@ mod tests {
         assert_eq!(check(&published, &ours, &slow, &["a", "b"]), [(Cause::Timeout, 2)]);
         let flaky = Evidence { flaky: BTreeSet::from(["b".to_owned()]), ..Evidence::default() };
         assert_eq!(check(&published, &ours, &flaky, &["b"]), [(Cause::Flaky, 1)]);
+    }
+
+    #[test]
+    fn tests_the_framework_timeout_killed_are_timeout() {
+        // grpc-go PR 3201: `Test` hangs in our runs (expired certificates), go test kills the
+        // package after 10 minutes; the published side saw it pass.
+        let published = view(&[("Test", Pass, Fail, Pass), ("TestOther", Pass, Pass, Pass), ("b", Pass, Pass, Pass)]);
+        let ours = view(&[("Test", Fail, Fail, Fail), ("TestOther", Pass, Fail, Pass)]);
+        let killed = Evidence { timed_out_tests: BTreeSet::from(["Test".to_owned()]), ..Evidence::default() };
+        assert_eq!(check(&published, &ours, &Evidence::default(), &["Test"]), [(Cause::Flaky, 1)], "without evidence");
+        assert_eq!(
+            check(&published, &ours, &killed, &["Test", "TestOther", "b"]),
+            [(Cause::DifferentTestCommand, 1), (Cause::Flaky, 1), (Cause::Timeout, 1)],
+            "only the killed test is put down to the timeout"
+        );
+        // Before the flaky check: a killed test that also ended both ways is the timeout's.
+        let both = Evidence { flaky: BTreeSet::from(["Test".to_owned()]), ..killed.clone() };
+        assert_eq!(check(&published, &ours, &both, &["Test"]), [(Cause::Timeout, 1)]);
     }
 
     #[test]

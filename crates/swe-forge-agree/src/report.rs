@@ -226,6 +226,7 @@ pub fn agree(input: Revalidated<'_>, naming: Naming) -> (InstanceAgreement, Opti
         published_empty: [0, 1, 2].map(|i| pub_view.phases[i].is_empty() && !our_view.phases[i].is_empty()),
         container_failed: container_failed(&pub_view, logs, naming),
         flaky: View::names_of(logs, naming, &flaky_ids),
+        timed_out_tests: View::names_of(logs, naming, &timed_out_ids(logs)),
     };
     row.causes = classify_tests(differing, &pub_view, &our_view, &evidence);
     row.cause = row.causes.first().map(|c| c.cause);
@@ -234,6 +235,11 @@ pub fn agree(input: Revalidated<'_>, naming: Naming) -> (InstanceAgreement, Opti
     row.pass_to_pass = Some(p2p);
     let record = rederive(ours, &our_view);
     (row, Some(record))
+}
+
+/// Canonical ids of the tests the test framework's own timeout killed in any of our runs.
+fn timed_out_ids(logs: &PhaseLogs) -> BTreeSet<String> {
+    [&logs.run, &logs.test, &logs.fix].iter().flat_map(|l| l.timed_out.iter().cloned()).collect()
 }
 
 /// Names (in `naming`) of our tests whose container, the part of the canonical id before `::`,
@@ -427,6 +433,50 @@ mod tests {
         assert_eq!(report.overall.mean_jaccard_fail_to_pass, 0.5);
         assert_eq!(report.by_language["go"].causes[&Cause::DifferentTestCommand], 1);
         assert_eq!(report.by_repo["o/r"].instances, 1);
+    }
+
+    #[test]
+    fn tests_killed_by_go_tests_own_timeout_are_put_down_to_the_timeout() {
+        use TestStatus::Pass;
+        use swe_forge_logparse::{Framework, parse};
+        let t = |run, test, fix| Transition { run, test, fix };
+        // grpc-go PR 3201's shape: the `test` package hangs in `Test/CZSocketGetSecurityValueTLS`
+        // in every run of ours and go test kills it after 10 minutes; `TestFlake` in another
+        // package just ends differently.
+        let log = parse(
+            Framework::GoTestVerbose,
+            b"=== RUN   Test\n=== RUN   Test/CZSocketGetSecurityValueTLS\n\
+              panic: test timed out after 10m0s\n\trunning tests:\n\t\tTest (10m0s)\n\
+              \t\tTest/CZSocketGetSecurityValueTLS (9m53s)\n\ngoroutine 1234 [running]:\n\
+              FAIL\tgoogle.golang.org/grpc/test\t600.055s\n\
+              === RUN   TestFlake\n--- FAIL: TestFlake (0.00s)\nFAIL\tgoogle.golang.org/grpc/other\t0.1s\n",
+        );
+        assert_eq!(log.timed_out.len(), 2, "{log:?}");
+        let logs = PhaseLogs { run: log.clone(), test: log.clone(), fix: log };
+        let mut published = record("grpc", "grpc-go", 3201);
+        published.p2p_tests =
+            BTreeMap::from([("Test".to_owned(), t(Pass, Pass, Pass)), ("TestFlake".to_owned(), t(Pass, Pass, Pass))]);
+        for r in [&mut published.run_result, &mut published.test_patch_result, &mut published.fix_patch_result] {
+            r.passed_tests = vec!["Test".into(), "TestFlake".into()];
+        }
+        let ours = ran(record("grpc", "grpc-go", 3201));
+        let (row, _) = agree(Revalidated { published: &published, ours: &ours, logs: Some(&logs) }, Naming::Msb);
+        assert!(!row.agrees);
+        let causes: Vec<(Cause, Vec<String>)> = row.causes.iter().map(|c| (c.cause, c.examples.clone())).collect();
+        assert_eq!(
+            causes,
+            [(Cause::Flaky, vec!["TestFlake".to_owned()]), (Cause::Timeout, vec!["Test".to_owned()])],
+            "{row:?}"
+        );
+        // In canonical naming (a swe-forge record on the published side) the killed ids count.
+        let hung = "google.golang.org/grpc/test::Test/CZSocketGetSecurityValueTLS";
+        published.p2p_tests = BTreeMap::from([(hung.to_owned(), t(Pass, Pass, Pass))]);
+        for r in [&mut published.run_result, &mut published.test_patch_result, &mut published.fix_patch_result] {
+            r.passed_tests = vec![hung.into()];
+        }
+        let (row, _) = agree(Revalidated { published: &published, ours: &ours, logs: Some(&logs) }, Naming::Canonical);
+        let causes: Vec<(Cause, Vec<String>)> = row.causes.iter().map(|c| (c.cause, c.examples.clone())).collect();
+        assert_eq!(causes, [(Cause::Timeout, vec![hung.to_owned()])], "{row:?}");
     }
 
     #[test]
