@@ -20,6 +20,7 @@ pub use build::BuildContext;
 pub use container::{CaBundle, RunOutput, RunSpec};
 pub use engine::Engine;
 pub use error::DockerError;
+pub use lock::BuildLock;
 
 /// Label every image and container made by swe-forge carries, so they can be found and cleaned.
 pub const LABEL_ROLE: &str = "dev.swe-forge.role";

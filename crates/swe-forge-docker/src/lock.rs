@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use crate::DockerError;
 
 /// Holds an exclusive lock until dropped.
-pub(crate) struct BuildLock(#[allow(dead_code)] File);
+pub struct BuildLock(#[allow(dead_code)] File);
 
 /// Takes the lock named `key` (a tag), waiting for whoever holds it.
 pub(crate) async fn lock(key: &str) -> Result<BuildLock, DockerError> {
@@ -22,4 +22,12 @@ pub(crate) async fn lock(key: &str) -> Result<BuildLock, DockerError> {
     .await
     .map_err(|e| DockerError::Io { what: what.clone(), source: std::io::Error::other(e) })?
     .map_err(DockerError::io(what))
+}
+
+impl crate::Engine {
+    /// Takes the cross-process lock of image `tag` (the one [`crate::Engine::build_once`] takes),
+    /// for images made otherwise (`run_and_commit`) that several processes may need at once.
+    pub async fn lock_image(&self, tag: &str) -> Result<BuildLock, DockerError> {
+        lock(tag).await
+    }
 }

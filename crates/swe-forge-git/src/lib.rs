@@ -5,12 +5,14 @@
 //! Never touches the network: repositories are local clones or mirrors. Never writes to the
 //! source repository either: patches are applied to in-memory trees.
 
+mod change;
 mod error;
 mod patch;
 mod repo;
 mod safety;
 mod submodule;
 
+pub use change::TreeChange;
 pub use error::GitError;
 pub use patch::{ApplyFailure, apply_patches};
 pub use repo::{SOURCE_MTIME, SourceRepo, TreeStats};

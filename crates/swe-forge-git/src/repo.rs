@@ -70,6 +70,15 @@ impl SourceRepo {
         self.repo.find_commit(oid).map_err(missing)
     }
 
+    /// Whether commit `base` contains commit `ancestor` (is it, or descends from it); false when
+    /// either is missing.
+    pub fn contains(&self, base: &str, ancestor: &str) -> bool {
+        match (self.commit(base), self.commit(ancestor)) {
+            (Ok(b), Ok(a)) => b.id() == a.id() || self.repo.graph_descendant_of(b.id(), a.id()).unwrap_or(false),
+            _ => false,
+        }
+    }
+
     /// The content of `path` (relative to the root) at commit `sha`, when it is a file there.
     pub fn file_at(&self, sha: &str, path: &str) -> Option<Vec<u8>> {
         let tree = self.commit(sha).ok()?.tree().ok()?;

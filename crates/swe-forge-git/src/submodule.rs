@@ -112,7 +112,7 @@ impl SourceRepo {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn export<W: Write>(
+    pub(crate) fn export<W: Write>(
         &self,
         tree_id: Oid,
         prefix: &str,
@@ -171,7 +171,7 @@ fn parse_gitmodules(text: &str) -> Vec<(String, Option<String>, Option<String>)>
 
 /// `org/repo` named by a submodule URL: `https://host/org/repo(.git)`, `git@host:org/repo.git`,
 /// `../repo.git` (relative to the superproject's `org`), `../../org/repo`.
-fn org_repo_of_url(url: &str, org: &str) -> Option<(String, String)> {
+pub(crate) fn org_repo_of_url(url: &str, org: &str) -> Option<(String, String)> {
     let url = url.trim().trim_end_matches('/');
     let url = url.strip_suffix(".git").unwrap_or(url);
     if url.starts_with("./") || url.starts_with("../") {
