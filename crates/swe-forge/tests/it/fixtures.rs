@@ -14,13 +14,15 @@ fn fixture_records_match_sources_and_repositories() {
         let src = root().join(format!("data/fixtures/src/{}__{}/pr-{}", r.org, r.repo, r.number));
         assert_eq!(r.test_patch, std::fs::read_to_string(src.join("test.patch")).unwrap(), "{}", r.instance_id);
         assert_eq!(r.fix_patch, std::fs::read_to_string(src.join("fix.patch")).unwrap(), "{}", r.instance_id);
-        let head = Command::new("git")
+        // The base is a commit of main (the import, or a later one for a PR with a base.patch).
+        let on_main = Command::new("git")
             .args(["-C"])
             .arg(repos.join(&r.org).join(&r.repo))
-            .args(["rev-parse", "main"])
-            .output()
+            .args(["merge-base", "--is-ancestor", &r.base.sha, "main"])
+            .status()
             .unwrap();
-        assert_eq!(String::from_utf8_lossy(&head.stdout).trim(), r.base.sha, "{}: base sha drifted", r.instance_id);
+        assert!(on_main.success(), "{}: base sha drifted", r.instance_id);
+        assert_eq!(src.join("base.patch").exists(), r.number == 13 && r.repo == "jsduration", "{}", r.instance_id);
     }
 }
 

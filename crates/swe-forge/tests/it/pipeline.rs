@@ -84,6 +84,7 @@ fn demo_pipeline_accepts_good_instances_and_rejects_bad_ones() {
                 "test/duration.test.js > parseDuration > rejects text without a unit",
             ][..],
         ),
+        ("forge-fixtures__jsduration-13", "javascript", &["test/duration.test.js > parseDuration > reads days"][..]),
         (
             "forge-fixtures__tsqueue-4",
             "typescript",
@@ -121,7 +122,7 @@ fn demo_pipeline_accepts_good_instances_and_rejects_bad_ones() {
     // Exports: the accepted instances, identical in JSONL and Parquet, valid against the schema.
     let accepted = read_records(&tmp.path().join("out/accepted.jsonl"));
     let ids: Vec<&str> = accepted.iter().map(|r| r.instance_id.as_str()).collect();
-    assert_eq!(ids.len(), 8, "{ids:?}");
+    assert_eq!(ids.len(), 9, "{ids:?}");
     assert!(ids.contains(&"forge-fixtures__gostack-1") && ids.contains(&"forge-fixtures__ringq-7"), "{ids:?}");
     let from_parquet = swe_forge_export::read_instances_parquet(tmp.path().join("out/accepted.parquet")).unwrap();
     assert_eq!(from_parquet, accepted);
@@ -140,8 +141,8 @@ fn demo_pipeline_accepts_good_instances_and_rejects_bad_ones() {
     // A second run resumes from the progress file: nothing is validated twice.
     let again = swe_forge(&["run", pipeline.to_str().unwrap()]);
     assert!(again.status.success(), "{}", text(&again));
-    assert!(text(&again).contains("resuming: 12 of 12"), "{}", text(&again));
-    assert_eq!(read_records(&tmp.path().join("out/validated.jsonl")).len(), 12);
+    assert!(text(&again).contains("resuming: 13 of 13"), "{}", text(&again));
+    assert_eq!(read_records(&tmp.path().join("out/validated.jsonl")).len(), 13);
 }
 
 #[test]
