@@ -226,6 +226,17 @@ pub struct Provenance {
     pub base_tree: String,
     /// Source-layer image id.
     pub source_image_id: String,
+    /// Commit the repository environment was built at: the base commit or an ancestor of it, shared
+    /// by instances of the repository (never newer than the base, so nothing of the future is in it).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub env_commit: String,
+    /// Repository environment image (toolchain + the tree at `env_commit` + setup) that the
+    /// instance layer is built on.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub env_image: String,
+    /// Id of the environment image.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub env_image_id: String,
 }
 
 impl ForgeMeta {

@@ -1,14 +1,19 @@
 //! The image layers of an instance: base (bootstrapped once) -> toolchain (Debian packages of
-//! a toolchain plus a recipe's extras) -> source (the repository at the base commit, submodules
-//! included at their pinned commits: a git repository with one commit, no remote, no history)
-//! -> instance (setup commands run with network, then committed). Tags are derived from
-//! everything that goes into a layer, so an existing tag is reused as is.
+//! a toolchain plus a recipe's extras) -> repository environment, shared by the instances of a
+//! repository: source (the repository at the environment commit, submodules included at their
+//! pinned commits: a git repository with one commit, no remote, no history) + setup (dependencies
+//! fetched and the build warmed, with network, then committed) -> instance (only the files that
+//! differ between the environment commit and the base commit, the repository's git rewritten to
+//! one commit holding the base tree, the setup run again on top of the warm environment). Tags
+//! are derived from everything that goes into a layer, so an existing tag is reused as is.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
 use swe_forge_docker::{BuildContext, DockerError, LABEL_ROLE, RunSpec};
-use swe_forge_git::SourceRepo;
+use swe_forge_git::{SOURCE_MTIME, SourceRepo};
+use tokio::sync::OnceCell;
 
 use crate::{Recipe, Toolchain, Validator};
 
@@ -73,6 +78,38 @@ leak() { echo "swe-forge: future-leak check failed: $1"; exit 86; }
 [ -z "$(git stash list 2>/dev/null)" ] || leak "stash entries"
 "#;
 
+/// Lets root run git in the repository whatever its owner (a recipe's test user owns it).
+const GIT_SAFE: &str = "export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=safe.directory GIT_CONFIG_VALUE_0=/testbed";
+
+/// Where the instance layer's change set is copied into its container (deleted before the commit).
+const CHANGE_DIR: &str = "/run/swe-forge-instance";
+
+/// Brings a copy of the environment's repository to the base commit: removes every path that
+/// differs, removes folders the base no longer has (when empty), writes the changed files, then
+/// rewrites git so that it holds one commit, the base tree, exactly as the source layer makes it
+/// (same author, dates and message), and nothing of the environment commit is left reachable or
+/// loose. Build products and other untracked files are never staged.
+fn rewrite_script(base_sha: &str) -> String {
+    format!(
+        r#"d={CHANGE_DIR}
+cd {REPO_DIR}
+xargs -0 -r rm -rf -- < $d/paths
+xargs -0 -r rmdir --ignore-fail-on-non-empty -- < $d/gone-dirs 2>/dev/null || true
+tar -xf $d/change.tar -C /
+export GIT_LITERAL_PATHSPECS=1
+if [ -s $d/paths ]; then git rm -r -q --cached --ignore-unmatch --pathspec-from-file=$d/paths --pathspec-file-nul; fi
+if [ -s $d/written ]; then git add -f --pathspec-from-file=$d/written --pathspec-file-nul; fi
+unset GIT_LITERAL_PATHSPECS
+tree=$(git write-tree)
+commit=$(GIT_AUTHOR_NAME=swe-forge GIT_AUTHOR_EMAIL=swe-forge@localhost GIT_COMMITTER_NAME=swe-forge GIT_COMMITTER_EMAIL=swe-forge@localhost GIT_AUTHOR_DATE=2000-01-01T00:00:00Z GIT_COMMITTER_DATE=2000-01-01T00:00:00Z git commit-tree "$tree" -m 'base {base_sha}')
+git update-ref refs/heads/main "$commit"
+git reflog expire --expire=now --all
+git prune --expire=now
+rm -rf $d
+"#
+    )
+}
+
 /// Exit code of the setup script when the leak check fails.
 pub(crate) const LEAK_EXIT: i64 = 86;
 
@@ -82,24 +119,6 @@ fn shell_quote(v: &str) -> String {
     } else {
         format!("\"{}\"", v.replace('\\', "\\\\").replace('"', "\\\""))
     }
-}
-
-/// Why an instance image could not be made.
-pub(crate) enum ImageFailure {
-    /// Building or setting up failed for reasons of the repository or recipe.
-    Build(String),
-    /// The engine failed.
-    Infra(DockerError),
-}
-
-/// A built instance image and what went into it.
-pub(crate) struct InstanceImage {
-    pub tag: String,
-    pub toolchain_tag: String,
-    pub toolchain_dockerfile: String,
-    pub source_image_id: String,
-    pub source_tag: String,
-    pub setup_log: Option<Vec<u8>>,
 }
 
 impl Validator {
@@ -136,63 +155,198 @@ impl Validator {
             .await;
         got.cloned().unwrap_or_else(|e| format!("unknown ({e})"))
     }
+}
 
-    /// Builds (or finds) the instance image. With `rebuild`, both instance layers are built
-    /// again from scratch (no build cache) under tags ending in `-rebuild`, to check that the
-    /// image is reproducible.
-    pub(crate) async fn instance_image(
+/// Why an instance image could not be made.
+pub(crate) enum ImageFailure {
+    /// Building or setting up failed for reasons of the repository or recipe.
+    Build(String),
+    /// The engine failed.
+    Infra(DockerError),
+}
+
+impl From<swe_forge_git::GitError> for ImageFailure {
+    fn from(e: swe_forge_git::GitError) -> Self {
+        ImageFailure::Build(e.to_string())
+    }
+}
+
+/// A built instance image and what went into it.
+pub(crate) struct InstanceImage {
+    pub tag: String,
+    pub toolchain_tag: String,
+    pub toolchain_dockerfile: String,
+    /// The environment's source layer.
+    pub source_image_id: String,
+    pub source_tag: String,
+    pub env: EnvImage,
+    /// Log of the instance layer's setup, when it was built now.
+    pub setup_log: Option<Vec<u8>>,
+    pub warnings: Vec<String>,
+}
+
+/// A repository environment image.
+#[derive(Debug, Clone)]
+pub(crate) struct EnvImage {
+    pub tag: String,
+    pub id: String,
+    pub commit: String,
+    pub source_tag: String,
+    pub source_image_id: String,
+}
+
+/// A repository environment built once per run: the image, or why its setup failed.
+pub(crate) type EnvCell = Arc<OnceCell<Result<EnvImage, String>>>;
+
+/// Everything that decides a repository environment image, before it is built.
+struct EnvSpec {
+    commit: String,
+    source_df: String,
+    src_tag: String,
+    tag: String,
+}
+
+/// The setup script of a recipe: prelude, commands, leak check, the test user made owner.
+fn setup_script(toolchain: &Toolchain, recipe: &Recipe, whole_tree_chown: bool) -> String {
+    let mut setup =
+        format!("{}\nset -e\ncd {REPO_DIR}\n{}\n{LEAK_CHECK}", toolchain.setup_prelude, recipe.setup.join("\n"));
+    if let Some(user) = &recipe.test_user {
+        // The unprivileged test user owns the repository (and nothing else). On top of an
+        // environment only files it does not own yet change (a chown copies a file into the layer).
+        let chown = if whole_tree_chown {
+            format!("chown -R {user}: {REPO_DIR}")
+        } else {
+            format!("find {REPO_DIR} ! -user {user} -exec chown -h {user}: {{}} +")
+        };
+        setup.push_str(&format!(
+            "\nid -u {user} >/dev/null 2>&1 || useradd --create-home --uid 1000 {user}\n{chown}\nmkdir -p /swe-forge/results && chown -R {user}: /swe-forge\n"
+        ));
+    }
+    setup
+}
+
+/// Why a setup step failed, with the end of its log.
+fn setup_failure(out: &swe_forge_docker::RunOutput, timeout: std::time::Duration) -> String {
+    let text = String::from_utf8_lossy(&out.log);
+    let tail: Vec<&str> = text.lines().rev().take(25).collect();
+    let why = if out.timed_out {
+        format!("timed out after {} s", timeout.as_secs())
+    } else if out.exit_code == Some(LEAK_EXIT) {
+        "left history in the repository".to_owned()
+    } else {
+        format!("exited with {:?}", out.exit_code)
+    };
+    format!("setup {why}:\n{}", tail.into_iter().rev().collect::<Vec<_>>().join("\n"))
+}
+
+fn nul_list(items: &[String]) -> Vec<u8> {
+    items.iter().flat_map(|p| p.bytes().chain([0])).collect()
+}
+
+impl Validator {
+    fn env_cell(&self, key: &str) -> EnvCell {
+        self.env_cells.lock().unwrap_or_else(|e| e.into_inner()).entry(key.to_owned()).or_default().clone()
+    }
+
+    /// What goes into the source layer of a tree: the tree, the submodules without a local copy
+    /// (an empty folder changes the content) and the file times of the build context.
+    fn tree_key(&self, repo: &SourceRepo, sha: &str, org: &str) -> Result<String, ImageFailure> {
+        let tree = repo.commit(sha)?.tree_id();
+        let missing = crate::submodules::missing_warnings(repo, sha, &self.settings.repos_root, org).join("\n");
+        let key = if missing.is_empty() { tree.to_string() } else { format!("{tree}\n{missing}") };
+        Ok(format!("{key}\nmtime {SOURCE_MTIME}"))
+    }
+
+    fn env_spec(
         &self,
         repo: &SourceRepo,
         inst: &swe_forge_core::Instance,
-        recipe: &Recipe,
-        toolchain: &Toolchain,
-        rebuild: bool,
-    ) -> Result<InstanceImage, ImageFailure> {
-        let (toolchain_tag, toolchain_dockerfile) =
-            self.toolchain_image(toolchain).await.map_err(ImageFailure::Infra)?;
-        let sha = &inst.base.sha;
-        let tree = repo.commit(sha).map(|c| c.tree_id()).map_err(|e| ImageFailure::Build(e.to_string()))?;
-        let source_df = source_dockerfile(&toolchain_tag, sha);
-        let mut setup =
-            format!("{}\nset -e\ncd {REPO_DIR}\n{}\n{LEAK_CHECK}", toolchain.setup_prelude, recipe.setup.join("\n"));
-        if let Some(user) = &recipe.test_user {
-            // The unprivileged test user owns the repository (and nothing else).
-            setup.push_str(&format!(
-                "\nid -u {user} >/dev/null 2>&1 || useradd --create-home --uid 1000 {user}\nchown -R {user}: {REPO_DIR}\nmkdir -p /swe-forge/results && chown -R {user}: /swe-forge\n"
-            ));
-        }
-        // Submodules come from local copies; one without a copy changes the content (an empty
-        // folder), so the tags say which are missing (nothing is added when none is).
-        let root = &self.settings.repos_root;
-        let missing = crate::submodules::missing_warnings(repo, sha, root, &inst.org).join("\n");
-        let tree_key = if missing.is_empty() { tree.to_string() } else { format!("{tree}\n{missing}") };
-        // The file times of the build context are part of the content (they changed once, from 0).
-        let tree_key = format!("{tree_key}\nmtime {}", swe_forge_git::SOURCE_MTIME);
-        let key = short_hash(&[&toolchain_tag, &tree_key, &source_df, &setup]);
+        toolchain_tag: &str,
+        setup: &str,
+        commit: &str,
+        suffix: &str,
+    ) -> Result<EnvSpec, ImageFailure> {
         let name = format!("swe-forge/{}__{}", inst.org, inst.repo).to_lowercase();
-        let suffix = if rebuild { "-rebuild" } else { "" };
-        let tag = format!("{name}:pr-{}-{key}{suffix}", inst.number);
-        let src_tag = format!("{name}:src-{}{suffix}", short_hash(&[&toolchain_tag, &tree_key, &source_df]));
+        let tree_key = self.tree_key(repo, commit, &inst.org)?;
+        let source_df = source_dockerfile(toolchain_tag, commit);
+        let src_tag = format!("{name}:src-{}{suffix}", short_hash(&[toolchain_tag, &tree_key, &source_df]));
+        let tag = format!("{name}:env-{}{suffix}", short_hash(&[toolchain_tag, &tree_key, &source_df, setup]));
+        Ok(EnvSpec { commit: commit.to_owned(), source_df, src_tag, tag })
+    }
+
+    /// The repository environment `spec` describes, built once per tag (by this process and
+    /// others); a setup that fails is remembered for the rest of the run.
+    async fn env_image(
+        &self,
+        repo: &SourceRepo,
+        inst: &swe_forge_core::Instance,
+        spec: &EnvSpec,
+        setup: &str,
+        rebuild: bool,
+    ) -> Result<EnvImage, ImageFailure> {
+        if rebuild {
+            return self.build_env(repo, inst, spec, setup, true).await;
+        }
+        let cell = self.env_cell(&spec.tag);
+        let got = cell
+            .get_or_try_init(|| async {
+                match self.build_env(repo, inst, spec, setup, false).await {
+                    Ok(env) => Ok(Ok(env)),
+                    Err(ImageFailure::Build(why)) => Ok(Err(why)),
+                    Err(ImageFailure::Infra(e)) => Err(e),
+                }
+            })
+            .await;
+        match got {
+            Ok(Ok(env)) => Ok(env.clone()),
+            Ok(Err(why)) => Err(ImageFailure::Build(why.clone())),
+            Err(e) => Err(ImageFailure::Infra(e)),
+        }
+    }
+
+    async fn build_env(
+        &self,
+        repo: &SourceRepo,
+        inst: &swe_forge_core::Instance,
+        spec: &EnvSpec,
+        setup: &str,
+        rebuild: bool,
+    ) -> Result<EnvImage, ImageFailure> {
+        let infra = ImageFailure::Infra;
+        let _lock = if rebuild { None } else { Some(self.engine.lock_image(&spec.tag).await.map_err(infra)?) };
+        let found = |id: String, source_image_id: String| EnvImage {
+            tag: spec.tag.clone(),
+            id,
+            commit: spec.commit.clone(),
+            source_tag: spec.src_tag.clone(),
+            source_image_id,
+        };
+        if !rebuild && let Some(id) = self.engine.image_id(&spec.tag).await.map_err(infra)? {
+            let src = self.engine.image_id(&spec.src_tag).await.map_err(infra)?.unwrap_or_default();
+            return Ok(found(id, src));
+        }
         let labels = HashMap::from([
-            (LABEL_ROLE.to_owned(), "instance".to_owned()),
-            ("dev.swe-forge.instance".to_owned(), inst.instance_id.clone()),
-            ("dev.swe-forge.base-sha".to_owned(), sha.clone()),
+            (LABEL_ROLE.to_owned(), "environment".to_owned()),
+            ("dev.swe-forge.repository".to_owned(), format!("{}/{}", inst.org, inst.repo)),
+            ("dev.swe-forge.env-commit".to_owned(), spec.commit.clone()),
         ]);
-        // Layer 1: the sources.
+        // Layer 1: the sources at the environment commit.
+        let root = &self.settings.repos_root;
+        let tree = repo.commit(&spec.commit)?.tree_id();
         let context = || {
             let mut ctx = BuildContext::new();
             repo.write_tree_tar_with_submodules(tree, "repo", ctx.tar(), root, &inst.org)
                 .map_err(|e| DockerError::Io { what: e.to_string(), source: std::io::Error::other("tree export") })?;
-            ctx.finish(&source_df)
+            ctx.finish(&spec.source_df)
         };
         let log_line = &mut |l: &str| tracing::debug!(target: "build", "{l}");
         let built = if rebuild {
             match context() {
-                Ok(ctx) => self.engine.build_uncached(&src_tag, ctx, &labels, log_line).await,
+                Ok(ctx) => self.engine.build_uncached(&spec.src_tag, ctx, &labels, log_line).await,
                 Err(e) => Err(e),
             }
         } else {
-            self.engine.build_once(&src_tag, context, &labels, log_line).await
+            self.engine.build_once(&spec.src_tag, context, &labels, log_line).await
         };
         let source_image_id = match built {
             Ok(id) => id,
@@ -201,20 +355,119 @@ impl Validator {
             }
             Err(e) => return Err(ImageFailure::Infra(e)),
         };
+        // Layer 2: setup with network (and the CA bundle, removed before the commit), then commit.
+        self.reporter.note(&format!("building repository environment {} at {}", spec.tag, &spec.commit[..12]));
+        let mut run = RunSpec::new(&spec.src_tag, setup);
+        run.network = true;
+        run.ca_bundle = self.settings.ca_bundle.clone();
+        run.timeout = self.settings.setup_timeout;
+        run.memory_bytes = self.settings.memory_bytes;
+        run.cpus = self.settings.cpus;
+        let (out, committed) = self.engine.run_and_commit(&run, &spec.tag, &labels).await.map_err(infra)?;
+        // The log goes with the instance that built the environment.
+        let dir = self.settings.work_dir.join("logs").join(&inst.instance_id);
+        let _ = std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(dir.join("env-setup.log"), &out.log));
+        match committed {
+            Some(id) => Ok(found(id, source_image_id)),
+            None => Err(ImageFailure::Build(format!(
+                "repository environment at {}: {}",
+                spec.commit,
+                setup_failure(&out, self.settings.setup_timeout)
+            ))),
+        }
+    }
+
+    /// Builds (or finds) the instance image: the repository environment at `env_commit` (the
+    /// base at worst: when the environment does not build at an older commit, it is built at the
+    /// base), then the instance layer. With `rebuild`, every layer above the toolchain is built
+    /// again from scratch (no build cache) under tags ending in `-rebuild`, to check that the
+    /// image is reproducible.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) async fn instance_image(
+        &self,
+        repo: &SourceRepo,
+        inst: &swe_forge_core::Instance,
+        recipe: &Recipe,
+        toolchain: &Toolchain,
+        env_commit: &str,
+        rebuild: bool,
+    ) -> Result<InstanceImage, ImageFailure> {
+        let (toolchain_tag, toolchain_dockerfile) =
+            self.toolchain_image(toolchain).await.map_err(ImageFailure::Infra)?;
+        let base = repo.commit(&inst.base.sha)?.id().to_string();
+        let env_commit = match repo.commit(env_commit) {
+            Ok(c) if repo.contains(&base, &c.id().to_string()) => c.id().to_string(),
+            _ => base.clone(),
+        };
+        let name = format!("swe-forge/{}__{}", inst.org, inst.repo).to_lowercase();
+        let suffix = if rebuild { "-rebuild" } else { "" };
+        let env_setup = setup_script(toolchain, recipe, true);
+        let mut warnings = Vec::new();
+        let spec = self.env_spec(repo, inst, &toolchain_tag, &env_setup, &env_commit, suffix)?;
+        let env = match self.env_image(repo, inst, &spec, &env_setup, rebuild).await {
+            Err(ImageFailure::Build(why)) if env_commit != base => {
+                warnings.push(format!(
+                    "the repository environment did not build at {env_commit}; built at the base commit instead: {}",
+                    why.lines().take(3).collect::<Vec<_>>().join(" / ")
+                ));
+                let spec = self.env_spec(repo, inst, &toolchain_tag, &env_setup, &base, suffix)?;
+                self.env_image(repo, inst, &spec, &env_setup, rebuild).await?
+            }
+            other => other?,
+        };
+        let base_key = self.tree_key(repo, &base, &inst.org)?;
+        // Layer 3: the instance. The same commit as the environment needs nothing but the checks.
+        let same = env.commit == base;
+        let mut script = format!("set -e\n{GIT_SAFE}\n");
+        let mut files = Vec::new();
+        if !same {
+            let root = &self.settings.repos_root;
+            let env_tree = repo.commit(&env.commit)?.tree_id();
+            let base_tree = repo.commit(&base)?.tree_id();
+            let prefix = REPO_DIR.trim_start_matches('/');
+            let (tar, change) = repo.tree_change_tar(env_tree, base_tree, prefix, root, &inst.org)?;
+            let missing: Vec<&str> = change.missing.iter().map(|s| s.path.as_str()).collect();
+            let written: Vec<String> =
+                change.written.iter().filter(|p| !missing.contains(&p.as_str())).cloned().collect();
+            files = vec![
+                (format!("{CHANGE_DIR}/change.tar"), tar),
+                (format!("{CHANGE_DIR}/paths"), nul_list(&change.paths)),
+                (format!("{CHANGE_DIR}/gone-dirs"), nul_list(&change.gone_dirs)),
+                (format!("{CHANGE_DIR}/written"), nul_list(&written)),
+            ];
+            script.push_str(&rewrite_script(&base));
+            script.push_str(&setup_script(toolchain, recipe, false));
+        } else {
+            script.push_str(&format!("cd {REPO_DIR}\n{LEAK_CHECK}"));
+            if let Some(user) = &recipe.test_user {
+                script.push_str(&format!("find {REPO_DIR} ! -user {user} -exec chown -h {user}: {{}} +\n"));
+            }
+        }
+        let key = short_hash(&[&env.tag, &base_key, &script]);
+        let tag = format!("{name}:pr-{}-{key}{suffix}", inst.number);
         let mut image = InstanceImage {
             tag: tag.clone(),
             toolchain_tag,
             toolchain_dockerfile,
-            source_image_id,
-            source_tag: src_tag.clone(),
+            source_image_id: env.source_image_id.clone(),
+            source_tag: env.source_tag.clone(),
+            env,
             setup_log: None,
+            warnings,
         };
         if !rebuild && self.engine.image_id(&tag).await.map_err(ImageFailure::Infra)?.is_some() {
             return Ok(image);
         }
-        // Layer 2: setup with network (and the CA bundle, removed before the commit), then commit.
-        let mut spec = RunSpec::new(&src_tag, setup);
-        spec.network = true;
+        let labels = HashMap::from([
+            (LABEL_ROLE.to_owned(), "instance".to_owned()),
+            ("dev.swe-forge.instance".to_owned(), inst.instance_id.clone()),
+            ("dev.swe-forge.base-sha".to_owned(), base.clone()),
+            ("dev.swe-forge.env-commit".to_owned(), image.env.commit.clone()),
+        ]);
+        // Setup with network (and the CA bundle, removed before the commit), then commit.
+        let mut spec = RunSpec::new(&image.env.tag, script);
+        spec.files = files;
+        spec.network = !same;
         spec.ca_bundle = self.settings.ca_bundle.clone();
         spec.timeout = self.settings.setup_timeout;
         spec.memory_bytes = self.settings.memory_bytes;
@@ -223,19 +476,7 @@ impl Validator {
         if committed.is_none() {
             let dir = self.settings.work_dir.join("logs").join(&inst.instance_id);
             let _ = std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(dir.join("setup.log"), &out.log));
-            let text = String::from_utf8_lossy(&out.log);
-            let tail: Vec<&str> = text.lines().rev().take(25).collect();
-            let why = if out.timed_out {
-                format!("timed out after {} s", self.settings.setup_timeout.as_secs())
-            } else if out.exit_code == Some(LEAK_EXIT) {
-                "left history in the repository".to_owned()
-            } else {
-                format!("exited with {:?}", out.exit_code)
-            };
-            return Err(ImageFailure::Build(format!(
-                "setup {why}:\n{}",
-                tail.into_iter().rev().collect::<Vec<_>>().join("\n")
-            )));
+            return Err(ImageFailure::Build(setup_failure(&out, self.settings.setup_timeout)));
         }
         image.setup_log = Some(out.log);
         Ok(image)

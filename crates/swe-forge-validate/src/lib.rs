@@ -6,6 +6,7 @@
 //! timeout) ends as a labelled rejection on that record; only engine-wide problems are errors.
 
 mod detect;
+mod env;
 mod error;
 mod flaky;
 mod images;
@@ -19,6 +20,7 @@ mod validator;
 mod verify;
 
 pub use detect::{Detection, detect};
+pub use env::plan_env_commits;
 pub use error::ValidateError;
 pub use parsed::{PARSED_SUFFIX, read_parsed, reparse};
 pub use recipe::{Recipe, RecipeOverride, Toolchain};

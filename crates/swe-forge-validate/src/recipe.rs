@@ -121,6 +121,11 @@ pub struct RecipeOverride {
     pub network_in_runs: Option<bool>,
     /// Run the tests as this unprivileged user.
     pub test_user: Option<String>,
+    /// Commit the repository environment is built at (dependencies fetched and warmed once, shared
+    /// by the repository's instances); used for an instance only when it is an ancestor of (or
+    /// equal to) its base commit. Without it: the oldest base commit among the repository's
+    /// records that is an ancestor of the instance's base.
+    pub env_commit: Option<String>,
     /// Narrower overrides, applied after this one when they match.
     #[serde(default)]
     pub variants: Vec<RecipeOverride>,
@@ -236,6 +241,21 @@ impl RecipeOverride {
             return false;
         }
         true
+    }
+
+    /// The environment commit this override names for `inst`, looking into matching variants too
+    /// (the last one wins).
+    pub fn env_commit_for(&self, inst: &Instance) -> Option<String> {
+        if !self.matches(inst) {
+            return None;
+        }
+        let mut c = self.env_commit.clone();
+        for v in &self.variants {
+            if let Some(x) = v.env_commit_for(inst) {
+                c = Some(x);
+            }
+        }
+        c
     }
 
     /// The recipe this override forces, looking into matching variants too (the last one wins).

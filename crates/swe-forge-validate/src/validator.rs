@@ -54,6 +54,10 @@ pub struct Settings {
     pub cpus: Option<f64>,
     /// Retries of a run after an engine error (never after a test failure).
     pub infra_retries: u32,
+    /// The commit each instance's repository environment is built at (instance id -> commit,
+    /// from [`crate::plan_env_commits`] over all the records of a run); an instance not listed
+    /// gets one planned from its own record (its override, else its base).
+    pub env_commits: BTreeMap<String, String>,
 }
 
 impl Settings {
@@ -73,6 +77,7 @@ impl Settings {
             pids_limit: Some(4096),
             cpus: None,
             infra_retries: 4,
+            env_commits: BTreeMap::new(),
         }
     }
 }
@@ -100,6 +105,7 @@ pub struct Validator {
     pub(crate) reporter: Arc<dyn Reporter>,
     base: OnceCell<String>,
     cells: Mutex<HashMap<String, Arc<OnceCell<String>>>>,
+    pub(crate) env_cells: Mutex<HashMap<String, crate::images::EnvCell>>,
 }
 
 impl Validator {
@@ -117,7 +123,14 @@ impl Validator {
                 Toolchain::named(t)?;
             }
         }
-        Ok(Validator { engine, settings, reporter, base: OnceCell::new(), cells: Mutex::new(HashMap::new()) })
+        Ok(Validator {
+            engine,
+            settings,
+            reporter,
+            base: OnceCell::new(),
+            cells: Mutex::new(HashMap::new()),
+            env_cells: Mutex::new(HashMap::new()),
+        })
     }
 
     pub(crate) async fn base_image(&self) -> Result<String, DockerError> {
@@ -128,6 +141,16 @@ impl Validator {
             })
             .await
             .cloned()
+    }
+
+    /// The commit the repository environment of `inst` is built at (see [`Settings::env_commits`]).
+    pub(crate) fn env_commit(&self, inst: &Instance) -> String {
+        if let Some(c) = self.settings.env_commits.get(&inst.instance_id) {
+            return c.clone();
+        }
+        crate::plan_env_commits(std::slice::from_ref(inst), &self.settings.repos_root, &self.settings.overrides)
+            .remove(&inst.instance_id)
+            .unwrap_or_else(|| inst.base.sha.clone())
     }
 
     pub(crate) fn once_cell(&self, key: &str) -> Arc<OnceCell<String>> {
@@ -210,7 +233,8 @@ impl Validator {
             &self.settings.repos_root,
             &inst.org,
         ));
-        let image = match self.instance_image(&repo, inst, &recipe, &toolchain, false).await {
+        let env_commit = self.env_commit(inst);
+        let image = match self.instance_image(&repo, inst, &recipe, &toolchain, &env_commit, false).await {
             Ok(x) => x,
             Err(ImageFailure::Build(detail)) => return reject(RejectReason::ImageBuildFailed, detail),
             Err(ImageFailure::Infra(e)) => return reject(RejectReason::Infrastructure, error_chain(&e)),
@@ -230,7 +254,11 @@ impl Validator {
             lockfiles: detection.lockfiles.clone(),
             base_tree,
             source_image_id: image.source_image_id.clone(),
+            env_commit: image.env.commit.clone(),
+            env_image: image.env.tag.clone(),
+            env_image_id: image.env.id.clone(),
         });
+        meta.warnings.extend(image.warnings.iter().cloned());
         if let Some(log) = &image.setup_log {
             write_log(&logs, "setup", log);
         }

@@ -50,14 +50,22 @@ impl Validator {
         }
         let repo = SourceRepo::locate(&self.settings.repos_root, &inst.org, &inst.repo).map_err(|e| e.to_string())?;
         let (recipe, toolchain, _) = self.resolve_recipe(&repo, inst)?;
-        let rebuilt = match self.instance_image(&repo, inst, &recipe, &toolchain, true).await {
+        // The environment commit on record, so that the same layers are rebuilt.
+        let env_commit = inst
+            .swe_forge
+            .as_ref()
+            .and_then(|m| m.provenance.as_ref())
+            .map(|p| p.env_commit.clone())
+            .filter(|c| !c.is_empty())
+            .unwrap_or_else(|| self.env_commit(inst));
+        let rebuilt = match self.instance_image(&repo, inst, &recipe, &toolchain, &env_commit, true).await {
             Ok(img) => img,
             Err(ImageFailure::Build(d)) => return Err(format!("{}: the rebuild failed: {d}", inst.instance_id)),
             Err(ImageFailure::Infra(e)) => return Err(format!("{}: {e}", inst.instance_id)),
         };
         let a = self.engine.image_files(&original).await.map_err(|e| e.to_string());
         let b = self.engine.image_files(&rebuilt.tag).await.map_err(|e| e.to_string());
-        for tag in [&rebuilt.tag, &rebuilt.source_tag] {
+        for tag in [&rebuilt.tag, &rebuilt.env.tag, &rebuilt.source_tag] {
             let _ = self.engine.remove_image(tag).await;
         }
         Ok(compare(&inst.instance_id, &original, &a?, &b?))

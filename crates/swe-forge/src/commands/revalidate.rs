@@ -29,7 +29,7 @@ use swe_forge_agree::{
 };
 use swe_forge_core::{Instance, Phase, RejectReason, TestResult};
 use swe_forge_docker::Engine;
-use swe_forge_validate::{RecipeOverride, Reporter, Settings, Validator, read_parsed, reparse};
+use swe_forge_validate::{RecipeOverride, Reporter, Settings, Validator, plan_env_commits, read_parsed, reparse};
 
 use crate::cli::RevalidateArgs;
 use crate::commands::validate::{apply_engine_args, apply_pipeline, read_records};
@@ -103,6 +103,7 @@ pub async fn revalidate_command(args: RevalidateArgs) -> Result<()> {
     let profile = Profile::load(&args.profile)?;
     eprintln!("profile {}: {}", profile.name, profile.description);
     let mut published = read_records(&args.records)?;
+    let all_published = published.clone();
     let out = &args.out;
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     let work_dir = args.work_dir.clone().unwrap_or_else(|| out.join("work"));
@@ -122,6 +123,9 @@ pub async fn revalidate_command(args: RevalidateArgs) -> Result<()> {
     }
     profile.merge_into(&mut settings.overrides);
     apply_engine_args(&mut settings, &args.engine);
+    // Environment commits from every record, so that a filtered run builds the same images.
+    settings.env_commits = plan_env_commits(&all_published, &settings.repos_root, &settings.overrides);
+    drop(all_published);
 
     let progress = out.join("revalidated.jsonl");
     let timings_path = out.join("timings.jsonl");
@@ -245,16 +249,16 @@ fn read_logs(work_dir: &Path, ours: &Instance) -> Option<PhaseLogs> {
     Some(PhaseLogs { run: get(Phase::Run)?, test: get(Phase::Test)?, fix: get(Phase::Fix)? })
 }
 
-/// Bytes each instance image adds on top of its toolchain image (when both exist).
+/// Bytes each instance image adds on top of its repository environment (its toolchain image for
+/// records made before environments), when both exist.
 async fn image_sizes(ours: &HashMap<String, Instance>) -> HashMap<String, u64> {
     let mut out = HashMap::new();
     let Ok(engine) = Engine::connect().await else { return out };
     for (id, r) in ours {
         let Some(meta) = &r.swe_forge else { continue };
         let (Some(image), Some(prov)) = (&meta.image, &meta.provenance) else { continue };
-        if let (Ok(Some(a)), Ok(Some(b))) =
-            (engine.image_size(image).await, engine.image_size(&prov.toolchain_image).await)
-        {
+        let below = if prov.env_image.is_empty() { &prov.toolchain_image } else { &prov.env_image };
+        if let (Ok(Some(a)), Ok(Some(b))) = (engine.image_size(image).await, engine.image_size(below).await) {
             out.insert(id.clone(), a.saturating_sub(b));
         }
     }

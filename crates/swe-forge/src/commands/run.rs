@@ -5,7 +5,7 @@ use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 use swe_forge_core::{Instance, ValidationStatus};
-use swe_forge_validate::Settings;
+use swe_forge_validate::{Settings, plan_env_commits};
 
 use crate::cli::EngineArgs;
 use crate::commands::export::export;
@@ -50,11 +50,13 @@ pub fn prepare(p: &Pipeline, engine: &EngineArgs) -> Result<(Vec<Instance>, Sett
     }
     let all = read_records(&p.path(&p.source.records))?;
     let total = all.len();
-    let records: Vec<_> = all.into_iter().filter(|r| p.keeps(r)).collect();
-    eprintln!("pipeline {} ({}): {} of {total} candidates pass the filters", p.name, p.description, records.len());
     let validated = p.path(&p.output.validated);
     let mut settings = Settings::new(repos, validated.with_extension("work"));
     apply_pipeline(&mut settings, p);
     apply_engine_args(&mut settings, engine);
+    // Environment commits from every candidate, so that a filtered run builds the same images.
+    settings.env_commits = plan_env_commits(&all, &settings.repos_root, &settings.overrides);
+    let records: Vec<_> = all.into_iter().filter(|r| p.keeps(r)).collect();
+    eprintln!("pipeline {} ({}): {} of {total} candidates pass the filters", p.name, p.description, records.len());
     Ok((records, settings))
 }

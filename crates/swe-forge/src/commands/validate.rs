@@ -11,7 +11,7 @@ use anyhow::{Context, Result};
 use swe_forge_core::{Instance, ValidationStatus, read_jsonl};
 use swe_forge_docker::{CaBundle, Engine};
 use swe_forge_store::{RunRow, Stage, Store};
-use swe_forge_validate::{Reporter, Settings, Validator};
+use swe_forge_validate::{Reporter, Settings, Validator, plan_env_commits};
 
 use crate::cli::{EngineArgs, ValidateArgs};
 use crate::pipeline::Pipeline;
@@ -25,6 +25,7 @@ pub async fn validate_command(args: ValidateArgs) -> Result<()> {
         apply_pipeline(&mut settings, &Pipeline::load(p)?);
     }
     apply_engine_args(&mut settings, &args.engine);
+    settings.env_commits = plan_env_commits(&records, &settings.repos_root, &settings.overrides);
     let results = validate_records(records, settings, &args.out, args.fresh).await?;
     print_summary(&results);
     Ok(())

@@ -7,6 +7,7 @@ mod support;
 
 mod bad_input;
 mod curate;
+mod environments;
 mod fixtures;
 mod mine;
 mod parse;

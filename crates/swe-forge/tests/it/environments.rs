@@ -1,0 +1,184 @@
+//! Repository environments on the real engine: two instances of one fixture repository with
+//! different base commits (jsduration 12 and 13; 13 starts from a later commit of main) share one
+//! environment image built at the older base, each instance layer adds only its change, and the
+//! repository inside an instance holds exactly one commit with the base tree.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::Command;
+
+use swe_forge_core::{Instance, ValidationStatus};
+
+use crate::pipeline::pipeline_in;
+use crate::support::{make_repos, read_records, root, swe_forge, text};
+
+fn docker(args: &[&str]) -> String {
+    let out = Command::new("docker").args(args).output().unwrap();
+    assert!(out.status.success(), "docker {args:?}: {}", text(&out));
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+/// Runs `script` in a fresh container of `image` (no network); returns stdout and the exit code.
+fn in_image(image: &str, script: &str) -> (String, Option<i32>) {
+    let out = Command::new("docker")
+        .args(["run", "--rm", "--network", "none", "--entrypoint", "bash", image, "-c", script])
+        .output()
+        .unwrap();
+    (String::from_utf8_lossy(&out.stdout).trim().to_owned(), out.status.code())
+}
+
+fn size(image: &str) -> u64 {
+    docker(&["image", "inspect", "--format", "{{.Size}}", image]).parse().unwrap()
+}
+
+fn layers(image: &str) -> Vec<String> {
+    serde_json::from_str(&docker(&["image", "inspect", "--format", "{{json .RootFS.Layers}}", image])).unwrap()
+}
+
+fn git_out(repo: &Path, args: &[&str]) -> String {
+    let out = Command::new("git").arg("-C").arg(repo).args(args).output().unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", text(&out));
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+fn validate(records: &[&Instance], repos: &Path, dir: &Path, pipeline: Option<&Path>) -> Vec<Instance> {
+    std::fs::create_dir_all(dir).unwrap();
+    let input = dir.join("records.jsonl");
+    swe_forge_core::write_jsonl(std::fs::File::create(&input).unwrap(), records.iter().copied()).unwrap();
+    let out = dir.join("validated.jsonl");
+    let mut args = vec![
+        "validate",
+        "--records",
+        input.to_str().unwrap(),
+        "--repos",
+        repos.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--timeout",
+        "300",
+        "--ca-bundle",
+        "system",
+    ];
+    if let Some(p) = pipeline {
+        args.extend(["--pipeline", p.to_str().unwrap()]);
+    }
+    let o = swe_forge(&args);
+    assert!(o.status.success(), "{}", text(&o));
+    read_records(&out)
+}
+
+fn lists(r: &Instance) -> (BTreeSet<String>, BTreeSet<String>) {
+    (r.f2p_tests.keys().cloned().collect(), r.p2p_tests.keys().cloned().collect())
+}
+
+#[test]
+fn instances_of_a_repository_share_its_environment_and_add_only_their_change() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = make_repos(tmp.path());
+    let fixtures = read_records(&root().join("data/fixtures/instances.jsonl"));
+    let get = |id: &str| fixtures.iter().find(|r| r.instance_id == id).unwrap();
+    let (old, new) = (get("forge-fixtures__jsduration-12"), get("forge-fixtures__jsduration-13"));
+    assert_ne!(old.base.sha, new.base.sha, "the fixture needs two base commits");
+    let done = validate(&[old, new], &repos, &tmp.path().join("shared"), None);
+    for r in &done {
+        assert_eq!(r.status(), ValidationStatus::Accepted, "{}: {:?}", r.instance_id, r.swe_forge);
+    }
+    let meta = |r: &Instance| r.swe_forge.clone().unwrap();
+    let prov = |r: &Instance| meta(r).provenance.unwrap();
+    let (p12, p13) = (prov(&done[0]), prov(&done[1]));
+
+    // One environment, at the older base (an ancestor of the newer one), for both.
+    assert_eq!(p12.env_commit, old.base.sha);
+    assert_eq!(p13.env_commit, old.base.sha);
+    assert_eq!(p12.env_image, p13.env_image);
+    assert!(p13.env_image.contains(":env-"), "{}", p13.env_image);
+    assert_eq!(docker(&["image", "inspect", "--format", "{{.Id}}", &p13.env_image]), p13.env_image_id);
+    let env_layers = layers(&p13.env_image);
+    let (image12, image13) = (meta(&done[0]).image.unwrap(), meta(&done[1]).image.unwrap());
+    for image in [&image12, &image13] {
+        let l = layers(image);
+        assert_eq!(l[..env_layers.len()], env_layers[..], "{image} is built on the environment");
+        // Instance 12 is at the environment commit: its layer changes nothing (and docker lists no
+        // empty layer); instance 13's holds its change.
+        assert_eq!(l.len(), env_layers.len() + usize::from(image == &image13), "{image}: {l:?}");
+    }
+
+    // The environment holds the dependencies (node_modules, shared); the instance layer only the change.
+    let env_adds = size(&p13.env_image) - size(&p13.toolchain_image);
+    let adds13 = size(&image13) - size(&p13.env_image);
+    let adds12 = size(&image12) - size(&p12.env_image);
+    assert!(env_adds > 10 << 20, "the environment holds node_modules: {env_adds} bytes");
+    assert!(adds13 * 20 < env_adds, "instance 13 adds {adds13} bytes, its environment {env_adds}");
+    assert!(adds12 < 64 << 10, "instance 12 is at the environment commit: {adds12} bytes");
+
+    // Inside instance 13: one commit holding exactly the base tree, the env commit gone, build
+    // products (node_modules) not committed, the change on disk, no CA bundle, no change set.
+    let repo = repos.join("forge-fixtures/jsduration");
+    let base_tree = git_out(&repo, &["rev-parse", &format!("{}^{{tree}}", new.base.sha)]);
+    let base_files = git_out(&repo, &["ls-tree", "-r", "--name-only", &new.base.sha]);
+    let (env_head, code) = in_image(&p13.env_image, "cd /testbed && git rev-parse HEAD");
+    assert_eq!(code, Some(0));
+    let script = format!(
+        "cd /testbed && git rev-list --all | wc -l && git rev-parse HEAD^{{tree}} && git log -1 --format=%s \
+         && (git cat-file -e {env_head} 2>/dev/null && echo env-commit-present || echo env-commit-gone) \
+         && git ls-files | tr '\\n' ' ' && echo && ls -d node_modules test/format.test.js test/order.test.js 2>&1 \
+         ; ls /run/swe-forge /run/swe-forge-instance 2>&1; git status --porcelain --untracked-files=no | wc -l"
+    );
+    let (out, _) = in_image(&image13, &script);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "1", "{out}");
+    assert_eq!(lines[1], base_tree, "the commit holds the base tree: {out}");
+    assert_eq!(lines[2], format!("base {}", new.base.sha), "{out}");
+    assert_eq!(lines[3], "env-commit-gone", "{out}");
+    assert_eq!(lines[4].split_whitespace().collect::<Vec<_>>(), base_files.lines().collect::<Vec<_>>(), "{out}");
+    assert!(out.contains("node_modules\n") && out.contains("test/order.test.js"), "{out}");
+    assert!(out.contains("cannot access 'test/format.test.js'"), "a file the base deleted is gone: {out}");
+    assert!(out.contains("cannot access '/run/swe-forge'") && out.contains("cannot access '/run/swe-forge-instance'"));
+    assert_eq!(lines.last(), Some(&"0"), "the work tree is clean against the commit: {out}");
+
+    // The results are those of an instance built the old way, on an environment at its own base.
+    let own = tmp.path().join("own.toml");
+    std::fs::write(
+        &own,
+        format!(
+            "name = \"own\"\n[source]\nrecords = \"-\"\nrepos = \"-\"\n[output]\nvalidated = \"-\"\n\
+             [overrides.\"forge-fixtures/jsduration\"]\nenv_commit = \"{}\"\n",
+            new.base.sha
+        ),
+    )
+    .unwrap();
+    let alone = validate(&[old, new], &repos, &tmp.path().join("own"), Some(&own));
+    let alone13 = alone.iter().find(|r| r.instance_id == new.instance_id).unwrap();
+    assert_eq!(prov(alone13).env_commit, new.base.sha);
+    assert_ne!(prov(alone13).env_image, p13.env_image);
+    assert_eq!(lists(alone13), lists(&done[1]));
+    assert!(done[1].f2p_tests.contains_key("test/duration.test.js > parseDuration > reads days"));
+    assert_eq!(lists(&alone[0]), lists(&done[0]));
+
+    // A run filtered down to instance 13 plans from every candidate: the same images.
+    let dir = tmp.path().join("filtered");
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = pipeline_in(&dir, "[filters]\ninstances = [\"forge-fixtures__jsduration-13\"]\n");
+    let o = swe_forge(&["run", p.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o));
+    let filtered = read_records(&dir.join("out/validated.jsonl"));
+    assert_eq!(filtered.len(), 1);
+    assert_eq!(meta(&filtered[0]).image.unwrap(), image13);
+    assert_eq!(lists(&filtered[0]), lists(&done[1]));
+
+    // `images verify` rebuilds the environment and the instance layer from scratch: the same files.
+    let o = swe_forge(&[
+        "images",
+        "verify",
+        "--records",
+        tmp.path().join("shared/validated.jsonl").to_str().unwrap(),
+        "--repos",
+        repos.to_str().unwrap(),
+        "--instance",
+        "forge-fixtures__jsduration-13",
+        "--ca-bundle",
+        "system",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("forge-fixtures__jsduration-13: identical"), "{}", text(&o));
+}
