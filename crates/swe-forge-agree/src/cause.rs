@@ -19,8 +19,10 @@
 //! 5. otherwise a test present on one side only, or present in a run on one side and absent from
 //!    the same run on the other (fail-fast `cargo test`, a different selection), ->
 //!    [`Cause::DifferentTestCommand`];
-//! 6. both sides ran it and it ended differently (PASS vs FAIL) -> [`Cause::Flaky`] (flaky or
-//!    environment-dependent: network, time zone, machine speed).
+//! 6. both sides ran it and it ended differently (PASS vs FAIL): if each side saw it end the same
+//!    way in every run it ran in (ours always pass, theirs always fail, or the reverse) ->
+//!    [`Cause::Environment`] (the internet, the clock, the number of cores, a service the
+//!    other machine had); if one side saw it end both ways -> [`Cause::Flaky`].
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
@@ -46,8 +48,11 @@ pub enum Cause {
     Naming,
     /// A submodule's content was missing from our image.
     MissingSubmodule,
-    /// The same test ran on both sides and ended differently (flaky or environment-dependent).
+    /// The same test ran on both sides and ended differently, and one side saw it end both ways.
     Flaky,
+    /// The same test ran on both sides and ended differently, each side the same way every time:
+    /// the machines differ (network access, the date, the number of cores, a local service).
+    Environment,
     /// A run of ours, or the test framework's own timeout, killed the test.
     Timeout,
     /// The code does not build or run with our toolchain (compiler, language or runtime version).
@@ -60,13 +65,14 @@ pub enum Cause {
 
 impl Cause {
     /// Every cause, in report order.
-    pub const ALL: [Cause; 10] = [
+    pub const ALL: [Cause; 11] = [
         Cause::BuildFailure,
         Cause::PatchDoesNotApply,
         Cause::DifferentTestCommand,
         Cause::Naming,
         Cause::MissingSubmodule,
         Cause::Flaky,
+        Cause::Environment,
         Cause::Timeout,
         Cause::Toolchain,
         Cause::RepoUnavailable,
@@ -82,6 +88,7 @@ impl Cause {
             Cause::Naming => "naming",
             Cause::MissingSubmodule => "missing_submodule",
             Cause::Flaky => "flaky",
+            Cause::Environment => "environment",
             Cause::Timeout => "timeout",
             Cause::Toolchain => "toolchain",
             Cause::RepoUnavailable => "repo_unavailable",
@@ -97,7 +104,10 @@ impl Cause {
             Cause::DifferentTestCommand => "the sides ran different tests (command, fail-fast, selection)",
             Cause::Naming => "the same test under two names",
             Cause::MissingSubmodule => "a submodule's content was missing from the image",
-            Cause::Flaky => "same test, different outcome (flaky or environment-dependent)",
+            Cause::Flaky => "same test, different outcome, and one side saw it end both ways",
+            Cause::Environment => {
+                "same test, steadily different outcome: the machines differ (network, date, cores, services)"
+            }
             Cause::Timeout => "a run, or the test framework's own timeout, killed it",
             Cause::Toolchain => "the code does not build or run with our toolchain version",
             Cause::RepoUnavailable => "the repository or base commit is not in the mirrors",
@@ -160,6 +170,13 @@ const BUILD_FAILED_SIGNS: &[&str] =
 /// Whether a run's parsed log says the code did not build.
 pub fn build_failed(log: &ParsedLog) -> bool {
     log.warnings.iter().any(|w| BUILD_FAILED_SIGNS.iter().any(|s| w.contains(s)))
+}
+
+/// Whether a test ended the same way in every run it has a status in.
+fn steady(statuses: [TestStatus; 3]) -> bool {
+    let mut seen = statuses.into_iter().filter(|s| *s != TestStatus::None);
+    let first = seen.next();
+    seen.all(|s| Some(s) == first)
 }
 
 /// What is known about our side besides its statuses.
@@ -238,6 +255,8 @@ pub fn classify_tests<'a>(
                 if parted.any(toolchain) { Cause::Toolchain } else { Cause::DifferentTestCommand }
             } else if !seen_ours || !seen_published {
                 Cause::DifferentTestCommand
+            } else if steady([p.run, p.test, p.fix]) && steady([o.run, o.test, o.fix]) {
+                Cause::Environment
             } else {
                 Cause::Flaky
             }
@@ -368,6 +387,19 @@ mod tests {
         assert_eq!(check(&published, &ours, &slow, &["a", "b"]), [(Cause::Timeout, 2)]);
         let flaky = Evidence { flaky: BTreeSet::from(["b".to_owned()]), ..Evidence::default() };
         assert_eq!(check(&published, &ours, &flaky, &["b"]), [(Cause::Flaky, 1)]);
+    }
+
+    #[test]
+    fn steadily_different_outcomes_are_the_environment() {
+        // axios: published fails a local-server test in every run, ours passes it in every run;
+        // a test needing the internet passes there and fails here.
+        let published =
+            view(&[("local", Fail, Fail, Fail), ("online", Pass, Pass, Pass), ("wobbly", Pass, Fail, Pass)]);
+        let ours = view(&[("local", Pass, Pass, Pass), ("online", Fail, Fail, Fail), ("wobbly", Fail, Fail, Fail)]);
+        assert_eq!(
+            check(&published, &ours, &Evidence::default(), &["local", "online", "wobbly"]),
+            [(Cause::Environment, 2), (Cause::Flaky, 1)]
+        );
     }
 
     #[test]
