@@ -59,11 +59,14 @@ pub(crate) fn toolchain_dockerfile(base: &str, t: &Toolchain) -> String {
     df
 }
 
-/// Dockerfile of the source layer of an instance.
+/// Dockerfile of the source layer of an instance. The label names the files' fixed time: Docker's
+/// build cache ignores file times when it compares a COPY, so without a line of its own a tree
+/// once copied with other times (0, before MRESOURCES-289 was known) would be reused as it was.
 pub(crate) fn source_dockerfile(toolchain: &str, sha: &str) -> String {
     format!(
-        "FROM {toolchain}\nCOPY repo/ {REPO_DIR}/\nWORKDIR {REPO_DIR}\n\
-RUN git -c init.defaultBranch=main init -q \\\n && git add -A \\\n && GIT_AUTHOR_DATE=2000-01-01T00:00:00Z GIT_COMMITTER_DATE=2000-01-01T00:00:00Z git -c user.name=swe-forge -c user.email=swe-forge@localhost commit -q --no-verify --allow-empty -m 'base {sha}' \\\n && git config user.name swe-forge && git config user.email swe-forge@localhost \\\n && git reflog expire --expire=now --all\n"
+        "FROM {toolchain}\nLABEL dev.swe-forge.source-mtime={}\nCOPY repo/ {REPO_DIR}/\nWORKDIR {REPO_DIR}\n\
+RUN git -c init.defaultBranch=main init -q \\\n && git add -A \\\n && GIT_AUTHOR_DATE=2000-01-01T00:00:00Z GIT_COMMITTER_DATE=2000-01-01T00:00:00Z git -c user.name=swe-forge -c user.email=swe-forge@localhost commit -q --no-verify --allow-empty -m 'base {sha}' \\\n && git config user.name swe-forge && git config user.email swe-forge@localhost \\\n && git reflog expire --expire=now --all\n",
+        swe_forge_git::SOURCE_MTIME
     )
 }
 
