@@ -1,5 +1,6 @@
 //! `swe-forge images`: the base image and the images swe-forge made.
 
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use anyhow::{Result, bail};
@@ -66,45 +67,85 @@ pub async fn images_command(cmd: ImagesCommand) -> Result<()> {
                 bail!("{failures} image(s) could not be verified");
             }
         }
-        ImagesCommand::Sizes { records } => {
-            println!("| instance | language | toolchain image | toolchain MiB | instance adds MiB |");
-            println!("|---|---|---|---|---|");
-            let mut unique = Vec::new();
-            for inst in read_records(&records)? {
-                let Some(meta) = &inst.swe_forge else { continue };
-                let (Some(image), Some(prov)) = (&meta.image, &meta.provenance) else { continue };
-                let (Some(total), Some(base)) =
-                    (engine.image_size(image).await?, engine.image_size(&prov.toolchain_image).await?)
-                else {
-                    continue;
-                };
-                let mib = |b: u64| b as f64 / f64::from(1 << 20);
-                let adds = total.saturating_sub(base);
-                unique.push(adds);
-                println!(
-                    "| {} | {} | {} | {:.0} | {:.1} |",
-                    inst.instance_id,
-                    inst.lang.as_deref().unwrap_or("?"),
-                    prov.toolchain_image,
-                    mib(base),
-                    mib(adds)
-                );
-            }
-            unique.sort_unstable();
-            if !unique.is_empty() {
-                let n = unique.len();
-                let median =
-                    if n % 2 == 1 { unique[n / 2] as f64 } else { (unique[n / 2 - 1] + unique[n / 2]) as f64 / 2.0 };
-                println!("\nmedian bytes an instance adds: {:.1} MiB over {n} instances", median / f64::from(1 << 20));
-            }
-        }
+        ImagesCommand::Sizes { records } => sizes(&engine, &records).await?,
         ImagesCommand::List => {
-            for role in ["base", "toolchain", "instance"] {
+            for role in ["base", "toolchain", "environment", "instance"] {
                 for tag in engine.images_with_labels(&[(LABEL_ROLE, role)]).await? {
                     println!("{role:<10} {tag}");
                 }
             }
         }
+    }
+    Ok(())
+}
+
+fn mib(b: u64) -> f64 {
+    b as f64 / f64::from(1 << 20)
+}
+
+fn median(mut v: Vec<u64>) -> Option<f64> {
+    v.sort_unstable();
+    let n = v.len();
+    (n > 0).then(|| if n % 2 == 1 { v[n / 2] as f64 } else { (v[n / 2 - 1] + v[n / 2]) as f64 / 2.0 })
+}
+
+/// Bytes each instance image adds on top of its repository environment (what is unique to it),
+/// and bytes each environment adds on top of its toolchain (shared by its instances).
+async fn sizes(engine: &Engine, records: &std::path::Path) -> Result<()> {
+    println!("| instance | language | environment image | env commit | instance adds MiB |");
+    println!("|---|---|---|---|---|");
+    let mut unique = Vec::new();
+    // Environment (or toolchain, for records made before environments) -> (toolchain, instances).
+    let mut envs: BTreeMap<String, (String, Vec<String>)> = BTreeMap::new();
+    let mut adds: HashMap<String, u64> = HashMap::new();
+    for inst in read_records(records)? {
+        let Some(meta) = &inst.swe_forge else { continue };
+        let (Some(image), Some(prov)) = (&meta.image, &meta.provenance) else { continue };
+        let parent = if prov.env_image.is_empty() { &prov.toolchain_image } else { &prov.env_image };
+        let (Some(total), Some(below)) = (engine.image_size(image).await?, engine.image_size(parent).await?) else {
+            continue;
+        };
+        let add = total.saturating_sub(below);
+        unique.push(add);
+        adds.insert(inst.instance_id.clone(), add);
+        let commit = if prov.env_commit.is_empty() { "-" } else { &prov.env_commit[..prov.env_commit.len().min(12)] };
+        println!(
+            "| {} | {} | {} | {commit} | {:.1} |",
+            inst.instance_id,
+            inst.lang.as_deref().unwrap_or("?"),
+            if prov.env_image.is_empty() { "-" } else { &prov.env_image },
+            mib(add)
+        );
+        if !prov.env_image.is_empty() {
+            let e = envs.entry(prov.env_image.clone()).or_insert_with(|| (prov.toolchain_image.clone(), Vec::new()));
+            e.1.push(inst.instance_id.clone());
+        }
+    }
+    let mut amortized = Vec::new();
+    if !envs.is_empty() {
+        println!("\n| environment image (shared) | toolchain image | instances | environment adds MiB |");
+        println!("|---|---|---|---|");
+        for (env, (toolchain, ids)) in &envs {
+            let (Some(total), Some(below)) = (engine.image_size(env).await?, engine.image_size(toolchain).await?)
+            else {
+                continue;
+            };
+            let add = total.saturating_sub(below);
+            println!("| {env} | {toolchain} | {} | {:.1} |", ids.len(), mib(add));
+            for id in ids {
+                amortized.push(adds.get(id).copied().unwrap_or(0) + add / ids.len() as u64);
+            }
+        }
+    }
+    if let Some(m) = median(unique.clone()) {
+        println!(
+            "\nmedian bytes an instance adds on top of its environment: {:.1} MiB over {} instances",
+            mib(m as u64),
+            unique.len()
+        );
+    }
+    if let Some(m) = median(amortized) {
+        println!("median with its share of the environment: {:.1} MiB", mib(m as u64));
     }
     Ok(())
 }

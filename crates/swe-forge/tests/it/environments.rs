@@ -136,6 +136,21 @@ fn instances_of_a_repository_share_its_environment_and_add_only_their_change() {
     assert!(out.contains("cannot access '/run/swe-forge'") && out.contains("cannot access '/run/swe-forge-instance'"));
     assert_eq!(lines.last(), Some(&"0"), "the work tree is clean against the commit: {out}");
 
+    // `images sizes`: the instance's own bytes, and the environment once with the instances sharing it.
+    let o = swe_forge(&["images", "sizes", "--records", tmp.path().join("shared/validated.jsonl").to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o));
+    let report = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(report.contains(&format!("| {} | {} | 2 |", p13.env_image, p13.toolchain_image)), "{report}");
+    assert!(
+        report.contains(&format!("| forge-fixtures__jsduration-13 | javascript | {} |", p13.env_image)),
+        "{report}"
+    );
+    assert!(
+        report.contains("median bytes an instance adds on top of its environment: 0.")
+            && report.contains("over 2 instances"),
+        "{report}"
+    );
+
     // The results are those of an instance built the old way, on an environment at its own base.
     let own = tmp.path().join("own.toml");
     std::fs::write(
