@@ -222,6 +222,11 @@ pub struct Provenance {
     pub requested_versions: BTreeMap<String, String>,
     /// Lockfiles and build files at the base commit: path -> git blob id.
     pub lockfiles: BTreeMap<String, String>,
+    /// Lockfiles in the repository of the instance image once its setup ran, those the setup
+    /// resolved itself included (a crate without a committed `Cargo.lock`): path -> sha256. They
+    /// pin what was installed; the base commit's own lockfiles are in `lockfiles`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub resolved_lockfiles: BTreeMap<String, String>,
     /// Tree id of the base commit.
     pub base_tree: String,
     /// Source-layer image id.

@@ -25,7 +25,7 @@ pub struct Detection {
 /// Rust compiler of the `rust` toolchain (trixie's rustc); newer requests get `rust-web`.
 const RUSTC_STABLE: (u32, u32) = (1, 85);
 
-const LOCKFILES: &[&str] = &[
+pub(crate) const LOCKFILES: &[&str] = &[
     "go.mod",
     "go.sum",
     "Cargo.toml",
@@ -39,6 +39,7 @@ const LOCKFILES: &[&str] = &[
     "package-lock.json",
     "yarn.lock",
     "pnpm-lock.yaml",
+    "npm-shrinkwrap.json",
     ".nvmrc",
     "CMakeLists.txt",
     "configure.ac",

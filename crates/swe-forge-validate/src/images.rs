@@ -7,7 +7,7 @@
 //! one commit holding the base tree, the setup run again on top of the warm environment). Tags
 //! are derived from everything that goes into a layer, so an existing tag is reused as is.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
@@ -125,6 +125,21 @@ fn shell_quote(v: &str) -> String {
 }
 
 impl Validator {
+    /// sha256 of the lockfiles and build files (the names `detect` records) at the repository's
+    /// root in the instance image, once its setup ran: what the setup resolved is pinned too.
+    /// Empty when the image cannot be run (the record's other fields say why).
+    pub(crate) async fn resolved_lockfiles(&self, tag: &str) -> BTreeMap<String, String> {
+        let names: Vec<String> = crate::detect::LOCKFILES.iter().map(|f| shell_quote(f)).collect();
+        let script = format!(
+            "cd {REPO_DIR} && for f in {}; do if [ -f \"$f\" ]; then sha256sum \"$f\"; fi; done",
+            names.join(" ")
+        );
+        let Ok(out) = self.engine.run(&RunSpec::new(tag, &script)).await else {
+            return BTreeMap::new();
+        };
+        parse_sha256sums(&String::from_utf8_lossy(&out.log))
+    }
+
     pub(crate) async fn toolchain_image(&self, t: &Toolchain) -> Result<(String, String), DockerError> {
         let base = self.base_image().await?;
         let dockerfile = toolchain_dockerfile(&base, t);
@@ -483,5 +498,30 @@ impl Validator {
         }
         image.setup_log = Some(out.log);
         Ok(image)
+    }
+}
+
+/// `sha256sum` output lines (`<hex>  <path>`) as path -> hex; other lines are left out.
+fn parse_sha256sums(text: &str) -> BTreeMap<String, String> {
+    text.lines()
+        .filter_map(|l| {
+            let (hash, path) = l.split_once("  ")?;
+            (hash.len() == 64 && hash.bytes().all(|b| b.is_ascii_hexdigit()))
+                .then(|| (path.to_owned(), hash.to_owned()))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_sha256sums;
+
+    #[test]
+    fn sha256sum_lines_become_a_map_and_other_lines_are_left_out() {
+        let h = "a".repeat(64);
+        let text = format!("{h}  Cargo.lock\nswe-forge: test command took 5 ms\n{h}  go.sum\nshort  x\n");
+        let got = parse_sha256sums(&text);
+        assert_eq!(got.keys().collect::<Vec<_>>(), ["Cargo.lock", "go.sum"]);
+        assert_eq!(got["go.sum"], h);
     }
 }

@@ -252,6 +252,7 @@ impl Validator {
             toolchain_versions: self.toolchain_versions(&image.toolchain_tag, &toolchain).await,
             requested_versions: detection.requested_versions.clone(),
             lockfiles: detection.lockfiles.clone(),
+            resolved_lockfiles: self.resolved_lockfiles(&image.tag).await,
             base_tree,
             source_image_id: image.source_image_id.clone(),
             env_commit: image.env.commit.clone(),

@@ -19,7 +19,7 @@ fn docker(args: &[&str]) -> String {
 }
 
 /// Runs `script` in a fresh container of `image` (no network); returns stdout and the exit code.
-fn in_image(image: &str, script: &str) -> (String, Option<i32>) {
+pub(crate) fn in_image(image: &str, script: &str) -> (String, Option<i32>) {
     let out = Command::new("docker")
         .args(["run", "--rm", "--network", "none", "--entrypoint", "bash", image, "-c", script])
         .output()

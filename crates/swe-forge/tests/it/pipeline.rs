@@ -58,6 +58,17 @@ fn demo_pipeline_accepts_good_instances_and_rejects_bad_ones() {
     assert_eq!(keys(&go.fixed_tests), keys(&go.f2p_tests));
     assert_eq!(keys(&go.p2p_tests), BTreeSet::from(["gostack::TestPushThenPop", "gostack::TestLen"]));
     assert_eq!(go.lang.as_deref(), Some("go"));
+    // Go's build cache: every entry (the toolchain's standard library, the environment's, the
+    // instance's) is dated in the future, so no later layer refreshes one and copies it.
+    let image = go.swe_forge.as_ref().and_then(|m| m.image.clone()).expect("image tag on the record");
+    let (stale, code) = crate::environments::in_image(
+        &image,
+        "find \"$(go env GOCACHE)\" -type f ! -newermt 2099-12-31 | wc -l; find \"$(go env GOCACHE)\" -type f | wc -l",
+    );
+    assert_eq!(code, Some(0));
+    let counts: Vec<u64> = stale.lines().map(|l| l.trim().parse().unwrap()).collect();
+    assert_eq!(counts[0], 0, "cache entries dated in the past: {stale}");
+    assert!(counts[1] > 100, "the standard library is in the cache: {stale}");
     let rust = get("forge-fixtures__ringq-7");
     assert_eq!(rust.status(), ValidationStatus::Accepted, "{:?}", rust.swe_forge);
     assert_eq!(
@@ -66,6 +77,11 @@ fn demo_pipeline_accepts_good_instances_and_rejects_bad_ones() {
     );
     assert!(keys(&rust.p2p_tests).contains("ringq::tests::push_then_pop_is_fifo"));
     assert!(keys(&rust.p2p_tests).iter().any(|t| t.starts_with("ringq::doc::")), "doctests are kept");
+    // ringq commits no Cargo.lock: the one its setup resolved is pinned in the provenance.
+    let prov = rust.swe_forge.as_ref().and_then(|m| m.provenance.as_ref()).unwrap();
+    assert!(!prov.lockfiles.contains_key("Cargo.lock"), "{prov:?}");
+    assert_eq!(prov.resolved_lockfiles.get("Cargo.lock").map(String::len), Some(64), "{prov:?}");
+    assert!(prov.resolved_lockfiles.contains_key("Cargo.toml"), "{prov:?}");
     // One fixture per language, each validated with its own toolchain image and structured results.
     let expect = [
         (
