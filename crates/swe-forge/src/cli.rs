@@ -308,7 +308,9 @@ pub struct RevalidateArgs {
     /// Where run logs go (default: <out>/work).
     #[arg(long)]
     pub work_dir: Option<PathBuf>,
-    /// Re-validate instances already in <out>/revalidated.jsonl.
+    /// Re-validate the selected instances (all, or those given with --instance) even when
+    /// <out>/revalidated.jsonl has them (after changing an override); the new results are
+    /// appended and replace the earlier ones.
     #[arg(long)]
     pub fresh: bool,
     /// Run nothing: write the reports from <out>/revalidated.jsonl; instances not re-validated

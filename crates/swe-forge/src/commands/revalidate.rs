@@ -129,17 +129,14 @@ pub async fn revalidate_command(args: RevalidateArgs) -> Result<()> {
 
     let progress = out.join("revalidated.jsonl");
     let timings_path = out.join("timings.jsonl");
-    if args.fresh {
-        for p in [&progress, &timings_path] {
-            if p.exists() {
-                std::fs::remove_file(p).with_context(|| format!("removing {}", p.display()))?;
-            }
-        }
-    }
+    // With --fresh the selected instances run again; their earlier results stay in the file (it is
+    // only ever appended to) and the new ones, written later, win when it is read.
+    let again: HashSet<String> =
+        if args.fresh { published.iter().map(|r| r.instance_id.clone()).collect() } else { HashSet::new() };
     let mut ours: HashMap<String, Instance> = HashMap::new();
     if progress.exists() {
         // A result that the engine cut short (infrastructure) is not kept: it runs again.
-        for r in read_records(&progress)? {
+        for r in read_records(&progress)?.into_iter().filter(|r| !again.contains(&r.instance_id)) {
             let infra =
                 r.swe_forge.iter().flat_map(|m| &m.rejections).any(|x| x.reason == RejectReason::Infrastructure);
             if infra {

@@ -336,6 +336,30 @@ fn a_submodule_is_in_the_image_at_its_pinned_commit() {
     let ours = read_records(&tmp.path().join("without/revalidated.jsonl"));
     let warnings = &ours[0].swe_forge.as_ref().unwrap().warnings;
     assert!(warnings.iter().any(|w| w.contains("submodule not found locally: vendor/lib")), "{warnings:?}");
+
+    // Once the submodule's copy is there, `--fresh --instance` runs that instance again in the same
+    // output folder: the new result is appended and wins, the earlier one stays in the file.
+    let without = tmp.path().join("without");
+    let o = swe_forge(&[
+        "revalidate",
+        "--records",
+        records.to_str().unwrap(),
+        "--repos",
+        repos.to_str().unwrap(),
+        "--profile",
+        "msb",
+        "--out",
+        without.to_str().unwrap(),
+        "--instance",
+        "forge-fixtures__withsub-3",
+        "--fresh",
+        "--ca-bundle",
+        "system",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let report: Value = serde_json::from_slice(&std::fs::read(without.join("agreement.json")).unwrap()).unwrap();
+    assert_eq!(row(&report, "forge-fixtures__withsub-3")["agrees"], true);
+    assert_eq!(read_records(&without.join("revalidated.jsonl")).len(), 2, "appended, nothing lost");
 }
 
 /// A crate whose first test binary (the library's unit tests) fails in the test run.
