@@ -222,12 +222,45 @@ struct EnvSpec {
     source_df: String,
     src_tag: String,
     tag: String,
+    /// The setup script, run on the source layer.
+    setup: String,
 }
 
-/// The setup script of a recipe: prelude, commands, leak check, the test user made owner.
-fn setup_script(toolchain: &Toolchain, recipe: &Recipe, whole_tree_chown: bool) -> String {
-    let mut setup =
-        format!("{}\nset -e\ncd {REPO_DIR}\n{}\n{LEAK_CHECK}", toolchain.setup_prelude, recipe.setup.join("\n"));
+/// The variable every setup step sees: the committer time of the commit whose tree its layer
+/// holds (RFC 3339, UTC), for tools that resolve dependencies as of a date (`npm install
+/// --before`, `cargo generate-lockfile --publish-time`). Exported by the setup script itself, so
+/// it never reaches the committed image's configuration; it is part of the script, so of the tag.
+pub const COMMIT_TIME_VAR: &str = "SWE_FORGE_COMMIT_TIME";
+
+/// Seconds since the epoch as `YYYY-MM-DDTHH:MM:SSZ` (days to civil date: H. Hinnant's algorithm).
+pub(crate) fn rfc3339_utc(secs: i64) -> String {
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+}
+
+/// The committer time of `sha` (UTC, RFC 3339).
+fn commit_time(repo: &SourceRepo, sha: &str) -> Result<String, ImageFailure> {
+    Ok(rfc3339_utc(repo.commit(sha)?.time().seconds()))
+}
+
+/// The setup script of a recipe for the tree of a commit made at `commit_time`: the commit's
+/// time exported, prelude, commands, leak check, the test user made owner.
+fn setup_script(toolchain: &Toolchain, recipe: &Recipe, whole_tree_chown: bool, commit_time: &str) -> String {
+    let mut setup = format!(
+        "export {COMMIT_TIME_VAR}={commit_time}\n{}\nset -e\ncd {REPO_DIR}\n{}\n{LEAK_CHECK}",
+        toolchain.setup_prelude,
+        recipe.setup.join("\n")
+    );
     if let Some(user) = &recipe.test_user {
         // The unprivileged test user owns the repository (and nothing else). On top of an
         // environment only files it does not own yet change (a chown copies a file into the layer).
@@ -275,21 +308,24 @@ impl Validator {
         Ok(format!("{key}\nmtime {SOURCE_MTIME}"))
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn env_spec(
         &self,
         repo: &SourceRepo,
         inst: &swe_forge_core::Instance,
         toolchain_tag: &str,
-        setup: &str,
+        toolchain: &Toolchain,
+        recipe: &Recipe,
         commit: &str,
         suffix: &str,
     ) -> Result<EnvSpec, ImageFailure> {
         let name = format!("swe-forge/{}__{}", inst.org, inst.repo).to_lowercase();
         let tree_key = self.tree_key(repo, commit, &inst.org)?;
         let source_df = source_dockerfile(toolchain_tag, commit);
+        let setup = setup_script(toolchain, recipe, true, &commit_time(repo, commit)?);
         let src_tag = format!("{name}:src-{}{suffix}", short_hash(&[toolchain_tag, &tree_key, &source_df]));
-        let tag = format!("{name}:env-{}{suffix}", short_hash(&[toolchain_tag, &tree_key, &source_df, setup]));
-        Ok(EnvSpec { commit: commit.to_owned(), source_df, src_tag, tag })
+        let tag = format!("{name}:env-{}{suffix}", short_hash(&[toolchain_tag, &tree_key, &source_df, &setup]));
+        Ok(EnvSpec { commit: commit.to_owned(), source_df, src_tag, tag, setup })
     }
 
     /// The repository environment `spec` describes, built once per tag (by this process and
@@ -299,16 +335,15 @@ impl Validator {
         repo: &SourceRepo,
         inst: &swe_forge_core::Instance,
         spec: &EnvSpec,
-        setup: &str,
         rebuild: bool,
     ) -> Result<EnvImage, ImageFailure> {
         if rebuild {
-            return self.build_env(repo, inst, spec, setup, true).await;
+            return self.build_env(repo, inst, spec, true).await;
         }
         let cell = self.env_cell(&spec.tag);
         let got = cell
             .get_or_try_init(|| async {
-                match self.build_env(repo, inst, spec, setup, false).await {
+                match self.build_env(repo, inst, spec, false).await {
                     Ok(env) => Ok(Ok(env)),
                     Err(ImageFailure::Build(why)) => Ok(Err(why)),
                     Err(ImageFailure::Infra(e)) => Err(e),
@@ -327,7 +362,6 @@ impl Validator {
         repo: &SourceRepo,
         inst: &swe_forge_core::Instance,
         spec: &EnvSpec,
-        setup: &str,
         rebuild: bool,
     ) -> Result<EnvImage, ImageFailure> {
         let infra = ImageFailure::Infra;
@@ -375,7 +409,7 @@ impl Validator {
         };
         // Layer 2: setup with network (and the CA bundle, removed before the commit), then commit.
         self.reporter.note(&format!("building repository environment {} at {}", spec.tag, &spec.commit[..12]));
-        let mut run = RunSpec::new(&spec.src_tag, setup);
+        let mut run = RunSpec::new(&spec.src_tag, &spec.setup);
         run.network = true;
         run.ca_bundle = self.settings.ca_bundle.clone();
         run.timeout = self.settings.setup_timeout;
@@ -419,17 +453,16 @@ impl Validator {
         };
         let name = format!("swe-forge/{}__{}", inst.org, inst.repo).to_lowercase();
         let suffix = if rebuild { "-rebuild" } else { "" };
-        let env_setup = setup_script(toolchain, recipe, true);
         let mut warnings = Vec::new();
-        let spec = self.env_spec(repo, inst, &toolchain_tag, &env_setup, &env_commit, suffix)?;
-        let env = match self.env_image(repo, inst, &spec, &env_setup, rebuild).await {
+        let spec = self.env_spec(repo, inst, &toolchain_tag, toolchain, recipe, &env_commit, suffix)?;
+        let env = match self.env_image(repo, inst, &spec, rebuild).await {
             Err(ImageFailure::Build(why)) if env_commit != base => {
                 warnings.push(format!(
                     "the repository environment did not build at {env_commit}; built at the base commit instead: {}",
                     why.lines().take(3).collect::<Vec<_>>().join(" / ")
                 ));
-                let spec = self.env_spec(repo, inst, &toolchain_tag, &env_setup, &base, suffix)?;
-                self.env_image(repo, inst, &spec, &env_setup, rebuild).await?
+                let spec = self.env_spec(repo, inst, &toolchain_tag, toolchain, recipe, &base, suffix)?;
+                self.env_image(repo, inst, &spec, rebuild).await?
             }
             other => other?,
         };
@@ -454,7 +487,7 @@ impl Validator {
                 (format!("{CHANGE_DIR}/written"), nul_list(&written)),
             ];
             script.push_str(&rewrite_script(&base));
-            script.push_str(&setup_script(toolchain, recipe, false));
+            script.push_str(&setup_script(toolchain, recipe, false, &commit_time(repo, &base)?));
         } else {
             script.push_str(&format!("cd {REPO_DIR}\n{LEAK_CHECK}"));
             if let Some(user) = &recipe.test_user {
@@ -514,7 +547,18 @@ fn parse_sha256sums(text: &str) -> BTreeMap<String, String> {
 
 #[cfg(test)]
 mod tests {
-    use super::parse_sha256sums;
+    use super::{parse_sha256sums, rfc3339_utc};
+
+    #[test]
+    fn commit_times_are_rfc3339_utc() {
+        assert_eq!(rfc3339_utc(0), "1970-01-01T00:00:00Z");
+        assert_eq!(rfc3339_utc(1_704_067_200), "2024-01-01T00:00:00Z");
+        // A leap day, and the serde PR of the devset (2024-08-13).
+        assert_eq!(rfc3339_utc(1_709_251_199), "2024-02-29T23:59:59Z");
+        assert_eq!(rfc3339_utc(1_723_507_200 + 9 * 3600 + 5 * 60 + 7), "2024-08-13T09:05:07Z");
+        assert_eq!(rfc3339_utc(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(rfc3339_utc(-1), "1969-12-31T23:59:59Z");
+    }
 
     #[test]
     fn sha256sum_lines_become_a_map_and_other_lines_are_left_out() {

@@ -4,6 +4,11 @@
 //!
 //! Every per-instance failure (a patch that does not apply, an image that does not build, a
 //! timeout) ends as a labelled rejection on that record; only engine-wide problems are errors.
+//!
+//! Every setup step sees `SWE_FORGE_COMMIT_TIME` ([`COMMIT_TIME_VAR`]): the committer time (RFC 3339,
+//! UTC) of the commit whose tree its layer holds (the environment commit, then the base), so that
+//! dependencies a repository does not lock are resolved as of that date, not today (`npm install
+//! --before`, `cargo generate-lockfile --publish-time`); it is never in the committed image's config.
 
 mod detect;
 mod env;
@@ -22,6 +27,7 @@ mod verify;
 pub use detect::{Detection, detect};
 pub use env::plan_env_commits;
 pub use error::ValidateError;
+pub use images::COMMIT_TIME_VAR;
 pub use parsed::{PARSED_SUFFIX, read_parsed, reparse};
 pub use recipe::{Recipe, RecipeOverride, Toolchain};
 pub use regrade::{RegradeError, regrade};

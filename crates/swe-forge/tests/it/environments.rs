@@ -197,3 +197,88 @@ fn instances_of_a_repository_share_its_environment_and_add_only_their_change() {
     assert!(o.status.success(), "{}", text(&o));
     assert!(text(&o).contains("forge-fixtures__jsduration-13: identical"), "{}", text(&o));
 }
+
+/// The image's configured environment (`Config.Env`), as `K=V` strings.
+fn config_env(image: &str) -> Vec<String> {
+    serde_json::from_str(&docker(&["image", "inspect", "--format", "{{json .Config.Env}}", image])).unwrap()
+}
+
+/// Every setup step sees `SWE_FORGE_COMMIT_TIME`, the committer time (UTC) of the commit its layer
+/// holds: the environment commit in the environment layer, the base in the instance layer. Neither
+/// it nor the CA bundle's variables end up in an image's configuration.
+#[test]
+fn setup_steps_see_the_commit_time_of_their_tree_and_images_keep_no_setup_variables() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = make_repos(tmp.path());
+    let fixtures = read_records(&root().join("data/fixtures/instances.jsonl"));
+    let first = fixtures.iter().find(|r| r.instance_id == "forge-fixtures__gostack-1").unwrap();
+    // A later commit on gostack's main: an older author date and a committer date with an offset
+    // (the committer time counts, written in UTC).
+    let repo = repos.join("forge-fixtures/gostack");
+    std::fs::write(repo.join("NOTES.md"), "later\n").unwrap();
+    let git = |args: &[&str]| {
+        let out = Command::new("git")
+            .arg("-C")
+            .arg(&repo)
+            .args(args)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_AUTHOR_NAME", "later")
+            .env("GIT_AUTHOR_EMAIL", "later@swe-forge.invalid")
+            .env("GIT_COMMITTER_NAME", "later")
+            .env("GIT_COMMITTER_EMAIL", "later@swe-forge.invalid")
+            .env("GIT_AUTHOR_DATE", "2023-05-06T07:08:09Z")
+            .env("GIT_COMMITTER_DATE", "2024-03-04T05:06:07+02:00")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {}", text(&out));
+    };
+    git(&["add", "NOTES.md"]);
+    git(&["commit", "-q", "-m", "Later"]);
+    let mut later = first.clone();
+    later.base.sha = git_out(&repo, &["rev-parse", "HEAD"]);
+    // The environment at the fixture's import (2024-01-01), the instance at the later commit; each
+    // setup step appends the time it sees to an untracked file of the repository.
+    let pipeline = tmp.path().join("times.toml");
+    std::fs::write(
+        &pipeline,
+        format!(
+            "name = \"times\"\n[source]\nrecords = \"-\"\nrepos = \"-\"\n[output]\nvalidated = \"-\"\n\
+             [overrides.\"forge-fixtures/gostack\"]\nenv_commit = \"{}\"\n\
+             setup = [\"echo \\\"$SWE_FORGE_COMMIT_TIME\\\" >> commit-times.txt\"]\n",
+            first.base.sha
+        ),
+    )
+    .unwrap();
+    let done = validate(&[&later], &repos, &tmp.path().join("v"), Some(&pipeline));
+    assert_eq!(done.len(), 1);
+    let meta = done[0].swe_forge.clone().unwrap();
+    let prov = meta.provenance.clone().unwrap_or_else(|| panic!("{meta:?}"));
+    assert_eq!(prov.env_commit, first.base.sha, "{meta:?}");
+    let image = meta.image.clone().unwrap();
+
+    let (env_times, code) = in_image(&prov.env_image, "cat /testbed/commit-times.txt");
+    assert_eq!(code, Some(0), "{env_times}");
+    assert_eq!(env_times, "2024-01-01T00:00:00Z");
+    let (times, code) = in_image(&image, "cat /testbed/commit-times.txt && git -C /testbed ls-files | wc -l");
+    assert_eq!(code, Some(0), "{times}");
+    assert_eq!(times.lines().collect::<Vec<_>>(), ["2024-01-01T00:00:00Z", "2024-03-04T03:06:07Z", "5"], "{times}");
+
+    // The setup steps' variables (the commit time; the CA bundle's, the run used one) are not in
+    // the images' configuration, nor in a shell started in them.
+    let setup_vars: Vec<String> = swe_forge_docker::CaBundle::env()
+        .iter()
+        .map(|kv| kv.split_once('=').unwrap().0.to_owned())
+        .chain([swe_forge_validate::COMMIT_TIME_VAR.to_owned()])
+        .collect();
+    for img in [&prov.env_image, &image] {
+        let env = config_env(img);
+        assert!(env.iter().any(|kv| kv.starts_with("GOTOOLCHAIN=")), "{img}: the toolchain's env is kept: {env:?}");
+        for kv in &env {
+            let key = kv.split_once('=').map_or(kv.as_str(), |(k, _)| k);
+            assert!(!setup_vars.iter().any(|v| v == key), "{img}: {kv} in the image config");
+        }
+        let (shell_env, _) = in_image(img, "env");
+        assert!(!shell_env.contains("SWE_FORGE_"), "{img}: {shell_env}");
+    }
+}
