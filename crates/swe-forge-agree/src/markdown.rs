@@ -2,9 +2,10 @@
 //! of one or more reports over the same instances ([`environments_markdown`]). Long test lists
 //! are cut to a few names; the JSON report has all of them.
 
+use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use crate::{AgreementReport, InstanceAgreement, ListComparison, Outcome, Tally};
+use crate::{AgreementReport, ImageFacts, InstanceAgreement, ListComparison, Outcome, Tally};
 
 /// Names of differing tests shown per list before eliding the rest.
 const SHOWN: usize = 8;
@@ -88,12 +89,19 @@ pub fn agreement_markdown(report: &AgreementReport) -> String {
 pub fn environments_markdown(reports: &[&AgreementReport]) -> String {
     let mut s = String::new();
     let Some(first) = reports.first() else { return s };
-    s.push_str("| instance | language | image | build time | unique bytes |");
+    // How many instances (of the first report) each environment image serves.
+    let mut sharing: BTreeMap<&str, usize> = BTreeMap::new();
+    for row in &first.instances {
+        if let Some(env) = &row.image.environment {
+            *sharing.entry(env.as_str()).or_default() += 1;
+        }
+    }
+    s.push_str("| instance | language | image | build time | instance adds | environment adds (instances on it) |");
     for r in reports {
         let _ = write!(s, " FAIL_TO_PASS = published ({p}) | PASS_TO_PASS = published ({p}) |", p = r.profile);
     }
     s.push('\n');
-    s.push_str("|---|---|---|---|---|");
+    s.push_str("|---|---|---|---|---|---|");
     for _ in reports {
         s.push_str("---|---|");
     }
@@ -110,7 +118,16 @@ pub fn environments_markdown(reports: &[&AgreementReport]) -> String {
         };
         let build = facts.clone().find_map(|f| f.build_ms).map(duration).unwrap_or_else(|| "–".to_owned());
         let bytes = facts.clone().find_map(|f| f.unique_bytes).map(mib).unwrap_or_else(|| "–".to_owned());
-        let _ = write!(s, "| {} | {} | {image} | {build} | {bytes} |", row.instance_id, row.language);
+        let env = match facts.clone().find(|f| f.environment.is_some()) {
+            Some(f) => format!(
+                "{} ({})",
+                f.environment_bytes.map(mib).unwrap_or_else(|| "?".to_owned()),
+                f.environment.as_deref().and_then(|e| sharing.get(e)).copied().unwrap_or(1)
+            ),
+            None if facts.clone().any(|f| f.unique_bytes.is_some()) => "none (built before environments)".to_owned(),
+            None => "–".to_owned(),
+        };
+        let _ = write!(s, "| {} | {} | {image} | {build} | {bytes} | {env} |", row.instance_id, row.language);
         for r in rows {
             let yes_no = |c: &Option<ListComparison>| match c {
                 Some(c) if c.exact => "yes".to_owned(),
@@ -126,7 +143,37 @@ pub fn environments_markdown(reports: &[&AgreementReport]) -> String {
         }
         s.push('\n');
     }
+    // Medians over the instances built on an environment: what one adds, and with its share.
+    let mut alone: Vec<f64> = Vec::new();
+    let mut shared: Vec<f64> = Vec::new();
+    for row in &first.instances {
+        let facts = reports.iter().filter_map(|r| r.instances.iter().find(|x| x.instance_id == row.instance_id));
+        let facts: Vec<&ImageFacts> = facts.map(|r| &r.image).collect();
+        let own = facts.iter().find_map(|f| f.unique_bytes);
+        let env = facts.iter().find(|f| f.environment.is_some());
+        if let (Some(own), Some(env)) = (own, env) {
+            let n = env.environment.as_deref().and_then(|e| sharing.get(e)).copied().unwrap_or(1).max(1);
+            alone.push(own as f64);
+            shared.push(own as f64 + env.environment_bytes.unwrap_or(0) as f64 / n as f64);
+        }
+    }
+    if !alone.is_empty() {
+        let _ = writeln!(
+            s,
+            "\nOver the {} instances built on a repository environment: median bytes an instance adds {}, \
+             with its share of its environment {}.",
+            alone.len(),
+            mib(median(&mut alone) as u64),
+            mib(median(&mut shared) as u64)
+        );
+    }
     s
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 }
 }
 
 fn tally_row(s: &mut String, label: &str, t: &Tally) {
@@ -240,7 +287,13 @@ mod tests {
             } else {
                 vec![CauseCount { cause: Cause::DifferentTestCommand, tests: 1, examples: names(&["b|c"]) }]
             },
-            image: ImageFacts { image: Some("img".into()), build_ms: Some(95_000), unique_bytes: Some(3 << 20) },
+            image: ImageFacts {
+                image: Some("img".into()),
+                build_ms: Some(95_000),
+                unique_bytes: Some(3 << 20),
+                environment: Some("env".into()),
+                environment_bytes: Some(40 << 20),
+            },
         }
     }
 
@@ -263,8 +316,33 @@ mod tests {
         assert!(md.contains("### o__r-2"), "{md}");
         assert!(!md.contains("### o__r-1"), "agreeing instances list no differences");
         assert!(md.contains("`b\\|c`"), "pipes are escaped in cells: {md}");
-        let env = environments_markdown(&[&report, &AgreementReport::new("default", Naming::Msb, rows)]);
-        assert!(env.contains("| o__r-1 | go | built | 1 min 35 s | 3.0 MiB | yes | yes | yes | yes |"), "{env}");
-        assert!(env.contains("| o__r-2 | go | built | 1 min 35 s | 3.0 MiB | no (J 0.50) | yes |"), "{env}");
+        let env = environments_markdown(&[&report, &AgreementReport::new("default", Naming::Msb, rows.clone())]);
+        assert!(
+            env.contains("| o__r-1 | go | built | 1 min 35 s | 3.0 MiB | 40.0 MiB (2) | yes | yes | yes | yes |"),
+            "{env}"
+        );
+        assert!(
+            env.contains("| o__r-2 | go | built | 1 min 35 s | 3.0 MiB | 40.0 MiB (2) | no (J 0.50) | yes |"),
+            "{env}"
+        );
+        // Both on one 40 MiB environment: 3 MiB each alone, 3 + 40 / 2 with their share.
+        assert!(
+            env.contains("median bytes an instance adds 3.0 MiB, with its share of its environment 23.0 MiB"),
+            "{env}"
+        );
+        // Built before environments: measured over the toolchain, and said so.
+        let mut old = rows_without_env(rows);
+        old.truncate(1);
+        let env = environments_markdown(&[&AgreementReport::new("default", Naming::Msb, old)]);
+        assert!(env.contains("| 3.0 MiB | none (built before environments) |"), "{env}");
+        assert!(!env.contains("median"), "{env}");
+    }
+
+    fn rows_without_env(mut rows: Vec<InstanceAgreement>) -> Vec<InstanceAgreement> {
+        for r in &mut rows {
+            r.image.environment = None;
+            r.image.environment_bytes = None;
+        }
+        rows
     }
 }

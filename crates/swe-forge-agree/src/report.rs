@@ -32,8 +32,16 @@ pub struct ImageFacts {
     /// Wall time of making the image (toolchain, sources, setup), in milliseconds; None when it
     /// already existed.
     pub build_ms: Option<u64>,
-    /// Bytes the instance image adds on top of its toolchain image.
+    /// Bytes the instance image adds on top of its repository environment image (on top of its
+    /// toolchain image when it was built before environments existed).
     pub unique_bytes: Option<u64>,
+    /// Tag of the repository environment image the instance was built on, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub environment: Option<String>,
+    /// Bytes the environment image adds on top of its toolchain image (shared by the instances
+    /// built on it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub environment_bytes: Option<u64>,
 }
 
 /// Passed, failed and skipped counts of one run.

@@ -199,7 +199,11 @@ pub async fn revalidate_command(args: RevalidateArgs) -> Result<()> {
         let logs = read_logs(&work_dir, o);
         let (mut row, record) = agree(Revalidated { published: p, ours: o, logs: logs.as_ref() }, profile.naming);
         row.image.build_ms = timings.get(&p.instance_id).copied();
-        row.image.unique_bytes = sizes.get(&p.instance_id).copied();
+        if let Some(size) = sizes.get(&p.instance_id) {
+            row.image.unique_bytes = Some(size.instance);
+            row.image.environment.clone_from(&size.environment);
+            row.image.environment_bytes = size.environment_bytes;
+        }
         rows.push(row);
         rederived.extend(record);
     }
@@ -248,15 +252,33 @@ fn read_logs(work_dir: &Path, ours: &Instance) -> Option<PhaseLogs> {
 
 /// Bytes each instance image adds on top of its repository environment (its toolchain image for
 /// records made before environments), when both exist.
-async fn image_sizes(ours: &HashMap<String, Instance>) -> HashMap<String, u64> {
+/// What an instance image adds, and its environment image (if any) over its toolchain.
+struct Sizes {
+    instance: u64,
+    environment: Option<String>,
+    environment_bytes: Option<u64>,
+}
+
+async fn image_sizes(ours: &HashMap<String, Instance>) -> HashMap<String, Sizes> {
     let mut out = HashMap::new();
     let Ok(engine) = Engine::connect().await else { return out };
     for (id, r) in ours {
         let Some(meta) = &r.swe_forge else { continue };
         let (Some(image), Some(prov)) = (&meta.image, &meta.provenance) else { continue };
-        let below = if prov.env_image.is_empty() { &prov.toolchain_image } else { &prov.env_image };
-        if let (Ok(Some(a)), Ok(Some(b))) = (engine.image_size(image).await, engine.image_size(below).await) {
-            out.insert(id.clone(), a.saturating_sub(b));
+        let size = |tag: String| {
+            let engine = &engine;
+            async move { engine.image_size(&tag).await.ok().flatten() }
+        };
+        let toolchain = size(prov.toolchain_image.clone()).await;
+        let (below, environment_bytes) = if prov.env_image.is_empty() {
+            (toolchain, None)
+        } else {
+            let env = size(prov.env_image.clone()).await;
+            (env, env.zip(toolchain).map(|(e, t)| e.saturating_sub(t)))
+        };
+        if let (Some(a), Some(b)) = (size(image.clone()).await, below) {
+            let environment = (!prov.env_image.is_empty()).then(|| prov.env_image.clone());
+            out.insert(id.clone(), Sizes { instance: a.saturating_sub(b), environment, environment_bytes });
         }
     }
     out
