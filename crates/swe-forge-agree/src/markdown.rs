@@ -89,11 +89,16 @@ pub fn agreement_markdown(report: &AgreementReport) -> String {
 pub fn environments_markdown(reports: &[&AgreementReport]) -> String {
     let mut s = String::new();
     let Some(first) = reports.first() else { return s };
-    // How many instances (of the first report) each environment image serves.
+    // How many instances each environment image serves (an instance counts once, whichever report
+    // knows its environment).
     let mut sharing: BTreeMap<&str, usize> = BTreeMap::new();
     for row in &first.instances {
-        if let Some(env) = &row.image.environment {
-            *sharing.entry(env.as_str()).or_default() += 1;
+        let env = reports
+            .iter()
+            .filter_map(|r| r.instances.iter().find(|x| x.instance_id == row.instance_id))
+            .find_map(|r| r.image.environment.as_deref());
+        if let Some(env) = env {
+            *sharing.entry(env).or_default() += 1;
         }
     }
     s.push_str("| instance | language | image | build time | instance adds | environment adds (instances on it) |");
@@ -330,6 +335,11 @@ mod tests {
             env.contains("median bytes an instance adds 3.0 MiB, with its share of its environment 23.0 MiB"),
             "{env}"
         );
+        // An instance the first report has no image facts for counts on the environment another
+        // report knows.
+        let bare = AgreementReport::new("default", Naming::Msb, rows_without_env(rows.clone()));
+        let env = environments_markdown(&[&bare, &report]);
+        assert!(env.contains("| 40.0 MiB (2) |"), "{env}");
         // Built before environments: measured over the toolchain, and said so.
         let mut old = rows_without_env(rows);
         old.truncate(1);
