@@ -154,8 +154,6 @@ fn nearest_match(file: &[String], pre: &[&str], from: usize) -> Option<usize> {
 
 #[cfg(test)]
 mod tests {
-    use std::process::Command;
-
     use super::{apply_one, apply_patches, relocate_hunks};
     use crate::SourceRepo;
 
@@ -163,16 +161,7 @@ mod tests {
     fn a_patch_one_line_off_its_base_applies_as_with_git_apply() {
         let tmp = tempfile::tempdir().unwrap();
         let dir = tmp.path();
-        let git = |args: &[&str]| {
-            let out = Command::new("git")
-                .args(["-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main"])
-                .args(args)
-                .current_dir(dir)
-                .output()
-                .unwrap();
-            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-            String::from_utf8_lossy(&out.stdout).trim().to_owned()
-        };
+        let git = |args: &[&str]| crate::test_git(dir, args);
         git(&["init", "-q"]);
         let body: String = (1..=40).map(|n| format!("line {n}\n")).collect();
         std::fs::write(dir.join("f.txt"), format!("inserted\n{body}")).unwrap();
