@@ -46,10 +46,25 @@ pub(crate) fn effective_toolchain(mut t: Toolchain, recipe: &Recipe) -> Toolchai
 
 /// Dockerfile of a toolchain image.
 pub(crate) fn toolchain_dockerfile(base: &str, t: &Toolchain) -> String {
-    let mut df = format!(
-        "FROM {base}\nENV DEBIAN_FRONTEND=noninteractive\nRUN apt-get update \\\n && apt-get install -y --no-install-recommends {} \\\n && apt-get clean && rm -rf /var/lib/apt/lists/* /var/log/apt /var/log/dpkg.log /var/log/alternatives.log /var/cache/ldconfig/aux-cache\n",
+    let mut df = format!("FROM {base}\nENV DEBIAN_FRONTEND=noninteractive\n");
+    if !t.apt_suites.is_empty() {
+        // The base image's own mirror; the suites are pinned below the base suite (priority 100)
+        // so that only packages asked for as `name/suite` come from them. A development suite's
+        // Release file may be past its Valid-Until on a mirror that lags: not checked for these.
+        let lines: Vec<String> = t
+            .apt_suites
+            .iter()
+            .map(|s| format!("echo \"deb [check-valid-until=no] $m {s} main\" >> /etc/apt/sources.list.d/swe-forge-suites.list \\\n && printf 'Package: *\\nPin: release n={s}\\nPin-Priority: 100\\n\\n' >> /etc/apt/preferences.d/swe-forge-suites"))
+            .collect();
+        df.push_str(&format!(
+            "RUN m=$(sed -n 's/^deb \\([^ ]*\\) .*/\\1/p' /etc/apt/sources.list | head -1) \\\n && [ -n \"$m\" ] \\\n && {}\n",
+            lines.join(" \\\n && ")
+        ));
+    }
+    df.push_str(&format!(
+        "RUN apt-get update \\\n && apt-get install -y --no-install-recommends {} \\\n && apt-get clean && rm -rf /var/lib/apt/lists/* /var/log/apt /var/log/dpkg.log /var/log/alternatives.log /var/cache/ldconfig/aux-cache\n",
         t.packages.join(" ")
-    );
+    ));
     for (k, v) in &t.env {
         df.push_str(&format!("ENV {k}={}\n", shell_quote(v)));
     }

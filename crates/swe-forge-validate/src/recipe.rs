@@ -23,6 +23,7 @@ pub struct Toolchain {
     #[serde(default)]
     pub env: BTreeMap<String, String>,
     /// Prints the versions of the toolchain (recorded in each instance's provenance).
+    #[serde(default)]
     pub version_command: String,
     /// Shell lines run before every setup step (with network), e.g. trusting the extra CA bundle.
     #[serde(default)]
@@ -31,6 +32,14 @@ pub struct Toolchain {
     /// instance would repeat (compiling a standard library) into the shared layer.
     #[serde(default)]
     pub warm: Vec<String>,
+    /// Further suites of the base image's Debian mirror (`sid`), pinned below the base suite: only
+    /// packages asked for as `name/suite` come from them (an older JDK the base suite dropped).
+    #[serde(default)]
+    pub apt_suites: Vec<String>,
+    /// Another toolchain whose version command, setup prelude and warm commands this one takes
+    /// where it has none of its own.
+    #[serde(default)]
+    pub like: Option<String>,
 }
 
 /// Everything needed to build and test one repository.
@@ -149,13 +158,28 @@ const RECIPES: &[(&str, &str)] = &[
 impl Toolchain {
     /// The toolchain named `name`.
     pub fn named(name: &str) -> Result<Toolchain, ValidateError> {
-        let mut all: BTreeMap<String, Toolchain> = toml::from_str(TOOLCHAINS)
+        let all: BTreeMap<String, Toolchain> = toml::from_str(TOOLCHAINS)
             .map_err(|e| ValidateError::Recipe { name: "toolchains".into(), message: e.to_string() })?;
         let known = all.keys().cloned().collect::<Vec<_>>().join(", ");
-        let mut t = all.remove(name).ok_or_else(|| ValidateError::Recipe {
+        let mut t = all.get(name).cloned().ok_or_else(|| ValidateError::Recipe {
             name: name.to_owned(),
             message: format!("no such toolchain (have: {known})"),
         })?;
+        if let Some(like) = &t.like {
+            let l = all.get(like).ok_or_else(|| ValidateError::Recipe {
+                name: name.to_owned(),
+                message: format!("`like = {like:?}` names no toolchain (have: {known})"),
+            })?;
+            if t.version_command.is_empty() {
+                t.version_command = l.version_command.clone();
+            }
+            if t.setup_prelude.is_empty() {
+                t.setup_prelude = l.setup_prelude.clone();
+            }
+            if t.warm.is_empty() {
+                t.warm = l.warm.clone();
+            }
+        }
         t.name = name.to_owned();
         Ok(t)
     }

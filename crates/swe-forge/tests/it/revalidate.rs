@@ -2,7 +2,8 @@
 //! records agree with themselves; a hand-written Multi-SWE-bench-style record of a repository
 //! with a git submodule agrees only when the submodule's content is in the image; and a Rust
 //! crate whose first test binary fails shows the two profiles' difference (fail-fast `cargo
-//! test` turns later binaries' tests into n2p, `--no-fail-fast` does not).
+//! test` turns later binaries' tests into n2p, `--no-fail-fast` does not); a Java 8 project runs
+//! on the `java8` toolchain (packages of another Debian suite) a pipeline override names.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -458,4 +459,110 @@ fn fail_fast_cargo_test_turns_later_binaries_into_n2p_only_in_the_msb_profile() 
     );
     assert!(env.contains("| forge-fixtures__failfast-2 | rust | built |"), "{env}");
     assert!(env.contains("| no (J 0.33) | no (J 0.33) | yes | yes |"), "{env}");
+}
+
+/// A Maven project whose tests only pass on the Java it targets (8): one checks the running
+/// specification version, as tests that depend on the JDK (collection interfaces, old Mockito)
+/// effectively do.
+fn java8_fixture(dir: &Path) -> (String, String, String) {
+    let pom = r#"<?xml version="1.0" encoding="UTF-8"?>
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>dev.swe-forge.fixtures</groupId>
+  <artifactId>java8</artifactId>
+  <version>1.0</version>
+  <properties>
+    <maven.compiler.source>1.8</maven.compiler.source>
+    <maven.compiler.target>1.8</maven.compiler.target>
+    <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>
+  </properties>
+  <dependencies>
+    <dependency>
+      <groupId>junit</groupId>
+      <artifactId>junit</artifactId>
+      <version>4.13.2</version>
+      <scope>test</scope>
+    </dependency>
+  </dependencies>
+</project>
+"#;
+    let half = |body: &str| {
+        format!(
+            "package fixtures;\n\npublic class Half {{\n    public static int of(int x) {{\n        return {body};\n    }}\n}}\n"
+        )
+    };
+    let base = repo_with(
+        dir,
+        &[
+            ("pom.xml", pom),
+            ("src/main/java/fixtures/Half.java", &half("x / 2 + 1")),
+            (
+                "src/test/java/fixtures/JavaVersionTest.java",
+                "package fixtures;\n\nimport static org.junit.Assert.assertEquals;\n\nimport org.junit.Test;\n\npublic class JavaVersionTest {\n    @Test\n    public void runsOnTheTargetedJava() {\n        assertEquals(\"1.8\", System.getProperty(\"java.specification.version\"));\n    }\n}\n",
+            ),
+        ],
+    );
+    let test_patch = patch(
+        dir,
+        &[(
+            "src/test/java/fixtures/HalfTest.java",
+            "package fixtures;\n\nimport static org.junit.Assert.assertEquals;\n\nimport org.junit.Test;\n\npublic class HalfTest {\n    @Test\n    public void halves() {\n        assertEquals(2, Half.of(4));\n    }\n}\n",
+        )],
+    );
+    let fix_patch = patch(dir, &[("src/main/java/fixtures/Half.java", &half("x / 2"))]);
+    (base, test_patch, fix_patch)
+}
+
+#[test]
+fn a_toolchain_from_another_debian_suite_runs_the_java_a_repository_targets() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = tmp.path().join("repos");
+    let (base, test_patch, fix_patch) = java8_fixture(&repos.join("forge-fixtures/java8"));
+    let record = published(
+        "forge-fixtures",
+        "java8",
+        4,
+        &base,
+        &test_patch,
+        &fix_patch,
+        &[("fixtures.JavaVersionTest", "PASS", "PASS", "PASS"), ("fixtures.HalfTest", "NONE", "FAIL", "PASS")],
+    );
+    let records = tmp.path().join("published.jsonl");
+    write_records(&records, &[record]);
+    // The override is data: the `java8` toolchain (Debian sid's OpenJDK 8 on the trixie base).
+    let pipeline = tmp.path().join("java8.toml");
+    std::fs::write(
+        &pipeline,
+        format!(
+            "name = \"java8\"\n[source]\nrecords = {records:?}\nrepos = {repos:?}\n[validate]\nca_bundle = \"system\"\n\
+[output]\nvalidated = \"out.jsonl\"\n[overrides.\"forge-fixtures/java8\"]\ntoolchain = \"java8\"\n"
+        ),
+    )
+    .unwrap();
+    let out = tmp.path().join("out");
+    let o = swe_forge(&[
+        "revalidate",
+        "--records",
+        records.to_str().unwrap(),
+        "--repos",
+        repos.to_str().unwrap(),
+        "--pipeline",
+        pipeline.to_str().unwrap(),
+        "--profile",
+        "msb",
+        "--out",
+        out.to_str().unwrap(),
+        "--timeout",
+        "600",
+        "--ca-bundle",
+        "system",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let report: Value = serde_json::from_slice(&std::fs::read(out.join("agreement.json")).unwrap()).unwrap();
+    let r = row(&report, "forge-fixtures__java8-4");
+    assert_eq!(r["agrees"], true, "the tests ran on Java 8: {r}");
+    let ours = read_records(&out.join("revalidated.jsonl"));
+    let prov = ours[0].swe_forge.as_ref().unwrap().provenance.as_ref().unwrap();
+    assert!(prov.toolchain_versions.contains("1.8.0"), "{prov:?}");
+    assert!(prov.toolchain_image.contains("toolchain-java8"), "{prov:?}");
 }
