@@ -16,6 +16,9 @@ use sha2::{Digest, Sha256};
 
 use crate::{DockerError, Engine, LABEL_ROLE};
 
+/// Resolver options of runs without the network (see `create`).
+pub const ISOLATED_DNS_OPTIONS: &[&str] = &["timeout:1", "attempts:1"];
+
 /// The internal network test runs are attached to when they may not reach the network.
 pub const ISOLATED_NETWORK: &str = "swe-forge-isolated";
 
@@ -192,8 +195,13 @@ impl Engine {
         }
         script.push_str(&spec.script);
         let network = if spec.network { "bridge".to_owned() } else { self.isolated_network().await? };
+        // Without the network, a lookup of an outside name can only fail: fail it after one try of
+        // one second, not glibc's default two tries of five (tests that need the internet wait
+        // ten seconds each otherwise).
+        let dns_options = (!spec.network).then(|| ISOLATED_DNS_OPTIONS.iter().map(|o| (*o).to_owned()).collect());
         let host_config = HostConfig {
             network_mode: Some(network),
+            dns_options,
             memory: spec.memory_bytes,
             memory_swap: spec.memory_bytes,
             pids_limit: spec.pids_limit,

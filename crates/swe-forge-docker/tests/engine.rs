@@ -40,11 +40,13 @@ async fn stdout_and_stderr_are_merged_in_order_and_files_are_copied_in() {
 #[tokio::test(flavor = "multi_thread")]
 async fn test_runs_have_no_network_and_respect_the_timeout() {
     let (engine, base) = engine_and_base().await;
-    // Without network: localhost resolves, nothing outside does, and no outside address answers.
+    // Without network: localhost resolves, nothing outside does (after one try of one second),
+    // and no outside address answers.
     let probe = "getent ahosts localhost >/dev/null && echo local-ok; getent hosts deb.debian.org || echo no-dns; \
-                 timeout 5 bash -c 'echo > /dev/tcp/151.101.2.132/80' 2>/dev/null || echo no-route";
+                 timeout 5 bash -c 'echo > /dev/tcp/151.101.2.132/80' 2>/dev/null || echo no-route; \
+                 grep '^options' /etc/resolv.conf | grep -q 'timeout:1' && grep '^options' /etc/resolv.conf | grep -q 'attempts:1' && echo fails-fast";
     let out = engine.run(&RunSpec::new(&base, probe)).await.unwrap();
-    assert_eq!(String::from_utf8_lossy(&out.log), "local-ok\nno-dns\nno-route\n");
+    assert_eq!(String::from_utf8_lossy(&out.log), "local-ok\nno-dns\nno-route\nfails-fast\n");
     // With network the same address answers (Debian's mirror is reachable from this machine).
     let mut online = RunSpec::new(&base, "getent hosts deb.debian.org >/dev/null && echo dns-ok");
     online.network = true;
