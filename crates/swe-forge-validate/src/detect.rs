@@ -88,6 +88,9 @@ pub fn detect(repo: &SourceRepo, sha: &str) -> Detection {
                 d.requested_versions.insert(format!("pom.xml {tag}"), v);
             }
         }
+        for (tag, v) in compiler_plugin_versions(&pom) {
+            d.requested_versions.entry(format!("pom.xml maven-compiler-plugin {tag}")).or_insert(v);
+        }
     } else if exists("build.gradle") || exists("build.gradle.kts") {
         d.unsupported =
             Some("Gradle build: no Gradle distribution can be downloaded on this network; add a Maven override or a gradle wrapper cache".into());
@@ -158,6 +161,30 @@ fn xml_tag(text: &str, tag: &str) -> Option<String> {
     Some(text[start..end].trim().to_owned())
 }
 
+/// The `release`, `source` and `target` of the maven-compiler-plugin's configuration, with a
+/// `${property}` resolved from the pom's own properties (dubbo's `${java_source_version}`).
+fn compiler_plugin_versions(pom: &str) -> Vec<(&'static str, String)> {
+    let Some(start) = pom.find("<artifactId>maven-compiler-plugin</artifactId>") else {
+        return Vec::new();
+    };
+    let plugin = &pom[start..];
+    let plugin = &plugin[..plugin.find("</plugin>").unwrap_or(plugin.len())];
+    let mut out = Vec::new();
+    for tag in ["release", "source", "target"] {
+        let Some(mut v) = xml_tag(plugin, tag) else { continue };
+        if let Some(name) = v.strip_prefix("${").and_then(|r| r.strip_suffix('}')) {
+            match xml_tag(pom, name) {
+                Some(resolved) => v = resolved,
+                None => continue,
+            }
+        }
+        if !v.is_empty() {
+            out.push((tag, v));
+        }
+    }
+    out
+}
+
 /// `1.70`, `1.70.0`, `stable` -> (major, minor).
 fn parse_version(v: &str) -> Option<(u32, u32)> {
     let mut parts = v.trim().split('.');
@@ -178,6 +205,12 @@ mod tests {
             Some("17")
         );
         assert_eq!(parse_version("1.70.0"), Some((1, 70)));
+        let dubbo = "<properties><java_source_version>1.8</java_source_version></properties><build><plugins>\
+            <plugin><artifactId>maven-surefire-plugin</artifactId><configuration><source>9</source></configuration></plugin>\
+            <plugin><groupId>org.apache.maven.plugins</groupId><artifactId>maven-compiler-plugin</artifactId>\
+            <configuration><source>${java_source_version}</source><target>${unset}</target></configuration></plugin>";
+        assert_eq!(compiler_plugin_versions(dubbo), [("source", "1.8".to_owned())]);
+        assert!(compiler_plugin_versions("<project/>").is_empty());
         assert_eq!(parse_version("stable"), None);
     }
 }
