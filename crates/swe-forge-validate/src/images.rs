@@ -103,7 +103,9 @@ const GIT_SAFE: &str = "export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=safe.director
 const CHANGE_DIR: &str = "/run/swe-forge-instance";
 
 /// Brings a copy of the environment's repository to the base commit: removes every path that
-/// differs, removes folders the base no longer has (when empty), writes the changed files, then
+/// differs, removes folders the base no longer has (when empty), writes the changed files (with
+/// the time of writing, not the tree's fixed time: they must look newer than the environment's
+/// build products to make, cargo and Maven, or those keep the environment commit's outputs), then
 /// rewrites git so that it holds one commit, the base tree, exactly as the source layer makes it
 /// (same author, dates and message), and nothing of the environment commit is left reachable or
 /// loose. Build products and other untracked files are never staged.
@@ -113,7 +115,7 @@ fn rewrite_script(base_sha: &str) -> String {
 cd {REPO_DIR}
 xargs -0 -r rm -rf -- < $d/paths
 xargs -0 -r rmdir --ignore-fail-on-non-empty -- < $d/gone-dirs 2>/dev/null || true
-tar -xf $d/change.tar -C /
+tar -xmf $d/change.tar -C /
 export GIT_LITERAL_PATHSPECS=1
 if [ -s $d/paths ]; then git rm -r -q --cached --ignore-unmatch --pathspec-from-file=$d/paths --pathspec-file-nul; fi
 if [ -s $d/written ]; then git add -f --pathspec-from-file=$d/written --pathspec-file-nul; fi

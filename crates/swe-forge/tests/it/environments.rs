@@ -133,6 +133,16 @@ fn instances_of_a_repository_share_its_environment_and_add_only_their_change() {
     assert_eq!(lines[4].split_whitespace().collect::<Vec<_>>(), base_files.lines().collect::<Vec<_>>(), "{out}");
     assert!(out.contains("node_modules\n") && out.contains("test/order.test.js"), "{out}");
     assert!(out.contains("cannot access 'test/format.test.js'"), "a file the base deleted is gone: {out}");
+    // The files the instance layer writes are newer than the environment's build products, so a
+    // build tool that compares file times (make, cargo, Maven) rebuilds from them instead of
+    // taking the environment commit's outputs as up to date.
+    let (stat, _) = in_image(&image13, "cd /testbed && stat -c %Y test/order.test.js package.json");
+    let times: Vec<i64> = stat.lines().map(|l| l.parse().unwrap()).collect();
+    let created = docker(&["image", "inspect", "--format", "{{.Created}}", &p13.env_image]);
+    let date = Command::new("date").args(["-d", &created, "+%s"]).output().unwrap();
+    let env_created: i64 = String::from_utf8_lossy(&date.stdout).trim().parse().unwrap();
+    assert_eq!(times[1], swe_forge_git::SOURCE_MTIME as i64, "an unchanged file keeps the tree's fixed time");
+    assert!(times[0] >= env_created, "the changed file ({}) is newer than the environment ({env_created})", times[0]);
     assert!(out.contains("cannot access '/run/swe-forge'") && out.contains("cannot access '/run/swe-forge-instance'"));
     assert_eq!(lines.last(), Some(&"0"), "the work tree is clean against the commit: {out}");
 
