@@ -11,7 +11,8 @@
 //! 3. our record says a submodule was missing from the image -> [`Cause::MissingSubmodule`] (tests
 //!    that live in it are absent, tests that read its files fail); files of an extra source
 //!    (another repository's tree the recipe puts into the image) were missing from the mirror ->
-//!    [`Cause::MissingExtraSource`];
+//!    [`Cause::MissingExtraSource`] for a test ours ran (it reads the files and fails; one ours
+//!    never ran goes on to the rules below);
 //! 4. the run where the sides part (a status on one side, NONE on the other) failed to build on
 //!    our side, or stopped early there (fewer than half the published run's tests: the runner
 //!    crashed), or reported nothing at all on the published side while ours ran (their compiler
@@ -249,7 +250,7 @@ pub fn classify_tests<'a>(
             Cause::Naming
         } else if evidence.missing_submodule {
             Cause::MissingSubmodule
-        } else if evidence.missing_extra_source {
+        } else if evidence.missing_extra_source && seen_ours {
             Cause::MissingExtraSource
         } else if !seen_published && evidence.container_failed.contains(name) {
             Cause::Toolchain
@@ -397,7 +398,11 @@ mod tests {
         let sub = Evidence { missing_submodule: true, ..Evidence::default() };
         assert_eq!(check(&published, &ours, &sub, &["a", "b"]), [(Cause::MissingSubmodule, 2)]);
         let extra = Evidence { missing_extra_source: true, ..Evidence::default() };
-        assert_eq!(check(&published, &ours, &extra, &["a", "b"]), [(Cause::MissingExtraSource, 2)]);
+        assert_eq!(
+            check(&published, &ours, &extra, &["a", "b"]),
+            [(Cause::DifferentTestCommand, 1), (Cause::MissingExtraSource, 1)],
+            "only a test ours ran read the missing files"
+        );
         let slow = Evidence { timed_out: true, ..Evidence::default() };
         assert_eq!(check(&published, &ours, &slow, &["a", "b"]), [(Cause::Timeout, 2)]);
         let flaky = Evidence { flaky: BTreeSet::from(["b".to_owned()]), ..Evidence::default() };
