@@ -9,7 +9,10 @@
 //! 2. one side never saw the test under that name but saw one that differs only in case or by
 //!    a qualifying prefix (`pkg::Test` vs `Test`, `file:title` vs `title`) -> [`Cause::Naming`];
 //! 3. our record says a submodule was missing from the image -> [`Cause::MissingSubmodule`] (tests
-//!    that live in it are absent, tests that read its files fail);
+//!    that live in it are absent, tests that read its files fail); files of an extra source
+//!    (another repository's tree the recipe puts into the image) were missing from the mirror ->
+//!    [`Cause::MissingExtraSource`] for a test ours ran (it reads the files and fails; one ours
+//!    never ran goes on to the rules below);
 //! 4. the run where the sides part (a status on one side, NONE on the other) failed to build on
 //!    our side, or stopped early there (fewer than half the published run's tests: the runner
 //!    crashed), or reported nothing at all on the published side while ours ran (their compiler
@@ -48,6 +51,9 @@ pub enum Cause {
     Naming,
     /// A submodule's content was missing from our image.
     MissingSubmodule,
+    /// Files of an extra source (test data from another repository) were missing from our image:
+    /// the mirror lacks them.
+    MissingExtraSource,
     /// The same test ran on both sides and ended differently, and one side saw it end both ways.
     Flaky,
     /// The same test ran on both sides and ended differently, each side the same way every time:
@@ -57,7 +63,8 @@ pub enum Cause {
     Timeout,
     /// The code does not build or run with our toolchain (compiler, language or runtime version).
     Toolchain,
-    /// The repository or the base commit is not in the local mirrors.
+    /// The repository, the base commit or an extra source the recipe declares is not in the local
+    /// mirrors.
     RepoUnavailable,
     /// The Docker engine or another piece of infrastructure failed.
     Infrastructure,
@@ -65,12 +72,13 @@ pub enum Cause {
 
 impl Cause {
     /// Every cause, in report order.
-    pub const ALL: [Cause; 11] = [
+    pub const ALL: [Cause; 12] = [
         Cause::BuildFailure,
         Cause::PatchDoesNotApply,
         Cause::DifferentTestCommand,
         Cause::Naming,
         Cause::MissingSubmodule,
+        Cause::MissingExtraSource,
         Cause::Flaky,
         Cause::Environment,
         Cause::Timeout,
@@ -87,6 +95,7 @@ impl Cause {
             Cause::DifferentTestCommand => "different_test_command",
             Cause::Naming => "naming",
             Cause::MissingSubmodule => "missing_submodule",
+            Cause::MissingExtraSource => "missing_extra_source",
             Cause::Flaky => "flaky",
             Cause::Environment => "environment",
             Cause::Timeout => "timeout",
@@ -104,13 +113,14 @@ impl Cause {
             Cause::DifferentTestCommand => "the sides ran different tests (command, fail-fast, selection)",
             Cause::Naming => "the same test under two names",
             Cause::MissingSubmodule => "a submodule's content was missing from the image",
+            Cause::MissingExtraSource => "files of an extra source were missing from the mirror, so from the image",
             Cause::Flaky => "same test, different outcome, and one side saw it end both ways",
             Cause::Environment => {
                 "same test, steadily different outcome: the machines differ (network, date, cores, services)"
             }
             Cause::Timeout => "a run, or the test framework's own timeout, killed it",
             Cause::Toolchain => "the code does not build or run with our toolchain version",
-            Cause::RepoUnavailable => "the repository or base commit is not in the mirrors",
+            Cause::RepoUnavailable => "the repository, its base commit or an extra source is not in the mirrors",
             Cause::Infrastructure => "the engine or other infrastructure failed",
         }
     }
@@ -186,6 +196,8 @@ pub struct Evidence {
     pub timed_out: bool,
     /// Our record says a submodule's content was missing from the image.
     pub missing_submodule: bool,
+    /// Our record says files of an extra source were missing from the image.
+    pub missing_extra_source: bool,
     /// Per run (run, test, fix): our code did not build there.
     pub build_failed: [bool; 3],
     /// Per run: ours reported fewer than half the tests the published run did, so it stopped
@@ -238,6 +250,8 @@ pub fn classify_tests<'a>(
             Cause::Naming
         } else if evidence.missing_submodule {
             Cause::MissingSubmodule
+        } else if evidence.missing_extra_source && seen_ours {
+            Cause::MissingExtraSource
         } else if !seen_published && evidence.container_failed.contains(name) {
             Cause::Toolchain
         } else {
@@ -383,6 +397,12 @@ mod tests {
         assert_eq!(check(&published, &ours, &Evidence::default(), &["b"]), [(Cause::DifferentTestCommand, 1)]);
         let sub = Evidence { missing_submodule: true, ..Evidence::default() };
         assert_eq!(check(&published, &ours, &sub, &["a", "b"]), [(Cause::MissingSubmodule, 2)]);
+        let extra = Evidence { missing_extra_source: true, ..Evidence::default() };
+        assert_eq!(
+            check(&published, &ours, &extra, &["a", "b"]),
+            [(Cause::DifferentTestCommand, 1), (Cause::MissingExtraSource, 1)],
+            "only a test ours ran read the missing files"
+        );
         let slow = Evidence { timed_out: true, ..Evidence::default() };
         assert_eq!(check(&published, &ours, &slow, &["a", "b"]), [(Cause::Timeout, 2)]);
         let flaky = Evidence { flaky: BTreeSet::from(["b".to_owned()]), ..Evidence::default() };

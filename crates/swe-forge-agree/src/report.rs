@@ -13,6 +13,10 @@ use crate::{Cause, CauseCount, ListComparison, Naming, PhaseLogs, View, rederive
 /// with this text (written by the validator).
 pub const MISSING_SUBMODULE_WARNING: &str = "submodule not found locally";
 
+/// Warnings on our record that say files of an extra source are missing from the image start
+/// with this text (written by the validator).
+pub const MISSING_EXTRA_SOURCE_WARNING: &str = "extra source incomplete in the mirror";
+
 /// Everything known about one re-validated instance.
 #[derive(Debug, Clone, Copy)]
 pub struct Revalidated<'a> {
@@ -226,6 +230,7 @@ pub fn agree(input: Revalidated<'_>, naming: Naming) -> (InstanceAgreement, Opti
     let evidence = Evidence {
         timed_out: meta.is_some_and(|m| m.runs.iter().any(|r| r.timed_out)),
         missing_submodule: meta.is_some_and(|m| m.warnings.iter().any(|w| w.contains(MISSING_SUBMODULE_WARNING))),
+        missing_extra_source: meta.is_some_and(|m| m.warnings.iter().any(|w| w.contains(MISSING_EXTRA_SOURCE_WARNING))),
         build_failed: [build_failed(&logs.run), build_failed(&logs.test), build_failed(&logs.fix)],
         stopped_early: [0, 1, 2].map(|i| {
             let published = pub_view.phases[i].len();

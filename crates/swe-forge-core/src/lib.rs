@@ -12,8 +12,8 @@ mod status;
 pub use category::{Categorized, categorize};
 pub use error::RecordError;
 pub use record::{
-    Base, ForgeMeta, Instance, PassRates, PhaseRun, Provenance, RejectReason, Rejection, ResolvedIssue, SCHEMA_VERSION,
-    TestMap, TestResult, ValidationStatus, read_jsonl, write_jsonl,
+    Base, ExtraSourceProvenance, ForgeMeta, Instance, PassRates, PhaseRun, Provenance, RejectReason, Rejection,
+    ResolvedIssue, SCHEMA_VERSION, TestMap, TestResult, ValidationStatus, read_jsonl, write_jsonl,
 };
 pub use record::{Difficulty, DifficultyFeatures, DifficultyLabel, Duplicate, LabelSource, Review, TimeToFix};
 pub use status::{Phase, PhaseStatuses, TestStatus, Transition};

@@ -242,6 +242,24 @@ pub struct Provenance {
     /// Id of the environment image.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub env_image_id: String,
+    /// Trees of other repositories the recipe put into the image (outside the repository), each
+    /// with the commit its revision resolved to.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub extra_sources: Vec<ExtraSourceProvenance>,
+}
+
+/// An extra source in an image: the tree of repository `repo` at commit `sha` (what `rev`
+/// named when the image was built), as plain files at `path`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExtraSourceProvenance {
+    /// `org/name` in the mirrors folder.
+    pub repo: String,
+    /// The revision the recipe asked for (tag, branch or sha).
+    pub rev: String,
+    /// The commit it resolved to.
+    pub sha: String,
+    /// Where its tree is in the image.
+    pub path: String,
 }
 
 impl ForgeMeta {
@@ -339,7 +357,7 @@ impl Rejection {
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum RejectReason {
-    /// The repository or the base commit was not found.
+    /// The repository, the base commit or an extra source the recipe declares was not found.
     RepoUnavailable,
     /// The test patch does not apply to the base commit.
     TestPatchDoesNotApply,

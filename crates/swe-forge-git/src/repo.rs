@@ -120,11 +120,50 @@ impl SourceRepo {
         prefix: &str,
         builder: &mut tar::Builder<W>,
     ) -> Result<TreeStats, GitError> {
+        self.tree_tar(tree_id, prefix, builder, false).map(|(stats, _)| stats)
+    }
+
+    /// Like [`SourceRepo::write_tree_tar`], leaving out the files whose content the repository
+    /// does not have (a partial clone or snapshot that omits its largest blobs); returns their
+    /// paths (relative to the tree) beside the stats.
+    pub fn write_tree_tar_present<W: Write>(
+        &self,
+        tree_id: Oid,
+        prefix: &str,
+        builder: &mut tar::Builder<W>,
+    ) -> Result<(TreeStats, Vec<String>), GitError> {
+        self.tree_tar(tree_id, prefix, builder, true)
+    }
+
+    /// Paths (relative to the tree) of the files of tree `tree_id` whose content the repository
+    /// does not have.
+    pub fn absent_blobs(&self, tree_id: Oid) -> Result<Vec<String>, GitError> {
+        let tree = self.repo.find_tree(tree_id).map_err(self.err("find tree"))?;
+        let odb = self.repo.odb().map_err(self.err("open object database"))?;
+        let mut out = Vec::new();
+        tree.walk(TreeWalkMode::PreOrder, |dir, entry| {
+            if entry.kind() == Some(ObjectType::Blob) && !odb.exists(entry.id()) {
+                out.push(format!("{dir}{}", String::from_utf8_lossy(entry.name_bytes())));
+            }
+            TreeWalkResult::Ok
+        })
+        .map_err(self.err("walk tree"))?;
+        Ok(out)
+    }
+
+    fn tree_tar<W: Write>(
+        &self,
+        tree_id: Oid,
+        prefix: &str,
+        builder: &mut tar::Builder<W>,
+        skip_absent: bool,
+    ) -> Result<(TreeStats, Vec<String>), GitError> {
         let tree = self.repo.find_tree(tree_id).map_err(self.err("find tree"))?;
         let mut stats = TreeStats::default();
+        let mut absent = Vec::new();
         let mut io_err: Option<std::io::Error> = None;
         let mut git_err: Option<git2::Error> = None;
-        tree.walk(TreeWalkMode::PreOrder, |dir, entry| {
+        let walked = tree.walk(TreeWalkMode::PreOrder, |dir, entry| {
             let name = String::from_utf8_lossy(entry.name_bytes()).into_owned();
             let path = format!("{prefix}/{dir}{name}");
             let result = match entry.kind() {
@@ -135,6 +174,10 @@ impl SourceRepo {
                 Some(ObjectType::Blob) => {
                     let blob = match self.repo.find_blob(entry.id()) {
                         Ok(b) => b,
+                        Err(e) if skip_absent && e.code() == git2::ErrorCode::NotFound => {
+                            absent.push(format!("{dir}{name}"));
+                            return TreeWalkResult::Ok;
+                        }
                         Err(e) => {
                             git_err = Some(e);
                             return TreeWalkResult::Abort;
@@ -165,15 +208,16 @@ impl SourceRepo {
                     TreeWalkResult::Abort
                 }
             }
-        })
-        .map_err(self.err("walk tree"))?;
+        });
+        // An aborted walk is an error of its own; the reason it was aborted comes first.
         if let Some(source) = git_err {
             return Err(GitError::Git { op: "read blob", path: self.path.clone(), source });
         }
         if let Some(source) = io_err {
             return Err(GitError::Tar { path: self.path.clone(), source });
         }
-        Ok(stats)
+        walked.map_err(self.err("walk tree"))?;
+        Ok((stats, absent))
     }
 }
 

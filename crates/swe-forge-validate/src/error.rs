@@ -14,6 +14,18 @@ pub enum ValidateError {
         /// What is wrong.
         message: String,
     },
+    /// An extra source a recipe declares is not in the local mirrors (or its path is not allowed).
+    #[error("extra source {repo} at {rev}: {reason} (looked for in {looked_in})")]
+    ExtraSource {
+        /// `org/name` of the extra source.
+        repo: String,
+        /// The revision asked for.
+        rev: String,
+        /// Where it was looked for (the mirrors folder, or the repository found there).
+        looked_in: String,
+        /// What is wrong.
+        reason: String,
+    },
     /// Writing logs failed.
     #[error("writing {path}")]
     Io {

@@ -1,7 +1,8 @@
 //! The image layers of an instance: base (bootstrapped once) -> toolchain (Debian packages of
 //! a toolchain plus a recipe's extras) -> repository environment, shared by the instances of a
 //! repository: source (the repository at the environment commit, submodules included at their
-//! pinned commits: a git repository with one commit, no remote, no history) + setup (dependencies
+//! pinned commits: a git repository with one commit, no remote, no history; a recipe's extra
+//! sources as plain files at their own paths outside it) + setup (dependencies
 //! fetched and the build warmed, with network, then committed) -> instance (only the files that
 //! differ between the environment commit and the base commit, the repository's git rewritten to
 //! one commit holding the base tree, the setup run again on top of the warm environment). Tags
@@ -15,7 +16,7 @@ use swe_forge_docker::{BuildContext, DockerError, LABEL_ROLE, RunSpec};
 use swe_forge_git::{SOURCE_MTIME, SourceRepo};
 use tokio::sync::OnceCell;
 
-use crate::{Recipe, Toolchain, Validator};
+use crate::{Recipe, ResolvedExtraSource, Toolchain, Validator};
 
 /// Where the repository lives inside every instance image.
 pub(crate) const REPO_DIR: &str = "/testbed";
@@ -77,9 +78,13 @@ pub(crate) fn toolchain_dockerfile(base: &str, t: &Toolchain) -> String {
 /// Dockerfile of the source layer of an instance. The label names the files' fixed time: Docker's
 /// build cache ignores file times when it compares a COPY, so without a line of its own a tree
 /// once copied with other times (0, before MRESOURCES-289 was known) would be reused as it was.
-pub(crate) fn source_dockerfile(toolchain: &str, sha: &str) -> String {
+/// Extra sources come first, each from `extra/<i>/` of the context to its path (plain files, no
+/// git); without any the Dockerfile is what it was before they existed, so are the tags.
+pub(crate) fn source_dockerfile(toolchain: &str, sha: &str, extra_paths: &[&str]) -> String {
+    let copy_extras: String =
+        extra_paths.iter().enumerate().map(|(i, path)| format!("COPY extra/{i}/ {path}/\n")).collect();
     format!(
-        "FROM {toolchain}\nLABEL dev.swe-forge.source-mtime={}\nCOPY repo/ {REPO_DIR}/\nWORKDIR {REPO_DIR}\n\
+        "FROM {toolchain}\nLABEL dev.swe-forge.source-mtime={}\n{copy_extras}COPY repo/ {REPO_DIR}/\nWORKDIR {REPO_DIR}\n\
 RUN git -c init.defaultBranch=main init -q \\\n && git add -A \\\n && GIT_AUTHOR_DATE=2000-01-01T00:00:00Z GIT_COMMITTER_DATE=2000-01-01T00:00:00Z git -c user.name=swe-forge -c user.email=swe-forge@localhost commit -q --no-verify --allow-empty -m 'base {sha}' \\\n && git config user.name swe-forge && git config user.email swe-forge@localhost \\\n && git reflog expire --expire=now --all\n",
         swe_forge_git::SOURCE_MTIME
     )
@@ -334,11 +339,17 @@ impl Validator {
         toolchain: &Toolchain,
         recipe: &Recipe,
         commit: &str,
+        extras: &[ResolvedExtraSource],
         suffix: &str,
     ) -> Result<EnvSpec, ImageFailure> {
         let name = format!("swe-forge/{}__{}", inst.org, inst.repo).to_lowercase();
-        let tree_key = self.tree_key(repo, commit, &inst.org)?;
-        let source_df = source_dockerfile(toolchain_tag, commit);
+        let mut tree_key = self.tree_key(repo, commit, &inst.org)?;
+        for x in extras {
+            tree_key.push('\n');
+            tree_key.push_str(&x.key());
+        }
+        let paths: Vec<&str> = extras.iter().map(|x| x.source.path.as_str()).collect();
+        let source_df = source_dockerfile(toolchain_tag, commit, &paths);
         let setup = setup_script(toolchain, recipe, true, &commit_time(repo, commit)?);
         let src_tag = format!("{name}:src-{}{suffix}", short_hash(&[toolchain_tag, &tree_key, &source_df]));
         let tag = format!("{name}:env-{}{suffix}", short_hash(&[toolchain_tag, &tree_key, &source_df, &setup]));
@@ -352,15 +363,16 @@ impl Validator {
         repo: &SourceRepo,
         inst: &swe_forge_core::Instance,
         spec: &EnvSpec,
+        extras: &[ResolvedExtraSource],
         rebuild: bool,
     ) -> Result<EnvImage, ImageFailure> {
         if rebuild {
-            return self.build_env(repo, inst, spec, true).await;
+            return self.build_env(repo, inst, spec, extras, true).await;
         }
         let cell = self.env_cell(&spec.tag);
         let got = cell
             .get_or_try_init(|| async {
-                match self.build_env(repo, inst, spec, false).await {
+                match self.build_env(repo, inst, spec, extras, false).await {
                     Ok(env) => Ok(Ok(env)),
                     Err(ImageFailure::Build(why)) => Ok(Err(why)),
                     Err(ImageFailure::Infra(e)) => Err(e),
@@ -379,6 +391,7 @@ impl Validator {
         repo: &SourceRepo,
         inst: &swe_forge_core::Instance,
         spec: &EnvSpec,
+        extras: &[ResolvedExtraSource],
         rebuild: bool,
     ) -> Result<EnvImage, ImageFailure> {
         let infra = ImageFailure::Infra;
@@ -399,13 +412,23 @@ impl Validator {
             ("dev.swe-forge.repository".to_owned(), format!("{}/{}", inst.org, inst.repo)),
             ("dev.swe-forge.env-commit".to_owned(), spec.commit.clone()),
         ]);
-        // Layer 1: the sources at the environment commit.
+        // Layer 1: the sources at the environment commit, and the extra sources beside them.
         let root = &self.settings.repos_root;
         let tree = repo.commit(&spec.commit)?.tree_id();
+        let mut extra_trees = Vec::new();
+        for x in extras {
+            extra_trees.push(x.repo.commit(&x.sha)?.tree_id());
+        }
         let context = || {
             let mut ctx = BuildContext::new();
-            repo.write_tree_tar_with_submodules(tree, "repo", ctx.tar(), root, &inst.org)
-                .map_err(|e| DockerError::Io { what: e.to_string(), source: std::io::Error::other("tree export") })?;
+            let export_err = |e: swe_forge_git::GitError| DockerError::Io {
+                what: e.to_string(),
+                source: std::io::Error::other("tree export"),
+            };
+            repo.write_tree_tar_with_submodules(tree, "repo", ctx.tar(), root, &inst.org).map_err(export_err)?;
+            for (i, (x, t)) in extras.iter().zip(&extra_trees).enumerate() {
+                x.repo.write_tree_tar_present(*t, &format!("extra/{i}"), ctx.tar()).map_err(export_err)?;
+            }
             ctx.finish(&spec.source_df)
         };
         let log_line = &mut |l: &str| tracing::debug!(target: "build", "{l}");
@@ -459,6 +482,7 @@ impl Validator {
         recipe: &Recipe,
         toolchain: &Toolchain,
         env_commit: &str,
+        extras: &[ResolvedExtraSource],
         rebuild: bool,
     ) -> Result<InstanceImage, ImageFailure> {
         let (toolchain_tag, toolchain_dockerfile) =
@@ -471,15 +495,15 @@ impl Validator {
         let name = format!("swe-forge/{}__{}", inst.org, inst.repo).to_lowercase();
         let suffix = if rebuild { "-rebuild" } else { "" };
         let mut warnings = Vec::new();
-        let spec = self.env_spec(repo, inst, &toolchain_tag, toolchain, recipe, &env_commit, suffix)?;
-        let env = match self.env_image(repo, inst, &spec, rebuild).await {
+        let spec = self.env_spec(repo, inst, &toolchain_tag, toolchain, recipe, &env_commit, extras, suffix)?;
+        let env = match self.env_image(repo, inst, &spec, extras, rebuild).await {
             Err(ImageFailure::Build(why)) if env_commit != base => {
                 warnings.push(format!(
                     "the repository environment did not build at {env_commit}; built at the base commit instead: {}",
                     why.lines().take(3).collect::<Vec<_>>().join(" / ")
                 ));
-                let spec = self.env_spec(repo, inst, &toolchain_tag, toolchain, recipe, &base, suffix)?;
-                self.env_image(repo, inst, &spec, rebuild).await?
+                let spec = self.env_spec(repo, inst, &toolchain_tag, toolchain, recipe, &base, extras, suffix)?;
+                self.env_image(repo, inst, &spec, extras, rebuild).await?
             }
             other => other?,
         };
@@ -564,7 +588,18 @@ fn parse_sha256sums(text: &str) -> BTreeMap<String, String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{parse_sha256sums, rfc3339_utc};
+    use super::{parse_sha256sums, rfc3339_utc, source_dockerfile};
+
+    #[test]
+    fn extra_sources_are_copied_beside_the_repository_and_change_nothing_when_absent() {
+        let plain = source_dockerfile("tc", "abc", &[]);
+        assert!(!plain.contains("extra/"), "{plain}");
+        assert!(plain.contains("\nCOPY repo/ /testbed/\nWORKDIR /testbed\n"), "{plain}");
+        let with = source_dockerfile("tc", "abc", &["/swe-forge/extra/data", "/opt/more"]);
+        assert_eq!(with.replace("COPY extra/0/ /swe-forge/extra/data/\nCOPY extra/1/ /opt/more/\n", ""), plain);
+        // Only /testbed becomes a git repository.
+        assert_eq!(with.matches("git -c init.defaultBranch=main init").count(), 1);
+    }
 
     #[test]
     fn commit_times_are_rfc3339_utc() {

@@ -87,6 +87,28 @@ pub struct Recipe {
     /// repository); root when absent, since many suites expect it.
     #[serde(default)]
     pub test_user: Option<String>,
+    /// Trees of other repositories put into the image (see [`ExtraSource`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub extra_sources: Vec<ExtraSource>,
+}
+
+/// The tree of another repository at a revision, put into the source layer of a repository's
+/// environment as plain files (no `.git`) at `path`, outside the repository (so the repository
+/// still holds exactly its base tree), before any setup step: data a test suite would otherwise
+/// download at test time (nlohmann/json's `json_test_data`). The repository is taken from the
+/// same local mirrors folder as the instance's own (`<repos>/<org>/<name>`), never the network;
+/// `rev` (a tag, branch or sha) is resolved to a commit whose sha goes into the layer's tag and
+/// the record's provenance. Its submodules are not expanded. One that cannot be found rejects
+/// the instance as `repo_unavailable`, naming the repository, revision and where it was looked for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExtraSource {
+    /// `org/name` in the mirrors folder.
+    pub repo: String,
+    /// A tag, branch or commit sha.
+    pub rev: String,
+    /// Absolute path in the image, outside the repository (`/testbed`).
+    pub path: String,
 }
 
 /// Per-repository changes to a recipe; every field is optional. `numbers` and
@@ -136,6 +158,11 @@ pub struct RecipeOverride {
     /// equal to) its base commit. Without it: the oldest base commit among the repository's
     /// records that is an ancestor of the instance's base.
     pub env_commit: Option<String>,
+    /// Trees of other repositories put into the image at a path of their own, e.g.
+    /// `extra_sources = [{ repo = "org/data", rev = "v1.0", path = "/swe-forge/extra/data" }]`
+    /// (see [`ExtraSource`]); added to the recipe's, an entry with the same `path` replaced.
+    #[serde(default)]
+    pub extra_sources: Vec<ExtraSource>,
     /// Narrower overrides, applied after this one when they match.
     #[serde(default)]
     pub variants: Vec<RecipeOverride>,
@@ -239,6 +266,10 @@ impl Recipe {
         }
         if let Some(u) = &o.test_user {
             self.test_user = Some(u.clone());
+        }
+        for x in &o.extra_sources {
+            self.extra_sources.retain(|e| e.path != x.path);
+            self.extra_sources.push(x.clone());
         }
         for v in &o.variants {
             self.apply(v, inst);
@@ -350,5 +381,31 @@ mod tests {
         assert_eq!(old.test_command, "go test -json ./old/...");
         assert_eq!(o.forced_recipe(&inst(50)).as_deref(), Some("rust"));
         assert!(toml::from_str::<RecipeOverride>("test_comand = \"x\"").is_err(), "typos are refused");
+    }
+
+    #[test]
+    fn extra_sources_add_up_and_one_path_is_replaced() {
+        let o: RecipeOverride = toml::from_str(
+            r#"
+            extra_sources = [{ repo = "o/data", rev = "v1", path = "/swe-forge/extra/data" }]
+            [[variants]]
+            numbers = [1, 100]
+            extra_sources = [
+              { repo = "o/data", rev = "v0", path = "/swe-forge/extra/data" },
+              { repo = "o/more", rev = "main", path = "/opt/more" },
+            ]
+            "#,
+        )
+        .unwrap();
+        let mut new = Recipe::named("c-cmake").unwrap();
+        let plain = serde_json::to_string(&new).unwrap();
+        assert!(!plain.contains("extra_sources"), "absent from the recipe hash when unused");
+        new.apply(&o, &inst(500));
+        assert_eq!(new.extra_sources.iter().map(|x| x.rev.as_str()).collect::<Vec<_>>(), ["v1"]);
+        let mut old = Recipe::named("c-cmake").unwrap();
+        old.apply(&o, &inst(50));
+        let got: Vec<(&str, &str)> = old.extra_sources.iter().map(|x| (x.repo.as_str(), x.rev.as_str())).collect();
+        assert_eq!(got, [("o/data", "v0"), ("o/more", "main")]);
+        assert!(toml::from_str::<RecipeOverride>("extra_sources = [{ repo = \"a/b\", rev = \"v1\" }]").is_err());
     }
 }

@@ -225,6 +225,12 @@ impl Validator {
             Err(e) => return reject(RejectReason::UnsupportedEnvironment, e.to_string()),
         };
 
+        let extras = match crate::resolve_extra_sources(&self.settings.repos_root, &recipe.extra_sources) {
+            Ok(x) => x,
+            Err(e) => return reject(RejectReason::RepoUnavailable, e.to_string()),
+        };
+        meta.warnings.extend(extras.iter().filter_map(|x| x.warning()));
+
         self.reporter.step(&id, "building image");
         let logs = self.settings.work_dir.join("logs").join(&id);
         meta.warnings.extend(crate::submodules::missing_warnings(
@@ -234,7 +240,7 @@ impl Validator {
             &inst.org,
         ));
         let env_commit = self.env_commit(inst);
-        let image = match self.instance_image(&repo, inst, &recipe, &toolchain, &env_commit, false).await {
+        let image = match self.instance_image(&repo, inst, &recipe, &toolchain, &env_commit, &extras, false).await {
             Ok(x) => x,
             Err(ImageFailure::Build(detail)) => return reject(RejectReason::ImageBuildFailed, detail),
             Err(ImageFailure::Infra(e)) => return reject(RejectReason::Infrastructure, error_chain(&e)),
@@ -258,6 +264,7 @@ impl Validator {
             env_commit: image.env.commit.clone(),
             env_image: image.env.tag.clone(),
             env_image_id: image.env.id.clone(),
+            extra_sources: extras.iter().map(|x| x.provenance()).collect(),
         });
         meta.warnings.extend(image.warnings.iter().cloned());
         if let Some(log) = &image.setup_log {

@@ -58,7 +58,9 @@ impl Validator {
             .map(|p| p.env_commit.clone())
             .filter(|c| !c.is_empty())
             .unwrap_or_else(|| self.env_commit(inst));
-        let rebuilt = match self.instance_image(&repo, inst, &recipe, &toolchain, &env_commit, true).await {
+        let extras = crate::resolve_extra_sources(&self.settings.repos_root, &recipe.extra_sources)
+            .map_err(|e| e.to_string())?;
+        let rebuilt = match self.instance_image(&repo, inst, &recipe, &toolchain, &env_commit, &extras, true).await {
             Ok(img) => img,
             Err(ImageFailure::Build(d)) => return Err(format!("{}: the rebuild failed: {d}", inst.instance_id)),
             Err(ImageFailure::Infra(e)) => return Err(format!("{}: {e}", inst.instance_id)),

@@ -1,6 +1,8 @@
 //! `swe-forge revalidate` end to end on the real Docker engine: our own validated fixture
 //! records agree with themselves; a hand-written Multi-SWE-bench-style record of a repository
-//! with a git submodule agrees only when the submodule's content is in the image; and a Rust
+//! with a git submodule agrees only when the submodule's content is in the image; one whose
+//! tests read another repository's files (an extra source at a tag) agrees, and is not run,
+//! with a message naming what is missing, when that repository is not in the mirrors; and a Rust
 //! crate whose first test binary fails shows the two profiles' difference (fail-fast `cargo
 //! test` turns later binaries' tests into n2p, `--no-fail-fast` does not); a Java 8 project runs
 //! on the `java8` toolchain (packages of another Debian suite) a pipeline override names.
@@ -361,6 +363,110 @@ fn a_submodule_is_in_the_image_at_its_pinned_commit() {
     let report: Value = serde_json::from_slice(&std::fs::read(without.join("agreement.json")).unwrap()).unwrap();
     assert_eq!(row(&report, "forge-fixtures__withsub-3")["agrees"], true);
     assert_eq!(read_records(&without.join("revalidated.jsonl")).len(), 2, "appended, nothing lost");
+}
+
+/// A Go module whose tests read a file of another repository, declared as an extra source at a
+/// tag (a newer commit of that repository has other content); returns the base, both patches
+/// and the commit the tag names.
+fn extra_source_fixture(repos: &Path) -> (String, String, String, String) {
+    let data = repos.join("forge-fixtures/testdata");
+    let tagged = repo_with(&data, &[("golden.txt", "tagged\n")]);
+    git(&data, &["tag", "-a", "v1", "-m", "v1"]);
+    write(&data, &[("golden.txt", "newer\n")]);
+    git(&data, &["commit", "-qam", "newer"]);
+    let app = repos.join("forge-fixtures/withextra");
+    let base = repo_with(
+        &app,
+        &[
+            ("go.mod", "module example.com/withextra\n\ngo 1.21\n"),
+            (
+                "double.go",
+                "package withextra\n\n// Double returns twice x.\nfunc Double(x int) int { return x + x + 1 }\n",
+            ),
+            (
+                "data_test.go",
+                "package withextra\n\nimport (\n\t\"os\"\n\t\"testing\"\n)\n\nfunc TestExtraData(t *testing.T) {\n\tb, err := os.ReadFile(\"/swe-forge/extra/testdata/golden.txt\")\n\tif err != nil || string(b) != \"tagged\\n\" {\n\t\tt.Fatalf(\"golden.txt = %q, %v; want the tagged content\", b, err)\n\t}\n\tif _, err := os.Stat(\"/swe-forge/extra/testdata/.git\"); err == nil {\n\t\tt.Fatal(\"the extra source has a .git\")\n\t}\n}\n",
+            ),
+        ],
+    );
+    let test_patch = patch(
+        &app,
+        &[(
+            "double_test.go",
+            "package withextra\n\nimport \"testing\"\n\nfunc TestDouble(t *testing.T) {\n\tif Double(2) != 4 {\n\t\tt.Fatalf(\"Double(2) = %d\", Double(2))\n\t}\n}\n",
+        )],
+    );
+    let fix_patch = patch(
+        &app,
+        &[("double.go", "package withextra\n\n// Double returns twice x.\nfunc Double(x int) int { return x + x }\n")],
+    );
+    (base, test_patch, fix_patch, tagged)
+}
+
+#[test]
+fn an_extra_source_is_in_the_image_at_its_tag_and_a_missing_one_is_named() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = tmp.path().join("repos");
+    let (base, test_patch, fix_patch, tagged) = extra_source_fixture(&repos);
+    let record = published(
+        "forge-fixtures",
+        "withextra",
+        4,
+        &base,
+        &test_patch,
+        &fix_patch,
+        &[("TestExtraData", "PASS", "PASS", "PASS"), ("TestDouble", "NONE", "FAIL", "PASS")],
+    );
+    let records = tmp.path().join("published.jsonl");
+    write_records(&records, &[record]);
+    // A profile file of its own: msb's Go command and naming, plus the repository's extra source.
+    let profile = tmp.path().join("extra.toml");
+    std::fs::write(
+        &profile,
+        r#"name = "extra"
+naming = "msb"
+[overrides."lang:go"]
+test_command = "go test -v -count=1 ./..."
+parser = "go-test"
+[overrides."forge-fixtures/withextra"]
+extra_sources = [{ repo = "forge-fixtures/testdata", rev = "v1", path = "/swe-forge/extra/testdata" }]
+"#,
+    )
+    .unwrap();
+    let profile = profile.to_str().unwrap();
+    let report = revalidate(&records, &repos, profile, &tmp.path().join("with"));
+    let r = row(&report, "forge-fixtures__withextra-4");
+    assert_eq!(r["agrees"], true, "the tagged tree is in the image: {r}");
+    assert_eq!((r["fail_to_pass"]["ours"].as_u64(), r["pass_to_pass"]["ours"].as_u64()), (Some(1), Some(1)), "{r}");
+    let ours = read_records(&tmp.path().join("with/revalidated.jsonl"));
+    let meta = ours[0].swe_forge.as_ref().unwrap();
+    assert!(meta.rejections.is_empty(), "{:?}", meta.rejections);
+    let prov = meta.provenance.as_ref().unwrap();
+    assert_eq!(prov.extra_sources.len(), 1);
+    assert_eq!(prov.extra_sources[0].sha, tagged, "the tag resolved to its commit");
+    assert_eq!(prov.extra_sources[0].rev, "v1");
+    assert_eq!(prov.extra_sources[0].path, "/swe-forge/extra/testdata");
+
+    // Without the extra source in the mirrors the instance is not run, and says what is missing
+    // and where it was looked for.
+    let only_app = tmp.path().join("only-app");
+    std::fs::create_dir_all(only_app.join("forge-fixtures")).unwrap();
+    std::os::unix::fs::symlink(repos.join("forge-fixtures/withextra"), only_app.join("forge-fixtures/withextra"))
+        .unwrap();
+    let report = revalidate(&records, &only_app, profile, &tmp.path().join("without"));
+    let r = row(&report, "forge-fixtures__withextra-4");
+    assert_eq!(r["outcome"], "not_run", "{r}");
+    assert_eq!(r["cause"], "repo_unavailable", "{r}");
+    let ours = read_records(&tmp.path().join("without/revalidated.jsonl"));
+    let rejection = &ours[0].swe_forge.as_ref().unwrap().rejections[0];
+    assert_eq!(rejection.reason.as_str(), "repo_unavailable");
+    assert!(
+        rejection.detail.starts_with("extra source forge-fixtures/testdata at v1: no such repository"),
+        "{}",
+        rejection.detail
+    );
+    let looked = only_app.join("forge-fixtures/testdata");
+    assert!(rejection.detail.contains(looked.to_str().unwrap()), "{}", rejection.detail);
 }
 
 /// A crate whose first test binary (the library's unit tests) fails in the test run.
