@@ -134,7 +134,12 @@ fn write_records(path: &Path, records: &[Value]) {
 
 /// Runs revalidate and returns the agreement report.
 fn revalidate(records: &Path, repos: &Path, profile: &str, out: &Path) -> Value {
-    let o = swe_forge(&[
+    revalidate_with(records, repos, None, profile, out)
+}
+
+/// [`revalidate`] with a pipeline file's overrides.
+fn revalidate_with(records: &Path, repos: &Path, pipeline: Option<&Path>, profile: &str, out: &Path) -> Value {
+    let mut args = vec![
         "revalidate",
         "--records",
         records.to_str().unwrap(),
@@ -148,7 +153,11 @@ fn revalidate(records: &Path, repos: &Path, profile: &str, out: &Path) -> Value 
         "600",
         "--ca-bundle",
         "system",
-    ]);
+    ];
+    if let Some(p) = pipeline {
+        args.extend(["--pipeline", p.to_str().unwrap()]);
+    }
+    let o = swe_forge(&args);
     assert!(o.status.success(), "{}", text(&o));
     assert!(out.join("agreement.md").exists() && out.join("environments.md").exists());
     serde_json::from_slice(&std::fs::read(out.join("agreement.json")).unwrap()).unwrap()
@@ -646,25 +655,7 @@ fn a_toolchain_from_another_debian_suite_runs_the_java_a_repository_targets() {
     )
     .unwrap();
     let out = tmp.path().join("out");
-    let o = swe_forge(&[
-        "revalidate",
-        "--records",
-        records.to_str().unwrap(),
-        "--repos",
-        repos.to_str().unwrap(),
-        "--pipeline",
-        pipeline.to_str().unwrap(),
-        "--profile",
-        "msb",
-        "--out",
-        out.to_str().unwrap(),
-        "--timeout",
-        "600",
-        "--ca-bundle",
-        "system",
-    ]);
-    assert!(o.status.success(), "{}", text(&o));
-    let report: Value = serde_json::from_slice(&std::fs::read(out.join("agreement.json")).unwrap()).unwrap();
+    let report = revalidate_with(&records, &repos, Some(&pipeline), "msb", &out);
     let r = row(&report, "forge-fixtures__java8-4");
     assert_eq!(r["agrees"], true, "the tests ran on Java 8: {r}");
     let ours = read_records(&out.join("revalidated.jsonl"));
