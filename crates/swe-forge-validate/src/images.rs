@@ -34,8 +34,13 @@ pub(crate) fn short_hash(parts: &[&str]) -> String {
     sha256_hex(parts)[..12].to_owned()
 }
 
-/// The toolchain with a recipe's extra packages and variables.
+/// The toolchain with a recipe's extra packages, suites and variables.
 pub(crate) fn effective_toolchain(mut t: Toolchain, recipe: &Recipe) -> Toolchain {
+    for s in &recipe.apt_suites {
+        if !t.apt_suites.contains(s) {
+            t.apt_suites.push(s.clone());
+        }
+    }
     for p in &recipe.extra_packages {
         if !t.packages.contains(p) {
             t.packages.push(p.clone());

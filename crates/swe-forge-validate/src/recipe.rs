@@ -53,9 +53,13 @@ pub struct Recipe {
     pub language: String,
     /// The toolchain image.
     pub toolchain: String,
-    /// Packages added to the toolchain image.
+    /// Packages added to the toolchain image (`name/suite` for one from a suite in `apt_suites`).
     #[serde(default)]
     pub extra_packages: Vec<String>,
+    /// Suites added to the toolchain's (see [`Toolchain::apt_suites`]), for extra packages the base
+    /// suite lacks (`json-test-data/sid`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub apt_suites: Vec<String>,
     /// Variables added to the toolchain image.
     #[serde(default)]
     pub env: BTreeMap<String, String>,
@@ -128,9 +132,13 @@ pub struct RecipeOverride {
     pub toolchain: Option<String>,
     /// Language written on the record.
     pub language: Option<String>,
-    /// Packages added to the toolchain image.
+    /// Packages added to the toolchain image (`name/suite` for one from a suite in `apt_suites`).
     #[serde(default)]
     pub extra_packages: Vec<String>,
+    /// Suites of the base image's Debian mirror added to the toolchain's, pinned below the base
+    /// suite (see [`Toolchain::apt_suites`]).
+    #[serde(default)]
+    pub apt_suites: Vec<String>,
     /// Variables added to the toolchain image.
     #[serde(default)]
     pub env: BTreeMap<String, String>,
@@ -242,6 +250,11 @@ impl Recipe {
             self.language = l.clone();
         }
         self.extra_packages.extend(o.extra_packages.iter().cloned());
+        for s in &o.apt_suites {
+            if !self.apt_suites.contains(s) {
+                self.apt_suites.push(s.clone());
+            }
+        }
         self.env.extend(o.env.clone());
         let replace = |dst: &mut Vec<String>, src: &Option<Vec<String>>| {
             if let Some(s) = src {
@@ -381,6 +394,39 @@ mod tests {
         assert_eq!(old.test_command, "go test -json ./old/...");
         assert_eq!(o.forced_recipe(&inst(50)).as_deref(), Some("rust"));
         assert!(toml::from_str::<RecipeOverride>("test_comand = \"x\"").is_err(), "typos are refused");
+    }
+
+    #[test]
+    fn an_override_adds_a_suite_whose_named_packages_go_into_the_toolchain_image() {
+        let o: RecipeOverride = toml::from_str(
+            r#"
+            apt_suites = ["sid"]
+            extra_packages = ["json-test-data/sid"]
+            [[variants]]
+            numbers = [1, 100]
+            apt_suites = ["sid", "experimental"]
+            "#,
+        )
+        .unwrap();
+        let mut r = Recipe::named("c-cmake").unwrap();
+        let plain = serde_json::to_string(&r).unwrap();
+        assert!(!plain.contains("apt_suites"), "absent from the recipe hash when unused");
+        let without = crate::images::toolchain_dockerfile(
+            "base",
+            &crate::images::effective_toolchain(Toolchain::named(&r.toolchain).unwrap(), &r),
+        );
+        assert!(!without.contains("sources.list.d"), "{without}");
+        r.apply(&o, &inst(500));
+        let df = crate::images::toolchain_dockerfile(
+            "base",
+            &crate::images::effective_toolchain(Toolchain::named(&r.toolchain).unwrap(), &r),
+        );
+        assert!(df.contains("$m sid main\" >> /etc/apt/sources.list.d/swe-forge-suites.list"), "{df}");
+        assert!(df.contains("Pin: release n=sid\\nPin-Priority: 100"), "{df}");
+        assert!(df.contains(" json-test-data/sid"), "{df}");
+        let mut old = Recipe::named("c-cmake").unwrap();
+        old.apply(&o, &inst(50));
+        assert_eq!(old.apt_suites, ["sid", "experimental"], "a suite is named once");
     }
 
     #[test]
