@@ -216,7 +216,8 @@ pub struct Provenance {
     pub toolchain_image: String,
     /// sha256 of the toolchain Dockerfile.
     pub toolchain_dockerfile_sha256: String,
-    /// What the toolchain prints of its versions.
+    /// What the toolchain prints of its versions, then `package version` of every package taken
+    /// from another Debian suite (`name/sid`).
     pub toolchain_versions: String,
     /// Versions the repository asks for (`go.mod` go line, `rust-version`, ...), by source.
     pub requested_versions: BTreeMap<String, String>,

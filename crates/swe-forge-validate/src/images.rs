@@ -194,12 +194,23 @@ impl Validator {
         let cell = self.once_cell(&format!("versions {tag}"));
         let got = cell
             .get_or_try_init(|| async {
-                let out = self.engine.run(&RunSpec::new(tag, &t.version_command)).await?;
+                let out = self.engine.run(&RunSpec::new(tag, version_script(t))).await?;
                 Ok::<_, DockerError>(String::from_utf8_lossy(&out.log).trim().to_owned())
             })
             .await;
         got.cloned().unwrap_or_else(|e| format!("unknown ({e})"))
     }
+}
+
+/// The toolchain's version command, then the exact version of every package taken from another
+/// suite (`name/suite`): such a suite moves, and the package name alone does not say what ran.
+pub(crate) fn version_script(t: &Toolchain) -> String {
+    let from_suites: Vec<&str> = t.packages.iter().filter_map(|p| p.split_once('/').map(|(name, _)| name)).collect();
+    if from_suites.is_empty() {
+        return t.version_command.clone();
+    }
+    let query = format!("dpkg-query -W -f='${{Package}} ${{Version}}\\n' {}", from_suites.join(" "));
+    if t.version_command.trim().is_empty() { query } else { format!("{}\n{query}", t.version_command) }
 }
 
 /// Why an instance image could not be made.
@@ -593,7 +604,8 @@ fn parse_sha256sums(text: &str) -> BTreeMap<String, String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{parse_sha256sums, rfc3339_utc, source_dockerfile};
+    use super::{parse_sha256sums, rfc3339_utc, source_dockerfile, version_script};
+    use crate::Toolchain;
 
     #[test]
     fn extra_sources_are_copied_beside_the_repository_and_change_nothing_when_absent() {
@@ -604,6 +616,18 @@ mod tests {
         assert_eq!(with.replace("COPY extra/0/ /swe-forge/extra/data/\nCOPY extra/1/ /opt/more/\n", ""), plain);
         // Only /testbed becomes a git repository.
         assert_eq!(with.matches("git -c init.defaultBranch=main init").count(), 1);
+    }
+
+    #[test]
+    fn packages_from_another_suite_have_their_versions_asked_for() {
+        let mut t = Toolchain::named("cfamily").unwrap();
+        assert_eq!(version_script(&t), t.version_command);
+        t.packages.push("json-test-data/sid".into());
+        let script = version_script(&t);
+        assert!(script.starts_with(&format!("{}\n", t.version_command)), "{script}");
+        assert!(script.ends_with("dpkg-query -W -f='${Package} ${Version}\\n' json-test-data"), "{script}");
+        t.version_command.clear();
+        assert!(version_script(&t).starts_with("dpkg-query"));
     }
 
     #[test]

@@ -661,5 +661,11 @@ fn a_toolchain_from_another_debian_suite_runs_the_java_a_repository_targets() {
     let ours = read_records(&out.join("revalidated.jsonl"));
     let prov = ours[0].swe_forge.as_ref().unwrap().provenance.as_ref().unwrap();
     assert!(prov.toolchain_versions.contains("1.8.0"), "{prov:?}");
+    // The exact Debian version of the package from sid (a moving suite), e.g. `8u462-ga~us1-1`.
+    assert!(
+        prov.toolchain_versions.lines().any(|l| l.starts_with("openjdk-8-jdk-headless 8u")),
+        "{:?}",
+        prov.toolchain_versions
+    );
     assert!(prov.toolchain_image.contains("toolchain-java8"), "{prov:?}");
 }
