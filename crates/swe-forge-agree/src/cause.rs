@@ -15,8 +15,9 @@
 //!    never ran goes on to the rules below);
 //! 4. the run where the sides part (a status on one side, NONE on the other) failed to build on
 //!    our side, or stopped early there (fewer than half the published run's tests: the runner
-//!    crashed), or reported nothing at all on the published side while ours ran (their compiler
-//!    rejected what ours accepts) -> [`Cause::Toolchain`];
+//!    crashed), or reported nothing at all on the published side while ours ran and built (their
+//!    compiler rejected what ours accepts) -> [`Cause::Toolchain`]; when our build failed in that
+//!    run too and ours went on to run what did build, the sides' commands differ (rule 5);
 //!    A test only ours ran whose container (Go package, test binary) the published side lists as
 //!    one failed entry is [`Cause::Toolchain`] too (`FAIL pkg [build failed]` there).
 //! 5. otherwise a test present on one side only, or present in a run on one side and absent from
@@ -264,7 +265,8 @@ pub fn classify_tests<'a>(
             if parted.peek().is_some() {
                 let ours_broke = |i: usize| evidence.build_failed[i] || evidence.stopped_early[i];
                 let toolchain = |(i, (a, b)): (usize, &(TestStatus, TestStatus))| {
-                    (*b == TestStatus::None && ours_broke(i)) || (*a == TestStatus::None && evidence.published_empty[i])
+                    (*b == TestStatus::None && ours_broke(i))
+                        || (*a == TestStatus::None && evidence.published_empty[i] && !evidence.build_failed[i])
                 };
                 if parted.any(toolchain) { Cause::Toolchain } else { Cause::DifferentTestCommand }
             } else if !seen_ours || !seen_published {
@@ -377,6 +379,14 @@ mod tests {
         assert_eq!(check(&published_without, &published_ok, &package, &["later"]), [(Cause::Toolchain, 1)]);
         let theirs_broke = Evidence { published_empty: [false, true, false], ..Evidence::default() };
         assert_eq!(check(&ours_broken, &published_ok, &theirs_broke, &["later"]), [(Cause::Toolchain, 1)]);
+        // Both builds failed in the test run: theirs stopped there, ours went on (`make -k`, ctest
+        // after a partial build): the commands differ, not the compilers.
+        let both_broke = Evidence {
+            published_empty: [false, true, false],
+            build_failed: [false, true, false],
+            ..Evidence::default()
+        };
+        assert_eq!(check(&ours_broken, &published_ok, &both_broke, &["later"]), [(Cause::DifferentTestCommand, 1)]);
     }
 
     #[test]

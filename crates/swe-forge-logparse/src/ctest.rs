@@ -32,6 +32,10 @@ pub(crate) struct Parser {
     /// Whether any `Start` line was seen: then only started tests may report.
     saw_start: bool,
     list: List,
+    /// Tests reported `***Not Run` (not disabled).
+    not_run: Vec<String>,
+    /// ctest said it could not find a test's executable.
+    missing_exe: bool,
 }
 
 fn status_of(word: &str) -> TestStatus {
@@ -88,11 +92,18 @@ impl LineParser for Parser {
             // A result line of a test that never started is output of a test (a fake).
             if self.started.remove(name) || !self.saw_start {
                 self.parsed.record(name.to_owned(), Some(name.to_owned()), status);
+                if line.contains("***Not Run") && !line.contains("***Not Run (Disabled)") {
+                    self.not_run.push(name.to_owned());
+                }
             }
             self.list = List::None;
             return;
         }
         let t = line.trim();
+        if t.starts_with("Unable to find executable") || t.starts_with("Could not find executable") {
+            self.missing_exe = true;
+            return;
+        }
         if let Some(rest) = t.strip_prefix("Start ")
             && let Some((num, name)) = rest.trim_start().split_once(": ")
             && num.bytes().all(|c| c.is_ascii_digit())
@@ -125,7 +136,7 @@ impl LineParser for Parser {
     }
 
     fn first_byte(&self) -> Option<crate::text::FirstByte> {
-        Some(|b| b.is_ascii_digit() || b == b'S' || b == b'T')
+        Some(|b| b.is_ascii_digit() || matches!(b, b'S' | b'T' | b'U' | b'C'))
     }
 
     fn finish(mut self: Box<Self>) -> ParsedLog {
@@ -136,6 +147,10 @@ impl LineParser for Parser {
                 names.len(),
                 list(&names)
             ));
+        }
+        if self.missing_exe && !self.not_run.is_empty() {
+            let names: Vec<&str> = self.not_run.iter().map(String::as_str).collect();
+            self.parsed.warnings.push(crate::not_built_warning(&names));
         }
         self.parsed.into_parsed()
     }

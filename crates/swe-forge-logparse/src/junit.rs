@@ -42,6 +42,8 @@ pub(crate) struct Parser {
     suites: Vec<String>,
     /// The open `<testcase>`: id, Multi-SWE-bench name, status.
     case: Option<Case>,
+    /// ctest tests whose executable was missing (not built) in the document being read.
+    not_built: Vec<String>,
 }
 
 struct Case {
@@ -80,7 +82,7 @@ fn nextest_binary(suite: &str) -> String {
 
 impl Parser {
     pub(crate) fn new(framework: Framework) -> Self {
-        Parser { framework, parsed: Recorder::default(), suites: Vec::new(), case: None }
+        Parser { framework, parsed: Recorder::default(), suites: Vec::new(), case: None, not_built: Vec::new() }
     }
 
     /// Reads every XML event of `reader`; a malformed or truncated document ends with a warning.
@@ -122,6 +124,11 @@ impl Parser {
             ));
         }
         self.suites.clear();
+        if !self.not_built.is_empty() {
+            let names = std::mem::take(&mut self.not_built);
+            let names: Vec<&str> = names.iter().map(String::as_str).collect();
+            self.parsed.warnings.push(crate::not_built_warning(&names));
+        }
     }
 
     fn start(&mut self, e: &BytesStart<'_>, empty: bool) {
@@ -150,6 +157,9 @@ impl Parser {
                     && c.status != TestStatus::Fail
                 {
                     c.status = if missing { TestStatus::Fail } else { TestStatus::Skip };
+                    if missing {
+                        self.not_built.push(c.id.clone());
+                    }
                 }
             }
             _ => {}

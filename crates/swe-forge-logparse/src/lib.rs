@@ -482,6 +482,12 @@ pub fn detect(log: &[u8]) -> Option<Framework> {
 /// How many test names a warning lists before eliding the rest.
 const NAMES_IN_WARNING: usize = 5;
 
+/// The warning for ctest tests whose executable was missing: the run's build failed and ctest went
+/// on (`build failed` is what readers of warnings look for).
+pub(crate) fn not_built_warning(names: &[&str]) -> String {
+    format!("build failed: {} ctest test(s) had no executable: {}", names.len(), list(names))
+}
+
 /// Up to [`NAMES_IN_WARNING`] names joined by `, `, with a count of the rest.
 pub(crate) fn list(names: &[&str]) -> String {
     let mut s = names.iter().take(NAMES_IN_WARNING).copied().collect::<Vec<_>>().join(", ");

@@ -292,6 +292,22 @@ fn empty_log_warns() {
 }
 
 #[test]
+fn ctest_tests_without_an_executable_say_the_build_failed() {
+    // Both ctest reports hold `missing_exe`, whose binary does not exist: FAIL, and a warning.
+    for (f, file) in [(Framework::Ctest, "ctest/serial.log"), (Framework::CtestJunit, "ctest-junit/report.log")] {
+        let p = parse(f, &data(file));
+        assert_eq!(status(&p, "missing_exe"), Some(Fail), "{file}");
+        assert!(warned(&p, "build failed: 1 ctest test(s) had no executable: missing_exe"), "{file}: {:?}", p.warnings);
+    }
+    // A disabled test, or a `Not Run` without a missing executable, is no build failure.
+    let log = "      Start  1: off\n1/2 Test #1: off ....***Not Run (Disabled)   0.00 sec\n      Start  2: req\n\
+               2/2 Test #2: req ....***Not Run   0.00 sec\n";
+    let p = parse(Framework::Ctest, log.as_bytes());
+    assert_eq!(status(&p, "req"), Some(Fail));
+    assert!(!warned(&p, "build failed"), "{:?}", p.warnings);
+}
+
+#[test]
 fn crashes_truncation_and_partial_output_are_warned_about() {
     let cases: &[(Framework, &str, &str)] = &[
         (Framework::MavenSurefire, "maven-surefire/fork_crash.log", "the forked VM crashed"),
@@ -312,10 +328,10 @@ fn crashes_truncation_and_partial_output_are_warned_about() {
         let p = parse(*fw, &data(case));
         assert!(warned(&p, needle), "{case}: no warning containing {needle:?} in {:?}", p.warnings);
     }
-    // Clean real logs give no warnings.
+    // Clean real logs give no warnings (ctest's hold a test without an executable: see
+    // `ctest_tests_without_an_executable_say_the_build_failed`).
     for (fw, case) in [
         (Framework::Gtest, "gtest/basic.log"),
-        (Framework::Ctest, "ctest/serial.log"),
         (Framework::Jest, "jest/verbose.log"),
         (Framework::Vitest, "vitest/verbose.log"),
         (Framework::NodeTest, "node-test/spec.log"),
