@@ -93,6 +93,9 @@ pub enum Outcome {
     Pending,
 }
 
+/// The language of an instance neither side names.
+const UNKNOWN_LANGUAGE: &str = "unknown";
+
 /// The agreement of one instance.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct InstanceAgreement {
@@ -138,7 +141,7 @@ impl InstanceAgreement {
         InstanceAgreement {
             instance_id: published.instance_id.clone(),
             repo: format!("{}/{}", published.org, published.repo),
-            language: published.lang.clone().unwrap_or_else(|| "unknown".to_owned()),
+            language: published.lang.clone().unwrap_or_else(|| UNKNOWN_LANGUAGE.to_owned()),
             naming: naming.resolve(published),
             outcome: Outcome::Pending,
             status: published.status(),
@@ -177,7 +180,7 @@ pub fn agree(input: Revalidated<'_>, naming: Naming) -> (InstanceAgreement, Opti
                 .collect()
         })
         .unwrap_or_default();
-    let language = ours.lang.clone().or_else(|| published.lang.clone()).unwrap_or_else(|| "unknown".to_owned());
+    let language = ours.lang.clone().or_else(|| published.lang.clone()).unwrap_or_else(|| UNKNOWN_LANGUAGE.to_owned());
     let pub_view = View::published(published);
     let published_counts =
         [&published.run_result, &published.test_patch_result, &published.fix_patch_result].map(Counts::of);
@@ -353,8 +356,20 @@ pub struct AgreementReport {
 }
 
 impl AgreementReport {
-    /// A report over `instances` with its tallies.
-    pub fn new(profile: &str, naming: Naming, instances: Vec<InstanceAgreement>) -> AgreementReport {
+    /// A report over `instances` with its tallies. An instance whose language is unknown (it never
+    /// ran, and the published record names none) takes the language another instance of its
+    /// repository ran in.
+    pub fn new(profile: &str, naming: Naming, mut instances: Vec<InstanceAgreement>) -> AgreementReport {
+        let known: BTreeMap<String, String> = instances
+            .iter()
+            .filter(|r| r.language != UNKNOWN_LANGUAGE)
+            .map(|r| (r.repo.clone(), r.language.clone()))
+            .collect();
+        for r in instances.iter_mut().filter(|r| r.language == UNKNOWN_LANGUAGE) {
+            if let Some(l) = known.get(&r.repo) {
+                r.language.clone_from(l);
+            }
+        }
         let group = |key: &dyn Fn(&InstanceAgreement) -> String| {
             let mut groups: BTreeMap<String, Vec<&InstanceAgreement>> = BTreeMap::new();
             for r in &instances {
@@ -446,6 +461,15 @@ mod tests {
         assert_eq!(report.overall.mean_jaccard_fail_to_pass, 0.5);
         assert_eq!(report.by_language["go"].causes[&Cause::DifferentTestCommand], 1);
         assert_eq!(report.by_repo["o/r"].instances, 1);
+
+        // An instance of the same repository that never ran is counted under its language.
+        let mut unrun = InstanceAgreement::pending(&record("o", "r", 2), Naming::Msb);
+        assert_eq!(unrun.language, "unknown");
+        let other = InstanceAgreement::pending(&record("x", "y", 3), Naming::Msb);
+        unrun.outcome = Outcome::NotRun;
+        let report = AgreementReport::new("msb", Naming::Msb, vec![report.instances[0].clone(), unrun, other]);
+        assert_eq!(report.by_language["go"].instances, 2);
+        assert_eq!(report.by_language["unknown"].instances, 1, "no instance of x/y ran");
     }
 
     #[test]
