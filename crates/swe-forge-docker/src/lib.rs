@@ -24,3 +24,6 @@ pub use lock::BuildLock;
 
 /// Label every image and container made by swe-forge carries, so they can be found and cleaned.
 pub const LABEL_ROLE: &str = "dev.swe-forge.role";
+
+/// Label of repository-environment and instance images: the `org/repo` they were built for.
+pub const LABEL_REPOSITORY: &str = "dev.swe-forge.repository";

@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
-use swe_forge_docker::{BuildContext, DockerError, LABEL_ROLE, RunSpec};
+use swe_forge_docker::{BuildContext, DockerError, LABEL_REPOSITORY, LABEL_ROLE, RunSpec};
 use swe_forge_git::{SOURCE_MTIME, SourceRepo};
 use tokio::sync::OnceCell;
 
@@ -425,7 +425,7 @@ impl Validator {
         }
         let labels = HashMap::from([
             (LABEL_ROLE.to_owned(), "environment".to_owned()),
-            ("dev.swe-forge.repository".to_owned(), format!("{}/{}", inst.org, inst.repo)),
+            (LABEL_REPOSITORY.to_owned(), format!("{}/{}", inst.org, inst.repo)),
             ("dev.swe-forge.env-commit".to_owned(), spec.commit.clone()),
         ]);
         // Layer 1: the sources at the environment commit, and the extra sources beside them.

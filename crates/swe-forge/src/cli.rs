@@ -210,6 +210,20 @@ pub enum ImagesCommand {
     /// Rebuild instance images from scratch (no build cache) and say whether each came out the
     /// same and, if not, which files differ.
     Verify(Box<VerifyArgs>),
+    /// Remove the instance and repository-environment images no kept record uses (its instance
+    /// image, its environment and that environment's source layer), among the repositories the
+    /// kept records cover (all repositories with --all-repositories); toolchains and the base stay.
+    Prune {
+        /// Records whose images stay (JSONL; repeatable), e.g. a validated dataset.
+        #[arg(long, required = true)]
+        keep: Vec<PathBuf>,
+        /// Also remove images of repositories no kept record covers.
+        #[arg(long)]
+        all_repositories: bool,
+        /// Only say what would be removed.
+        #[arg(long)]
+        dry_run: bool,
+    },
 }
 
 #[derive(Debug, Args)]

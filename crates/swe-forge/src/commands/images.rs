@@ -1,10 +1,11 @@
 //! `swe-forge images`: the base image and the images swe-forge made.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::{Result, bail};
-use swe_forge_docker::{BaseSpec, Engine, LABEL_ROLE};
+use swe_forge_docker::{BaseSpec, Engine, LABEL_REPOSITORY, LABEL_ROLE};
 use swe_forge_validate::{Settings, Silent, Validator};
 
 use crate::cli::{ImagesCommand, VerifyArgs};
@@ -68,6 +69,9 @@ pub async fn images_command(cmd: ImagesCommand) -> Result<()> {
             }
         }
         ImagesCommand::Sizes { records } => sizes(&engine, &records).await?,
+        ImagesCommand::Prune { keep, all_repositories, dry_run } => {
+            prune(&engine, &keep, all_repositories, dry_run).await?;
+        }
         ImagesCommand::List => {
             for role in ["base", "toolchain", "environment", "instance"] {
                 for tag in engine.images_with_labels(&[(LABEL_ROLE, role)]).await? {
@@ -76,6 +80,54 @@ pub async fn images_command(cmd: ImagesCommand) -> Result<()> {
             }
         }
     }
+    Ok(())
+}
+
+/// Removes (or, dry, lists) instance and environment images no record of `keep` uses.
+async fn prune(engine: &Engine, keep: &[PathBuf], all_repositories: bool, dry_run: bool) -> Result<()> {
+    let mut tags: HashSet<String> = HashSet::new();
+    let mut ids: HashSet<String> = HashSet::new();
+    let mut repos: BTreeSet<String> = BTreeSet::new();
+    for path in keep {
+        for inst in read_records(path)? {
+            repos.insert(format!("{}/{}", inst.org, inst.repo));
+            let Some(meta) = &inst.swe_forge else { continue };
+            tags.extend(meta.image.iter().cloned());
+            ids.extend(meta.image_id.iter().cloned());
+            if let Some(p) = &meta.provenance {
+                tags.insert(p.env_image.clone());
+                ids.extend([p.env_image_id.clone(), p.source_image_id.clone()]);
+            }
+        }
+    }
+    let scopes: Vec<Option<&str>> =
+        if all_repositories { vec![None] } else { repos.iter().map(|r| Some(r.as_str())).collect() };
+    let (mut removed, mut kept) = (0usize, 0usize);
+    for role in ["instance", "environment"] {
+        for scope in &scopes {
+            let mut labels = vec![(LABEL_ROLE, role)];
+            labels.extend(scope.map(|r| (LABEL_REPOSITORY, r)));
+            for tag in engine.images_with_labels(&labels).await? {
+                let id = engine.image_id(&tag).await?;
+                if tags.contains(&tag) || id.is_some_and(|id| ids.contains(&id)) {
+                    kept += 1;
+                    continue;
+                }
+                if dry_run {
+                    println!("would remove {role:<11} {tag}");
+                } else {
+                    engine.remove_image(&tag).await?;
+                    println!("removed {role:<11} {tag}");
+                }
+                removed += 1;
+            }
+        }
+    }
+    let scope = if all_repositories { "all repositories".to_owned() } else { format!("{} repositories", repos.len()) };
+    eprintln!(
+        "{removed} image(s) {} and {kept} kept, over {scope}; toolchain and base images are never pruned",
+        if dry_run { "would be removed" } else { "removed" }
+    );
     Ok(())
 }
 

@@ -12,6 +12,7 @@ mod fixtures;
 mod mine;
 mod parse;
 mod pipeline;
+mod prune;
 mod revalidate;
 mod review;
 mod robustness;
