@@ -116,11 +116,7 @@ impl Engine {
             let info = match item {
                 Ok(i) => i,
                 Err(bollard::errors::Error::DockerStreamError { error }) => {
-                    return Err(DockerError::BuildFailed {
-                        tag: tag.to_owned(),
-                        message: error,
-                        log_tail: tail(&log, 30),
-                    });
+                    return Err(self.build_error(tag, error, &log).await);
                 }
                 Err(e) => return Err(DockerError::api("build", tag)(e)),
             };
@@ -131,8 +127,7 @@ impl Engine {
                 log.push_str(&s);
             }
             if let Some(detail) = info.error_detail {
-                let message = detail.message.unwrap_or_default();
-                return Err(DockerError::BuildFailed { tag: tag.to_owned(), message, log_tail: tail(&log, 30) });
+                return Err(self.build_error(tag, detail.message.unwrap_or_default(), &log).await);
             }
         }
         self.image_id(tag).await?.ok_or_else(|| DockerError::BuildFailed {
@@ -143,7 +138,40 @@ impl Engine {
     }
 }
 
+impl Engine {
+    /// A build's error: [`DockerError::EngineLost`] when the engine said something only the engine
+    /// fails with, or no longer answers; [`DockerError::BuildFailed`] (the Dockerfile's) otherwise.
+    async fn build_error(&self, tag: &str, message: String, log: &str) -> DockerError {
+        if engine_failure(&message) || self.docker.ping().await.is_err() {
+            return DockerError::EngineLost { tag: tag.to_owned(), message };
+        }
+        DockerError::BuildFailed { tag: tag.to_owned(), message, log_tail: tail(log, 30) }
+    }
+}
+
+/// Messages of a build that failed because the engine did (it was stopped or restarted mid-build,
+/// its storage is full), not because of a Dockerfile step.
+const ENGINE_FAILURES: &[&str] =
+    &["transport is closing", "connection reset by peer", "broken pipe", "no space left on device", "shutting down"];
+
+fn engine_failure(message: &str) -> bool {
+    ENGINE_FAILURES.iter().any(|m| message.contains(m))
+}
+
 pub(crate) fn tail(text: &str, lines: usize) -> String {
     let v: Vec<&str> = text.lines().collect();
     v[v.len().saturating_sub(lines)..].join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::engine_failure;
+
+    #[test]
+    fn engine_failures_are_told_from_failing_steps() {
+        assert!(engine_failure("transport is closing: unavailable"));
+        assert!(engine_failure("failed to register layer: write /var/lib/docker/x: no space left on device"));
+        assert!(!engine_failure("The command '/bin/sh -c apt-get install -y nope' returned a non-zero code: 100"));
+        assert!(!engine_failure("COPY failed: file not found in build context"));
+    }
 }

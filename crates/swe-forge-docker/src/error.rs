@@ -35,6 +35,15 @@ pub enum DockerError {
         /// Last lines of the build output.
         log_tail: String,
     },
+    /// The engine itself failed during a build (it went away, or its storage did): not the
+    /// Dockerfile's fault, so worth another try once the engine is back.
+    #[error("the engine failed while building image {tag}: {message}")]
+    EngineLost {
+        /// The tag being built.
+        tag: String,
+        /// What the engine said, or that it stopped answering.
+        message: String,
+    },
     /// Bootstrapping the base rootfs failed.
     #[error("bootstrapping the base image failed: {0}")]
     Bootstrap(String),

@@ -240,10 +240,23 @@ impl Validator {
             &inst.org,
         ));
         let env_commit = self.env_commit(inst);
-        let image = match self.instance_image(&repo, inst, &recipe, &toolchain, &env_commit, &extras, false).await {
-            Ok(x) => x,
-            Err(ImageFailure::Build(detail)) => return reject(RejectReason::ImageBuildFailed, detail),
-            Err(ImageFailure::Infra(e)) => return reject(RejectReason::Infrastructure, error_chain(&e)),
+        // Engine failures (a restart mid-build) are retried with backoff, as runs are.
+        let mut delay = Duration::from_secs(2);
+        let mut tries = 0;
+        let image = loop {
+            match self.instance_image(&repo, inst, &recipe, &toolchain, &env_commit, &extras, false).await {
+                Ok(x) => break x,
+                Err(ImageFailure::Build(detail)) => return reject(RejectReason::ImageBuildFailed, detail),
+                Err(ImageFailure::Infra(e)) if tries < self.settings.infra_retries => {
+                    tries += 1;
+                    let why = error_chain(&e);
+                    meta.warnings.push(format!("retried after an infrastructure failure: {why}"));
+                    self.reporter.note(&format!("{id}: {why}; retry {tries} in {} s", delay.as_secs()));
+                    tokio::time::sleep(delay).await;
+                    delay *= 2;
+                }
+                Err(ImageFailure::Infra(e)) => return reject(RejectReason::Infrastructure, error_chain(&e)),
+            }
         };
         let base_tree = repo.commit(&inst.base.sha).map(|c| c.tree_id().to_string()).unwrap_or_default();
         drop(repo);
