@@ -248,12 +248,7 @@ impl Validator {
                 Ok(x) => break x,
                 Err(ImageFailure::Build(detail)) => return reject(RejectReason::ImageBuildFailed, detail),
                 Err(ImageFailure::Infra(e)) if tries < self.settings.infra_retries => {
-                    tries += 1;
-                    let why = error_chain(&e);
-                    meta.warnings.push(format!("retried after an infrastructure failure: {why}"));
-                    self.reporter.note(&format!("{id}: {why}; retry {tries} in {} s", delay.as_secs()));
-                    tokio::time::sleep(delay).await;
-                    delay *= 2;
+                    self.pause_before_retry(&id, &error_chain(&e), &mut tries, &mut delay, &mut meta.warnings).await;
                 }
                 Err(ImageFailure::Infra(e)) => return reject(RejectReason::Infrastructure, error_chain(&e)),
             }
@@ -410,12 +405,24 @@ impl Validator {
                 Err(e) if tries < self.settings.infra_retries => error_chain(&e),
                 Err(e) => return Err(e),
             };
-            tries += 1;
-            warnings.push(format!("retried after an infrastructure failure: {why}"));
-            self.reporter.note(&format!("{id}: {why}; retry {tries} in {} s", delay.as_secs()));
-            tokio::time::sleep(delay).await;
-            delay *= 2;
+            self.pause_before_retry(id, &why, &mut tries, &mut delay, warnings).await;
         }
+    }
+
+    /// Notes an engine failure on the record and on screen, then waits `delay` and doubles it.
+    async fn pause_before_retry(
+        &self,
+        id: &str,
+        why: &str,
+        tries: &mut u32,
+        delay: &mut Duration,
+        warnings: &mut Vec<String>,
+    ) {
+        *tries += 1;
+        warnings.push(format!("retried after an infrastructure failure: {why}"));
+        self.reporter.note(&format!("{id}: {why}; retry {tries} in {} s", delay.as_secs()));
+        tokio::time::sleep(*delay).await;
+        *delay *= 2;
     }
 
     /// Recipe (override > detection), with overrides applied, and its toolchain.

@@ -41,7 +41,8 @@ fn git_out(repo: &Path, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).trim().to_owned()
 }
 
-fn validate(records: &[&Instance], repos: &Path, dir: &Path, pipeline: Option<&Path>) -> Vec<Instance> {
+/// Validates `records` (written to `dir/records.jsonl`) into `dir/validated.jsonl`; returns them.
+pub(crate) fn validate(records: &[&Instance], repos: &Path, dir: &Path, pipeline: Option<&Path>) -> Vec<Instance> {
     std::fs::create_dir_all(dir).unwrap();
     let input = dir.join("records.jsonl");
     swe_forge_core::write_jsonl(std::fs::File::create(&input).unwrap(), records.iter().copied()).unwrap();

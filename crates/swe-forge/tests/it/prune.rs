@@ -6,6 +6,7 @@ use std::process::Command;
 
 use swe_forge_core::Instance;
 
+use crate::environments::validate;
 use crate::support::{make_repos, read_records, root, swe_forge, text};
 
 fn exists(image: &str) -> bool {
@@ -52,22 +53,7 @@ fn prune_removes_the_images_no_kept_record_uses_and_nothing_else() {
     write(&input, &records.iter().collect::<Vec<_>>());
     // A clean slate: the images an earlier, interrupted run of this test left go first.
     prune(&input, false);
-    let out = tmp.path().join("validated.jsonl");
-    let o = swe_forge(&[
-        "validate",
-        "--records",
-        input.to_str().unwrap(),
-        "--repos",
-        repos.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--timeout",
-        "300",
-        "--ca-bundle",
-        "system",
-    ]);
-    assert!(o.status.success(), "{}", text(&o));
-    let done = read_records(&out);
+    let done = validate(&records.iter().collect::<Vec<_>>(), &repos, &tmp.path().join("v"), None);
     let image = |r: &Instance| r.swe_forge.as_ref().and_then(|m| m.image.clone()).expect("an image was built");
     let (one, two) = (image(&done[0]), image(&done[1]));
     let env = done[0].swe_forge.as_ref().unwrap().provenance.as_ref().unwrap().env_image.clone();
