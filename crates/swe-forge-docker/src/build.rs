@@ -136,9 +136,7 @@ impl Engine {
             log_tail: tail(&log, 30),
         })
     }
-}
 
-impl Engine {
     /// A build's error: [`DockerError::EngineLost`] when the engine said something only the engine
     /// fails with, or no longer answers; [`DockerError::BuildFailed`] (the Dockerfile's) otherwise.
     async fn build_error(&self, tag: &str, message: String, log: &str) -> DockerError {
