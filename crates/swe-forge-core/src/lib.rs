@@ -6,11 +6,15 @@
 
 mod category;
 mod error;
+mod layout;
+mod patch;
 mod record;
 mod status;
 
 pub use category::{Categorized, categorize};
 pub use error::RecordError;
+pub use layout::{PARSED_SUFFIX, RunLogs};
+pub use patch::PatchShape;
 pub use record::{
     Base, ExtraSourceProvenance, ForgeMeta, Instance, PassRates, PhaseRun, Provenance, RejectReason, Rejection,
     ResolvedIssue, SCHEMA_VERSION, TestMap, TestResult, ValidationStatus, read_jsonl, write_jsonl,

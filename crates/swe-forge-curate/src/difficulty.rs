@@ -6,7 +6,7 @@
 
 use swe_forge_core::{DifficultyFeatures, DifficultyLabel, Instance};
 
-use crate::patch::PatchShape;
+use swe_forge_core::PatchShape;
 
 /// Weights of the score and the two cut points. `score = Σ weight · log2(1 + feature)`;
 /// `score < easy_below` is easy, `score >= hard_from` is hard, anything between is medium.

@@ -57,3 +57,9 @@ pub fn write_jsonl(path: impl AsRef<Path>, records: &[Instance]) -> Result<(), E
         swe_forge_core::write_jsonl(w, records).map_err(|source| ExportError::Records { path: path.to_owned(), source })
     })
 }
+
+/// Writes `bytes` to `path`, atomically.
+pub fn write_file(path: impl AsRef<Path>, bytes: &[u8]) -> Result<(), ExportError> {
+    let path = path.as_ref();
+    write_atomic(path, |w| w.write_all(bytes).map_err(|source| ExportError::Io { path: path.to_owned(), source }))
+}

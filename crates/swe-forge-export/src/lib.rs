@@ -9,7 +9,7 @@ mod instances;
 mod table;
 mod tests_table;
 
-pub use atomic::write_jsonl;
+pub use atomic::{write_file, write_jsonl};
 pub use error::ExportError;
 pub use instances::{INSTANCE_COLUMNS, read_instances_parquet, write_instances_parquet};
 pub use tests_table::{Category, TEST_COLUMNS, TestRow, read_tests_parquet, test_rows, write_tests_parquet};

@@ -1,6 +1,6 @@
 //! The embedded state store: one SQLite file per dataset build holding every instance's
 //! progress through the stages (mined, image built, each run, validated, exported) with log
-//! digests and timings, and the reviews people make. Writes are transactions in WAL mode with
+//! digests and timings, the reviews people make, and the evaluations of predictions. Writes are transactions in WAL mode with
 //! full sync, so a process killed at any point leaves the store at the last finished step:
 //! a restart redoes at most the step that was under way, and keys make duplicates impossible.
 //!
@@ -8,6 +8,7 @@
 //! know how stages are carried out.
 
 mod error;
+mod evaluations;
 mod progress;
 mod reviews;
 mod schema;

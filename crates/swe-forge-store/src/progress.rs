@@ -51,7 +51,7 @@ pub struct RunRow {
     pub run: PhaseRun,
 }
 
-fn now() -> String {
+pub(crate) fn now() -> String {
     let d = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
     format!("{}.{:03}", d.as_secs(), d.subsec_millis())
 }

@@ -46,6 +46,16 @@ const MIGRATIONS: &[&str] = &[
         created_at TEXT NOT NULL
     );
     CREATE INDEX reviews_by_instance ON reviews (instance_id, id);",
+    // 3: evaluations of predictions, one per instance and model; the input digest says whether
+    // a stored result still answers the same question (dataset record, patch, settings).
+    "CREATE TABLE evaluations (
+        instance_id TEXT NOT NULL,
+        model TEXT NOT NULL,
+        input_sha256 TEXT NOT NULL,
+        result TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (instance_id, model)
+    );",
 ];
 
 pub(crate) fn migrate(store: &mut Store) -> Result<(), StoreError> {

@@ -12,6 +12,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
+use swe_forge_core::RunLogs;
 use swe_forge_docker::{BuildContext, DockerError, LABEL_REPOSITORY, LABEL_ROLE, RunSpec};
 use swe_forge_git::{SOURCE_MTIME, SourceRepo};
 use tokio::sync::OnceCell;
@@ -473,8 +474,7 @@ impl Validator {
         run.cpus = self.settings.cpus;
         let (out, committed) = self.engine.run_and_commit(&run, &spec.tag, &labels).await.map_err(infra)?;
         // The log goes with the instance that built the environment.
-        let dir = self.settings.work_dir.join("logs").join(&inst.instance_id);
-        let _ = std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(dir.join("env-setup.log"), &out.log));
+        crate::parsed::write_log(&RunLogs::new(&self.settings.work_dir, &inst.instance_id), "env-setup", &out.log);
         match committed {
             Some(id) => Ok(found(id, source_image_id)),
             None => Err(ImageFailure::Build(format!(
@@ -582,8 +582,7 @@ impl Validator {
         spec.cpus = self.settings.cpus;
         let (out, committed) = self.engine.run_and_commit(&spec, &tag, &labels).await.map_err(ImageFailure::Infra)?;
         if committed.is_none() {
-            let dir = self.settings.work_dir.join("logs").join(&inst.instance_id);
-            let _ = std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(dir.join("setup.log"), &out.log));
+            crate::parsed::write_log(&RunLogs::new(&self.settings.work_dir, &inst.instance_id), "setup", &out.log);
             return Err(ImageFailure::Build(setup_failure(&out, self.settings.setup_timeout)));
         }
         image.setup_log = Some(out.log);

@@ -1,21 +1,20 @@
-//! The parsed statuses of every run, kept next to its log as `<label>.parsed.json`: canonical
+//! What is kept of every run: its log, its result files and its parsed statuses. The parsed
+//! statuses of every run are kept next to its log as `<label>.parsed.json`: canonical
 //! ids, statuses and the Multi-SWE-bench name of each test. Later stages (re-validation against
 //! published lists) compare in other harnesses' naming from these files without parsing the
 //! logs again. Writing is best effort: a failure is logged and never fails the instance.
 
 use std::path::Path;
-use std::str::FromStr;
 
-use swe_forge_core::Instance;
-use swe_forge_logparse::{Framework, ParsedLog};
+use swe_forge_core::{Instance, RunLogs};
+use swe_forge_logparse::ParsedLog;
 
-/// File name suffix of a kept parse, after the run's label (`run`, `test`, `fix`, `fix-1`, ...).
-pub const PARSED_SUFFIX: &str = ".parsed.json";
+use crate::grade::Parsers;
 
-/// Writes `parsed` as `<dir>/<label>.parsed.json`.
-pub(crate) fn keep(dir: &Path, label: &str, parsed: &ParsedLog) {
-    let path = dir.join(format!("{label}{PARSED_SUFFIX}"));
-    let result = std::fs::create_dir_all(dir).and_then(|()| {
+/// Writes `parsed` where `logs` keeps the parse of run `label`.
+pub(crate) fn keep(logs: &RunLogs, label: &str, parsed: &ParsedLog) {
+    let path = logs.parsed(label);
+    let result = std::fs::create_dir_all(logs.dir()).and_then(|()| {
         let json = serde_json::to_vec(parsed).map_err(std::io::Error::other)?;
         std::fs::write(&path, json)
     });
@@ -24,27 +23,35 @@ pub(crate) fn keep(dir: &Path, label: &str, parsed: &ParsedLog) {
     }
 }
 
+/// Writes the log of run `label`.
+pub(crate) fn write_log(logs: &RunLogs, label: &str, log: &[u8]) {
+    let result = std::fs::create_dir_all(logs.dir()).and_then(|()| std::fs::write(logs.log(label), log));
+    if let Err(e) = result {
+        tracing::warn!(dir = %logs.dir().display(), error = %e, "could not write a run log");
+    }
+}
+
+/// Keeps a structured result file under its relative path (for re-grading).
+pub(crate) fn write_result_file(dir: &std::path::Path, rel: &str, content: &[u8]) {
+    let path = dir.join(rel);
+    let result = path.parent().map_or(Ok(()), std::fs::create_dir_all).and_then(|()| std::fs::write(&path, content));
+    if let Err(e) = result {
+        tracing::warn!(path = %path.display(), error = %e, "could not keep a result file");
+    }
+}
+
 /// The kept parse of run `label` of `instance_id` under `work_dir` (the validator's work
 /// folder), when there is one.
 pub fn read_parsed(work_dir: &Path, instance_id: &str, label: &str) -> Option<ParsedLog> {
-    let path = work_dir.join("logs").join(instance_id).join(format!("{label}{PARSED_SUFFIX}"));
-    serde_json::from_slice(&std::fs::read(path).ok()?).ok()
+    serde_json::from_slice(&std::fs::read(RunLogs::new(work_dir, instance_id).parsed(label)).ok()?).ok()
 }
 
 /// Run `label` of `inst` parsed again from its kept log and result files under `work_dir`,
 /// with this build's parsers and the parsers its record names (as `regrade` does); None when
 /// the record names no parser or the log is gone.
 pub fn reparse(inst: &Instance, work_dir: &Path, label: &str) -> Option<ParsedLog> {
-    let meta = inst.swe_forge.as_ref()?;
-    let parser = Framework::from_str(meta.parser.as_deref()?).ok()?;
-    let results_parser = meta.results_parser.as_deref().and_then(|p| Framework::from_str(p).ok());
-    let dir = work_dir.join("logs").join(&inst.instance_id);
-    let log = std::fs::read(dir.join(format!("{label}.log"))).ok()?;
-    let files = crate::regrade::read_tree(&dir.join(format!("{label}-results")));
-    Some(match (results_parser, files.is_empty()) {
-        (Some(rp), false) => swe_forge_logparse::parse_files(rp, &files),
-        _ => swe_forge_logparse::parse(parser, &log),
-    })
+    let parsers = Parsers::of(inst.swe_forge.as_ref()?).ok()?;
+    parsers.reparse(&RunLogs::new(work_dir, &inst.instance_id), label)
 }
 
 #[cfg(test)]
@@ -57,7 +64,7 @@ mod tests {
         let mut parsed = ParsedLog::default();
         parsed.tests.insert("p::TestA".into(), swe_forge_core::TestStatus::Pass);
         parsed.msb_names.insert("p::TestA".into(), "TestA".into());
-        keep(&tmp.path().join("logs/o__r-1"), "fix", &parsed);
+        keep(&RunLogs::new(tmp.path(), "o__r-1"), "fix", &parsed);
         assert_eq!(read_parsed(tmp.path(), "o__r-1", "fix"), Some(parsed));
         assert_eq!(read_parsed(tmp.path(), "o__r-1", "run"), None);
     }

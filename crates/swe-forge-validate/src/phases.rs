@@ -10,6 +10,8 @@ pub(crate) const APPLY_FAILED_EXIT: i64 = 197;
 pub(crate) const APPLY_FAILED_MARKER: &str = "swe-forge: patch does not apply in the container:";
 pub(crate) const TEST_PATCH: &str = "/swe-forge/test.patch";
 pub(crate) const FIX_PATCH: &str = "/swe-forge/fix.patch";
+/// A prediction's patch, in an evaluation run.
+pub(crate) const MODEL_PATCH: &str = "/swe-forge/model.patch";
 /// Structured results are gathered here and copied out after the run.
 pub(crate) const RESULTS_DIR: &str = "/swe-forge/results";
 /// The test command's exit code is printed on a line of its own, after everything else.
@@ -59,6 +61,23 @@ pub(crate) fn script(phase: Phase, recipe: &Recipe) -> String {
     s
 }
 
+/// The script of an evaluation run: the model's patch applied, every file the test patch names
+/// put back to its base version (a model must not pass by editing the tests), then the test
+/// phase (the test patch, the pre-test steps and the test command).
+pub(crate) fn eval_script(recipe: &Recipe, test_files: &[String]) -> String {
+    let mut s = format!(
+        "cd {REPO_DIR}\nif [ -s {MODEL_PATCH} ]; then git apply --whitespace=nowarn {MODEL_PATCH} || {{ echo '{APPLY_FAILED_MARKER} {MODEL_PATCH}'; exit {APPLY_FAILED_EXIT}; }}; fi\n"
+    );
+    s.push_str(
+        "swe_forge_restore() { if git cat-file -e \"HEAD:$1\" 2>/dev/null; then git checkout -q HEAD -- \"$1\"; else rm -rf -- \"$1\"; fi; }\n",
+    );
+    for f in test_files {
+        s.push_str(&format!("swe_forge_restore '{}'\n", f.replace('\'', "'\\''")));
+    }
+    s.push_str(&script(Phase::Test, recipe));
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -80,5 +99,10 @@ mod tests {
             Some(1234)
         );
         assert_eq!(command_ms(b"killed before the end"), None);
+        let eval = eval_script(&r, &["t/it's_test.go".to_owned()]);
+        let model = eval.find(MODEL_PATCH).unwrap();
+        let restore = eval.find("swe_forge_restore 't/it'\\''s_test.go'").unwrap();
+        assert!(model < restore && restore < eval.find(TEST_PATCH).unwrap(), "{eval}");
+        assert!(!eval.contains(FIX_PATCH));
     }
 }

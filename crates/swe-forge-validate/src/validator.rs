@@ -9,8 +9,7 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 use swe_forge_core::{
-    ForgeMeta, Instance, Phase, PhaseRun, PhaseStatuses, Provenance, RejectReason, Rejection, TestResult,
-    ValidationStatus, categorize,
+    ForgeMeta, Instance, Phase, PhaseRun, PhaseStatuses, Provenance, RejectReason, Rejection, RunLogs, ValidationStatus,
 };
 use swe_forge_docker::{BaseSpec, CaBundle, DockerError, Engine, RunSpec};
 use swe_forge_git::{SourceRepo, apply_patches, unsafe_patch_reason};
@@ -18,12 +17,12 @@ use swe_forge_logparse::Framework;
 use tokio::sync::OnceCell;
 
 use crate::detect::{Detection, detect};
-use crate::flaky::merge;
-use crate::images::{ImageFailure, effective_toolchain, sha256_hex};
+use crate::grade::{Parsers, grade};
+use crate::images::{ImageFailure, InstanceImage, effective_toolchain, sha256_hex};
 use crate::phases::{
     APPLY_FAILED_EXIT, APPLY_FAILED_MARKER, EXIT_MARKER, FIX_PATCH, RESULTS_DIR, TEST_PATCH, command_ms, script,
 };
-use crate::{Recipe, RecipeOverride, Toolchain, ValidateError, keep_rules};
+use crate::{Recipe, RecipeOverride, Toolchain, ValidateError};
 
 /// Everything a validation needs to know, resolved by the caller.
 #[derive(Debug, Clone)]
@@ -176,63 +175,106 @@ impl Validator {
     pub async fn validate(&self, mut inst: Instance) -> Instance {
         let mut meta = ForgeMeta::new(ValidationStatus::Rejected);
         meta.merged_at = inst.swe_forge.as_ref().and_then(|m| m.merged_at.clone());
-        let rejections = self.validate_inner(&mut inst, &mut meta).await;
+        let rejections = match self.validate_steps(&mut inst, &mut meta).await {
+            Ok(r) => r,
+            Err(r) => vec![r],
+        };
         meta.status = if rejections.is_empty() { ValidationStatus::Accepted } else { ValidationStatus::Rejected };
         meta.rejections = rejections;
         inst.swe_forge = Some(meta);
         inst
     }
 
-    async fn validate_inner(&self, inst: &mut Instance, meta: &mut ForgeMeta) -> Vec<Rejection> {
-        let id = inst.instance_id.clone();
-        let reject = |reason, detail: String| vec![Rejection::new(reason, detail)];
-        self.reporter.step(&id, "checking patches");
-        let repo = match SourceRepo::locate(&self.settings.repos_root, &inst.org, &inst.repo)
-            .and_then(|r| r.commit(&inst.base.sha).map(|_| ()).map(|()| r))
-        {
-            Ok(r) => r,
-            Err(e) => return reject(RejectReason::RepoUnavailable, e.to_string()),
-        };
-        for (patch, name) in [(&inst.test_patch, "test_patch"), (&inst.fix_patch, "fix_patch")] {
-            if let Some(why) = unsafe_patch_reason(patch) {
-                return reject(RejectReason::UnsafePatch, format!("{name}: {why}"));
+    /// The steps of a validation, top to bottom; `Err` is the rejection that stopped it, `Ok`
+    /// the rejections of the finished runs (limits hit, keep rules).
+    async fn validate_steps(&self, inst: &mut Instance, meta: &mut ForgeMeta) -> Result<Vec<Rejection>, Rejection> {
+        let (test_patch, fix_patch) = (inst.test_patch.clone(), inst.fix_patch.clone());
+        let checks = [
+            PatchCheck { name: "test_patch", patch: &test_patch, not_applying: RejectReason::TestPatchDoesNotApply },
+            PatchCheck { name: "fix_patch", patch: &fix_patch, not_applying: RejectReason::FixPatchDoesNotApply },
+        ];
+        let prepared = self.prepare(inst, meta, &checks, ImageRequest::Build).await?;
+        let logs = RunLogs::new(&self.settings.work_dir, &inst.instance_id);
+        if let Some(built) = &prepared.built {
+            if let Some(log) = &built.setup_log {
+                crate::parsed::write_log(&logs, "setup", log);
+            }
+            meta.provenance = Some(self.provenance(&prepared, built).await);
+        }
+        self.reporter.image_ready(&inst.instance_id);
+
+        let mut runs: [Vec<PhaseStatuses>; 3] = Default::default();
+        let mut rejections: Vec<Rejection> = Vec::new();
+        let patches =
+            vec![(TEST_PATCH.to_owned(), test_patch.into_bytes()), (FIX_PATCH.to_owned(), fix_patch.into_bytes())];
+        for (pi, phase) in Phase::ALL.into_iter().enumerate() {
+            for attempt in 0..=self.settings.reruns {
+                let request = RunRequest {
+                    phase,
+                    attempt,
+                    label: RunLogs::label(phase, attempt),
+                    script: script(phase, &prepared.recipe),
+                    files: patches.clone(),
+                };
+                let outcome = self.run_once(&inst.instance_id, &prepared, &request, &logs, meta).await?;
+                for r in outcome.limits {
+                    if !rejections.iter().any(|x| x.reason == r.reason) {
+                        rejections.push(r);
+                    }
+                }
+                runs[pi].push(outcome.tests);
             }
         }
-        match apply_patches(&repo, &inst.base.sha, &[&inst.test_patch, &inst.fix_patch]) {
-            Ok(Ok(_)) => {}
-            Ok(Err(f)) => {
-                let reason =
-                    if f.index == 0 { RejectReason::TestPatchDoesNotApply } else { RejectReason::FixPatchDoesNotApply };
-                return reject(reason, f.message);
+        rejections.extend(grade(&runs).record(inst, meta));
+        Ok(rejections)
+    }
+
+    /// Everything before the runs: the repository and base commit, the patches (safe, and
+    /// applying in order to the base tree in memory), the recipe and its parsers, the image.
+    /// Sets the record's language and the recipe's test command and parsers on `meta`.
+    pub(crate) async fn prepare(
+        &self,
+        inst: &mut Instance,
+        meta: &mut ForgeMeta,
+        checks: &[PatchCheck<'_>],
+        image: ImageRequest,
+    ) -> Result<Prepared, Rejection> {
+        let id = inst.instance_id.clone();
+        let reject = |reason, detail: String| Rejection::new(reason, detail);
+        self.reporter.step(&id, "checking patches");
+        let repo = SourceRepo::locate(&self.settings.repos_root, &inst.org, &inst.repo)
+            .and_then(|r| r.commit(&inst.base.sha).map(|_| ()).map(|()| r))
+            .map_err(|e| reject(RejectReason::RepoUnavailable, e.to_string()))?;
+        for c in checks {
+            if let Some(why) = unsafe_patch_reason(c.patch) {
+                return Err(reject(RejectReason::UnsafePatch, format!("{}: {why}", c.name)));
             }
-            Err(e) => return reject(RejectReason::RepoUnavailable, e.to_string()),
+        }
+        let patches: Vec<&str> = checks.iter().map(|c| c.patch).collect();
+        match apply_patches(&repo, &inst.base.sha, &patches) {
+            Ok(Ok(_)) => {}
+            Ok(Err(f)) => return Err(reject(checks[f.index].not_applying, f.message)),
+            Err(e) => return Err(reject(RejectReason::RepoUnavailable, e.to_string())),
         }
 
-        let (recipe, toolchain, detection) = match self.resolve_recipe(&repo, inst) {
-            Ok(x) => x,
-            Err(detail) => return reject(RejectReason::UnsupportedEnvironment, detail),
-        };
+        let (recipe, toolchain, detection) =
+            self.resolve_recipe(&repo, inst).map_err(|detail| reject(RejectReason::UnsupportedEnvironment, detail))?;
         inst.lang = Some(recipe.language.clone());
         meta.test_command = Some(recipe.test_command.clone());
         meta.parser = Some(recipe.parser.clone());
         meta.results_parser = recipe.results_parser.clone();
-        let parser = match Framework::from_str(&recipe.parser) {
-            Ok(f) => f,
-            Err(e) => return reject(RejectReason::UnsupportedEnvironment, e.to_string()),
-        };
-        let results_parser = match recipe.results_parser.as_deref().map(Framework::from_str).transpose() {
-            Ok(f) => f,
-            Err(e) => return reject(RejectReason::UnsupportedEnvironment, e.to_string()),
-        };
+        let parsers = Parsers::named(&recipe.parser, recipe.results_parser.as_deref())
+            .map_err(|e| reject(RejectReason::UnsupportedEnvironment, e))?;
 
-        let extras = match crate::resolve_extra_sources(&self.settings.repos_root, &recipe.extra_sources) {
-            Ok(x) => x,
-            Err(e) => return reject(RejectReason::RepoUnavailable, e.to_string()),
-        };
+        let extras = crate::resolve_extra_sources(&self.settings.repos_root, &recipe.extra_sources)
+            .map_err(|e| reject(RejectReason::RepoUnavailable, e.to_string()))?;
         meta.warnings.extend(extras.iter().filter_map(|x| x.warning()));
 
+        let base_tree = repo.commit(&inst.base.sha).map(|c| c.tree_id().to_string()).unwrap_or_default();
+        if let ImageRequest::Existing(tag) = image {
+            return Ok(Prepared { recipe, toolchain, detection, parsers, image: tag, built: None, extras, base_tree });
+        }
         self.reporter.step(&id, "building image");
-        let logs = self.settings.work_dir.join("logs").join(&id);
         meta.warnings.extend(crate::submodules::missing_warnings(
             &repo,
             &inst.base.sha,
@@ -246,137 +288,130 @@ impl Validator {
         let image = loop {
             match self.instance_image(&repo, inst, &recipe, &toolchain, &env_commit, &extras, false).await {
                 Ok(x) => break x,
-                Err(ImageFailure::Build(detail)) => return reject(RejectReason::ImageBuildFailed, detail),
+                Err(ImageFailure::Build(detail)) => return Err(reject(RejectReason::ImageBuildFailed, detail)),
                 Err(ImageFailure::Infra(e)) if tries < self.settings.infra_retries => {
                     self.pause_before_retry(&id, &error_chain(&e), &mut tries, &mut delay, &mut meta.warnings).await;
                 }
-                Err(ImageFailure::Infra(e)) => return reject(RejectReason::Infrastructure, error_chain(&e)),
+                Err(ImageFailure::Infra(e)) => return Err(reject(RejectReason::Infrastructure, error_chain(&e))),
             }
         };
-        let base_tree = repo.commit(&inst.base.sha).map(|c| c.tree_id().to_string()).unwrap_or_default();
-        drop(repo);
         meta.image = Some(image.tag.clone());
         meta.image_id = self.engine.image_id(&image.tag).await.ok().flatten();
-        meta.provenance = Some(Provenance {
-            recipe: recipe.name.clone(),
-            recipe_sha256: sha256_hex(&[&serde_json::to_string(&recipe).unwrap_or_default()]),
+        meta.warnings.extend(image.warnings.iter().cloned());
+        Ok(Prepared {
+            recipe,
+            toolchain,
+            detection,
+            parsers,
+            image: image.tag.clone(),
+            built: Some(image),
+            extras,
+            base_tree,
+        })
+    }
+
+    /// Where an instance's image came from: recipe, toolchain and its versions, lockfiles, trees.
+    async fn provenance(&self, p: &Prepared, image: &InstanceImage) -> Provenance {
+        Provenance {
+            recipe: p.recipe.name.clone(),
+            recipe_sha256: sha256_hex(&[&serde_json::to_string(&p.recipe).unwrap_or_default()]),
             base_image: self.base_image().await.unwrap_or_default(),
             toolchain_image: image.toolchain_tag.clone(),
             toolchain_dockerfile_sha256: sha256_hex(&[&image.toolchain_dockerfile]),
-            toolchain_versions: self.toolchain_versions(&image.toolchain_tag, &toolchain).await,
-            requested_versions: detection.requested_versions.clone(),
-            lockfiles: detection.lockfiles.clone(),
+            toolchain_versions: self.toolchain_versions(&image.toolchain_tag, &p.toolchain).await,
+            requested_versions: p.detection.requested_versions.clone(),
+            lockfiles: p.detection.lockfiles.clone(),
             resolved_lockfiles: self.resolved_lockfiles(&image.tag).await,
-            base_tree,
+            base_tree: p.base_tree.clone(),
             source_image_id: image.source_image_id.clone(),
             env_commit: image.env.commit.clone(),
             env_image: image.env.tag.clone(),
             env_image_id: image.env.id.clone(),
-            extra_sources: extras.iter().map(|x| x.provenance()).collect(),
-        });
-        meta.warnings.extend(image.warnings.iter().cloned());
-        if let Some(log) = &image.setup_log {
-            write_log(&logs, "setup", log);
+            extra_sources: p.extras.iter().map(|x| x.provenance()).collect(),
         }
-        self.reporter.image_ready(&id);
+    }
 
-        let attempts = 1 + self.settings.reruns;
-        let mut runs: [Vec<PhaseStatuses>; 3] = Default::default();
-        let mut rejections: Vec<Rejection> = Vec::new();
-        let mut add = |reason: RejectReason, detail: String| {
-            if !rejections.iter().any(|r| r.reason == reason) {
-                rejections.push(Rejection::new(reason, detail));
-            }
-        };
-        for (pi, phase) in Phase::ALL.into_iter().enumerate() {
-            for attempt in 0..attempts {
-                let label = if attempt == 0 { phase.to_string() } else { format!("{phase}-{attempt}") };
-                self.reporter.step(&id, &format!("{label} run"));
-                let mut spec = RunSpec::new(&image.tag, script(phase, &recipe));
-                spec.files = vec![
-                    (TEST_PATCH.to_owned(), inst.test_patch.clone().into_bytes()),
-                    (FIX_PATCH.to_owned(), inst.fix_patch.clone().into_bytes()),
-                ];
-                spec.timeout = self.settings.phase_timeout;
-                spec.memory_bytes = self.settings.memory_bytes;
-                spec.pids_limit = self.settings.pids_limit;
-                spec.cpus = self.settings.cpus;
-                spec.user.clone_from(&recipe.test_user);
-                spec.network = recipe.network_in_runs;
-                spec.env = recipe.run_env.iter().map(|(k, v)| format!("{k}={v}")).collect();
-                spec.env.push(format!("SWE_FORGE_ATTEMPT={attempt}"));
-                spec.collect = Some(RESULTS_DIR.to_owned());
-                let out = match self.run_with_retries(&id, &spec, &mut meta.warnings).await {
-                    Ok(o) => o,
-                    Err(e) => return reject(RejectReason::Infrastructure, format!("{label} run: {}", error_chain(&e))),
-                };
-                write_log(&logs, &label, &out.log);
-                for (name, content) in &out.files {
-                    write_result_file(&logs.join(format!("{label}-results")), name, content);
-                }
-                if out.exit_code == Some(APPLY_FAILED_EXIT) && contains(&out.log, APPLY_FAILED_MARKER) {
-                    let reason = if contains(&out.log, FIX_PATCH) && phase == Phase::Fix {
-                        RejectReason::FixPatchDoesNotApply
-                    } else {
-                        RejectReason::TestPatchDoesNotApply
-                    };
-                    return reject(reason, format!("git apply failed in the {phase} run"));
-                }
-                let parsed = match (results_parser, out.files.is_empty()) {
-                    (Some(rp), false) => swe_forge_logparse::parse_files(rp, &out.files),
-                    _ => swe_forge_logparse::parse(parser, &out.log),
-                };
-                crate::parsed::keep(&logs, &label, &parsed);
-                if !out.timed_out
-                    && let Some(w) = swe_forge_logparse::exit_code_consistent(&parsed, out.exit_code)
-                {
-                    meta.warnings.push(format!("{label} run: {w}"));
-                }
-                meta.runs.push(PhaseRun {
-                    phase,
-                    exit_code: out.exit_code,
-                    duration_ms: out.duration.as_millis() as u64,
-                    timed_out: out.timed_out,
-                    log_sha256: out.log_sha256.clone(),
-                    log_bytes: out.log_bytes,
-                    tests: parsed.tests.len() as u64,
-                    attempt,
-                    command_ms: command_ms(&out.log),
-                });
-                if out.timed_out {
-                    add(
-                        RejectReason::Timeout,
-                        format!("{label} run killed after {} s", self.settings.phase_timeout.as_secs()),
-                    );
-                }
-                if out.oom_killed {
-                    add(RejectReason::Oom, format!("{label} run killed by the memory limit"));
-                }
-                if hit_pids_limit(&out.log) {
-                    add(
-                        RejectReason::PidsLimit,
-                        format!("{label} run could not fork: limit of {:?} processes", self.settings.pids_limit),
-                    );
-                }
-                if out.log_truncated {
-                    meta.warnings.push(format!("{label} run: log of {} bytes kept as head and tail", out.log_bytes));
-                }
-                runs[pi].push(parsed.tests);
-            }
+    /// One run in a fresh container of the prepared image: its log and result files kept under
+    /// `logs`, its statuses parsed, its `PhaseRun` and warnings put on `meta`. `Err` when the
+    /// engine failed after its retries or a patch did not apply in the container.
+    pub(crate) async fn run_once(
+        &self,
+        id: &str,
+        prepared: &Prepared,
+        request: &RunRequest,
+        logs: &RunLogs,
+        meta: &mut ForgeMeta,
+    ) -> Result<RunOutcome, Rejection> {
+        let label = &request.label;
+        self.reporter.step(id, &format!("{label} run"));
+        let recipe = &prepared.recipe;
+        let mut spec = RunSpec::new(&prepared.image, request.script.clone());
+        spec.files.clone_from(&request.files);
+        spec.timeout = self.settings.phase_timeout;
+        spec.memory_bytes = self.settings.memory_bytes;
+        spec.pids_limit = self.settings.pids_limit;
+        spec.cpus = self.settings.cpus;
+        spec.user.clone_from(&recipe.test_user);
+        spec.network = recipe.network_in_runs;
+        spec.env = recipe.run_env.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        spec.env.push(format!("SWE_FORGE_ATTEMPT={}", request.attempt));
+        spec.collect = Some(RESULTS_DIR.to_owned());
+        let out = self
+            .run_with_retries(id, &spec, &mut meta.warnings)
+            .await
+            .map_err(|e| Rejection::new(RejectReason::Infrastructure, format!("{label} run: {}", error_chain(&e))))?;
+        crate::parsed::write_log(logs, label, &out.log);
+        for (name, content) in &out.files {
+            crate::parsed::write_result_file(&logs.results(label), name, content);
         }
-        let merged = merge(&runs);
-        meta.flaky = merged.flaky;
-        meta.stability = Some(merged.stability);
-        let [run, test, fix] = &merged.phases;
-        let c = categorize(run, test, fix);
-        inst.set_results(
-            &c,
-            TestResult::from_statuses(run),
-            TestResult::from_statuses(test),
-            TestResult::from_statuses(fix),
-        );
-        rejections.extend(keep_rules(&c, fix));
-        rejections
+        if out.exit_code == Some(APPLY_FAILED_EXIT)
+            && let Some(patch) = failed_patch(&out.log)
+        {
+            let reason = if patch == TEST_PATCH {
+                RejectReason::TestPatchDoesNotApply
+            } else {
+                RejectReason::FixPatchDoesNotApply
+            };
+            return Err(Rejection::new(reason, format!("git apply of {patch} failed in the {label} run")));
+        }
+        let parsed = prepared.parsers.parse(&out.log, &out.files);
+        crate::parsed::keep(logs, label, &parsed);
+        if !out.timed_out
+            && let Some(w) = swe_forge_logparse::exit_code_consistent(&parsed, out.exit_code)
+        {
+            meta.warnings.push(format!("{label} run: {w}"));
+        }
+        meta.runs.push(PhaseRun {
+            phase: request.phase,
+            exit_code: out.exit_code,
+            duration_ms: out.duration.as_millis() as u64,
+            timed_out: out.timed_out,
+            log_sha256: out.log_sha256.clone(),
+            log_bytes: out.log_bytes,
+            tests: parsed.tests.len() as u64,
+            attempt: request.attempt,
+            command_ms: command_ms(&out.log),
+        });
+        let mut limits = Vec::new();
+        if out.timed_out {
+            limits.push(Rejection::new(
+                RejectReason::Timeout,
+                format!("{label} run killed after {} s", self.settings.phase_timeout.as_secs()),
+            ));
+        }
+        if out.oom_killed {
+            limits.push(Rejection::new(RejectReason::Oom, format!("{label} run killed by the memory limit")));
+        }
+        if hit_pids_limit(&out.log) {
+            limits.push(Rejection::new(
+                RejectReason::PidsLimit,
+                format!("{label} run could not fork: limit of {:?} processes", self.settings.pids_limit),
+            ));
+        }
+        if out.log_truncated {
+            meta.warnings.push(format!("{label} run: log of {} bytes kept as head and tail", out.log_bytes));
+        }
+        Ok(RunOutcome { tests: parsed.tests, limits })
     }
 
     /// Runs `spec`, retrying engine failures (not test failures) with backoff: 2, 4, 8, 16 s.
@@ -465,6 +500,56 @@ impl Validator {
     }
 }
 
+/// A patch to check before anything runs, and the rejection when it does not apply.
+pub(crate) struct PatchCheck<'a> {
+    pub name: &'static str,
+    pub patch: &'a str,
+    pub not_applying: RejectReason,
+}
+
+/// Where an instance's image comes from.
+pub(crate) enum ImageRequest {
+    /// Built, or found under the tag its inputs give.
+    Build,
+    /// This image, which exists.
+    Existing(String),
+}
+
+/// What an instance needs before its runs.
+pub(crate) struct Prepared {
+    pub recipe: Recipe,
+    pub toolchain: Toolchain,
+    pub detection: Detection,
+    pub parsers: Parsers,
+    /// The tag of the image the runs start from.
+    pub image: String,
+    /// How the image was made, when this step built (or found) it.
+    pub built: Option<InstanceImage>,
+    pub extras: Vec<crate::ResolvedExtraSource>,
+    pub base_tree: String,
+}
+
+/// One run to make in an instance image.
+pub(crate) struct RunRequest {
+    pub phase: Phase,
+    pub attempt: u32,
+    pub label: String,
+    pub script: String,
+    pub files: Vec<(String, Vec<u8>)>,
+}
+
+/// What one run gave: its statuses, and the limits it hit.
+pub(crate) struct RunOutcome {
+    pub tests: PhaseStatuses,
+    pub limits: Vec<Rejection>,
+}
+
+/// The patch whose in-container `git apply` failed, read from the marker line.
+fn failed_patch(log: &[u8]) -> Option<String> {
+    let text = String::from_utf8_lossy(&log[log.len().saturating_sub(64 * 1024)..]);
+    text.lines().rev().find_map(|l| l.strip_prefix(APPLY_FAILED_MARKER)).map(|p| p.trim().to_owned())
+}
+
 /// bash and most runtimes say this when `fork`/`clone` fails against the pids limit.
 fn hit_pids_limit(log: &[u8]) -> bool {
     contains(log, "fork: retry: Resource temporarily unavailable")
@@ -474,22 +559,6 @@ fn hit_pids_limit(log: &[u8]) -> bool {
 
 fn contains(hay: &[u8], needle: &str) -> bool {
     hay.windows(needle.len()).any(|w| w == needle.as_bytes())
-}
-
-fn write_log(dir: &std::path::Path, name: &str, log: &[u8]) {
-    let result = std::fs::create_dir_all(dir).and_then(|()| std::fs::write(dir.join(format!("{name}.log")), log));
-    if let Err(e) = result {
-        tracing::warn!(dir = %dir.display(), error = %e, "could not write a run log");
-    }
-}
-
-/// Keeps a structured result file under its relative path (for re-grading).
-fn write_result_file(dir: &std::path::Path, rel: &str, content: &[u8]) {
-    let path = dir.join(rel);
-    let result = path.parent().map_or(Ok(()), std::fs::create_dir_all).and_then(|()| std::fs::write(&path, content));
-    if let Err(e) = result {
-        tracing::warn!(path = %path.display(), error = %e, "could not keep a result file");
-    }
 }
 
 fn error_chain(e: &dyn std::error::Error) -> String {

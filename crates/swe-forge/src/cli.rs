@@ -41,6 +41,10 @@ pub enum Command {
     /// Re-validate published records (test lists included) under a profile and report, instance by
     /// instance, whether their FAIL_TO_PASS and PASS_TO_PASS lists hold, and why not.
     Revalidate(RevalidateArgs),
+    /// Evaluate predictions (a model's patches, or `gold`) on a validated dataset: each patch
+    /// applied in its instance's image, the test files put back to the test patch's version,
+    /// the tests run; resolved when every FAIL_TO_PASS and PASS_TO_PASS test passes.
+    Evaluate(Box<EvaluateArgs>),
     /// Re-derive statuses, categories and verdicts of validated records from their kept logs,
     /// with this build's parsers, without running any container.
     Regrade(RegradeArgs),
@@ -104,6 +108,35 @@ pub struct ValidateArgs {
     #[arg(long)]
     pub fresh: bool,
     /// A pipeline file whose `[overrides]` and `[validate]` settings apply.
+    #[arg(long)]
+    pub pipeline: Option<PathBuf>,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+}
+
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Example:\n  swe-forge evaluate --dataset validated.jsonl --predictions gold --repos data/repos --out eval/"
+)]
+pub struct EvaluateArgs {
+    /// The dataset: validated records (JSONL); only accepted ones are evaluated.
+    #[arg(long)]
+    pub dataset: PathBuf,
+    /// Predictions: SWE-bench's format (`instance_id`, `model_name_or_path`, `model_patch`) or
+    /// Multi-SWE-bench's (`org`, `repo`, `number`, `fix_patch`), JSONL or a JSON list; `gold`
+    /// takes each record's own fix patch.
+    #[arg(long)]
+    pub predictions: PathBuf,
+    /// Folder of local clones: <repos>/<org>/<repo> (for the recipe, and to build missing images).
+    #[arg(long)]
+    pub repos: PathBuf,
+    /// Output folder: summary.{json,md}, evaluations.jsonl, logs/<id>/, state.sqlite.
+    #[arg(long, short)]
+    pub out: PathBuf,
+    /// Evaluate again predictions the state store already has results for.
+    #[arg(long)]
+    pub fresh: bool,
+    /// The pipeline file the dataset was validated with (its overrides and limits apply).
     #[arg(long)]
     pub pipeline: Option<PathBuf>,
     #[command(flatten)]

@@ -33,6 +33,16 @@ impl Bars {
     pub fn finish(&self) {
         self.total.finish();
     }
+
+    /// An instance is done: its spinner goes, a line says how it ended, the total moves on.
+    pub fn done(&self, instance: &str, message: &str) {
+        if let Some(bar) = self.spinners.lock().unwrap_or_else(|e| e.into_inner()).remove(instance) {
+            bar.finish_and_clear();
+            self.multi.remove(&bar);
+        }
+        let _ = self.multi.println(format!("  {instance} {message}"));
+        self.total.inc(1);
+    }
 }
 
 impl Reporter for Bars {
@@ -55,10 +65,6 @@ impl Reporter for Bars {
     }
 
     fn finished(&self, inst: &Instance) {
-        if let Some(bar) = self.spinners.lock().unwrap_or_else(|e| e.into_inner()).remove(&inst.instance_id) {
-            bar.finish_and_clear();
-            self.multi.remove(&bar);
-        }
         let verdict = match inst.status() {
             ValidationStatus::Accepted => {
                 format!("accepted ({} FAIL_TO_PASS, {} PASS_TO_PASS)", inst.fixed_tests.len(), inst.p2p_tests.len())
@@ -69,7 +75,6 @@ impl Reporter for Bars {
                 format!("rejected: {}", reasons.join(", "))
             }
         };
-        let _ = self.multi.println(format!("  {} {verdict}", inst.instance_id));
-        self.total.inc(1);
+        self.done(&inst.instance_id, &verdict);
     }
 }

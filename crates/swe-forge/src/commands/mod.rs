@@ -3,6 +3,7 @@
 mod bench;
 pub(crate) mod curate;
 mod demo;
+mod evaluate;
 mod export;
 mod images;
 mod mine;
@@ -28,6 +29,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Mine(args) => runtime.block_on(mine::mine_command(args)),
         Command::Parse(args) => parse::parse_command(args),
         Command::Revalidate(args) => runtime.block_on(revalidate::revalidate_command(args)),
+        Command::Evaluate(args) => runtime.block_on(evaluate::evaluate_command(*args)),
         Command::Regrade(args) => regrade::regrade_command(args),
         Command::Review(args) => review::review_command(args),
         Command::Curate(args) => curate::curate_command(args),

@@ -8,6 +8,7 @@ mod support;
 mod bad_input;
 mod curate;
 mod environments;
+mod evaluate;
 mod fixtures;
 mod mine;
 mod parse;

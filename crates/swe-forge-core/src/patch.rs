@@ -1,5 +1,6 @@
 //! Reading a unified diff for its shape: files, hunks, added and removed lines, directories.
-//! Pure text; never applies a patch or reads a repository.
+//! Pure text; never applies a patch or reads a repository. Used by curation (difficulty features)
+//! and evaluation (the files a test patch owns).
 
 use std::collections::BTreeSet;
 
@@ -14,6 +15,8 @@ pub struct PatchShape {
     pub added: u64,
     /// Lines starting with `-` inside hunks.
     pub removed: u64,
+    /// Every path the diff names, old and new (renames, deletions), each once, in diff order.
+    pub touched: Vec<String>,
 }
 
 impl PatchShape {
@@ -24,7 +27,9 @@ impl PatchShape {
         for line in diff.lines() {
             if let Some(rest) = line.strip_prefix("diff --git ") {
                 in_hunk = false;
-                shape.files.push(diff_git_path(rest));
+                let path = diff_git_path(rest);
+                shape.touch(&path);
+                shape.files.push(path);
             } else if line.starts_with("@@") {
                 in_hunk = true;
                 shape.hunks += 1;
@@ -40,10 +45,21 @@ impl PatchShape {
                 && shape.files.is_empty()
             {
                 // A plain unified diff without `diff --git` lines.
+                shape.touch(path);
                 shape.files.push(path.to_owned());
+            } else if let Some(path) =
+                ["--- a/", "rename from ", "copy from ", "+++ b/"].iter().find_map(|p| line.strip_prefix(p))
+            {
+                shape.touch(path.split('\t').next().unwrap_or(path).trim_matches('"'));
             }
         }
         shape
+    }
+
+    fn touch(&mut self, path: &str) {
+        if !self.touched.iter().any(|p| p == path) {
+            self.touched.push(path.to_owned());
+        }
     }
 
     /// Added plus removed lines.
@@ -85,6 +101,9 @@ mod tests {
         assert_eq!(s.files, ["src/a.rs", "README", "src/deep/b.rs"]);
         assert_eq!((s.hunks, s.added, s.removed), (4, 5, 3));
         assert_eq!((s.directories(), s.top_dirs()), (3, 2));
+        assert_eq!(s.touched, s.files);
+        let rename = "diff --git a/t/old.go b/t/new.go\nsimilarity index 90%\nrename from t/old.go\nrename to t/new.go\n--- a/t/old.go\n+++ b/t/new.go\n@@ -1 +1 @@\n-a\n+b\n";
+        assert_eq!(PatchShape::of(rename).touched, ["t/new.go", "t/old.go"]);
     }
 
     #[test]
@@ -93,5 +112,6 @@ mod tests {
         assert_eq!(PatchShape::of("+ hello\n- world\n").changed_lines(), 0);
         let plain = "--- a/x.c\n+++ b/x.c\n@@ -1 +1 @@\n-a\n+b\n";
         assert_eq!(PatchShape::of(plain).files, ["x.c"]);
+        assert_eq!(PatchShape::of(plain).touched, ["x.c"]);
     }
 }

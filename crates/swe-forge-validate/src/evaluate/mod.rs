@@ -1,0 +1,280 @@
+//! Evaluation of predictions: a model's patch run against a validated instance, on the same
+//! steps and grading as validation. The instance image (found, else built), the model's patch
+//! applied, every file of the test patch put back to the test patch's version, the instance's
+//! own test command and parsers; resolved when every FAIL_TO_PASS test passes and every
+//! PASS_TO_PASS test still passes.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use swe_forge_core::{
+    ForgeMeta, Instance, PatchShape, Phase, PhaseRun, RejectReason, Rejection, RunLogs, ValidationStatus,
+};
+
+use crate::Validator;
+
+mod summary;
+use crate::grade::{Verdict, grade_prediction};
+use crate::phases::{MODEL_PATCH, TEST_PATCH, eval_script};
+use crate::validator::{ImageRequest, PatchCheck, RunRequest};
+pub use summary::Summary;
+
+/// Patches larger than this are refused unread.
+pub const MAX_PATCH_BYTES: usize = 8 << 20;
+
+/// The label of an evaluation's runs (`eval`, `eval-1`, ...).
+pub const EVAL_LABEL: &str = "eval";
+
+/// A model's patch for one instance.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Prediction {
+    /// The instance (`org__repo-N`).
+    pub instance_id: String,
+    /// The model (SWE-bench's `model_name_or_path`).
+    pub model: String,
+    /// The unified diff.
+    pub patch: String,
+}
+
+/// How an evaluation ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// Every listed test passes.
+    Resolved,
+    /// A listed test does not pass.
+    Unresolved,
+    /// The prediction has no patch.
+    EmptyPatch,
+    /// The patch does not apply to the base commit.
+    PatchDoesNotApply,
+    /// The patch leaves the repository, touches `.git/`, is binary or too large: never applied.
+    UnsafePatch,
+    /// The test run did not end within the time limit.
+    Timeout,
+    /// The engine or the machine failed (after retries), or the instance cannot run here: not a
+    /// verdict on the patch.
+    Error,
+}
+
+impl Outcome {
+    /// Every outcome, in report order.
+    pub const ALL: [Outcome; 7] = [
+        Outcome::Resolved,
+        Outcome::Unresolved,
+        Outcome::EmptyPatch,
+        Outcome::PatchDoesNotApply,
+        Outcome::UnsafePatch,
+        Outcome::Timeout,
+        Outcome::Error,
+    ];
+
+    /// The snake_case name used in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Resolved => "resolved",
+            Outcome::Unresolved => "unresolved",
+            Outcome::EmptyPatch => "empty_patch",
+            Outcome::PatchDoesNotApply => "patch_does_not_apply",
+            Outcome::UnsafePatch => "unsafe_patch",
+            Outcome::Timeout => "timeout",
+            Outcome::Error => "error",
+        }
+    }
+}
+
+/// The per-instance report of one prediction.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Evaluation {
+    /// The instance.
+    pub instance_id: String,
+    /// The model.
+    pub model: String,
+    /// How it ended.
+    pub outcome: Outcome,
+    /// Why, for every outcome but resolved and unresolved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+    /// The listed tests: which passed, which did not, which were flaky (absent when nothing ran).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<Verdict>,
+    /// The image the runs started from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image: Option<String>,
+    /// Every run: exit code, durations, log digest.
+    #[serde(default)]
+    pub runs: Vec<PhaseRun>,
+    /// The runs' logs, relative to the evaluation's output folder.
+    pub logs: String,
+    /// Engine retries and other notes.
+    #[serde(default)]
+    pub warnings: Vec<String>,
+    /// Wall time of the whole evaluation (image lookup, patch checks, every run), in ms.
+    #[serde(default)]
+    pub wall_ms: u64,
+}
+
+/// Why a patch is refused before anything reads it as a diff: binary content or its size.
+pub fn hostile_patch_reason(patch: &str) -> Option<String> {
+    if patch.len() > MAX_PATCH_BYTES {
+        return Some(format!("patch of {} bytes is over the limit of {MAX_PATCH_BYTES}", patch.len()));
+    }
+    if patch.contains('\0') {
+        return Some("patch contains NUL bytes".into());
+    }
+    if patch.lines().any(|l| l == "GIT binary patch" || (l.starts_with("Binary files ") && l.ends_with(" differ"))) {
+        return Some("binary patch".into());
+    }
+    swe_forge_git::unsafe_patch_reason(patch)
+}
+
+impl Validator {
+    /// Evaluates `pred` on `inst` (a validated record), keeping logs under
+    /// `<out_dir>/logs/<model>/<instance_id>/`. Never fails: every problem is an outcome.
+    pub async fn evaluate(&self, inst: &Instance, pred: &Prediction, out_dir: &Path) -> Evaluation {
+        let started = std::time::Instant::now();
+        let logs = RunLogs::under(&out_dir.join("logs").join(path_safe(&pred.model)), &inst.instance_id);
+        let rel = logs.dir().strip_prefix(out_dir).unwrap_or(logs.dir()).to_string_lossy().into_owned();
+        let mut meta = ForgeMeta::new(ValidationStatus::Candidate);
+        let mut ev = Evaluation {
+            instance_id: inst.instance_id.clone(),
+            model: pred.model.clone(),
+            outcome: Outcome::Error,
+            detail: None,
+            verdict: None,
+            image: None,
+            runs: Vec::new(),
+            logs: rel,
+            warnings: Vec::new(),
+            wall_ms: 0,
+        };
+        let ended = self.evaluate_steps(inst, pred, &logs, &mut meta, &mut ev).await;
+        if let Err((outcome, detail)) = ended {
+            ev.outcome = outcome;
+            ev.detail = Some(detail);
+        }
+        ev.runs = meta.runs;
+        ev.warnings = meta.warnings;
+        ev.wall_ms = started.elapsed().as_millis() as u64;
+        self.reporter.step(&inst.instance_id, ev.outcome.as_str());
+        ev
+    }
+
+    async fn evaluate_steps(
+        &self,
+        inst: &Instance,
+        pred: &Prediction,
+        logs: &RunLogs,
+        meta: &mut ForgeMeta,
+        ev: &mut Evaluation,
+    ) -> Result<(), (Outcome, String)> {
+        if pred.patch.trim().is_empty() {
+            return Err((Outcome::EmptyPatch, "the prediction has no patch".into()));
+        }
+        if let Some(why) = hostile_patch_reason(&pred.patch) {
+            return Err((Outcome::UnsafePatch, why));
+        }
+        if inst.status() != ValidationStatus::Accepted || inst.fixed_tests.is_empty() {
+            return Err((
+                Outcome::Error,
+                "the record is not an accepted instance with FAIL_TO_PASS tests; evaluate validated datasets".into(),
+            ));
+        }
+        // The image the record names when it exists here; otherwise the one its inputs give.
+        let recorded = inst.swe_forge.as_ref().and_then(|m| m.image.clone());
+        let request = match recorded {
+            Some(tag) if self.engine.image_id(&tag).await.ok().flatten().is_some() => ImageRequest::Existing(tag),
+            _ => ImageRequest::Build,
+        };
+        let mut scratch = inst.clone();
+        let checks =
+            [PatchCheck { name: "model_patch", patch: &pred.patch, not_applying: RejectReason::FixPatchDoesNotApply }];
+        let prepared = self.prepare(&mut scratch, meta, &checks, request).await.map_err(outcome_of)?;
+        ev.image = Some(prepared.image.clone());
+        let test_files = PatchShape::of(&inst.test_patch).touched;
+        let files = vec![
+            (MODEL_PATCH.to_owned(), pred.patch.clone().into_bytes()),
+            (TEST_PATCH.to_owned(), inst.test_patch.clone().into_bytes()),
+        ];
+        let mut attempts = Vec::new();
+        let mut timed_out = None;
+        for attempt in 0..=self.settings.reruns {
+            let request = RunRequest {
+                phase: Phase::Fix,
+                attempt,
+                label: RunLogs::attempt_label(EVAL_LABEL, attempt),
+                script: eval_script(&prepared.recipe, &test_files),
+                files: files.clone(),
+            };
+            let outcome =
+                self.run_once(&inst.instance_id, &prepared, &request, logs, meta).await.map_err(outcome_of)?;
+            if let Some(t) = outcome.limits.iter().find(|r| r.reason == RejectReason::Timeout) {
+                timed_out.get_or_insert(t.detail.clone());
+            }
+            for r in outcome.limits.iter().filter(|r| r.reason != RejectReason::Timeout) {
+                meta.warnings.push(format!("{}: {}", r.reason.as_str(), r.detail));
+            }
+            attempts.push(outcome.tests);
+        }
+        let verdict = grade_prediction(attempts, inst.fixed_tests.keys(), inst.p2p_tests.keys());
+        ev.outcome = match (&timed_out, verdict.resolved) {
+            (_, true) => Outcome::Resolved,
+            (Some(t), false) => {
+                ev.detail = Some(t.clone());
+                Outcome::Timeout
+            }
+            (None, false) => Outcome::Unresolved,
+        };
+        ev.verdict = Some(verdict);
+        Ok(())
+    }
+}
+
+/// `name` as one path component: characters other than letters, digits, `.`, `-` and `_` become
+/// `_`, and a name of dots only is prefixed.
+fn path_safe(name: &str) -> String {
+    let s: String =
+        name.chars().map(|c| if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_') { c } else { '_' }).collect();
+    if s.is_empty() || s.chars().all(|c| c == '.') { format!("_{s}") } else { s }
+}
+
+/// A rejection of the shared steps, as an evaluation outcome.
+fn outcome_of(r: Rejection) -> (Outcome, String) {
+    let outcome = match r.reason {
+        RejectReason::UnsafePatch => Outcome::UnsafePatch,
+        RejectReason::FixPatchDoesNotApply => Outcome::PatchDoesNotApply,
+        RejectReason::Timeout => Outcome::Timeout,
+        _ => Outcome::Error,
+    };
+    (outcome, format!("{}: {}", r.reason.as_str(), r.detail))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hostile_patches_are_named() {
+        assert!(hostile_patch_reason(&"x".repeat(MAX_PATCH_BYTES + 1)).unwrap().contains("over the limit"));
+        assert_eq!(hostile_patch_reason("diff --git a/x b/x\n\0").as_deref(), Some("patch contains NUL bytes"));
+        let binary = "diff --git a/img.png b/img.png\nnew file mode 100644\nindex 0000000..1111111\nGIT binary patch\nliteral 4\nLcmZ?d00001\n";
+        assert_eq!(hostile_patch_reason(binary).as_deref(), Some("binary patch"));
+        let out = "diff --git a/../x b/../x\n--- a/../x\n+++ b/../x\n@@ -1 +1 @@\n-a\n+b\n";
+        assert!(hostile_patch_reason(out).unwrap().contains("leaves the repository"));
+        assert_eq!(hostile_patch_reason("diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n"), None);
+    }
+
+    #[test]
+    fn model_names_become_one_path_component() {
+        assert_eq!(path_safe("org/model-7b:v1.2"), "org_model-7b_v1.2");
+        assert_eq!(path_safe(".."), "_..");
+        assert_eq!(path_safe(""), "_");
+    }
+
+    #[test]
+    fn outcomes_are_snake_case_in_json() {
+        for o in Outcome::ALL {
+            assert_eq!(serde_json::to_value(o).unwrap(), o.as_str());
+        }
+    }
+}

@@ -1,0 +1,252 @@
+//! `swe-forge evaluate`: predictions (SWE-bench's or Multi-SWE-bench's format, or `gold`) run
+//! against a validated dataset. Each result is stored in `<out>/state.sqlite` as it finishes, so a
+//! killed evaluation resumes where it stopped; the per-instance reports, `evaluations.jsonl` and
+//! the summary (`summary.json`, `summary.md`) are written from the store at the end.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use anyhow::{Context, Result, bail};
+use futures_util::StreamExt;
+use sha2::{Digest, Sha256};
+use swe_forge_core::{Instance, ValidationStatus};
+use swe_forge_docker::Engine;
+use swe_forge_store::{Store, input_digest};
+use swe_forge_validate::{Evaluation, Prediction, Settings, Summary, Validator, plan_env_commits};
+
+use crate::cli::EvaluateArgs;
+use crate::commands::validate::{apply_engine_args, apply_pipeline, read_records};
+use crate::pipeline::Pipeline;
+use crate::reporter::Bars;
+
+pub async fn evaluate_command(args: EvaluateArgs) -> Result<()> {
+    let dataset = read_records(&args.dataset)?;
+    let mut by_id: HashMap<&str, &Instance> = HashMap::new();
+    for (line, r) in dataset.iter().enumerate() {
+        if by_id.insert(&r.instance_id, r).is_some() {
+            bail!(
+                "{}: instance {} appears twice (second time on record {})",
+                args.dataset.display(),
+                r.instance_id,
+                line + 1
+            );
+        }
+    }
+    let predictions =
+        if args.predictions.as_os_str() == "gold" { gold(&dataset) } else { read_predictions(&args.predictions)? };
+    let mut seen = HashMap::new();
+    for p in &predictions {
+        if seen.insert((p.instance_id.clone(), p.model.clone()), ()).is_some() {
+            bail!("{}: two predictions of {} for {}", args.predictions.display(), p.model, p.instance_id);
+        }
+    }
+    let (known, unknown): (Vec<Prediction>, Vec<Prediction>) =
+        predictions.into_iter().partition(|p| by_id.contains_key(p.instance_id.as_str()));
+    if !unknown.is_empty() {
+        let ids: Vec<&str> = unknown.iter().take(10).map(|p| p.instance_id.as_str()).collect();
+        eprintln!(
+            "warning: {} predictions name instances the dataset does not have: {}",
+            unknown.len(),
+            ids.join(", ")
+        );
+    }
+    if known.is_empty() {
+        bail!("no prediction names an instance of {}", args.dataset.display());
+    }
+
+    let out = &args.out;
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    let mut settings = Settings::new(args.repos.clone(), out.join("work"));
+    if let Some(p) = &args.pipeline {
+        apply_pipeline(&mut settings, &Pipeline::load(p)?);
+    }
+    apply_engine_args(&mut settings, &args.engine);
+    settings.env_commits = plan_env_commits(&dataset, &settings.repos_root, &settings.overrides);
+
+    let store_path = out.join("state.sqlite");
+    let mut store = Store::open(&store_path)?;
+    if args.fresh {
+        store.reset_evaluations()?;
+    }
+    let digests: Vec<String> =
+        known.iter().map(|p| evaluation_digest(by_id[p.instance_id.as_str()], p, settings.reruns)).collect();
+    let mut results: Vec<Option<Evaluation>> = Vec::with_capacity(known.len());
+    for (p, d) in known.iter().zip(&digests) {
+        let stored = store.evaluation(&p.instance_id, &p.model, d)?;
+        results
+            .push(stored.map(|json| serde_json::from_str(&json)).transpose().context("reading a stored evaluation")?);
+    }
+    let todo: Vec<usize> = (0..known.len()).filter(|&i| results[i].is_none()).collect();
+    if todo.len() < known.len() {
+        eprintln!(
+            "resuming: {} of {} predictions already evaluated in {}",
+            known.len() - todo.len(),
+            known.len(),
+            store_path.display()
+        );
+    }
+    if !todo.is_empty() {
+        let engine = Engine::connect().await?;
+        let bars = Arc::new(Bars::new(todo.len()));
+        let jobs = settings.jobs.max(1);
+        let validator = Validator::new(engine, settings, bars.clone())?;
+        let store = Mutex::new(store);
+        let mut stream = futures_util::stream::iter(todo)
+            .map(|i| {
+                let (validator, pred, inst) = (&validator, &known[i], by_id[known[i].instance_id.as_str()]);
+                async move { (i, validator.evaluate(inst, pred, out).await) }
+            })
+            .buffer_unordered(jobs);
+        while let Some((i, ev)) = stream.next().await {
+            let json = serde_json::to_string(&ev)?;
+            store.lock().unwrap_or_else(|e| e.into_inner()).save_evaluation(
+                &ev.instance_id,
+                &ev.model,
+                &digests[i],
+                &json,
+            )?;
+            bars.done(&ev.instance_id, &outcome_line(&ev));
+            results[i] = Some(ev);
+        }
+        bars.finish();
+    }
+    let evaluations: Vec<Evaluation> = results.into_iter().flatten().collect();
+    write_reports(out, &dataset, &evaluations)?;
+    let summary = Summary::of(&dataset, &evaluations);
+    println!(
+        "{} of {} predictions resolved ({:.1}%); {} errors; report in {}",
+        summary.resolved_instances,
+        summary.submitted_instances,
+        100.0 * summary.resolved_rate,
+        summary.error_instances,
+        out.join("summary.md").display()
+    );
+    Ok(())
+}
+
+/// Each accepted record's own fix patch, as model `gold`.
+fn gold(dataset: &[Instance]) -> Vec<Prediction> {
+    dataset
+        .iter()
+        .filter(|r| r.status() == ValidationStatus::Accepted)
+        .map(|r| Prediction { instance_id: r.instance_id.clone(), model: "gold".into(), patch: r.fix_patch.clone() })
+        .collect()
+}
+
+/// Predictions from a JSON list or JSON lines, in SWE-bench's format (`instance_id`,
+/// `model_name_or_path`, `model_patch`) or Multi-SWE-bench's (`org`, `repo`, `number`,
+/// `fix_patch`).
+pub fn read_predictions(path: &Path) -> Result<Vec<Prediction>> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading predictions {}", path.display()))?;
+    let values: Vec<(usize, serde_json::Value)> = if text.trim_start().starts_with('[') {
+        let list: Vec<serde_json::Value> =
+            serde_json::from_str(&text).with_context(|| format!("{}: not a JSON list", path.display()))?;
+        list.into_iter().enumerate().map(|(i, v)| (i + 1, v)).collect()
+    } else {
+        let mut out = Vec::new();
+        for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+            let v = serde_json::from_str(line).with_context(|| format!("{}:{}: not JSON", path.display(), i + 1))?;
+            out.push((i + 1, v));
+        }
+        out
+    };
+    let default_model = path.file_stem().map_or_else(|| "model".into(), |s| s.to_string_lossy().into_owned());
+    values
+        .into_iter()
+        .map(|(n, v)| prediction(&v, &default_model).with_context(|| format!("{}: prediction {n}", path.display())))
+        .collect()
+}
+
+fn prediction(v: &serde_json::Value, default_model: &str) -> Result<Prediction> {
+    let text = |k: &str| v.get(k).and_then(|x| x.as_str()).map(str::to_owned);
+    let model = text("model_name_or_path").or_else(|| text("model")).unwrap_or_else(|| default_model.to_owned());
+    if let Some(id) = text("instance_id")
+        && let Some(patch) = text("model_patch").or_else(|| text("fix_patch"))
+    {
+        return Ok(Prediction { instance_id: id, model, patch });
+    }
+    if let (Some(org), Some(repo), Some(number), Some(patch)) =
+        (text("org"), text("repo"), v.get("number").and_then(|n| n.as_u64()), text("fix_patch"))
+    {
+        return Ok(Prediction { instance_id: format!("{org}__{repo}-{number}"), model, patch });
+    }
+    if v.get("instance_id").is_some() && v.get("model_patch").is_some_and(|p| p.is_null()) {
+        // SWE-bench writes a null patch for a model that produced nothing.
+        return Ok(Prediction { instance_id: text("instance_id").unwrap_or_default(), model, patch: String::new() });
+    }
+    bail!("neither SWE-bench's fields (instance_id, model_patch) nor Multi-SWE-bench's (org, repo, number, fix_patch)")
+}
+
+/// What decides whether a stored evaluation still answers: the record's inputs and lists, its
+/// image, the patch and the number of reruns.
+fn evaluation_digest(inst: &Instance, p: &Prediction, reruns: u32) -> String {
+    let image = inst.swe_forge.as_ref().and_then(|m| m.image.clone()).unwrap_or_default();
+    let lists = serde_json::to_string(&(&inst.fixed_tests, &inst.p2p_tests)).unwrap_or_default();
+    let mut h = Sha256::new();
+    for part in [input_digest(inst), lists, image, p.patch.clone(), reruns.to_string()] {
+        h.update(part.as_bytes());
+        h.update([0]);
+    }
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn outcome_line(ev: &Evaluation) -> String {
+    match (&ev.verdict, &ev.detail) {
+        (Some(v), _) => format!(
+            "{} ({} of {} FAIL_TO_PASS, {} of {} PASS_TO_PASS pass)",
+            ev.outcome.as_str(),
+            v.f2p_passed.len(),
+            v.f2p_passed.len() + v.f2p_failed.len(),
+            v.p2p_passed.len(),
+            v.p2p_passed.len() + v.p2p_failed.len()
+        ),
+        (None, Some(d)) => format!("{}: {}", ev.outcome.as_str(), d.lines().next().unwrap_or_default()),
+        (None, None) => ev.outcome.as_str().to_owned(),
+    }
+}
+
+/// `evaluations.jsonl` (one line per prediction), `logs/<model>/<id>/report.json`,
+/// `summary.json` and `summary.md`.
+fn write_reports(out: &Path, dataset: &[Instance], evaluations: &[Evaluation]) -> Result<()> {
+    let mut lines = String::new();
+    for ev in evaluations {
+        lines.push_str(&serde_json::to_string(ev)?);
+        lines.push('\n');
+        let dir = out.join(&ev.logs);
+        std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+        swe_forge_export::write_file(dir.join("report.json"), serde_json::to_string_pretty(ev)?.as_bytes())?;
+    }
+    swe_forge_export::write_file(out.join("evaluations.jsonl"), lines.as_bytes())?;
+    let summary = Summary::of(dataset, evaluations);
+    swe_forge_export::write_file(out.join("summary.json"), serde_json::to_string_pretty(&summary)?.as_bytes())?;
+    swe_forge_export::write_file(out.join("summary.md"), summary.markdown().as_bytes())?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn predictions_in_both_formats_and_as_a_list() {
+        let tmp = tempfile::tempdir().unwrap();
+        let jsonl = tmp.path().join("preds.jsonl");
+        std::fs::write(
+            &jsonl,
+            "{\"instance_id\":\"o__r-1\",\"model_name_or_path\":\"m1\",\"model_patch\":\"diff\"}\n\n{\"org\":\"o\",\"repo\":\"r\",\"number\":2,\"fix_patch\":\"d2\"}\n{\"instance_id\":\"o__r-3\",\"model_patch\":null}\n",
+        )
+        .unwrap();
+        let p = read_predictions(&jsonl).unwrap();
+        assert_eq!(p[0], Prediction { instance_id: "o__r-1".into(), model: "m1".into(), patch: "diff".into() });
+        assert_eq!(p[1], Prediction { instance_id: "o__r-2".into(), model: "preds".into(), patch: "d2".into() });
+        assert_eq!(p[2].patch, "");
+        let list = tmp.path().join("preds.json");
+        std::fs::write(&list, "[{\"instance_id\":\"o__r-1\",\"model_name_or_path\":\"m\",\"model_patch\":\"x\"}]")
+            .unwrap();
+        assert_eq!(read_predictions(&list).unwrap().len(), 1);
+        std::fs::write(&list, "[{\"id\":1}]").unwrap();
+        let err = format!("{:#}", read_predictions(&list).unwrap_err());
+        assert!(err.contains("prediction 1") && err.contains("SWE-bench's fields"), "{err}");
+    }
+}
