@@ -15,6 +15,28 @@ pub enum RecordError {
         /// What serde said about it.
         message: String,
     },
+    /// A name that becomes a path component (instance_id, org, repo) could leave its folder.
+    #[error("line {line}: field `{field}`: {value:?} {why}")]
+    UnsafeName {
+        /// 1-based line number in the JSONL input.
+        line: usize,
+        /// `instance_id`, `org` or `repo`.
+        field: &'static str,
+        /// The value.
+        value: String,
+        /// What is wrong with it.
+        why: &'static str,
+    },
+    /// Two records share an instance id.
+    #[error("line {line}: instance {instance_id} already appeared on line {first}")]
+    Duplicate {
+        /// 1-based line number of the second record.
+        line: usize,
+        /// 1-based line number of the first.
+        first: usize,
+        /// The id.
+        instance_id: String,
+    },
     /// Reading or writing failed.
     #[error("i/o error on records")]
     Io(#[from] io::Error),

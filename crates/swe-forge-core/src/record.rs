@@ -440,10 +440,30 @@ impl Instance {
     }
 }
 
+/// Why `name` cannot be one path component (instance ids, orgs and repositories become folder
+/// names of logs, images and clones), or None when it can: it must be non-empty, not `.` or `..`,
+/// and hold no `/`, `\\`, NUL or other control character.
+pub fn path_component_problem(name: &str) -> Option<&'static str> {
+    if name.is_empty() {
+        Some("is empty")
+    } else if name == "." || name == ".." {
+        Some("names a folder above or at its own")
+    } else if name.contains(['/', '\\']) {
+        Some("holds a path separator")
+    } else if name.chars().any(char::is_control) {
+        Some("holds a control character")
+    } else {
+        None
+    }
+}
+
 /// Reads JSONL records; blank lines are skipped; a missing `instance_id` is filled in.
-/// A malformed line is reported with its line number and the path of the bad field.
+/// A malformed line is reported with its line number and the path of the bad field; so is an
+/// `instance_id`, `org` or `repo` that is not a safe path component
+/// ([`path_component_problem`]) and an instance id seen before.
 pub fn read_jsonl(reader: impl BufRead) -> Result<Vec<Instance>, RecordError> {
     let mut out = Vec::new();
+    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     for (idx, line) in reader.lines().enumerate() {
         let line = line?;
         if line.trim().is_empty() {
@@ -457,6 +477,14 @@ pub fn read_jsonl(reader: impl BufRead) -> Result<Vec<Instance>, RecordError> {
         })?;
         if inst.instance_id.is_empty() {
             inst.instance_id = inst.expected_id();
+        }
+        for (field, value) in [("org", &inst.org), ("repo", &inst.repo), ("instance_id", &inst.instance_id)] {
+            if let Some(why) = path_component_problem(value) {
+                return Err(RecordError::UnsafeName { line: idx + 1, field, value: value.clone(), why });
+            }
+        }
+        if let Some(first) = seen.insert(inst.instance_id.clone(), idx + 1) {
+            return Err(RecordError::Duplicate { line: idx + 1, first, instance_id: inst.instance_id });
         }
         out.push(inst);
     }

@@ -39,6 +39,26 @@ fn malformed_record_names_line_and_field() {
 }
 
 #[test]
+fn names_that_would_leave_their_folder_and_repeated_ids_are_refused() {
+    let good = std::fs::read_to_string(DEVSET).unwrap().lines().next().unwrap().to_string();
+    let record: serde_json::Value = serde_json::from_str(&good).unwrap();
+    for (field, value, why) in [
+        ("instance_id", "/etc/passwd", "holds a path separator"),
+        ("instance_id", "..", "names a folder above or at its own"),
+        ("org", "a/../../b", "holds a path separator"),
+        ("repo", "x\u{1b}[31m", "holds a control character"),
+        ("repo", "", "is empty"),
+    ] {
+        let mut bad = record.clone();
+        bad[field] = serde_json::json!(value);
+        let err = swe_forge_core::read_jsonl(format!("{good}\n{bad}\n").as_bytes()).unwrap_err().to_string();
+        assert!(err.starts_with(&format!("line 2: field `{field}`")) && err.ends_with(why), "{err}");
+    }
+    let err = swe_forge_core::read_jsonl(format!("{good}\n\n{good}\n").as_bytes()).unwrap_err().to_string();
+    assert!(err.starts_with("line 3: instance ") && err.ends_with("already appeared on line 1"), "{err}");
+}
+
+#[test]
 fn records_validate_against_the_published_schema() {
     let schema: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../schemas/instance.schema.json")).unwrap(),

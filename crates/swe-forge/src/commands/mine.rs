@@ -87,6 +87,7 @@ fn resolve(args: &MineArgs) -> Result<Settings> {
         }
         let mut jobs = Vec::new();
         for r in &section.repos {
+            check_repo_name(&r.name).with_context(|| format!("{}: [mine] repos", p.display()))?;
             let window = Window::parse(
                 r.since.as_deref().or(section.since.as_deref()),
                 r.until.as_deref().or(section.until.as_deref()),
@@ -120,6 +121,9 @@ fn resolve(args: &MineArgs) -> Result<Settings> {
         (out, jobs, funnel, cache)
     } else {
         let out = args.out.clone().expect("clap requires --out without --pipeline");
+        for r in &args.repos {
+            check_repo_name(r)?;
+        }
         let jobs = if let Some(m) = &args.mirror {
             if args.repos.len() > 1 {
                 bail!("--mirror mines one repository: give at most one --repo");
@@ -143,6 +147,17 @@ fn resolve(args: &MineArgs) -> Result<Settings> {
     let funnel = args.funnel.clone().or(funnel).unwrap_or_else(|| sibling(&out, "funnel.json"));
     let cache_dir = args.cache_dir.clone().or(cache_dir).unwrap_or_else(|| sibling(&out, "cache"));
     Ok(Settings { out, funnel, cache_dir, jobs })
+}
+
+/// `owner/name`, each part a safe path component (candidates' ids and folders derive from them).
+fn check_repo_name(name: &str) -> Result<()> {
+    let Some((owner, repo)) = name.split_once('/') else { bail!("--repo {name:?}: give owner/name") };
+    for part in [owner, repo] {
+        if let Some(why) = swe_forge_core::path_component_problem(part) {
+            bail!("--repo {name:?}: {part:?} {why}");
+        }
+    }
+    Ok(())
 }
 
 fn make_repos(script: &Path, repos: &Path) -> Result<()> {

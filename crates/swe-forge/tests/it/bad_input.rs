@@ -43,6 +43,44 @@ fn malformed_record_names_line_and_field() {
 }
 
 #[test]
+fn names_that_leave_their_folder_and_repeated_ids_are_refused_where_records_are_read() {
+    let tmp = tempfile::tempdir().unwrap();
+    let good = std::fs::read_to_string(root().join("data/fixtures/instances.jsonl")).unwrap();
+    let first = good.lines().next().unwrap();
+    let escaping = first.replacen("\"instance_id\": \"forge-fixtures__gostack-1\"", "\"instance_id\": \"/tmp/x\"", 1);
+    assert_ne!(escaping, first);
+    for (name, content, says) in [
+        ("abs.jsonl", format!("{escaping}\n"), "line 1: field `instance_id`: \"/tmp/x\" holds a path separator"),
+        (
+            "dup.jsonl",
+            format!("{first}\n{first}\n"),
+            "line 2: instance forge-fixtures__gostack-1 already appeared on line 1",
+        ),
+    ] {
+        let path = tmp.path().join(name);
+        std::fs::write(&path, content).unwrap();
+        let work = tmp.path().join("w");
+        let out = tmp.path().join("o.jsonl");
+        let args = [
+            "regrade",
+            "--records",
+            path.to_str().unwrap(),
+            "--work-dir",
+            work.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        let o = swe_forge(&args);
+        assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+        assert!(text(&o).contains(says), "{}", text(&o));
+    }
+    let o = swe_forge(&["mine", "--repo", "../../x", "--out", tmp.path().join("c.jsonl").to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("\"..\" names a folder above or at its own"), "{}", text(&o));
+    assert!(!tmp.path().join("c.jsonl").exists());
+}
+
+#[test]
 fn pipeline_with_a_typo_is_refused() {
     let tmp = tempfile::tempdir().unwrap();
     let path = tmp.path().join("p.toml");
