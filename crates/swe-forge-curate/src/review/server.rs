@@ -445,13 +445,13 @@ fn instance(state: &State, id: &str) -> Response {
         json!({ "label": label, "score": (score * 100.0).round() / 100.0, "features": features })
     });
     let mut logs = serde_json::Map::new();
-    for phase in ["run", "test", "fix"] {
+    for phase in swe_forge_core::Phase::ALL {
         let text = state
             .work_dir
             .as_ref()
             .filter(|_| safe_id(id))
-            .and_then(|w| read_log(&w.join("logs").join(id).join(format!("{phase}.log"))));
-        logs.insert(phase.into(), text.map_or(Value::Null, Value::String));
+            .and_then(|w| read_log(&swe_forge_core::RunLogs::new(w, id).log(phase.as_str())));
+        logs.insert(phase.as_str().into(), text.map_or(Value::Null, Value::String));
     }
     let history = state.store.lock().unwrap_or_else(|e| e.into_inner()).review_history(id);
     let history = match history {
@@ -473,7 +473,7 @@ fn instance(state: &State, id: &str) -> Response {
 }
 
 fn safe_id(id: &str) -> bool {
-    !id.is_empty() && !id.contains(['/', '\\']) && !id.starts_with('.')
+    swe_forge_core::path_component_problem(id).is_none() && !id.starts_with('.')
 }
 
 fn read_range(path: &Path, offset: u64, len: usize) -> std::io::Result<Vec<u8>> {
