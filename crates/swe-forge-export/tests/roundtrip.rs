@@ -1,6 +1,7 @@
 //! Round trips of the 22 devset records through the JSONL and Parquet exports, plus checks
 //! that the Parquet files hold only plain Arrow types (no `string_view`, `large_string`,
-//! `large_list`), the documented columns and swe-forge's key-value metadata.
+//! `large_list`), the documented columns and swe-forge's key-value metadata. Python readers
+//! (pandas, polars, duckdb, `datasets`) are exercised by `scripts/python-readers.sh`.
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -12,8 +13,9 @@ use arrow_schema::DataType;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use swe_forge_core::{ForgeMeta, Instance, RejectReason, Rejection, ValidationStatus, read_jsonl};
 use swe_forge_export::{
-    Category, ExportError, INSTANCE_COLUMNS, Producer, TEST_COLUMNS, read_instances_parquet, read_records,
-    read_tests_parquet, write_instances_parquet, write_jsonl, write_tests_parquet,
+    Category, ExportError, INSTANCE_COLUMNS, Producer, SWEBENCH_COLUMNS, TEST_COLUMNS, read_instances_parquet,
+    read_records, read_tests_parquet, write_instances_parquet, write_jsonl, write_swebench_parquet,
+    write_tests_parquet,
 };
 
 fn producer() -> Producer {
@@ -239,12 +241,16 @@ fn parquet_files_hold_plain_types_the_documented_columns_and_metadata() {
     let dir = tempfile::tempdir().unwrap();
     let inst_path = dir.path().join("instances.parquet");
     let tests_path = dir.path().join("tests.parquet");
+    let swebench_path = dir.path().join("swebench.parquet");
     write_instances_parquet(&inst_path, &records, &producer()).unwrap();
     write_tests_parquet(&tests_path, &records, &producer()).unwrap();
+    write_swebench_parquet(&swebench_path, &records, &producer()).unwrap();
 
-    for (path, table, columns) in
-        [(&inst_path, "instances", &INSTANCE_COLUMNS[..]), (&tests_path, "tests", &TEST_COLUMNS[..])]
-    {
+    for (path, table, columns) in [
+        (&inst_path, "instances", &INSTANCE_COLUMNS[..]),
+        (&tests_path, "tests", &TEST_COLUMNS[..]),
+        (&swebench_path, "swebench", &SWEBENCH_COLUMNS[..]),
+    ] {
         let (batch, meta) = read_plain(path);
         let schema = batch.schema();
         let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
@@ -324,11 +330,14 @@ fn records_are_read_from_jsonl_or_parquet_by_their_magic_bytes() {
     write_jsonl(&jsonl, &records).unwrap();
     assert_eq!(read_records(&parquet).unwrap(), records);
     assert_eq!(read_records(&jsonl).unwrap(), records);
-    // A tests export is not a records file.
+    // A SWE-bench or tests export is not a records file.
+    let swebench = dir.path().join("swebench.parquet");
+    write_swebench_parquet(&swebench, &records, &producer()).unwrap();
+    let err = read_records(&swebench).unwrap_err();
+    assert!(matches!(&err, ExportError::Table { found, .. } if found == "swebench"), "{err:?}");
     let tests = dir.path().join("tests.parquet");
     write_tests_parquet(&tests, &records, &producer()).unwrap();
-    let err = read_records(&tests).unwrap_err();
-    assert!(matches!(&err, ExportError::Table { found, .. } if found == "tests"), "{err:?}");
+    assert!(matches!(read_records(&tests).unwrap_err(), ExportError::Table { .. }));
     // An empty file is (empty) JSONL.
     let empty = dir.path().join("empty");
     File::create(&empty).unwrap();

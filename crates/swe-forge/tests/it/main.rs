@@ -8,6 +8,7 @@ mod support;
 mod bad_input;
 mod curate;
 mod environments;
+mod export;
 mod fixtures;
 mod mine;
 mod parse;
