@@ -1,8 +1,10 @@
 //! `swe-forge export` end to end: records and SWE-bench rows in JSONL and Parquet, read back
 //! by the commands that take records (Parquet told from JSONL by its first bytes), Multi-SWE-bench
-//! test names from kept parsed runs.
+//! test names from kept parsed runs, and every Python reader dataset users have
+//! (`scripts/python-readers.sh`: pandas on pyarrow 15 and current, polars, duckdb, `datasets`
+//! 2.19 and current, SWE-bench's `make_test_spec`, Multi-SWE-bench's `Dataset.from_json`).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::{Value, json};
@@ -198,6 +200,29 @@ fn naming_msb_uses_multi_swe_bench_names_in_every_format() {
     let rows = jsonl(&dir.path().join("msb-swebench.jsonl"));
     assert_eq!(rows[0]["FAIL_TO_PASS"], r#"["TestPopEmptyReturnsError"]"#);
     assert_eq!(rows[0]["PASS_TO_PASS"], r#"["TestLen","TestPushThenPop"]"#);
+}
+
+/// Where the Python virtual environments are kept between runs.
+fn venv_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("python-readers")
+}
+
+#[test]
+fn python_readers_read_every_export() {
+    let dir = tempfile::tempdir().unwrap();
+    write_exports(dir.path());
+    let out = Command::new("bash")
+        .arg(root().join("scripts/python-readers.sh"))
+        .arg(dir.path())
+        .arg(venv_dir())
+        .output()
+        .expect("bash runs");
+    let log = text(&out);
+    eprintln!("{log}");
+    assert!(out.status.success(), "a Python reader failed:\n{log}");
+    for reader in ["pandas.read_parquet instances (pandas 2.1", "datasets 2.19", "polars.read_parquet", "duckdb"] {
+        assert!(log.contains(reader), "{reader} did not run:\n{log}");
+    }
 }
 
 #[test]
