@@ -2,7 +2,7 @@
 //! Multi-SWE-bench record), test statuses, the category rules, rejection reasons.
 //!
 //! This crate must stay small: serde data and pure functions only. It never links git2,
-//! bollard, polars or octocrab; edge crates convert their types into these records.
+//! bollard, parquet or octocrab; edge crates convert their types into these records.
 
 mod category;
 mod error;

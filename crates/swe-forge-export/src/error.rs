@@ -3,7 +3,8 @@
 use std::io;
 use std::path::PathBuf;
 
-use polars::error::PolarsError;
+use arrow_schema::ArrowError;
+use parquet::errors::ParquetError;
 use swe_forge_core::RecordError;
 
 /// An export file could not be written or read back.
@@ -28,14 +29,43 @@ pub enum ExportError {
         #[source]
         source: RecordError,
     },
-    /// polars could not build, write or read a table.
-    #[error("polars failed on {}", path.display())]
-    Polars {
+    /// Reading the JSONL records failed.
+    #[error("could not read records from {}", path.display())]
+    ReadRecords {
+        /// The JSONL file being read.
+        path: PathBuf,
+        /// The record reader's error.
+        #[source]
+        source: RecordError,
+    },
+    /// The Parquet writer or reader failed.
+    #[error("parquet failed on {}", path.display())]
+    Parquet {
         /// The Parquet file being written or read.
         path: PathBuf,
-        /// polars' error.
+        /// The parquet crate's error.
         #[source]
-        source: PolarsError,
+        source: ParquetError,
+    },
+    /// An Arrow table could not be built or decoded.
+    #[error("arrow failed on {}", path.display())]
+    Arrow {
+        /// The Parquet file being written or read.
+        path: PathBuf,
+        /// arrow's error.
+        #[source]
+        source: ArrowError,
+    },
+    /// The file holds another swe-forge table than the one asked for (e.g. a `swebench` export
+    /// given where records are read).
+    #[error("{} holds the `{found}` table, not `{expected}`", path.display())]
+    Table {
+        /// The Parquet file being read.
+        path: PathBuf,
+        /// The table the reader reads.
+        expected: String,
+        /// The table the file's metadata names.
+        found: String,
     },
     /// A column is missing or has an unexpected type.
     #[error("{}: column `{column}`: {message}", path.display())]

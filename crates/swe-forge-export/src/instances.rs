@@ -1,20 +1,32 @@
-//! The instances table: one Parquet row per instance. Scalar fields are plain columns,
-//! `FAIL_TO_PASS`/`PASS_TO_PASS`/`rejection_reasons` are `List(String)` conveniences for
-//! dataset users, and every structured field is also kept as a JSON string column so that
-//! [`read_instances_parquet`] rebuilds the exact records.
+//! The instances table: one Parquet row per instance, in plain Arrow types. Scalar fields are
+//! `string`/`uint64` columns, `base` and the run results are structs, `resolved_issues` and
+//! the five test maps are lists of structs, `FAIL_TO_PASS`/`PASS_TO_PASS`/`rejection_reasons`
+//! are `list<string>` conveniences, and `swe_forge` (open-ended: provenance maps, flaky rates,
+//! difficulty features) is a JSON string, so that [`read_instances_parquet`] rebuilds the exact
+//! records. `schemas/parquet.md` documents the mapping.
 
-use std::mem::take;
 use std::path::Path;
+use std::sync::LazyLock;
 
-use polars::prelude::*;
-use swe_forge_core::{Base, ForgeMeta, Instance, ResolvedIssue, TestMap, TestResult, ValidationStatus};
+use arrow_array::cast::AsArray;
+use arrow_array::{ArrayRef, ListArray, RecordBatch, StringArray, StructArray};
+use arrow_schema::{Field, Fields};
+use swe_forge_core::{Base, ForgeMeta, Instance, ResolvedIssue, TestMap, TestResult, Transition, ValidationStatus};
 
 use crate::ExportError;
 use crate::atomic::write_atomic;
-use crate::table::{Kind, Table, json_column, list_column, polars_err, write_frame};
+use crate::table::{
+    Producer, Table, child_list, child_strings, child_unsigned, list, list_strings, nullable_text_field,
+    nullable_texts, opt_str, range, struct_list_field, structs, text_field, text_list, text_list_field, texts,
+    unsigned, unsigned_field, write_batch,
+};
+use crate::tests_table::parse_status;
+
+/// The `swe_forge.table` metadata value of the instances table.
+pub const INSTANCES_TABLE: &str = "instances";
 
 /// Column names of the instances table, in file order.
-pub const INSTANCE_COLUMNS: [&str; 30] = [
+pub const INSTANCE_COLUMNS: [&str; 28] = [
     "instance_id",
     "org",
     "repo",
@@ -22,9 +34,7 @@ pub const INSTANCE_COLUMNS: [&str; 30] = [
     "state",
     "title",
     "body",
-    "base_label",
-    "base_ref",
-    "base_sha",
+    "base",
     "resolved_issues",
     "fix_patch",
     "test_patch",
@@ -47,39 +57,10 @@ pub const INSTANCE_COLUMNS: [&str; 30] = [
     "swe_forge",
 ];
 
-/// Every column with its kind, in file order (same names as [`INSTANCE_COLUMNS`]).
-const SCHEMA: [(&str, Kind); 30] = [
-    ("instance_id", Kind::Text),
-    ("org", Kind::Text),
-    ("repo", Kind::Text),
-    ("number", Kind::Unsigned),
-    ("state", Kind::Text),
-    ("title", Kind::Text),
-    ("body", Kind::NullableText),
-    ("base_label", Kind::Text),
-    ("base_ref", Kind::Text),
-    ("base_sha", Kind::Text),
-    ("resolved_issues", Kind::Text),
-    ("fix_patch", Kind::Text),
-    ("test_patch", Kind::Text),
-    ("lang", Kind::NullableText),
-    ("hints", Kind::NullableText),
-    ("tag", Kind::NullableText),
-    ("number_interval", Kind::NullableText),
-    ("status", Kind::Text),
-    ("rejection_reasons", Kind::TextList),
-    ("FAIL_TO_PASS", Kind::TextList),
-    ("PASS_TO_PASS", Kind::TextList),
-    ("f2p_tests", Kind::Text),
-    ("p2p_tests", Kind::Text),
-    ("s2p_tests", Kind::Text),
-    ("n2p_tests", Kind::Text),
-    ("fixed_tests", Kind::Text),
-    ("run_result", Kind::Text),
-    ("test_patch_result", Kind::Text),
-    ("fix_patch_result", Kind::Text),
-    ("swe_forge", Kind::NullableText),
-];
+/// The five test-map columns, each `list<struct<name, run, test, fix>>`.
+const MAP_COLUMNS: [&str; 5] = ["f2p_tests", "p2p_tests", "s2p_tests", "n2p_tests", "fixed_tests"];
+/// The three run-result columns, each `struct<passed_count, …, skipped_tests>`.
+const RESULT_COLUMNS: [&str; 3] = ["run_result", "test_patch_result", "fix_patch_result"];
 
 /// The snake_case spelling of a validation status, as in records.
 pub(crate) fn status_str(status: ValidationStatus) -> &'static str {
@@ -90,68 +71,162 @@ pub(crate) fn status_str(status: ValidationStatus) -> &'static str {
     }
 }
 
-/// Writes `instances` to `path` as the instances table (one row per instance), atomically.
-///
-/// Columns, in order: `instance_id`, `org`, `repo`, `number` (UInt64), `state`, `title`,
-/// `body`*, `base_label`, `base_ref`, `base_sha`, `resolved_issues` (JSON), `fix_patch`,
-/// `test_patch`, `lang`*, `hints`*, `tag`*, `number_interval`*, `status`
-/// (`candidate`/`accepted`/`rejected`), `rejection_reasons` (List(String), snake_case),
-/// `FAIL_TO_PASS` (List(String), keys of `fixed_tests`), `PASS_TO_PASS` (List(String), keys
-/// of `p2p_tests`), then JSON strings of `f2p_tests`, `p2p_tests`, `s2p_tests`, `n2p_tests`,
-/// `fixed_tests`, `run_result`, `test_patch_result`, `fix_patch_result` and `swe_forge`*.
-/// Columns marked * are null where the record field is absent; every other column is `String`
-/// unless noted.
-pub fn write_instances_parquet(path: impl AsRef<Path>, instances: &[Instance]) -> Result<(), ExportError> {
-    let path = path.as_ref();
-    let mut df = instances_frame(path, instances)?;
-    write_atomic(path, |w| write_frame(path, w, &mut df))
+fn base_fields() -> Fields {
+    Fields::from(vec![text_field("label"), text_field("ref"), text_field("sha")])
 }
 
-fn instances_frame(path: &Path, xs: &[Instance]) -> Result<DataFrame, ExportError> {
-    let text = |name: &str, f: fn(&Instance) -> &str| Column::new(name.into(), xs.iter().map(f).collect::<Vec<_>>());
-    let nullable =
-        |name: &str, f: fn(&Instance) -> Option<&str>| Column::new(name.into(), xs.iter().map(f).collect::<Vec<_>>());
-    let json = |name: &str, f: fn(&Instance) -> serde_json::Result<String>| json_column(path, name, xs, f);
-    let columns = vec![
-        text("instance_id", |i| &i.instance_id),
-        text("org", |i| &i.org),
-        text("repo", |i| &i.repo),
-        Column::new("number".into(), xs.iter().map(|i| i.number).collect::<Vec<u64>>()),
-        text("state", |i| &i.state),
-        text("title", |i| &i.title),
-        nullable("body", |i| i.body.as_deref()),
-        text("base_label", |i| &i.base.label),
-        text("base_ref", |i| &i.base.ref_),
-        text("base_sha", |i| &i.base.sha),
-        json("resolved_issues", |i| serde_json::to_string(&i.resolved_issues))?,
-        text("fix_patch", |i| &i.fix_patch),
-        text("test_patch", |i| &i.test_patch),
-        nullable("lang", |i| i.lang.as_deref()),
-        nullable("hints", |i| i.hints.as_deref()),
-        nullable("tag", |i| i.tag.as_deref()),
-        nullable("number_interval", |i| i.number_interval.as_deref()),
-        text("status", |i| status_str(i.status())),
-        list_column(
-            "rejection_reasons",
-            xs.iter().map(|i| i.swe_forge.iter().flat_map(|m| &m.rejections).map(|r| r.reason.as_str())),
-        ),
-        list_column("FAIL_TO_PASS", xs.iter().map(|i| i.fixed_tests.keys().map(String::as_str))),
-        list_column("PASS_TO_PASS", xs.iter().map(|i| i.p2p_tests.keys().map(String::as_str))),
-        json("f2p_tests", |i| serde_json::to_string(&i.f2p_tests))?,
-        json("p2p_tests", |i| serde_json::to_string(&i.p2p_tests))?,
-        json("s2p_tests", |i| serde_json::to_string(&i.s2p_tests))?,
-        json("n2p_tests", |i| serde_json::to_string(&i.n2p_tests))?,
-        json("fixed_tests", |i| serde_json::to_string(&i.fixed_tests))?,
-        json("run_result", |i| serde_json::to_string(&i.run_result))?,
-        json("test_patch_result", |i| serde_json::to_string(&i.test_patch_result))?,
-        json("fix_patch_result", |i| serde_json::to_string(&i.fix_patch_result))?,
-        nullable_json_column(path, "swe_forge", xs)?,
-    ];
-    DataFrame::new(xs.len(), columns).map_err(polars_err(path))
+fn issue_fields() -> Fields {
+    Fields::from(vec![unsigned_field("number"), text_field("title"), nullable_text_field("body")])
+}
+
+fn entry_fields() -> Fields {
+    Fields::from(vec![text_field("name"), text_field("run"), text_field("test"), text_field("fix")])
+}
+
+fn result_fields() -> Fields {
+    Fields::from(vec![
+        unsigned_field("passed_count"),
+        unsigned_field("failed_count"),
+        unsigned_field("skipped_count"),
+        text_list_field("passed_tests"),
+        text_list_field("failed_tests"),
+        text_list_field("skipped_tests"),
+    ])
+}
+
+/// Every column's field, in file order (same names as [`INSTANCE_COLUMNS`]).
+static SCHEMA: LazyLock<Vec<Field>> = LazyLock::new(|| {
+    INSTANCE_COLUMNS
+        .iter()
+        .map(|&name| match name {
+            "number" => unsigned_field(name),
+            "body" | "lang" | "hints" | "tag" | "number_interval" | "swe_forge" => nullable_text_field(name),
+            "base" => Field::new_struct(name, base_fields(), false),
+            "resolved_issues" => struct_list_field(name, issue_fields()),
+            "rejection_reasons" | "FAIL_TO_PASS" | "PASS_TO_PASS" => text_list_field(name),
+            n if MAP_COLUMNS.contains(&n) => struct_list_field(name, entry_fields()),
+            n if RESULT_COLUMNS.contains(&n) => Field::new_struct(name, result_fields(), false),
+            _ => text_field(name),
+        })
+        .collect()
+});
+
+fn field(name: &str) -> &'static Field {
+    SCHEMA.iter().find(|f| f.name() == name).expect("a column of SCHEMA")
+}
+
+/// Writes `instances` to `path` as the instances table (one row per instance), atomically.
+/// The file's key-value metadata names the table, its layout version, the record schema
+/// version and `producer`. Columns and types: `schemas/parquet.md`.
+pub fn write_instances_parquet(
+    path: impl AsRef<Path>,
+    instances: &[Instance],
+    producer: &Producer,
+) -> Result<(), ExportError> {
+    let path = path.as_ref();
+    let columns = instance_columns(path, instances)?;
+    write_atomic(path, |w| write_batch(path, w, INSTANCES_TABLE, producer, columns))
+}
+
+fn instance_columns(path: &Path, xs: &[Instance]) -> Result<Vec<(Field, ArrayRef)>, ExportError> {
+    let mut out = Vec::with_capacity(INSTANCE_COLUMNS.len());
+    for name in INSTANCE_COLUMNS {
+        let f = field(name);
+        let array = match name {
+            "instance_id" => texts(xs.iter().map(|i| i.instance_id.as_str())),
+            "org" => texts(xs.iter().map(|i| i.org.as_str())),
+            "repo" => texts(xs.iter().map(|i| i.repo.as_str())),
+            "number" => unsigned(xs.iter().map(|i| i.number)),
+            "state" => texts(xs.iter().map(|i| i.state.as_str())),
+            "title" => texts(xs.iter().map(|i| i.title.as_str())),
+            "body" => nullable_texts(xs.iter().map(|i| i.body.as_deref())),
+            "base" => structs(
+                &base_fields(),
+                vec![
+                    texts(xs.iter().map(|i| i.base.label.as_str())),
+                    texts(xs.iter().map(|i| i.base.ref_.as_str())),
+                    texts(xs.iter().map(|i| i.base.sha.as_str())),
+                ],
+            ),
+            "resolved_issues" => issues_column(f, xs),
+            "fix_patch" => texts(xs.iter().map(|i| i.fix_patch.as_str())),
+            "test_patch" => texts(xs.iter().map(|i| i.test_patch.as_str())),
+            "lang" => nullable_texts(xs.iter().map(|i| i.lang.as_deref())),
+            "hints" => nullable_texts(xs.iter().map(|i| i.hints.as_deref())),
+            "tag" => nullable_texts(xs.iter().map(|i| i.tag.as_deref())),
+            "number_interval" => nullable_texts(xs.iter().map(|i| i.number_interval.as_deref())),
+            "status" => texts(xs.iter().map(|i| status_str(i.status()))),
+            "rejection_reasons" => text_list(
+                f,
+                xs.iter().map(|i| i.swe_forge.iter().flat_map(|m| &m.rejections).map(|r| r.reason.as_str())),
+            ),
+            "FAIL_TO_PASS" => text_list(f, xs.iter().map(|i| i.fixed_tests.keys().map(String::as_str))),
+            "PASS_TO_PASS" => text_list(f, xs.iter().map(|i| i.p2p_tests.keys().map(String::as_str))),
+            "f2p_tests" => map_column(f, xs.iter().map(|i| &i.f2p_tests)),
+            "p2p_tests" => map_column(f, xs.iter().map(|i| &i.p2p_tests)),
+            "s2p_tests" => map_column(f, xs.iter().map(|i| &i.s2p_tests)),
+            "n2p_tests" => map_column(f, xs.iter().map(|i| &i.n2p_tests)),
+            "fixed_tests" => map_column(f, xs.iter().map(|i| &i.fixed_tests)),
+            "run_result" => result_column(xs.iter().map(|i| &i.run_result)),
+            "test_patch_result" => result_column(xs.iter().map(|i| &i.test_patch_result)),
+            "fix_patch_result" => result_column(xs.iter().map(|i| &i.fix_patch_result)),
+            "swe_forge" => swe_forge_column(path, xs)?,
+            other => unreachable!("column {other} has no builder"),
+        };
+        out.push((f.clone(), array));
+    }
+    Ok(out)
+}
+
+fn issues_column(f: &Field, xs: &[Instance]) -> ArrayRef {
+    let issues: Vec<&ResolvedIssue> = xs.iter().flat_map(|i| &i.resolved_issues).collect();
+    let values = structs(
+        &issue_fields(),
+        vec![
+            unsigned(issues.iter().map(|r| r.number)),
+            texts(issues.iter().map(|r| r.title.as_str())),
+            nullable_texts(issues.iter().map(|r| r.body.as_deref())),
+        ],
+    );
+    list(f, xs.iter().map(|i| i.resolved_issues.len()).collect(), values)
+}
+
+fn map_column<'a>(f: &Field, maps: impl Iterator<Item = &'a TestMap>) -> ArrayRef {
+    let maps: Vec<&TestMap> = maps.collect();
+    let entries = || maps.iter().flat_map(|m| m.iter());
+    let values = structs(
+        &entry_fields(),
+        vec![
+            texts(entries().map(|(name, _)| name.as_str())),
+            texts(entries().map(|(_, t)| t.run.as_str())),
+            texts(entries().map(|(_, t)| t.test.as_str())),
+            texts(entries().map(|(_, t)| t.fix.as_str())),
+        ],
+    );
+    list(f, maps.iter().map(|m| m.len()).collect(), values)
+}
+
+fn result_column<'a>(results: impl Iterator<Item = &'a TestResult>) -> ArrayRef {
+    let rs: Vec<&TestResult> = results.collect();
+    let fields = result_fields();
+    let strings = |i: usize, pick: fn(&TestResult) -> &Vec<String>| {
+        text_list(&fields[i], rs.iter().map(|r| pick(r).iter().map(String::as_str)))
+    };
+    structs(
+        &fields,
+        vec![
+            unsigned(rs.iter().map(|r| r.passed_count)),
+            unsigned(rs.iter().map(|r| r.failed_count)),
+            unsigned(rs.iter().map(|r| r.skipped_count)),
+            strings(3, |r| &r.passed_tests),
+            strings(4, |r| &r.failed_tests),
+            strings(5, |r| &r.skipped_tests),
+        ],
+    )
 }
 
 /// The `swe_forge` column: the block as JSON, null when the record has none.
-fn nullable_json_column(path: &Path, name: &str, xs: &[Instance]) -> Result<Column, ExportError> {
+fn swe_forge_column(path: &Path, xs: &[Instance]) -> Result<ArrayRef, ExportError> {
     let values = xs
         .iter()
         .enumerate()
@@ -159,86 +234,140 @@ fn nullable_json_column(path: &Path, name: &str, xs: &[Instance]) -> Result<Colu
             i.swe_forge.as_ref().map(serde_json::to_string).transpose().map_err(|source| ExportError::Json {
                 path: path.to_owned(),
                 row,
-                column: name.to_owned(),
+                column: "swe_forge".to_owned(),
                 source,
             })
         })
         .collect::<Result<Vec<Option<String>>, _>>()?;
-    Ok(Column::new(name.into(), values))
+    Ok(nullable_texts(values.iter().map(Option::as_deref)))
 }
 
 /// Reads an instances table written by [`write_instances_parquet`] back into records.
 ///
-/// Records are rebuilt from the scalar and JSON columns; the derived columns (`status`,
-/// `rejection_reasons`, `FAIL_TO_PASS`, `PASS_TO_PASS`) are only checked for presence and type.
+/// Records are rebuilt from every column except the derived ones (`status`,
+/// `rejection_reasons`, `FAIL_TO_PASS`, `PASS_TO_PASS`), which are only checked for presence
+/// and type. A file whose metadata names another table (a `swebench` export) is refused.
 pub fn read_instances_parquet(path: impl AsRef<Path>) -> Result<Vec<Instance>, ExportError> {
     let path = path.as_ref();
-    let t = Table::read(path, &SCHEMA)?;
-    let owned = |v: Vec<&str>| v.into_iter().map(str::to_owned).collect::<Vec<_>>();
-    let opt = |v: Vec<Option<&str>>| v.into_iter().map(|s| s.map(str::to_owned)).collect::<Vec<_>>();
-
-    let mut instance_id = owned(t.texts("instance_id")?);
-    let mut org = owned(t.texts("org")?);
-    let mut repo = owned(t.texts("repo")?);
-    let number = t.unsigned("number")?;
-    let mut state = owned(t.texts("state")?);
-    let mut title = owned(t.texts("title")?);
-    let mut body = opt(t.nullable_texts("body")?);
-    let mut base_label = owned(t.texts("base_label")?);
-    let mut base_ref = owned(t.texts("base_ref")?);
-    let mut base_sha = owned(t.texts("base_sha")?);
-    let mut resolved_issues: Vec<Vec<ResolvedIssue>> = t.json("resolved_issues")?;
-    let mut fix_patch = owned(t.texts("fix_patch")?);
-    let mut test_patch = owned(t.texts("test_patch")?);
-    let mut lang = opt(t.nullable_texts("lang")?);
-    let mut hints = opt(t.nullable_texts("hints")?);
-    let mut tag = opt(t.nullable_texts("tag")?);
-    let mut number_interval = opt(t.nullable_texts("number_interval")?);
-    let mut f2p: Vec<TestMap> = t.json("f2p_tests")?;
-    let mut p2p: Vec<TestMap> = t.json("p2p_tests")?;
-    let mut s2p: Vec<TestMap> = t.json("s2p_tests")?;
-    let mut n2p: Vec<TestMap> = t.json("n2p_tests")?;
-    let mut fixed: Vec<TestMap> = t.json("fixed_tests")?;
-    let mut run_result: Vec<TestResult> = t.json("run_result")?;
-    let mut test_patch_result: Vec<TestResult> = t.json("test_patch_result")?;
-    let mut fix_patch_result: Vec<TestResult> = t.json("fix_patch_result")?;
-    let mut swe_forge: Vec<Option<ForgeMeta>> = t.nullable_json("swe_forge")?;
-
-    // Every column holds exactly `height` values (a DataFrame invariant), so indexing is in bounds.
-    let mut out = Vec::with_capacity(t.height());
-    for row in 0..t.height() {
-        out.push(Instance {
-            org: take(&mut org[row]),
-            repo: take(&mut repo[row]),
-            number: number[row],
-            state: take(&mut state[row]),
-            title: take(&mut title[row]),
-            body: take(&mut body[row]),
-            base: Base {
-                label: take(&mut base_label[row]),
-                ref_: take(&mut base_ref[row]),
-                sha: take(&mut base_sha[row]),
-            },
-            resolved_issues: take(&mut resolved_issues[row]),
-            fix_patch: take(&mut fix_patch[row]),
-            test_patch: take(&mut test_patch[row]),
-            fixed_tests: take(&mut fixed[row]),
-            p2p_tests: take(&mut p2p[row]),
-            f2p_tests: take(&mut f2p[row]),
-            s2p_tests: take(&mut s2p[row]),
-            n2p_tests: take(&mut n2p[row]),
-            run_result: take(&mut run_result[row]),
-            test_patch_result: take(&mut test_patch_result[row]),
-            fix_patch_result: take(&mut fix_patch_result[row]),
-            instance_id: take(&mut instance_id[row]),
-            hints: take(&mut hints[row]),
-            tag: take(&mut tag[row]),
-            number_interval: take(&mut number_interval[row]),
-            lang: take(&mut lang[row]),
-            swe_forge: take(&mut swe_forge[row]),
-        });
+    let t = Table::read(path, INSTANCES_TABLE, &SCHEMA)?;
+    let mut out = Vec::new();
+    let mut first_row = 0;
+    for batch in t.batches() {
+        read_batch(&t, batch, first_row, &mut out)?;
+        first_row += batch.num_rows();
     }
     Ok(out)
+}
+
+/// Columns of one batch, downcast to the types [`Table::read`] checked.
+struct Cols<'b> {
+    batch: &'b RecordBatch,
+}
+
+impl<'b> Cols<'b> {
+    fn strings(&self, name: &str) -> &'b StringArray {
+        self.batch.column_by_name(name).expect("checked by Table::read").as_string::<i32>()
+    }
+    fn list(&self, name: &str) -> &'b ListArray {
+        self.batch.column_by_name(name).expect("checked by Table::read").as_list::<i32>()
+    }
+    fn structs(&self, name: &str) -> &'b StructArray {
+        self.batch.column_by_name(name).expect("checked by Table::read").as_struct()
+    }
+}
+
+fn read_batch(
+    t: &Table<'_>,
+    batch: &RecordBatch,
+    first_row: usize,
+    out: &mut Vec<Instance>,
+) -> Result<(), ExportError> {
+    let c = Cols { batch };
+    let s = |name: &str, i: usize| c.strings(name).value(i).to_owned();
+    let o = |name: &str, i: usize| opt_str(c.strings(name), i).map(str::to_owned);
+    let number = batch.column_by_name("number").expect("checked").as_primitive::<arrow_array::types::UInt64Type>();
+    let base = c.structs("base");
+    let issues = c.list("resolved_issues");
+    let issue_values = issues.values().as_struct();
+    let maps = MAP_COLUMNS.map(|name| c.list(name));
+    let results = RESULT_COLUMNS.map(|name| c.structs(name));
+    let swe_forge = c.strings("swe_forge");
+    for i in 0..batch.num_rows() {
+        let row = first_row + i;
+        let mut test_maps = Vec::with_capacity(5);
+        for (name, l) in MAP_COLUMNS.into_iter().zip(maps) {
+            test_maps.push(read_map(t, l, i, row, name)?);
+        }
+        let [f2p_tests, p2p_tests, s2p_tests, n2p_tests, fixed_tests]: [TestMap; 5] =
+            test_maps.try_into().expect("five maps");
+        let [run_result, test_patch_result, fix_patch_result] = results.map(|r| read_result(r, i));
+        let swe_forge = opt_str(swe_forge, i).map(serde_json::from_str::<ForgeMeta>).transpose().map_err(|source| {
+            ExportError::Json { path: t.path().to_owned(), row, column: "swe_forge".to_owned(), source }
+        })?;
+        out.push(Instance {
+            org: s("org", i),
+            repo: s("repo", i),
+            number: number.value(i),
+            state: s("state", i),
+            title: s("title", i),
+            body: o("body", i),
+            base: Base {
+                label: child_strings(base, "label").value(i).to_owned(),
+                ref_: child_strings(base, "ref").value(i).to_owned(),
+                sha: child_strings(base, "sha").value(i).to_owned(),
+            },
+            resolved_issues: range(issues, i)
+                .map(|j| ResolvedIssue {
+                    number: child_unsigned(issue_values, "number").value(j),
+                    title: child_strings(issue_values, "title").value(j).to_owned(),
+                    body: opt_str(child_strings(issue_values, "body"), j).map(str::to_owned),
+                })
+                .collect(),
+            fix_patch: s("fix_patch", i),
+            test_patch: s("test_patch", i),
+            fixed_tests,
+            p2p_tests,
+            f2p_tests,
+            s2p_tests,
+            n2p_tests,
+            run_result,
+            test_patch_result,
+            fix_patch_result,
+            instance_id: s("instance_id", i),
+            hints: o("hints", i),
+            tag: o("tag", i),
+            number_interval: o("number_interval", i),
+            lang: o("lang", i),
+            swe_forge,
+        });
+    }
+    Ok(())
+}
+
+fn read_map(t: &Table<'_>, l: &ListArray, i: usize, row: usize, column: &str) -> Result<TestMap, ExportError> {
+    let entries = l.values().as_struct();
+    let [name, run, test, fix] = ["name", "run", "test", "fix"].map(|n| child_strings(entries, n));
+    let status = |a: &StringArray, j: usize| {
+        let v = a.value(j);
+        parse_status(v).ok_or_else(|| t.value_err(row, column, format!("unknown test status `{v}`")))
+    };
+    range(l, i)
+        .map(|j| {
+            let tr = Transition { run: status(run, j)?, test: status(test, j)?, fix: status(fix, j)? };
+            Ok((name.value(j).to_owned(), tr))
+        })
+        .collect()
+}
+
+fn read_result(s: &StructArray, i: usize) -> TestResult {
+    TestResult {
+        passed_count: child_unsigned(s, "passed_count").value(i),
+        failed_count: child_unsigned(s, "failed_count").value(i),
+        skipped_count: child_unsigned(s, "skipped_count").value(i),
+        passed_tests: list_strings(child_list(s, "passed_tests"), i),
+        failed_tests: list_strings(child_list(s, "failed_tests"), i),
+        skipped_tests: list_strings(child_list(s, "skipped_tests"), i),
+    }
 }
 
 #[cfg(test)]
@@ -247,13 +376,12 @@ mod tests {
 
     #[test]
     fn schema_and_column_list_agree() {
-        let names: Vec<&str> = SCHEMA.iter().map(|(n, _)| *n).collect();
+        let names: Vec<&str> = SCHEMA.iter().map(|f| f.name().as_str()).collect();
         assert_eq!(names, INSTANCE_COLUMNS);
-        let df = instances_frame(Path::new("x"), &[]).unwrap();
-        let built: Vec<&str> = df.get_column_names().into_iter().map(|n| n.as_str()).collect();
-        assert_eq!(built, INSTANCE_COLUMNS);
-        for (name, kind) in SCHEMA {
-            assert_eq!(df.column(name).unwrap().dtype(), &kind.dtype(), "{name}");
+        let built = instance_columns(Path::new("x"), &[]).unwrap();
+        for ((f, a), want) in built.iter().zip(SCHEMA.iter()) {
+            assert_eq!(f, want);
+            assert_eq!(a.data_type(), want.data_type(), "{}", f.name());
         }
     }
 }

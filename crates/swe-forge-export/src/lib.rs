@@ -1,15 +1,27 @@
 //! Export of instance records to the files a dataset ships: JSONL (the Multi-SWE-bench
-//! format), an instances Parquet table (one row per instance, lossless) and a tests Parquet
-//! table (one row per instance and test). Every file is written atomically: a crash leaves
-//! either the previous file or the complete new one. polars is linked by this crate only.
+//! format), an instances Parquet table (one row per instance, lossless), a tests Parquet table
+//! (one row per instance and test) and a SWE-bench view (JSONL or Parquet), and reading records
+//! back from JSONL or the instances table. Every file is written atomically: a crash leaves
+//! either the previous file or the complete new one. Parquet files hold plain Arrow types only
+//! (no `string_view`, no `large_list`) so that every common reader, old and new, opens them; the
+//! Parquet dependency (arrow-rs) is linked by this crate only.
 
 mod atomic;
 mod error;
 mod instances;
+mod records;
+mod swebench;
 mod table;
 mod tests_table;
 
 pub use atomic::{write_file, write_jsonl};
 pub use error::ExportError;
-pub use instances::{INSTANCE_COLUMNS, read_instances_parquet, write_instances_parquet};
-pub use tests_table::{Category, TEST_COLUMNS, TestRow, read_tests_parquet, test_rows, write_tests_parquet};
+pub use instances::{INSTANCE_COLUMNS, INSTANCES_TABLE, read_instances_parquet, write_instances_parquet};
+pub use records::read_records;
+pub use swebench::{SWEBENCH_COLUMNS, SWEBENCH_TABLE, SweBenchRow, write_swebench_jsonl, write_swebench_parquet};
+pub use table::{
+    GIT_COMMIT_KEY, Producer, SCHEMA_VERSION_KEY, TABLE_KEY, TABLE_VERSION, TABLE_VERSION_KEY, VERSION_KEY, is_parquet,
+};
+pub use tests_table::{
+    Category, TEST_COLUMNS, TESTS_TABLE, TestRow, read_tests_parquet, test_rows, write_tests_parquet,
+};

@@ -1,119 +1,236 @@
-//! Shared plumbing of the two Parquet tables: building columns, writing a frame, and
-//! reading a file back with its columns checked by name and type.
+//! Shared plumbing of the Parquet tables: the plain Arrow types every table is written with,
+//! the file's key-value metadata, writing one record batch, reading a file back with its columns
+//! checked by name and type, and telling a Parquet file from JSONL by its magic bytes.
+//!
+//! Only plain types are written (`string`, `list<…>` with 32-bit offsets, `struct`, `uint64`),
+//! never `string_view` or `large_list`: pyarrow 15, pandas on pyarrow 21+, Hugging Face
+//! `datasets` 2.19, polars and duckdb all read them.
 
+use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::{BufWriter, Read, Write};
 use std::path::Path;
+use std::sync::Arc;
 
-use polars::prelude::*;
-use serde::de::DeserializeOwned;
+use arrow_array::cast::AsArray;
+use arrow_array::{Array, ArrayRef, ListArray, RecordBatch, StringArray, StructArray, UInt64Array};
+use arrow_buffer::OffsetBuffer;
+use arrow_schema::{DataType, Field, Fields, Schema};
+use parquet::arrow::ArrowWriter;
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::basic::{Compression, ZstdLevel};
+use parquet::file::metadata::KeyValue;
+use parquet::file::properties::WriterProperties;
 
 use crate::ExportError;
 
-/// The element type a column is written with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Kind {
-    /// `String`, never null.
-    Text,
-    /// `String`, null where the record field is `None`.
-    NullableText,
-    /// `UInt64`, never null.
-    Unsigned,
-    /// `List(String)`, never null.
-    TextList,
+/// Key-value metadata key naming the table a file holds: `instances`, `tests` or `swebench`.
+pub const TABLE_KEY: &str = "swe_forge.table";
+/// Key-value metadata key of the table layout's version ([`TABLE_VERSION`]).
+pub const TABLE_VERSION_KEY: &str = "swe_forge.table_version";
+/// Key-value metadata key of the record schema version (`swe_forge.schema_version` of records).
+pub const SCHEMA_VERSION_KEY: &str = "swe_forge.schema_version";
+/// Key-value metadata key of the swe-forge version that wrote the file.
+pub const VERSION_KEY: &str = "swe_forge.version";
+/// Key-value metadata key of the git commit swe-forge was built from (absent when unknown).
+pub const GIT_COMMIT_KEY: &str = "swe_forge.git_commit";
+/// Version of the tables' column layout: 2 has struct and list columns where 1 had JSON strings.
+pub const TABLE_VERSION: u32 = 2;
+
+/// Who wrote an export file; stored in every Parquet file's key-value metadata.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Producer {
+    /// swe-forge's version (`CARGO_PKG_VERSION` of the binary).
+    pub version: String,
+    /// The git commit the binary was built from, when known.
+    pub git_commit: Option<String>,
 }
 
-impl Kind {
-    /// The polars type of a column of this kind.
-    pub(crate) fn dtype(self) -> DataType {
-        match self {
-            Kind::Text | Kind::NullableText => DataType::String,
-            Kind::Unsigned => DataType::UInt64,
-            Kind::TextList => DataType::List(Box::new(DataType::String)),
+/// True when `path` starts with Parquet's magic bytes `PAR1` (JSONL never does).
+pub fn is_parquet(path: impl AsRef<Path>) -> Result<bool, ExportError> {
+    let path = path.as_ref();
+    let mut file = File::open(path).map_err(|source| ExportError::Io { path: path.to_owned(), source })?;
+    let mut magic = [0u8; 4];
+    let mut read = 0;
+    while read < magic.len() {
+        match file.read(&mut magic[read..]) {
+            Ok(0) => return Ok(false),
+            Ok(n) => read += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(source) => return Err(ExportError::Io { path: path.to_owned(), source }),
         }
     }
+    Ok(&magic == b"PAR1")
 }
 
-/// Maps a polars error to an [`ExportError`] naming `path`.
-pub(crate) fn polars_err(path: &Path) -> impl Fn(PolarsError) -> ExportError + '_ {
-    move |source| ExportError::Polars { path: path.to_owned(), source }
+/// `string`, never null.
+pub(crate) fn text_field(name: &str) -> Field {
+    Field::new(name, DataType::Utf8, false)
 }
 
-/// A `List(String)` column with one list per row.
-pub(crate) fn list_column<'a, R, I>(name: &str, rows: R) -> Column
+/// `string`, null where the value is absent.
+pub(crate) fn nullable_text_field(name: &str) -> Field {
+    Field::new(name, DataType::Utf8, true)
+}
+
+/// `uint64`, never null.
+pub(crate) fn unsigned_field(name: &str) -> Field {
+    Field::new(name, DataType::UInt64, false)
+}
+
+/// `list<string>` (32-bit offsets), never null, elements never null.
+pub(crate) fn text_list_field(name: &str) -> Field {
+    Field::new_list(name, Field::new_list_field(DataType::Utf8, false), false)
+}
+
+/// `list<struct<fields>>`, never null, elements never null.
+pub(crate) fn struct_list_field(name: &str, fields: Fields) -> Field {
+    Field::new_list(name, Field::new_list_field(DataType::Struct(fields), false), false)
+}
+
+/// A `string` column.
+pub(crate) fn texts<'a>(values: impl IntoIterator<Item = &'a str>) -> ArrayRef {
+    Arc::new(values.into_iter().map(Some).collect::<StringArray>())
+}
+
+/// A `string` column with nulls.
+pub(crate) fn nullable_texts<'a>(values: impl IntoIterator<Item = Option<&'a str>>) -> ArrayRef {
+    Arc::new(values.into_iter().collect::<StringArray>())
+}
+
+/// A `uint64` column.
+pub(crate) fn unsigned(values: impl IntoIterator<Item = u64>) -> ArrayRef {
+    Arc::new(values.into_iter().collect::<UInt64Array>())
+}
+
+/// A list column: `lengths[i]` consecutive elements of `values` per row; `field` is the
+/// column's own field (a `List`).
+pub(crate) fn list(field: &Field, lengths: Vec<usize>, values: ArrayRef) -> ArrayRef {
+    let DataType::List(item) = field.data_type() else { unreachable!("list() takes list fields") };
+    Arc::new(ListArray::new(item.clone(), OffsetBuffer::from_lengths(lengths), values, None))
+}
+
+/// A `list<string>` column with one list per row.
+pub(crate) fn text_list<'a, R, I>(field: &Field, rows: R) -> ArrayRef
 where
-    R: ExactSizeIterator<Item = I>,
-    I: Iterator<Item = &'a str>,
+    R: IntoIterator<Item = I>,
+    I: IntoIterator<Item = &'a str>,
 {
-    let mut builder = ListStringChunkedBuilder::new(name.into(), rows.len(), 0);
+    let mut lengths = Vec::new();
+    let mut values = Vec::new();
     for row in rows {
-        builder.append_values_iter(row);
+        let before = values.len();
+        values.extend(row);
+        lengths.push(values.len() - before);
     }
-    builder.finish().into_series().into_column()
+    list(field, lengths, texts(values))
 }
 
-/// A `String` column holding each row's value serialized as JSON.
-pub(crate) fn json_column<T, F>(path: &Path, name: &str, items: &[T], to_json: F) -> Result<Column, ExportError>
-where
-    F: Fn(&T) -> serde_json::Result<String>,
-{
-    let values = items
-        .iter()
-        .enumerate()
-        .map(|(row, item)| {
-            to_json(item).map_err(|source| ExportError::Json {
-                path: path.to_owned(),
-                row,
-                column: name.to_owned(),
-                source,
-            })
-        })
-        .collect::<Result<Vec<String>, _>>()?;
-    Ok(Column::new(name.into(), values))
+/// A `struct` column (no null rows) of `fields` made of `columns`.
+pub(crate) fn structs(fields: &Fields, columns: Vec<ArrayRef>) -> ArrayRef {
+    Arc::new(StructArray::new(fields.clone(), columns, None))
 }
 
-/// Writes `df` as a zstd-compressed Parquet file to `w`.
-pub(crate) fn write_frame(path: &Path, w: &mut BufWriter<&mut File>, df: &mut DataFrame) -> Result<(), ExportError> {
-    ParquetWriter::new(&mut *w).finish(df).map_err(polars_err(path))?;
+/// Writes `columns` as one zstd-compressed Parquet file to `w`, with swe-forge's key-value
+/// metadata naming `table`.
+pub(crate) fn write_batch(
+    path: &Path,
+    w: &mut BufWriter<&mut File>,
+    table: &str,
+    producer: &Producer,
+    columns: Vec<(Field, ArrayRef)>,
+) -> Result<(), ExportError> {
+    let (fields, arrays): (Vec<Field>, Vec<ArrayRef>) = columns.into_iter().unzip();
+    let schema = Arc::new(Schema::new(fields));
+    let arrow_err = |source| ExportError::Arrow { path: path.to_owned(), source };
+    let parquet_err = |source| ExportError::Parquet { path: path.to_owned(), source };
+    let batch = RecordBatch::try_new(schema.clone(), arrays).map_err(arrow_err)?;
+    let mut meta = vec![
+        KeyValue::new(TABLE_KEY.to_owned(), table.to_owned()),
+        KeyValue::new(TABLE_VERSION_KEY.to_owned(), TABLE_VERSION.to_string()),
+        KeyValue::new(SCHEMA_VERSION_KEY.to_owned(), swe_forge_core::SCHEMA_VERSION.to_string()),
+        KeyValue::new(VERSION_KEY.to_owned(), producer.version.clone()),
+    ];
+    if let Some(commit) = &producer.git_commit {
+        meta.push(KeyValue::new(GIT_COMMIT_KEY.to_owned(), commit.clone()));
+    }
+    let props = WriterProperties::builder()
+        .set_compression(Compression::ZSTD(ZstdLevel::default()))
+        .set_key_value_metadata(Some(meta))
+        .build();
+    let mut writer = ArrowWriter::try_new(&mut *w, schema, Some(props)).map_err(parquet_err)?;
+    writer.write(&batch).map_err(parquet_err)?;
+    writer.close().map_err(parquet_err)?;
     w.flush().map_err(|source| ExportError::Io { path: path.to_owned(), source })
 }
 
 /// A Parquet file read back into memory.
 pub(crate) struct Table<'p> {
     path: &'p Path,
-    df: DataFrame,
+    batches: Vec<RecordBatch>,
 }
 
 impl<'p> Table<'p> {
-    /// Reads the whole file and checks that every `(name, kind)` column is present with its type.
-    pub(crate) fn read(path: &'p Path, schema: &[(&str, Kind)]) -> Result<Table<'p>, ExportError> {
+    /// Reads the whole file and checks that every field of `want` is present with its type
+    /// (nested names and nullability included) and that non-nullable columns hold no null.
+    /// A file whose metadata names a table other than `table` is refused.
+    pub(crate) fn read(path: &'p Path, table: &str, want: &[Field]) -> Result<Table<'p>, ExportError> {
+        let parquet_err = |source| ExportError::Parquet { path: path.to_owned(), source };
         let file = File::open(path).map_err(|source| ExportError::Io { path: path.to_owned(), source })?;
-        let df = ParquetReader::new(file).finish().map_err(polars_err(path))?;
-        let table = Table { path, df };
-        for &(name, kind) in schema {
-            let col = table.column(name)?;
-            let want = kind.dtype();
-            if col.dtype() != &want {
-                return Err(table.column_err(name, format!("expected type {want}, found {}", col.dtype())));
-            }
-            if kind != Kind::NullableText && col.null_count() > 0 {
-                return Err(table.column_err(name, format!("{} null values in a non-null column", col.null_count())));
+        let builder = ParquetRecordBatchReaderBuilder::try_new(file).map_err(parquet_err)?;
+        let meta: BTreeMap<String, String> = builder
+            .metadata()
+            .file_metadata()
+            .key_value_metadata()
+            .into_iter()
+            .flatten()
+            .filter_map(|kv| Some((kv.key.clone(), kv.value.clone()?)))
+            .collect();
+        if let Some(found) = meta.get(TABLE_KEY).filter(|t| *t != table) {
+            return Err(ExportError::Table { path: path.to_owned(), expected: table.to_owned(), found: found.clone() });
+        }
+        let schema = builder.schema().clone();
+        let column_err = |column: &str, message: String| ExportError::Column {
+            path: path.to_owned(),
+            column: column.to_owned(),
+            message,
+        };
+        for f in want {
+            let found = schema.field_with_name(f.name()).map_err(|_| column_err(f.name(), "missing".to_owned()))?;
+            if found.data_type() != f.data_type() {
+                return Err(column_err(
+                    f.name(),
+                    format!("expected type {}, found {}", f.data_type(), found.data_type()),
+                ));
             }
         }
-        Ok(table)
+        let batches = builder
+            .build()
+            .map_err(parquet_err)?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|source| ExportError::Arrow { path: path.to_owned(), source })?;
+        let t = Table { path, batches };
+        for f in want.iter().filter(|f| !f.is_nullable()) {
+            let nulls: usize = t.batches.iter().map(|b| t.column_of(b, f.name()).map_or(0, |c| c.null_count())).sum();
+            if nulls > 0 {
+                return Err(column_err(f.name(), format!("{nulls} null values in a non-null column")));
+            }
+        }
+        Ok(t)
     }
 
-    /// Number of rows.
-    pub(crate) fn height(&self) -> usize {
-        self.df.height()
+    /// The record batches, in file order.
+    pub(crate) fn batches(&self) -> &[RecordBatch] {
+        &self.batches
     }
 
-    fn column(&self, name: &str) -> Result<&Column, ExportError> {
-        self.df.column(name).map_err(|_| self.column_err(name, "missing".to_owned()))
-    }
-
-    fn column_err(&self, column: &str, message: String) -> ExportError {
-        ExportError::Column { path: self.path.to_owned(), column: column.to_owned(), message }
+    /// Column `name` of `batch` (present: [`Table::read`] checked it).
+    pub(crate) fn column_of<'b>(&self, batch: &'b RecordBatch, name: &str) -> Result<&'b ArrayRef, ExportError> {
+        batch.column_by_name(name).ok_or_else(|| ExportError::Column {
+            path: self.path.to_owned(),
+            column: name.to_owned(),
+            message: "missing".to_owned(),
+        })
     }
 
     /// Error for the value at `row` of `column`.
@@ -121,52 +238,40 @@ impl<'p> Table<'p> {
         ExportError::Value { path: self.path.to_owned(), row, column: column.to_owned(), message }
     }
 
-    /// Values of a `String` column, nulls as `None`.
-    pub(crate) fn nullable_texts(&self, name: &str) -> Result<Vec<Option<&str>>, ExportError> {
-        let ca = self.column(name)?.str().map_err(polars_err(self.path))?;
-        Ok(ca.iter().collect())
+    /// The path being read.
+    pub(crate) fn path(&self) -> &Path {
+        self.path
     }
+}
 
-    /// Values of a non-null `String` column.
-    pub(crate) fn texts(&self, name: &str) -> Result<Vec<&str>, ExportError> {
-        self.nullable_texts(name)?
-            .into_iter()
-            .enumerate()
-            .map(|(row, v)| v.ok_or_else(|| self.value_err(row, name, "null in a non-null column".to_owned())))
-            .collect()
-    }
+/// A `string` array's value at `i`, `None` when null.
+pub(crate) fn opt_str(a: &StringArray, i: usize) -> Option<&str> {
+    a.is_valid(i).then(|| a.value(i))
+}
 
-    /// Values of a non-null `UInt64` column.
-    pub(crate) fn unsigned(&self, name: &str) -> Result<Vec<u64>, ExportError> {
-        let ca = self.column(name)?.u64().map_err(polars_err(self.path))?;
-        ca.iter()
-            .enumerate()
-            .map(|(row, v)| v.ok_or_else(|| self.value_err(row, name, "null in a non-null column".to_owned())))
-            .collect()
-    }
+/// Child `name` of a struct array, as strings.
+pub(crate) fn child_strings<'a>(s: &'a StructArray, name: &str) -> &'a StringArray {
+    s.column_by_name(name).expect("checked by Table::read").as_string::<i32>()
+}
 
-    /// Values of a `String` column of JSON documents, parsed; a null cell reads as `None`.
-    pub(crate) fn nullable_json<T: DeserializeOwned>(&self, name: &str) -> Result<Vec<Option<T>>, ExportError> {
-        self.nullable_texts(name)?
-            .into_iter()
-            .enumerate()
-            .map(|(row, v)| {
-                v.map(serde_json::from_str).transpose().map_err(|source| ExportError::Json {
-                    path: self.path.to_owned(),
-                    row,
-                    column: name.to_owned(),
-                    source,
-                })
-            })
-            .collect()
-    }
+/// Child `name` of a struct array, as `uint64`.
+pub(crate) fn child_unsigned<'a>(s: &'a StructArray, name: &str) -> &'a UInt64Array {
+    s.column_by_name(name).expect("checked by Table::read").as_primitive()
+}
 
-    /// Values of a non-null `String` column of JSON documents, parsed.
-    pub(crate) fn json<T: DeserializeOwned>(&self, name: &str) -> Result<Vec<T>, ExportError> {
-        self.nullable_json(name)?
-            .into_iter()
-            .enumerate()
-            .map(|(row, v)| v.ok_or_else(|| self.value_err(row, name, "null in a non-null column".to_owned())))
-            .collect()
-    }
+/// Child `name` of a struct array, as a list.
+pub(crate) fn child_list<'a>(s: &'a StructArray, name: &str) -> &'a ListArray {
+    s.column_by_name(name).expect("checked by Table::read").as_list::<i32>()
+}
+
+/// The element range of row `i` of a list array.
+pub(crate) fn range(l: &ListArray, i: usize) -> std::ops::Range<usize> {
+    let o = l.value_offsets();
+    o[i] as usize..o[i + 1] as usize
+}
+
+/// The strings of row `i` of a `list<string>` array.
+pub(crate) fn list_strings(l: &ListArray, i: usize) -> Vec<String> {
+    let values = l.values().as_string::<i32>();
+    range(l, i).map(|j| values.value(j).to_owned()).collect()
 }

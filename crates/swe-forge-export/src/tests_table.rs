@@ -6,14 +6,18 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::Path;
 
-use polars::prelude::*;
+use arrow_array::cast::AsArray;
+use arrow_schema::Field;
 use swe_forge_core::{Instance, TestMap, TestStatus, Transition};
 
 use crate::ExportError;
 use crate::atomic::write_atomic;
-use crate::table::{Kind, Table, polars_err, write_frame};
+use crate::table::{Producer, Table, text_field, texts, write_batch};
 
-/// Column names of the tests table, in file order; every column is a non-null `String`.
+/// The `swe_forge.table` metadata value of the tests table.
+pub const TESTS_TABLE: &str = "tests";
+
+/// Column names of the tests table, in file order; every column is a non-null `string`.
 pub const TEST_COLUMNS: [&str; 6] = ["instance_id", "test", "run", "test_status", "fix_status", "category"];
 
 /// The Multi-SWE-bench category of a test that ends PASS.
@@ -118,53 +122,61 @@ pub fn test_rows(instances: &[Instance]) -> Vec<TestRow> {
 
 /// Writes the tests table of `instances` (see [`test_rows`]) to `path`, atomically.
 ///
-/// Columns, all non-null `String`: `instance_id`, `test`, `run`, `test_status`, `fix_status`
-/// (`PASS`/`FAIL`/`SKIP`/`NONE`) and `category` (`p2p`/`f2p`/`s2p`/`n2p`).
-pub fn write_tests_parquet(path: impl AsRef<Path>, instances: &[Instance]) -> Result<(), ExportError> {
+/// Columns, all non-null `string`: `instance_id`, `test`, `run`, `test_status`, `fix_status`
+/// (`PASS`/`FAIL`/`SKIP`/`NONE`) and `category` (`p2p`/`f2p`/`s2p`/`n2p`); key-value metadata
+/// as in the instances table.
+pub fn write_tests_parquet(
+    path: impl AsRef<Path>,
+    instances: &[Instance],
+    producer: &Producer,
+) -> Result<(), ExportError> {
     let path = path.as_ref();
     let rows = test_rows(instances);
-    let text = |name: &str, f: fn(&TestRow) -> &str| Column::new(name.into(), rows.iter().map(f).collect::<Vec<_>>());
+    let column = |name: &str, f: fn(&TestRow) -> &str| (text_field(name), texts(rows.iter().map(f)));
     let columns = vec![
-        text("instance_id", |r| &r.instance_id),
-        text("test", |r| &r.test),
-        text("run", |r| r.transition.run.as_str()),
-        text("test_status", |r| r.transition.test.as_str()),
-        text("fix_status", |r| r.transition.fix.as_str()),
-        text("category", |r| r.category.as_str()),
+        column("instance_id", |r| &r.instance_id),
+        column("test", |r| &r.test),
+        column("run", |r| r.transition.run.as_str()),
+        column("test_status", |r| r.transition.test.as_str()),
+        column("fix_status", |r| r.transition.fix.as_str()),
+        column("category", |r| r.category.as_str()),
     ];
-    let mut df = DataFrame::new(rows.len(), columns).map_err(polars_err(path))?;
-    write_atomic(path, |w| write_frame(path, w, &mut df))
+    write_atomic(path, |w| write_batch(path, w, TESTS_TABLE, producer, columns))
 }
 
 /// Reads a tests table written by [`write_tests_parquet`].
 pub fn read_tests_parquet(path: impl AsRef<Path>) -> Result<Vec<TestRow>, ExportError> {
     let path = path.as_ref();
-    let schema = TEST_COLUMNS.map(|name| (name, Kind::Text));
-    let t = Table::read(path, &schema)?;
-    let [instance_id, test, run, test_status, fix_status, category] = TEST_COLUMNS.map(|name| t.texts(name));
-    let (instance_id, test, run, test_status, fix_status, category) =
-        (instance_id?, test?, run?, test_status?, fix_status?, category?);
-    let status = |row: usize, column: &str, value: &str| {
-        parse_status(value).ok_or_else(|| t.value_err(row, column, format!("unknown test status `{value}`")))
-    };
-    (0..t.height())
-        .map(|row| {
-            Ok(TestRow {
-                instance_id: instance_id[row].to_owned(),
-                test: test[row].to_owned(),
+    let schema: Vec<Field> = TEST_COLUMNS.iter().map(|name| text_field(name)).collect();
+    let t = Table::read(path, TESTS_TABLE, &schema)?;
+    let mut out = Vec::new();
+    for batch in t.batches() {
+        let [instance_id, test, run, test_status, fix_status, category] =
+            TEST_COLUMNS.map(|name| batch.column_by_name(name).expect("checked by Table::read").as_string::<i32>());
+        let first = out.len();
+        for i in 0..batch.num_rows() {
+            let row = first + i;
+            let status = |column: &str, value: &str| {
+                parse_status(value).ok_or_else(|| t.value_err(row, column, format!("unknown test status `{value}`")))
+            };
+            out.push(TestRow {
+                instance_id: instance_id.value(i).to_owned(),
+                test: test.value(i).to_owned(),
                 transition: Transition {
-                    run: status(row, "run", run[row])?,
-                    test: status(row, "test_status", test_status[row])?,
-                    fix: status(row, "fix_status", fix_status[row])?,
+                    run: status("run", run.value(i))?,
+                    test: status("test_status", test_status.value(i))?,
+                    fix: status("fix_status", fix_status.value(i))?,
                 },
-                category: Category::from_name(category[row])
-                    .ok_or_else(|| t.value_err(row, "category", format!("unknown category `{}`", category[row])))?,
-            })
-        })
-        .collect()
+                category: Category::from_name(category.value(i))
+                    .ok_or_else(|| t.value_err(row, "category", format!("unknown category `{}`", category.value(i))))?,
+            });
+        }
+    }
+    Ok(out)
 }
 
-fn parse_status(s: &str) -> Option<TestStatus> {
+/// Parses `PASS`/`FAIL`/`SKIP`/`NONE`.
+pub(crate) fn parse_status(s: &str) -> Option<TestStatus> {
     [TestStatus::Pass, TestStatus::Fail, TestStatus::Skip, TestStatus::None].into_iter().find(|t| t.as_str() == s)
 }
 

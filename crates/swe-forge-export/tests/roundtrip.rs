@@ -1,16 +1,26 @@
-//! Round trips of the 22 devset records through the JSONL and Parquet exports, plus a check
-//! that plain polars reads the Parquet files with the documented column names and types.
+//! Round trips of the 22 devset records through the JSONL and Parquet exports, plus checks
+//! that the Parquet files hold only plain Arrow types (no `string_view`, `large_string`,
+//! `large_list`), the documented columns and swe-forge's key-value metadata. Python readers
+//! (pandas, polars, duckdb, `datasets`) are exercised by `scripts/python-readers.sh`.
 
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::path::Path;
 
-use polars::prelude::*;
+use arrow_array::cast::AsArray;
+use arrow_array::{Array, RecordBatch};
+use arrow_schema::DataType;
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use swe_forge_core::{ForgeMeta, Instance, RejectReason, Rejection, ValidationStatus, read_jsonl};
 use swe_forge_export::{
-    Category, INSTANCE_COLUMNS, TEST_COLUMNS, read_instances_parquet, read_tests_parquet, write_instances_parquet,
-    write_jsonl, write_tests_parquet,
+    Category, ExportError, INSTANCE_COLUMNS, Producer, SWEBENCH_COLUMNS, TEST_COLUMNS, read_instances_parquet,
+    read_records, read_tests_parquet, write_instances_parquet, write_jsonl, write_swebench_parquet,
+    write_tests_parquet,
 };
+
+fn producer() -> Producer {
+    Producer { version: "9.9.9".into(), git_commit: Some("0123abcd".into()) }
+}
 
 const DEVSET: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/devset/instances.jsonl");
 
@@ -65,14 +75,14 @@ fn instances_parquet_round_trips_exactly() {
     let records = devset_with_variants();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("instances.parquet");
-    write_instances_parquet(&path, &records).unwrap();
+    write_instances_parquet(&path, &records, &producer()).unwrap();
     let back = read_instances_parquet(&path).unwrap();
     assert_eq!(back.len(), records.len());
     for (a, b) in records.iter().zip(&back) {
         assert_eq!(a, b, "{}", a.instance_id);
     }
     // Overwriting replaces the file and leaves no temporary file behind.
-    write_instances_parquet(&path, &records[..3]).unwrap();
+    write_instances_parquet(&path, &records[..3], &producer()).unwrap();
     assert_eq!(read_instances_parquet(&path).unwrap(), records[..3]);
     assert!(leftovers(dir.path()).is_empty(), "{:?}", leftovers(dir.path()));
 }
@@ -82,12 +92,13 @@ fn empty_tables_round_trip() {
     let dir = tempfile::tempdir().unwrap();
     let inst = dir.path().join("i.parquet");
     let tests = dir.path().join("t.parquet");
-    write_instances_parquet(&inst, &[]).unwrap();
-    write_tests_parquet(&tests, &[]).unwrap();
+    write_instances_parquet(&inst, &[], &producer()).unwrap();
+    write_tests_parquet(&tests, &[], &producer()).unwrap();
     assert!(read_instances_parquet(&inst).unwrap().is_empty());
     assert!(read_tests_parquet(&tests).unwrap().is_empty());
-    let df = ParquetReader::new(File::open(&inst).unwrap()).finish().unwrap();
-    assert_eq!(df.column("FAIL_TO_PASS").unwrap().dtype(), &DataType::List(Box::new(DataType::String)));
+    let (batch, _) = read_plain(&inst);
+    assert_eq!(batch.num_rows(), 0);
+    assert!(matches!(batch.schema().field_with_name("FAIL_TO_PASS").unwrap().data_type(), DataType::List(_)));
 }
 
 #[test]
@@ -121,7 +132,7 @@ fn jsonl_round_trips_and_matches_the_source_lines() {
 fn writing_into_a_missing_directory_fails_cleanly() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("missing").join("x.parquet");
-    let err = write_instances_parquet(&path, &devset()).unwrap_err();
+    let err = write_instances_parquet(&path, &devset(), &producer()).unwrap_err();
     assert!(matches!(err, swe_forge_export::ExportError::Io { .. }), "{err:?}");
     assert!(!path.exists());
 }
@@ -161,7 +172,7 @@ fn tests_parquet_has_one_row_per_test() {
     let records = devset();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("tests.parquet");
-    write_tests_parquet(&path, &records).unwrap();
+    write_tests_parquet(&path, &records, &producer()).unwrap();
     let rows = read_tests_parquet(&path).unwrap();
     let expected = expected_test_rows();
     assert_eq!(rows.len(), expected.len());
@@ -187,60 +198,111 @@ fn tests_parquet_has_one_row_per_test() {
     assert!(leftovers(dir.path()).is_empty());
 }
 
+/// The whole file as one batch (via arrow-rs, as any reader would see it) and its key-value metadata.
+fn read_plain(path: &Path) -> (RecordBatch, BTreeMap<String, String>) {
+    let builder = ParquetRecordBatchReaderBuilder::try_new(File::open(path).unwrap()).unwrap();
+    let meta = builder
+        .metadata()
+        .file_metadata()
+        .key_value_metadata()
+        .into_iter()
+        .flatten()
+        .map(|kv| (kv.key.clone(), kv.value.clone().unwrap_or_default()))
+        .collect();
+    let schema = builder.schema().clone();
+    let batches: Vec<RecordBatch> = builder.with_batch_size(1 << 20).build().unwrap().map(Result::unwrap).collect();
+    (one_batch(&schema, &batches), meta)
+}
+
+fn one_batch(schema: &arrow_schema::SchemaRef, batches: &[RecordBatch]) -> RecordBatch {
+    match batches {
+        [] => RecordBatch::new_empty(schema.clone()),
+        [one] => one.clone(),
+        _ => panic!("one batch expected for these small files, got {}", batches.len()),
+    }
+}
+
+/// Fails on any type some reader refuses: views (pyarrow 21+ to pandas), large lists and
+/// strings (`datasets` 2.19), anything else unusual.
+fn assert_plain(path: &str, dt: &DataType) {
+    match dt {
+        DataType::Utf8 | DataType::UInt64 => {}
+        DataType::List(f) => assert_plain(path, f.data_type()),
+        DataType::Struct(fields) => {
+            fields.iter().for_each(|f| assert_plain(&format!("{path}.{}", f.name()), f.data_type()))
+        }
+        other => panic!("{path}: type {other} is not plain"),
+    }
+}
+
 #[test]
-fn polars_reads_both_files_with_the_documented_schema() {
+fn parquet_files_hold_plain_types_the_documented_columns_and_metadata() {
     let records = devset_with_variants();
     let dir = tempfile::tempdir().unwrap();
     let inst_path = dir.path().join("instances.parquet");
     let tests_path = dir.path().join("tests.parquet");
-    write_instances_parquet(&inst_path, &records).unwrap();
-    write_tests_parquet(&tests_path, &records).unwrap();
+    let swebench_path = dir.path().join("swebench.parquet");
+    write_instances_parquet(&inst_path, &records, &producer()).unwrap();
+    write_tests_parquet(&tests_path, &records, &producer()).unwrap();
+    write_swebench_parquet(&swebench_path, &records, &producer()).unwrap();
 
-    let df = ParquetReader::new(File::open(&inst_path).unwrap()).finish().unwrap();
-    assert_eq!(df.height(), records.len());
-    let names: Vec<&str> = df.get_column_names().into_iter().map(|n| n.as_str()).collect();
-    assert_eq!(names, INSTANCE_COLUMNS);
-    let list = DataType::List(Box::new(DataType::String));
-    for name in INSTANCE_COLUMNS {
-        let want = match name {
-            "number" => DataType::UInt64,
-            "rejection_reasons" | "FAIL_TO_PASS" | "PASS_TO_PASS" => list.clone(),
-            _ => DataType::String,
-        };
-        assert_eq!(df.column(name).unwrap().dtype(), &want, "{name}");
+    for (path, table, columns) in [
+        (&inst_path, "instances", &INSTANCE_COLUMNS[..]),
+        (&tests_path, "tests", &TEST_COLUMNS[..]),
+        (&swebench_path, "swebench", &SWEBENCH_COLUMNS[..]),
+    ] {
+        let (batch, meta) = read_plain(path);
+        let schema = batch.schema();
+        let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+        assert_eq!(names, columns, "{table}");
+        for f in schema.fields() {
+            assert_plain(&format!("{table}.{}", f.name()), f.data_type());
+        }
+        assert_eq!(meta.get("swe_forge.table").map(String::as_str), Some(table));
+        assert_eq!(meta.get("swe_forge.table_version").map(String::as_str), Some("2"));
+        assert_eq!(meta.get("swe_forge.schema_version").map(String::as_str), Some("1"));
+        assert_eq!(meta.get("swe_forge.version").map(String::as_str), Some("9.9.9"));
+        assert_eq!(meta.get("swe_forge.git_commit").map(String::as_str), Some("0123abcd"));
     }
+
     // List and derived columns hold what the records say.
-    let f2p = df.column("FAIL_TO_PASS").unwrap().list().unwrap();
-    let p2p = df.column("PASS_TO_PASS").unwrap().list().unwrap();
-    let reasons = df.column("rejection_reasons").unwrap().list().unwrap();
-    let status = df.column("status").unwrap().str().unwrap();
-    let lang = df.column("lang").unwrap().str().unwrap();
-    let strings = |s: Option<Series>| -> Vec<String> {
-        s.unwrap().str().unwrap().iter().map(|v| v.unwrap().to_owned()).collect()
+    let (batch, _) = read_plain(&inst_path);
+    assert_eq!(batch.num_rows(), records.len());
+    let col = |name: &str| batch.column_by_name(name).unwrap().clone();
+    let strings = |name: &str, row: usize| -> Vec<String> {
+        let l = col(name);
+        let v = l.as_list::<i32>().value(row);
+        v.as_string::<i32>().iter().map(|s| s.unwrap().to_owned()).collect()
     };
+    let status = col("status");
+    let lang = col("lang");
+    let f2p_maps = col("f2p_tests");
     for (row, r) in records.iter().enumerate() {
-        assert_eq!(strings(f2p.get_as_series(row)), r.fixed_tests.keys().cloned().collect::<Vec<_>>());
-        assert_eq!(strings(p2p.get_as_series(row)), r.p2p_tests.keys().cloned().collect::<Vec<_>>());
-        assert_eq!(lang.get(row), r.lang.as_deref());
+        assert_eq!(strings("FAIL_TO_PASS", row), r.fixed_tests.keys().cloned().collect::<Vec<_>>());
+        assert_eq!(strings("PASS_TO_PASS", row), r.p2p_tests.keys().cloned().collect::<Vec<_>>());
+        let lang = lang.as_string::<i32>();
+        assert_eq!(lang.is_valid(row).then(|| lang.value(row)), r.lang.as_deref());
         let want_status = match &r.swe_forge {
             None => "candidate",
             Some(m) if m.status == ValidationStatus::Accepted => "accepted",
             Some(_) => "rejected",
         };
-        assert_eq!(status.get(row), Some(want_status));
+        assert_eq!(status.as_string::<i32>().value(row), want_status);
         let want_reasons: Vec<String> = match r.instance_id.as_str() {
             "variant__rejected-2" => vec!["no_fixed_tests".into(), "pass_to_fail".into()],
             _ => vec![],
         };
-        assert_eq!(strings(reasons.get_as_series(row)), want_reasons);
+        assert_eq!(strings("rejection_reasons", row), want_reasons);
+        // A test map is a list of {name, run, test, fix} in name order.
+        let entries = f2p_maps.as_list::<i32>().value(row);
+        let names = entries.as_struct().column_by_name("name").unwrap().as_string::<i32>().clone();
+        let names: Vec<&str> = names.iter().map(Option::unwrap).collect();
+        assert_eq!(names, r.f2p_tests.keys().map(String::as_str).collect::<Vec<_>>());
     }
 
-    let df = ParquetReader::new(File::open(&tests_path).unwrap()).finish().unwrap();
-    let names: Vec<&str> = df.get_column_names().into_iter().map(|n| n.as_str()).collect();
-    assert_eq!(names, TEST_COLUMNS);
+    let (batch, _) = read_plain(&tests_path);
     for name in TEST_COLUMNS {
-        assert_eq!(df.column(name).unwrap().dtype(), &DataType::String, "{name}");
-        assert_eq!(df.column(name).unwrap().null_count(), 0, "{name}");
+        assert_eq!(batch.column_by_name(name).unwrap().null_count(), 0, "{name}");
     }
     let expected: usize = records
         .iter()
@@ -254,5 +316,30 @@ fn polars_reads_both_files_with_the_documented_schema() {
             all.len()
         })
         .sum();
-    assert_eq!(df.height(), expected);
+    assert_eq!(batch.num_rows(), expected);
+}
+
+#[test]
+fn records_are_read_from_jsonl_or_parquet_by_their_magic_bytes() {
+    let records = devset_with_variants();
+    let dir = tempfile::tempdir().unwrap();
+    // The names lie on purpose: the content decides.
+    let parquet = dir.path().join("records.jsonl");
+    let jsonl = dir.path().join("records.parquet");
+    write_instances_parquet(&parquet, &records, &producer()).unwrap();
+    write_jsonl(&jsonl, &records).unwrap();
+    assert_eq!(read_records(&parquet).unwrap(), records);
+    assert_eq!(read_records(&jsonl).unwrap(), records);
+    // A SWE-bench or tests export is not a records file.
+    let swebench = dir.path().join("swebench.parquet");
+    write_swebench_parquet(&swebench, &records, &producer()).unwrap();
+    let err = read_records(&swebench).unwrap_err();
+    assert!(matches!(&err, ExportError::Table { found, .. } if found == "swebench"), "{err:?}");
+    let tests = dir.path().join("tests.parquet");
+    write_tests_parquet(&tests, &records, &producer()).unwrap();
+    assert!(matches!(read_records(&tests).unwrap_err(), ExportError::Table { .. }));
+    // An empty file is (empty) JSONL.
+    let empty = dir.path().join("empty");
+    File::create(&empty).unwrap();
+    assert!(read_records(&empty).unwrap().is_empty());
 }

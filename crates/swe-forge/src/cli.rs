@@ -158,21 +158,50 @@ pub struct RegradeArgs {
 
 #[derive(Debug, Args)]
 pub struct ExportArgs {
-    /// Validated records (JSONL).
+    /// Validated records (JSONL, or an instances Parquet table swe-forge wrote).
     #[arg(long)]
     pub records: PathBuf,
-    /// JSONL output of the accepted instances.
+    /// JSONL output of the accepted instances (in --format).
     #[arg(long)]
     pub jsonl: Option<PathBuf>,
-    /// Parquet output, one row per accepted instance.
+    /// Parquet output, one row per accepted instance (in --format).
     #[arg(long)]
     pub parquet: Option<PathBuf>,
+    /// What --jsonl and --parquet hold: the full records, or SWE-bench's fields plus the image.
+    #[arg(long, value_enum, default_value_t = ExportFormat::Records)]
+    pub format: ExportFormat,
+    /// Test names in the exported test maps and lists: swe-forge's canonical ids, or
+    /// Multi-SWE-bench's (derived from the parsed runs kept under --work-dir).
+    #[arg(long, value_enum, default_value_t = ExportNaming::Canonical)]
+    pub naming: ExportNaming,
+    /// Where validation kept its runs (`<work-dir>/logs/<instance_id>/`), for --naming msb.
+    /// Default: the records path with the extension `.work`, as validate makes it.
+    #[arg(long)]
+    pub work_dir: Option<PathBuf>,
     /// Parquet output, one row per (accepted instance, test).
     #[arg(long)]
     pub tests_parquet: Option<PathBuf>,
     /// Export rejected and unvalidated records too.
     #[arg(long)]
     pub all: bool,
+}
+
+/// The shape of exported instances.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExportFormat {
+    /// swe-forge's records (Multi-SWE-bench's format plus `swe_forge`); Parquet: the instances table.
+    Records,
+    /// SWE-bench's fields (FAIL_TO_PASS / PASS_TO_PASS as JSON strings) plus the image reference.
+    Swebench,
+}
+
+/// The test names of an export.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExportNaming {
+    /// swe-forge's canonical ids (`gostack::TestPopEmptyReturnsError`).
+    Canonical,
+    /// Multi-SWE-bench's names (`TestPopEmptyReturnsError`), categories derived again in them.
+    Msb,
 }
 
 #[derive(Debug, Args)]

@@ -1,11 +1,16 @@
-//! `swe-forge export`: validated records to JSONL and Parquet.
+//! `swe-forge export`: validated records to JSONL and Parquet, as records or in SWE-bench's
+//! shape, with canonical or Multi-SWE-bench test names.
 
+use std::collections::BTreeSet;
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
+use swe_forge_agree::{Naming, View, rederive};
 use swe_forge_core::{Instance, ValidationStatus};
+use swe_forge_export::Producer;
 
-use crate::cli::ExportArgs;
+use crate::cli::{ExportArgs, ExportFormat, ExportNaming};
+use crate::commands::revalidate::read_logs;
 use crate::commands::validate::read_records;
 
 pub fn export_command(args: ExportArgs) -> Result<()> {
@@ -13,36 +18,101 @@ pub fn export_command(args: ExportArgs) -> Result<()> {
         bail!("nothing to export: give --jsonl, --parquet and/or --tests-parquet");
     }
     let records = read_records(&args.records)?;
-    let selected: Vec<Instance> =
+    let mut selected: Vec<Instance> =
         records.into_iter().filter(|r| args.all || r.status() == ValidationStatus::Accepted).collect();
-    export(&selected, args.jsonl.as_deref(), args.parquet.as_deref(), args.tests_parquet.as_deref())?;
+    if args.naming == ExportNaming::Msb {
+        let work_dir = args.work_dir.clone().unwrap_or_else(|| args.records.with_extension("work"));
+        selected = msb_named(selected, &work_dir)?;
+    }
+    let (jsonl, parquet, tests) = (args.jsonl.as_deref(), args.parquet.as_deref(), args.tests_parquet.as_deref());
+    match args.format {
+        ExportFormat::Records => export(&selected, jsonl, parquet, tests)?,
+        ExportFormat::Swebench => export_swebench(&selected, jsonl, parquet, tests)?,
+    }
     eprintln!("exported {} instances", selected.len());
     Ok(())
 }
 
-pub fn export(records: &[Instance], jsonl: Option<&Path>, parquet: Option<&Path>, tests: Option<&Path>) -> Result<()> {
-    // Every exported record carries a difficulty label: the heuristic's where curation put none.
-    let mut labelled = Vec::new();
-    let records = if records.iter().all(|r| r.swe_forge.as_ref().is_some_and(|m| m.difficulty.is_some())) {
-        records
-    } else {
-        labelled.extend_from_slice(records);
-        swe_forge_curate::label_missing_difficulty(&mut labelled, &swe_forge_curate::Heuristic::CALIBRATED);
-        &labelled
-    };
-    for p in [jsonl, parquet, tests].into_iter().flatten() {
+/// swe-forge's version and the commit it was built from, for the Parquet files' metadata.
+pub fn producer() -> Producer {
+    Producer {
+        version: env!("CARGO_PKG_VERSION").to_owned(),
+        git_commit: option_env!("SWE_FORGE_GIT_COMMIT").map(str::to_owned),
+    }
+}
+
+/// `records` with Multi-SWE-bench test names: each swe-forge record's three runs (their kept
+/// parses under `work_dir`) rolled up to Multi-SWE-bench names and categorised again, exactly
+/// as `revalidate --profile msb` compares them. Records without a `swe_forge` block did not come
+/// from swe-forge's runs (published Multi-SWE-bench records already use its names) and stay as
+/// they are.
+fn msb_named(records: Vec<Instance>, work_dir: &Path) -> Result<Vec<Instance>> {
+    records
+        .into_iter()
+        .map(|r| {
+            let Some(meta) = &r.swe_forge else { return Ok(r) };
+            let Some(logs) = read_logs(work_dir, &r) else {
+                bail!(
+                    "{}: --naming msb needs its runs' logs or parsed results (run, test, fix) under {}",
+                    r.instance_id,
+                    work_dir.join("logs").join(&r.instance_id).display()
+                );
+            };
+            let flaky: BTreeSet<String> = meta.flaky.keys().cloned().collect();
+            Ok(rederive(&r, &View::ours(&logs, Naming::Msb, &flaky)))
+        })
+        .collect()
+}
+
+/// Every exported record carries a difficulty label: the heuristic's where curation put none.
+fn labelled(records: &[Instance]) -> std::borrow::Cow<'_, [Instance]> {
+    if records.iter().all(|r| r.swe_forge.as_ref().is_some_and(|m| m.difficulty.is_some())) {
+        return records.into();
+    }
+    let mut out = records.to_vec();
+    swe_forge_curate::label_missing_difficulty(&mut out, &swe_forge_curate::Heuristic::CALIBRATED);
+    out.into()
+}
+
+fn create_parents(paths: [Option<&Path>; 3]) -> Result<()> {
+    for p in paths.into_iter().flatten() {
         if let Some(dir) = p.parent() {
             std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         }
     }
+    Ok(())
+}
+
+pub fn export(records: &[Instance], jsonl: Option<&Path>, parquet: Option<&Path>, tests: Option<&Path>) -> Result<()> {
+    let records = labelled(records);
+    create_parents([jsonl, parquet, tests])?;
     if let Some(p) = jsonl {
-        swe_forge_export::write_jsonl(p, records)?;
+        swe_forge_export::write_jsonl(p, &records)?;
     }
     if let Some(p) = parquet {
-        swe_forge_export::write_instances_parquet(p, records)?;
+        swe_forge_export::write_instances_parquet(p, &records, &producer())?;
     }
     if let Some(p) = tests {
-        swe_forge_export::write_tests_parquet(p, records)?;
+        swe_forge_export::write_tests_parquet(p, &records, &producer())?;
+    }
+    Ok(())
+}
+
+fn export_swebench(
+    records: &[Instance],
+    jsonl: Option<&Path>,
+    parquet: Option<&Path>,
+    tests: Option<&Path>,
+) -> Result<()> {
+    create_parents([jsonl, parquet, tests])?;
+    if let Some(p) = jsonl {
+        swe_forge_export::write_swebench_jsonl(p, records)?;
+    }
+    if let Some(p) = parquet {
+        swe_forge_export::write_swebench_parquet(p, records, &producer())?;
+    }
+    if let Some(p) = tests {
+        swe_forge_export::write_tests_parquet(p, records, &producer())?;
     }
     Ok(())
 }

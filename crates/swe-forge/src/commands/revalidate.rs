@@ -244,7 +244,7 @@ fn to_candidate(published: &Instance) -> Instance {
 
 /// The first attempt of each run: its kept log parsed again with this build's parsers, else the
 /// parse kept when it ran; None unless all three exist.
-fn read_logs(work_dir: &Path, ours: &Instance) -> Option<PhaseLogs> {
+pub(crate) fn read_logs(work_dir: &Path, ours: &Instance) -> Option<PhaseLogs> {
     let id = &ours.instance_id;
     let get = |p: Phase| reparse(ours, work_dir, p.as_str()).or_else(|| read_parsed(work_dir, id, p.as_str()));
     Some(PhaseLogs { run: get(Phase::Run)?, test: get(Phase::Test)?, fix: get(Phase::Fix)? })

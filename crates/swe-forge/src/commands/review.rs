@@ -7,7 +7,8 @@ use swe_forge_curate::{Heuristic, KeepRule, ReviewServer, ServerOptions};
 
 #[derive(Debug, clap::Args)]
 pub struct ReviewArgs {
-    /// The dataset to review (JSONL records, e.g. the output of validate).
+    /// The dataset to review (JSONL records, e.g. the output of validate, or an instances Parquet
+    /// table).
     #[arg(long)]
     pub dataset: PathBuf,
     /// The state store that keeps the reviews (SQLite; made if missing). Default:
@@ -57,8 +58,12 @@ pub fn review_command(args: ReviewArgs) -> Result<()> {
         .or_else(|| std::env::var("USER").ok())
         .filter(|r| !r.trim().is_empty())
         .unwrap_or_else(|| "anonymous".into());
+    // The page reads the dataset as JSONL by byte ranges: a Parquet dataset is served from a
+    // JSONL copy that lives as long as the server.
+    let jsonl_copy = jsonl_copy(&args.dataset)?;
+    let dataset = jsonl_copy.as_ref().map_or(args.dataset.clone(), |f| f.path().to_owned());
     let server = ReviewServer::bind(ServerOptions {
-        dataset: args.dataset.clone(),
+        dataset,
         work_dir: work_dir.is_dir().then_some(work_dir),
         store: store.clone(),
         reviewer,
@@ -72,5 +77,17 @@ pub fn review_command(args: ReviewArgs) -> Result<()> {
     use std::io::Write as _;
     std::io::stdout().flush()?;
     server.serve();
+    drop(jsonl_copy);
     Ok(())
+}
+
+/// A temporary JSONL copy of `dataset` when it is an instances Parquet table.
+fn jsonl_copy(dataset: &std::path::Path) -> Result<Option<tempfile::NamedTempFile>> {
+    if !swe_forge_export::is_parquet(dataset)? {
+        return Ok(None);
+    }
+    let records = crate::commands::validate::read_records(dataset)?;
+    let file = tempfile::Builder::new().prefix("swe-forge-review-").suffix(".jsonl").tempfile()?;
+    swe_forge_export::write_jsonl(file.path(), &records)?;
+    Ok(Some(file))
 }

@@ -2,13 +2,12 @@
 //! file, validate the rest, append each result as soon as it is known.
 
 use std::collections::HashMap;
-use std::io::BufReader;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use swe_forge_core::{Instance, ValidationStatus, read_jsonl};
+use swe_forge_core::{Instance, ValidationStatus};
 use swe_forge_docker::{CaBundle, Engine};
 use swe_forge_store::{RunRow, Stage, Store};
 use swe_forge_validate::{Reporter, Settings, Validator, plan_env_commits};
@@ -31,9 +30,10 @@ pub async fn validate_command(args: ValidateArgs) -> Result<()> {
     Ok(())
 }
 
+/// Records from JSONL or from an instances Parquet table swe-forge wrote (told apart by the
+/// file's first bytes).
 pub fn read_records(path: &Path) -> Result<Vec<Instance>> {
-    let file = std::fs::File::open(path).with_context(|| format!("opening records {}", path.display()))?;
-    read_jsonl(BufReader::new(file)).with_context(|| format!("reading records {}", path.display()))
+    swe_forge_export::read_records(path).with_context(|| format!("reading records {}", path.display()))
 }
 
 pub fn apply_pipeline(settings: &mut Settings, p: &Pipeline) {

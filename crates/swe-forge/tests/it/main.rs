@@ -9,6 +9,7 @@ mod bad_input;
 mod curate;
 mod environments;
 mod evaluate;
+mod export;
 mod fixtures;
 mod mine;
 mod parse;

@@ -1,0 +1,261 @@
+//! `swe-forge export` end to end: records and SWE-bench rows in JSONL and Parquet, read back
+//! by the commands that take records (Parquet told from JSONL by its first bytes), Multi-SWE-bench
+//! test names from kept parsed runs, and every Python reader dataset users have
+//! (`scripts/python-readers.sh`: pandas on pyarrow 15 and current, polars, duckdb, `datasets`
+//! 2.19 and current, SWE-bench's `make_test_spec`, Multi-SWE-bench's `Dataset.from_json`).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::{Value, json};
+use swe_forge_core::{ForgeMeta, Instance, Provenance, RejectReason, Rejection, TestStatus, ValidationStatus};
+
+use crate::support::{read_records, root, swe_forge, text};
+
+/// The 22 published devset records, the Go fixture instance as swe-forge would accept it (with
+/// an image, provenance and canonical ids) and a rejected variant.
+fn sample_records() -> Vec<Instance> {
+    let mut records = read_records(&root().join("data/devset/instances.jsonl"));
+    let fixtures = read_records(&root().join("data/fixtures/instances.jsonl"));
+    let mut go = fixtures.into_iter().find(|r| r.instance_id == "forge-fixtures__gostack-1").unwrap();
+    let t = |run, test, fix| swe_forge_core::Transition { run, test, fix };
+    let (p, f, n) = (TestStatus::Pass, TestStatus::Fail, TestStatus::None);
+    go.fixed_tests.insert("gostack::TestPopEmptyReturnsError".into(), t(n, f, p));
+    go.f2p_tests = go.fixed_tests.clone();
+    for name in ["gostack::TestLen", "gostack::TestPushThenPop"] {
+        go.p2p_tests.insert(name.into(), t(p, p, p));
+    }
+    go.run_result.passed_tests = vec!["gostack::TestLen".into(), "gostack::TestPushThenPop".into()];
+    go.run_result.passed_count = 2;
+    go.test_patch_result.passed_tests = go.run_result.passed_tests.clone();
+    go.test_patch_result.passed_count = 2;
+    go.test_patch_result.failed_tests = vec!["gostack::TestPopEmptyReturnsError".into()];
+    go.test_patch_result.failed_count = 1;
+    go.fix_patch_result.passed_tests =
+        [&go.run_result.passed_tests[..], &go.test_patch_result.failed_tests[..]].concat();
+    go.fix_patch_result.passed_tests.sort();
+    go.fix_patch_result.passed_count = 3;
+    go.lang = Some("go".into());
+    let mut meta = ForgeMeta::new(ValidationStatus::Accepted);
+    meta.parser = Some("go-test".into());
+    meta.image = Some("swe-forge/forge-fixtures_m_gostack:pr-1".into());
+    meta.merged_at = Some("2024-05-06T07:08:09Z".into());
+    meta.provenance = Some(Provenance { env_commit: go.base.sha.clone(), ..Provenance::default() });
+    go.swe_forge = Some(meta);
+    let mut rejected = records[1].clone();
+    rejected.instance_id = "variant__rejected-2".into();
+    rejected.body = None;
+    let mut meta = ForgeMeta::new(ValidationStatus::Rejected);
+    meta.rejections = vec![Rejection::new(RejectReason::NoFixedTests, "nothing went to PASS")];
+    rejected.swe_forge = Some(meta);
+    records.push(go);
+    records.push(rejected);
+    records
+}
+
+fn write_records(path: &Path, records: &[Instance]) {
+    let mut out = Vec::new();
+    swe_forge_core::write_jsonl(&mut out, records).unwrap();
+    std::fs::write(path, out).unwrap();
+}
+
+fn export(args: &[&str]) {
+    let out = swe_forge(&[&["export"], args].concat());
+    assert!(out.status.success(), "export {args:?}: {}", text(&out));
+}
+
+fn jsonl(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+/// Writes every export of the sample records into `dir`, as the Python readers expect them.
+fn write_exports(dir: &Path) -> Vec<Instance> {
+    let input = dir.join("input.jsonl");
+    write_records(&input, &sample_records());
+    let p = |name: &str| dir.join(name).to_str().unwrap().to_owned();
+    export(&[
+        "--records",
+        &p("input.jsonl"),
+        "--all",
+        "--jsonl",
+        &p("records.jsonl"),
+        "--parquet",
+        &p("instances.parquet"),
+        "--tests-parquet",
+        &p("tests.parquet"),
+    ]);
+    // Read back from Parquet: the records file's format is told by its first bytes.
+    export(&[
+        "--records",
+        &p("instances.parquet"),
+        "--all",
+        "--format",
+        "swebench",
+        "--jsonl",
+        &p("swebench.jsonl"),
+        "--parquet",
+        &p("swebench.parquet"),
+    ]);
+    read_records(&dir.join("records.jsonl"))
+}
+
+#[test]
+fn records_and_swebench_exports_read_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let records = write_exports(dir.path());
+    assert_eq!(records.len(), 24);
+    // Parquet written by export reads as the same records (what every command taking records uses).
+    let from_parquet = swe_forge_export::read_records(dir.path().join("instances.parquet")).unwrap();
+    assert_eq!(from_parquet, records);
+
+    let rows = jsonl(&dir.path().join("swebench.jsonl"));
+    assert_eq!(rows.len(), records.len());
+    let go = rows.iter().find(|r| r["instance_id"] == "forge-fixtures__gostack-1").unwrap();
+    assert_eq!(go["repo"], "forge-fixtures/gostack");
+    assert_eq!(go["FAIL_TO_PASS"], r#"["gostack::TestPopEmptyReturnsError"]"#);
+    assert_eq!(go["PASS_TO_PASS"], r#"["gostack::TestLen","gostack::TestPushThenPop"]"#);
+    assert_eq!(go["image"], "swe-forge/forge-fixtures_m_gostack:pr-1");
+    assert_eq!(go["created_at"], "2024-05-06T07:08:09Z");
+    assert!(go["problem_statement"].as_str().unwrap().starts_with("Pop on an empty stack does not report an error\n"));
+    let published = rows.iter().find(|r| r["instance_id"] == "tokio-rs__tracing-1619").unwrap();
+    assert_eq!(published["image"], Value::Null);
+
+    // A SWE-bench export is refused where records are read, with the reason.
+    let out = swe_forge(&[
+        "export",
+        "--records",
+        dir.path().join("swebench.parquet").to_str().unwrap(),
+        "--jsonl",
+        dir.path().join("x.jsonl").to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    assert!(text(&out).contains("holds the `swebench` table, not `instances`"), "{}", text(&out));
+}
+
+/// Kept parses of the Go fixture's three runs, as validate leaves them in its work folder.
+fn keep_parsed_runs(work: &Path) {
+    let dir = work.join("logs/forge-fixtures__gostack-1");
+    std::fs::create_dir_all(&dir).unwrap();
+    let names = json!({
+        "gostack::TestLen": "TestLen",
+        "gostack::TestPushThenPop": "TestPushThenPop",
+        "gostack::TestPopEmptyReturnsError": "TestPopEmptyReturnsError"
+    });
+    let run = json!({"tests": {"gostack::TestLen": "PASS", "gostack::TestPushThenPop": "PASS"}, "msb_names": names, "warnings": []});
+    let test = json!({"tests": {"gostack::TestLen": "PASS", "gostack::TestPushThenPop": "PASS",
+        "gostack::TestPopEmptyReturnsError": "FAIL"}, "msb_names": names, "warnings": []});
+    let fix = json!({"tests": {"gostack::TestLen": "PASS", "gostack::TestPushThenPop": "PASS",
+        "gostack::TestPopEmptyReturnsError": "PASS"}, "msb_names": names, "warnings": []});
+    for (label, v) in [("run", run), ("test", test), ("fix", fix)] {
+        std::fs::write(dir.join(format!("{label}.parsed.json")), v.to_string()).unwrap();
+    }
+}
+
+#[test]
+fn naming_msb_uses_multi_swe_bench_names_in_every_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("validated.jsonl");
+    write_records(&input, &sample_records());
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_owned();
+
+    // Without the kept runs there is nothing to derive the names from: an error naming the folder.
+    let out = swe_forge(&["export", "--records", &p("validated.jsonl"), "--naming", "msb", "--jsonl", &p("x.jsonl")]);
+    assert!(!out.status.success());
+    assert!(text(&out).contains("forge-fixtures__gostack-1: --naming msb needs"), "{}", text(&out));
+
+    // The default work folder is the records path with `.work`, as validate makes it.
+    keep_parsed_runs(&dir.path().join("validated.work"));
+    export(&[
+        "--records",
+        &p("validated.jsonl"),
+        "--naming",
+        "msb",
+        "--jsonl",
+        &p("msb.jsonl"),
+        "--parquet",
+        &p("msb.parquet"),
+    ]);
+    let records = read_records(&dir.path().join("msb.jsonl"));
+    assert_eq!(records.len(), 1, "only the accepted record");
+    let go = &records[0];
+    assert_eq!(go.f2p_tests.keys().collect::<Vec<_>>(), ["TestPopEmptyReturnsError"]);
+    assert_eq!(go.fixed_tests.keys().collect::<Vec<_>>(), ["TestPopEmptyReturnsError"]);
+    assert_eq!(go.p2p_tests.keys().collect::<Vec<_>>(), ["TestLen", "TestPushThenPop"]);
+    assert_eq!(go.fix_patch_result.passed_tests, ["TestLen", "TestPopEmptyReturnsError", "TestPushThenPop"]);
+    assert_eq!(swe_forge_export::read_records(dir.path().join("msb.parquet")).unwrap(), records);
+
+    let work = p("validated.work");
+    export(&[
+        "--records",
+        &p("validated.jsonl"),
+        "--naming",
+        "msb",
+        "--work-dir",
+        &work,
+        "--format",
+        "swebench",
+        "--jsonl",
+        &p("msb-swebench.jsonl"),
+    ]);
+    let rows = jsonl(&dir.path().join("msb-swebench.jsonl"));
+    assert_eq!(rows[0]["FAIL_TO_PASS"], r#"["TestPopEmptyReturnsError"]"#);
+    assert_eq!(rows[0]["PASS_TO_PASS"], r#"["TestLen","TestPushThenPop"]"#);
+}
+
+/// Where the Python virtual environments are kept between runs.
+fn venv_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("python-readers")
+}
+
+#[test]
+fn python_readers_read_every_export() {
+    let dir = tempfile::tempdir().unwrap();
+    write_exports(dir.path());
+    let out = Command::new("bash")
+        .arg(root().join("scripts/python-readers.sh"))
+        .arg(dir.path())
+        .arg(venv_dir())
+        .output()
+        .expect("bash runs");
+    let log = text(&out);
+    eprintln!("{log}");
+    assert!(out.status.success(), "a Python reader failed:\n{log}");
+    for reader in ["pandas.read_parquet instances (pandas 2.1", "datasets 2.19", "polars.read_parquet", "duckdb"] {
+        assert!(log.contains(reader), "{reader} did not run:\n{log}");
+    }
+}
+
+#[test]
+fn review_and_curate_read_an_instances_parquet_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let records = write_exports(dir.path());
+    let parquet = dir.path().join("instances.parquet");
+
+    let out = swe_forge(&[
+        "curate",
+        "--dataset",
+        parquet.to_str().unwrap(),
+        "--out",
+        dir.path().join("curated.jsonl").to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(read_records(&dir.path().join("curated.jsonl")).len(), records.len());
+
+    // The review page serves a JSONL copy of the table.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_swe-forge"))
+        .args(["review", "--port", "0", "--dataset"])
+        .arg(&parquet)
+        .arg("--store")
+        .arg(dir.path().join("state.sqlite"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(child.stdout.take().unwrap()), &mut line).unwrap();
+    child.kill().unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(line.starts_with("http://127.0.0.1:"), "review printed {line:?}: {}", text(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains(&format!("{} instances", records.len())), "{stderr}");
+}

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Reads what `swe-forge export` wrote with the Python readers dataset users have: pandas on
+# pyarrow 15 and on the current pyarrow, polars, duckdb, Hugging Face `datasets` 2.19 and current,
+# and (when they install) the `swebench` and `multi-swe-bench` packages. Each reader set lives in
+# its own virtual environment with pinned versions from PyPI, made once and reused (the
+# unpinned `current` set is made anew only when target/ is cleaned).
+#
+#   bash scripts/python-readers.sh EXPORT_DIR [VENV_DIR]
+#
+# EXPORT_DIR holds the files the `export::python_readers_read_every_export` test writes (records.jsonl,
+# instances.parquet, tests.parquet, swebench.jsonl, swebench.parquet); see
+# scripts/python_readers.py. VENV_DIR defaults to target/tmp/python-readers. Exits non-zero when any
+# reader fails; only the harness packages (swebench, multi-swe-bench) may be skipped, and only
+# when pip cannot install them.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+export_dir="$(cd "${1:?usage: python-readers.sh EXPORT_DIR [VENV_DIR]}" && pwd)"
+venvs="${2:-$here/../target/tmp/python-readers}"
+mkdir -p "$venvs"
+python="${PYTHON:-python3}"
+
+# A TLS-intercepting proxy: pip and requests trust the system bundle.
+bundle="${SSL_CERT_FILE:-/etc/ssl/certs/ca-certificates.crt}"
+if [ -f "$bundle" ]; then
+  export PIP_CERT="${PIP_CERT:-$bundle}" REQUESTS_CA_BUNDLE="${REQUESTS_CA_BUNDLE:-$bundle}"
+fi
+export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1
+
+# name|requirements. A venv is remade when its requirement line changes. swebench 5 reads other
+# fields (eval_script, log_parser, eval_type); 4.x is the classic SWE-bench row this export writes.
+sets=(
+  "pyarrow15|pyarrow==15.* pandas==2.1.* numpy<2"
+  "datasets219|datasets==2.19.* pyarrow==16.* numpy<2 pandas<2.3"
+  "current|pyarrow pandas polars duckdb datasets"
+  "harness|swebench==4.1.* multi-swe-bench"
+)
+
+# Makes venv $1 with requirements $2 unless it exists with exactly those; returns 1 when pip fails.
+ensure_venv() {
+  local dir="$venvs/$1" reqs="$2"
+  if [ -f "$dir/.requirements" ] && [ "$(cat "$dir/.requirements")" = "$reqs" ]; then
+    return 0
+  fi
+  rm -rf "$dir"
+  "$python" -m venv "$dir"
+  # shellcheck disable=SC2086 # the requirement line is a word list
+  if ! "$dir/bin/pip" install --quiet --prefer-binary $reqs >"$dir.pip.log" 2>&1; then
+    tail -20 "$dir.pip.log" >&2
+    rm -rf "$dir"
+    return 1
+  fi
+  echo "$reqs" >"$dir/.requirements"
+}
+
+# Make the environments side by side (mostly downloads), then run the readers one set at a time.
+for set in "${sets[@]}"; do
+  name="${set%%|*}"
+  (ensure_venv "$name" "${set#*|}" && touch "$venvs/$name.ready" || rm -f "$venvs/$name.ready") &
+done
+wait
+
+failed=0
+for set in "${sets[@]}"; do
+  name="${set%%|*}"
+  reqs="${set#*|}"
+  if [ ! -f "$venvs/$name.ready" ]; then
+    if [ "$name" = harness ]; then
+      echo "python-readers: $name: pip could not install '$reqs'; harness checks skipped" >&2
+      continue
+    fi
+    echo "python-readers: $name: pip could not install '$reqs'" >&2
+    failed=1
+    continue
+  fi
+  echo "== $name: $("$venvs/$name/bin/python" -m pip freeze 2>/dev/null |
+    grep -iE '^(pyarrow|pandas|polars|duckdb|datasets|swebench|multi.swe.bench)==' | tr '\n' ' ')"
+  if ! "$venvs/$name/bin/python" "$here/python_readers.py" "$name" "$export_dir"; then
+    echo "python-readers: $name: a reader failed" >&2
+    failed=1
+  fi
+done
+exit "$failed"

@@ -1,0 +1,274 @@
+"""Reads swe-forge's exports with the readers of one virtual environment and checks them
+against the JSONL records. Run by scripts/python-readers.sh as
+
+    python python_readers.py SET EXPORT_DIR
+
+SET names the reader set (pyarrow15, datasets219, current, harness). EXPORT_DIR holds
+records.jsonl (the source of truth), instances.parquet (the same records), tests.parquet,
+swebench.jsonl and swebench.parquet (SWE-bench rows of the same records). Every check that
+fails is printed; the exit status is 1 when any failed.
+"""
+
+import datetime
+import json
+import os
+import sys
+import tempfile
+
+SET, DIR = sys.argv[1], sys.argv[2]
+FAILURES = []
+
+MAPS = ["fixed_tests", "p2p_tests", "f2p_tests", "s2p_tests", "n2p_tests"]
+RESULTS = ["run_result", "test_patch_result", "fix_patch_result"]
+OPTIONAL = ["hints", "tag", "number_interval", "lang"]
+DERIVED = ["status", "rejection_reasons", "FAIL_TO_PASS", "PASS_TO_PASS"]
+
+
+def path(name):
+    return os.path.join(DIR, name)
+
+
+def jsonl(name):
+    with open(path(name), encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def plain(v):
+    """numpy arrays and scalars (pandas) as Python lists and numbers, recursively."""
+    if isinstance(v, dict):
+        return {k: plain(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [plain(x) for x in v]
+    if type(v).__module__ == "numpy":
+        return plain(v.tolist()) if hasattr(v, "tolist") else v
+    if isinstance(v, float) and v != v:
+        return None  # pandas 3 reads a null string as NaN; no column here is a float
+    return v
+
+
+def record_of(row):
+    """The record an instances-table row stands for (see schemas/parquet.md)."""
+    row = plain(dict(row))
+    rec = {}
+    for k, v in row.items():
+        if k in DERIVED:
+            continue
+        if k in MAPS:
+            v = {e["name"]: {"run": e["run"], "test": e["test"], "fix": e["fix"]} for e in v}
+        elif k == "swe_forge":
+            if v is None:
+                continue
+            v = json.loads(v)
+        elif k in OPTIONAL and v is None:
+            continue
+        rec[k] = v
+    return rec
+
+
+def check(what, fn):
+    try:
+        fn()
+        print(f"  ok   {what}")
+    except Exception as e:  # noqa: BLE001 - every failure is reported, then the script fails
+        FAILURES.append(what)
+        print(f"  FAIL {what}: {type(e).__name__}: {e}")
+
+
+EXPECTED = jsonl("records.jsonl")
+SWEBENCH = jsonl("swebench.jsonl")
+
+
+def same_records(rows, reader):
+    rows = list(rows)
+    assert len(rows) == len(EXPECTED), f"{len(rows)} rows, {len(EXPECTED)} records"
+    for row, want in zip(rows, EXPECTED):
+        got = record_of(row)
+        if got != want:
+            diff = sorted(k for k in set(got) | set(want) if got.get(k) != want.get(k))
+            raise AssertionError(f"{reader}: {want['instance_id']} differs in {diff}")
+
+
+def tests_rows(rows):
+    rows = [plain(dict(r)) for r in rows]
+    want = 0
+    for r in EXPECTED:
+        want += len(set().union(*(r.get(m, {}).keys() for m in MAPS)))
+    assert len(rows) == want, f"{len(rows)} test rows, expected {want}"
+    assert all(r["category"] in ("p2p", "f2p", "s2p", "n2p") for r in rows)
+
+
+def instant(v):
+    """An ISO 8601 time, or the datetime pyarrow's JSON reader made of one, as naive UTC."""
+    if isinstance(v, str):
+        v = datetime.datetime.fromisoformat(v.replace("Z", "+00:00"))
+    if v is not None and v.tzinfo is not None:
+        v = v.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+    return v
+
+
+def same_swebench(rows, reader, json_dates=False):
+    """json_dates: the reader infers timestamps from JSON strings (pyarrow's JSON reader, under
+    `datasets`), so `created_at` is compared as an instant there."""
+    rows = [plain(dict(r)) for r in rows]
+    if json_dates:
+        rows = [{**r, "created_at": instant(r["created_at"])} for r in rows]
+    assert len(rows) == len(SWEBENCH) == len(EXPECTED), f"{len(rows)} rows"
+    for row, want, rec in zip(rows, SWEBENCH, EXPECTED):
+        if json_dates:
+            want = {**want, "created_at": instant(want["created_at"])}
+        diff = sorted(k for k in set(row) | set(want) if row.get(k) != want.get(k))
+        assert not diff, f"{reader}: {want['instance_id']} differs in {diff}: {[row.get(k) for k in diff]}"
+        f2p, p2p = json.loads(row["FAIL_TO_PASS"]), json.loads(row["PASS_TO_PASS"])
+        assert isinstance(f2p, list) and all(isinstance(t, str) for t in f2p)
+        assert isinstance(p2p, list) and all(isinstance(t, str) for t in p2p)
+        assert f2p == sorted(rec["fixed_tests"]) and p2p == sorted(rec["p2p_tests"])
+        assert row["repo"] == f"{rec['org']}/{rec['repo']}" and row["patch"] == rec["fix_patch"]
+
+
+def pandas_readers():
+    import pandas as pd
+    import pyarrow.parquet as pq
+
+    v = f"pandas {pd.__version__}, pyarrow {__import__('pyarrow').__version__}"
+    check(f"pandas.read_parquet instances ({v})",
+          lambda: same_records(pd.read_parquet(path("instances.parquet")).to_dict("records"), "pandas"))
+    check(f"pyarrow read_table instances ({v})",
+          lambda: same_records(pq.read_table(path("instances.parquet")).to_pylist(), "pyarrow"))
+    check(f"pandas.read_parquet tests ({v})",
+          lambda: tests_rows(pd.read_parquet(path("tests.parquet")).to_dict("records")))
+    check(f"pandas.read_parquet swebench ({v})",
+          lambda: same_swebench(pd.read_parquet(path("swebench.parquet")).to_dict("records"), "pandas"))
+    check(f"pandas.read_json swebench ({v})",
+          lambda: same_swebench(pd.read_json(path("swebench.jsonl"), lines=True, dtype=False, convert_dates=False)
+                                .astype(object).where(lambda d: d.notna(), None).to_dict("records"), "pandas"))
+
+
+def datasets_readers():
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    cache = tempfile.mkdtemp(prefix="hf-cache-")
+    import datasets
+
+    v = f"datasets {datasets.__version__}, pyarrow {__import__('pyarrow').__version__}"
+
+    def load(name, kind="parquet"):
+        return datasets.load_dataset(kind, data_files=path(name), split="train", cache_dir=cache)
+
+    check(f"datasets.load_dataset parquet instances ({v})", lambda: same_records(load("instances.parquet"), "datasets"))
+    check(f"datasets.Dataset.from_parquet instances ({v})",
+          lambda: same_records(datasets.Dataset.from_parquet(path("instances.parquet"), cache_dir=cache), "datasets"))
+    check(f"datasets.load_dataset parquet tests ({v})", lambda: tests_rows(load("tests.parquet")))
+    check(f"datasets.load_dataset parquet swebench ({v})",
+          lambda: same_swebench(load("swebench.parquet"), "datasets"))
+    check(f"datasets.load_dataset json swebench ({v})",
+          lambda: same_swebench(load("swebench.jsonl", "json"), "datasets", json_dates=True))
+
+
+def polars_readers():
+    import polars as pl
+
+    v = f"polars {pl.__version__}"
+    check(f"polars.read_parquet instances ({v})",
+          lambda: same_records(pl.read_parquet(path("instances.parquet")).to_dicts(), "polars"))
+    check(f"polars.read_parquet tests ({v})", lambda: tests_rows(pl.read_parquet(path("tests.parquet")).to_dicts()))
+    check(f"polars.read_parquet swebench ({v})",
+          lambda: same_swebench(pl.read_parquet(path("swebench.parquet")).to_dicts(), "polars"))
+
+
+def duckdb_readers():
+    import duckdb
+
+    v = f"duckdb {duckdb.__version__}"
+
+    def rows(name):
+        rel = duckdb.sql(f"SELECT * FROM read_parquet('{path(name)}')")
+        return [dict(zip(rel.columns, r)) for r in rel.fetchall()]
+
+    check(f"duckdb read_parquet instances ({v})", lambda: same_records(rows("instances.parquet"), "duckdb"))
+    check(f"duckdb read_parquet tests ({v})", lambda: tests_rows(rows("tests.parquet")))
+    check(f"duckdb read_parquet swebench ({v})", lambda: same_swebench(rows("swebench.parquet"), "duckdb"))
+
+
+def swebench_harness():
+    """SWE-bench's make_test_spec accepts every row whose language it knows. Our repositories
+    are not in its spec table, so each is registered with the spec of a repository of the same
+    language (what a user adding a repository does); the row's own fields are used as they are."""
+    from importlib.metadata import version
+
+    v = f"swebench {version('swebench')}"
+    exts = {".go": "go", ".rs": "rs", ".java": "java", ".js": "js", ".ts": "ts", ".c": "c", ".cpp": "cpp"}
+
+    def ext_of(row, by_ext):
+        for line in row["test_patch"].splitlines():
+            if line.startswith("diff --git "):
+                name = line.split(" b/")[-1]
+                for suffix, ext in exts.items():
+                    if name.endswith(suffix) and ext in by_ext:
+                        return ext
+        return None
+
+    def run():
+        from swebench.harness.constants import MAP_REPO_TO_EXT, MAP_REPO_VERSION_TO_SPECS
+        from swebench.harness.test_spec.test_spec import make_test_spec
+
+        by_ext = {}
+        for repo, ext in MAP_REPO_TO_EXT.items():
+            if repo in MAP_REPO_VERSION_TO_SPECS and ext not in by_ext:
+                by_ext[ext] = next(iter(MAP_REPO_VERSION_TO_SPECS[repo].values()))
+        accepted = 0
+        for row in SWEBENCH:
+            ext = ext_of(row, by_ext)
+            if ext is None:
+                continue
+            if row["repo"] not in MAP_REPO_VERSION_TO_SPECS:
+                MAP_REPO_TO_EXT[row["repo"]] = ext
+                MAP_REPO_VERSION_TO_SPECS[row["repo"]] = {}
+            MAP_REPO_VERSION_TO_SPECS[row["repo"]].setdefault(row["version"], by_ext[ext])
+            spec = make_test_spec(row)
+            assert spec.instance_id == row["instance_id"]
+            assert spec.FAIL_TO_PASS == json.loads(row["FAIL_TO_PASS"])
+            assert spec.PASS_TO_PASS == json.loads(row["PASS_TO_PASS"])
+            accepted += 1
+        assert accepted > 0, f"no row in a language swebench knows ({sorted(by_ext)})"
+        print(f"       make_test_spec accepted {accepted} of {len(SWEBENCH)} rows")
+
+    check(f"swebench make_test_spec on swebench.jsonl rows ({v})", run)
+
+
+def msb_harness():
+    from importlib.metadata import version
+
+    v = f"multi-swe-bench {version('multi-swe-bench')}"
+
+    def run():
+        from multi_swe_bench.harness.dataset import Dataset
+
+        with open(path("records.jsonl"), encoding="utf-8") as f:
+            lines = [line for line in f if line.strip()]
+        for line in lines:
+            ds, rec = Dataset.from_json(line), json.loads(line)
+            assert (ds.org, ds.repo, ds.number) == (rec["org"], rec["repo"], rec["number"])
+            assert set(ds.fixed_tests) == set(rec["fixed_tests"]) and set(ds.p2p_tests) == set(rec["p2p_tests"])
+            assert ds.fix_patch_result.passed_count == rec["fix_patch_result"]["passed_count"]
+        print(f"       Dataset.from_json loaded {len(lines)} records")
+
+    check(f"multi-swe-bench Dataset.from_json on records.jsonl ({v})", run)
+
+
+if SET == "pyarrow15":
+    pandas_readers()
+elif SET == "datasets219":
+    datasets_readers()
+elif SET == "current":
+    pandas_readers()
+    polars_readers()
+    duckdb_readers()
+    datasets_readers()
+elif SET == "harness":
+    swebench_harness()
+    msb_harness()
+else:
+    sys.exit(f"unknown reader set {SET}")
+
+if FAILURES:
+    print(f"{SET}: {len(FAILURES)} check(s) failed")
+    sys.exit(1)
