@@ -125,6 +125,25 @@ impl Engine {
         })
     }
 
+    /// Pulls `reference` and names the image `name` (a local name, `swe-forge/...:tag`) instead:
+    /// the registry's name or digest reference is removed again. With `expected_id`, an image of
+    /// another id is refused (and left without a name). Returns the image id.
+    pub async fn pull_as(&self, reference: &str, name: &str, expected_id: Option<&str>) -> Result<String, DockerError> {
+        let id = self.pull(reference).await?;
+        let result = match expected_id {
+            Some(want) if want != id => Err(DockerError::Registry {
+                op: "pull",
+                reference: reference.to_owned(),
+                message: format!("the image is {id}, not the expected {want}"),
+            }),
+            _ => self.tag(&id, name).await,
+        };
+        if reference != name {
+            self.untag(reference).await?;
+        }
+        result.map(|()| id)
+    }
+
     /// Writes `images` (tags or ids) with every layer they need into one tar archive at `out`
     /// (`docker save`; layers shared by several images are written once). The archive appears
     /// only when complete. Returns its size in bytes.

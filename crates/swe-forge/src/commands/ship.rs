@@ -155,15 +155,8 @@ pub async fn pull(engine: &Engine, records: &Path, registry: Option<&str>) -> Re
                 continue;
             }
             eprintln!("pulling {reference}");
-            let id = engine.pull(&reference).await?;
-            if let Some(want) = expected
-                && id != want
-            {
-                bail!("{}: {reference} is image {id}, the record names {want}", inst.instance_id);
-            }
-            engine.tag(&reference, &name).await?;
             // Only the local name stays, as before the push.
-            engine.untag(&reference).await?;
+            let id = engine.pull_as(&reference, &name, expected).await.with_context(|| inst.instance_id.clone())?;
             println!("{name} {id}");
             done.insert(name, reference);
         }

@@ -249,6 +249,12 @@ fn instances_go_through_a_registry_and_an_archive_and_run_by_their_contract() {
     let again: Instance = serde_json::from_str(line.lines().next().unwrap()).unwrap();
     assert_eq!(serde_json::to_value(&again).unwrap(), serde_json::to_value(&pushed[0]).unwrap());
     assert_eq!(pushed[0].fix_patch, done[0].fix_patch);
+    let schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(root().join("schemas/instance.schema.json")).unwrap()).unwrap();
+    let value: serde_json::Value = serde_json::from_str(line.lines().next().unwrap()).unwrap();
+    let errors: Vec<String> =
+        jsonschema::validator_for(&schema).unwrap().iter_errors(&value).map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "{errors:?}");
     let twice = ok(&["images", "push", "--records", validated.to_str().unwrap(), "--registry", &registry.addr]);
     for row in twice.lines().skip(2) {
         assert_eq!(row.split('|').nth(2).map(str::trim), Some("0"), "nothing is uploaded again: {twice}");
@@ -262,6 +268,14 @@ fn instances_go_through_a_registry_and_an_archive_and_run_by_their_contract() {
         assert!(image_id(&image).is_none() && image_id(&env).is_none());
     };
     remove();
+    // A record whose instance image id is not what the registry holds: refused, left unnamed.
+    let mut lying = pushed[0].clone();
+    lying.swe_forge.as_mut().unwrap().image_id = Some(format!("sha256:{}", "0".repeat(64)));
+    let lying_path = tmp.path().join("lying.jsonl");
+    swe_forge_core::write_jsonl(std::fs::File::create(&lying_path).unwrap(), [&lying]).unwrap();
+    let refused = swe_forge(&["images", "pull", "--records", lying_path.to_str().unwrap()]);
+    assert!(!refused.status.success() && text(&refused).contains("not the expected"), "{}", text(&refused));
+    assert!(image_id(&image).is_none());
     ok(&["images", "pull", "--records", pushed_path.to_str().unwrap()]);
     assert_eq!(image_id(&image).as_deref(), Some(source.as_str()));
     assert_eq!(image_id(&env).as_deref(), Some(env_id.as_str()));
