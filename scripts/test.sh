@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The test command: makes sure a Docker engine answers (installing and starting Debian's docker.io
-# when needed) and Chromium is there (for the review page's browser test), then runs formatting, lints and every test of the workspace. The Docker-backed
+# when needed), Chromium (for the review page's browser test) and docker-registry (for the registry
+# test) are there, then runs formatting, lints and every test of the workspace. The Docker-backed
 # tests are not optional: they fail when no engine answers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,6 +10,12 @@ bash scripts/setup-docker.sh
 if ! command -v chromium >/dev/null 2>&1; then
   S=""; [ "$(id -u)" -eq 0 ] || S=sudo
   $S apt-get update -qq && DEBIAN_FRONTEND=noninteractive $S apt-get install -y -qq chromium >/dev/null
+fi
+# The registry tests start Debian's docker-registry themselves (a free loopback port, a temporary
+# folder); only the binary is needed, no service.
+if ! command -v docker-registry >/dev/null 2>&1; then
+  S=""; [ "$(id -u)" -eq 0 ] || S=sudo
+  $S apt-get update -qq && DEBIAN_FRONTEND=noninteractive $S apt-get install -y -qq docker-registry >/dev/null
 fi
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings

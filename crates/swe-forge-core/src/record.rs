@@ -181,6 +181,14 @@ pub struct ForgeMeta {
     /// Content id (`sha256:...`) of the instance image.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub image_id: Option<String>,
+    /// The instance image in a registry, pinned by digest: `HOST:PORT/<path>@sha256:<digest>`
+    /// (written by `swe-forge images push`; `images pull` brings it back under `image`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub registry_image: Option<String>,
+    /// Every image pushed for this instance (instance, environment, toolchain, base, and the
+    /// Multi-SWE-bench style name when asked for): local name -> `HOST:PORT/<path>@sha256:<digest>`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub registry_images: BTreeMap<String, String>,
     /// When the PR was merged (RFC 3339), when known; overrides may select on it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub merged_at: Option<String>,
@@ -278,6 +286,8 @@ impl ForgeMeta {
             parser: None,
             image: None,
             image_id: None,
+            registry_image: None,
+            registry_images: BTreeMap::new(),
             merged_at: None,
             provenance: None,
             warnings: Vec::new(),

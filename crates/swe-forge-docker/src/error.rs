@@ -47,6 +47,30 @@ pub enum DockerError {
     /// Bootstrapping the base rootfs failed.
     #[error("bootstrapping the base image failed: {0}")]
     Bootstrap(String),
+    /// The engine has no image of that name.
+    #[error("no image {image} in the engine")]
+    ImageMissing {
+        /// The tag, id or reference asked for.
+        image: String,
+    },
+    /// A push or pull failed at the registry: unreachable, unknown repository or manifest, refused.
+    #[error("{op} of {reference} failed: {message}")]
+    Registry {
+        /// `push` or `pull`.
+        op: &'static str,
+        /// The reference pushed or pulled.
+        reference: String,
+        /// What the engine or the registry said.
+        message: String,
+    },
+    /// An image archive could not be loaded (not a `docker save` archive, truncated).
+    #[error("loading image archive {} failed: {message}", path.display())]
+    Archive {
+        /// The archive.
+        path: std::path::PathBuf,
+        /// What the engine said.
+        message: String,
+    },
     /// Local I/O around the engine (temporary files, tar streams).
     #[error("i/o error while {what}")]
     Io {

@@ -1,7 +1,8 @@
 //! Everything that talks to the Docker engine, through bollard: connecting (honouring
 //! `DOCKER_HOST`, negotiating the API version), bootstrapping the Debian base image with
 //! debootstrap (no registry is ever pulled from), building toolchain and instance images,
-//! and running one phase of tests in a fresh container with a timeout.
+//! running one phase of tests in a fresh container with a timeout, and shipping images to other
+//! machines (registry push and pull, `docker save` archives).
 //!
 //! This crate knows nothing about records, categories or log formats: it takes Dockerfiles,
 //! build contexts and scripts, and returns image ids and raw logs.
@@ -14,6 +15,7 @@ mod error;
 mod files;
 mod inspect;
 mod lock;
+mod registry;
 
 pub use base::BaseSpec;
 pub use build::BuildContext;
@@ -21,6 +23,7 @@ pub use container::{CaBundle, RunOutput, RunSpec};
 pub use engine::Engine;
 pub use error::DockerError;
 pub use lock::BuildLock;
+pub use registry::{PushReport, split_reference};
 
 /// Label every image and container made by swe-forge carries, so they can be found and cleaned.
 pub const LABEL_ROLE: &str = "dev.swe-forge.role";

@@ -121,3 +121,30 @@ async fn a_failing_build_reports_the_engine_message_and_output() {
     assert!(msg.contains("building image swe-forge/test-fail:1 failed"), "{msg}");
     assert!(msg.contains("about-to-fail"), "{msg}");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn shipping_errors_are_typed() {
+    use swe_forge_docker::DockerError;
+    let (engine, base) = engine_and_base().await;
+    let missing = engine.tag("swe-forge-test/no-such-image:x", "swe-forge-test/other:y").await;
+    assert!(matches!(missing, Err(DockerError::ImageMissing { .. })), "{missing:?}");
+    let saved = engine.save(&["swe-forge-test/no-such-image:x"], std::path::Path::new("unused.tar")).await;
+    assert!(matches!(saved, Err(DockerError::ImageMissing { .. })), "{saved:?}");
+    // Nothing listens on that port: the push fails at the registry, and the name given for it
+    // can be removed again.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let remote = format!("127.0.0.1:{port}/swe-forge-test/base:typed-errors");
+    engine.tag(&base, &remote).await.unwrap();
+    let pushed = engine.push(&remote).await;
+    engine.untag(&remote).await.unwrap();
+    assert!(matches!(pushed, Err(DockerError::Registry { op: "push", .. })), "{pushed:?}");
+    assert!(engine.image_id(&remote).await.unwrap().is_none());
+    assert!(engine.image_id(&base).await.unwrap().is_some(), "untagging keeps the image");
+    let pulled = engine.pull(&remote).await;
+    assert!(matches!(pulled, Err(DockerError::Registry { op: "pull", .. })), "{pulled:?}");
+    let dir = tempfile::tempdir().unwrap();
+    let junk = dir.path().join("junk.tar");
+    std::fs::write(&junk, b"not an image archive").unwrap();
+    let loaded = engine.load(&junk).await;
+    assert!(matches!(loaded, Err(DockerError::Archive { .. })), "{loaded:?}");
+}

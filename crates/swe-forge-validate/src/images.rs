@@ -5,7 +5,8 @@
 //! sources as plain files at their own paths outside it) + setup (dependencies
 //! fetched and the build warmed, with network, then committed) -> instance (only the files that
 //! differ between the environment commit and the base commit, the repository's git rewritten to
-//! one commit holding the base tree, the setup run again on top of the warm environment). Tags
+//! one commit holding the base tree, the setup run again on top of the warm environment, and the
+//! contract a harness runs it by: `/swe-forge/run-tests` and `/swe-forge/instance.json`). Tags
 //! are derived from everything that goes into a layer, so an existing tag is reused as is.
 
 use std::collections::{BTreeMap, HashMap};
@@ -17,6 +18,7 @@ use swe_forge_docker::{BuildContext, DockerError, LABEL_REPOSITORY, LABEL_ROLE, 
 use swe_forge_git::{SOURCE_MTIME, SourceRepo};
 use tokio::sync::OnceCell;
 
+use crate::phases::{INSTANCE_JSON, RUN_TESTS};
 use crate::{Recipe, ResolvedExtraSource, Toolchain, Validator};
 
 /// Where the repository lives inside every instance image.
@@ -526,7 +528,11 @@ impl Validator {
         let base_key = self.tree_key(repo, &base, &inst.org)?;
         // Layer 3: the instance. The same commit as the environment needs nothing but the checks.
         let same = env.commit == base;
-        let mut script = format!("set -e\n{GIT_SAFE}\n");
+        // The contract any harness runs the instance by (schemas/instance-image.md), outside
+        // the repository; its text goes into the tag with the script's.
+        let run_tests = crate::phases::run_tests_script(recipe);
+        let instance_json = crate::phases::instance_json(inst, recipe);
+        let mut script = format!("set -e\n{GIT_SAFE}\nchmod 0755 {RUN_TESTS}\n");
         let mut files = Vec::new();
         if !same {
             let root = &self.settings.repos_root;
@@ -551,7 +557,9 @@ impl Validator {
                 script.push_str(&format!("find {REPO_DIR} ! -user {user} -exec chown -h {user}: {{}} +\n"));
             }
         }
-        let key = short_hash(&[&env.tag, &base_key, &script]);
+        files.push((RUN_TESTS.to_owned(), run_tests.clone().into_bytes()));
+        files.push((INSTANCE_JSON.to_owned(), instance_json.clone().into_bytes()));
+        let key = short_hash(&[&env.tag, &base_key, &script, &run_tests, &instance_json]);
         let tag = format!("{name}:pr-{}-{key}{suffix}", inst.number);
         let mut image = InstanceImage {
             tag: tag.clone(),

@@ -1,4 +1,6 @@
-//! The three runs: the script of each phase.
+//! The three runs: the script of each phase; and the contract every instance image carries so
+//! that any harness can run it (`/swe-forge/run-tests`, `/swe-forge/instance.json`; see
+//! `schemas/instance-image.md`), whose script is the fix phase's own, text for text.
 
 use swe_forge_core::Phase;
 
@@ -19,6 +21,13 @@ pub(crate) const EXIT_MARKER: &str = "swe-forge: test command exited with ";
 /// Then the time the test command took, measured inside the container.
 pub(crate) const TOOK_MARKER: &str = "swe-forge: test command took ";
 
+/// The script any harness runs: `docker run IMAGE /swe-forge/run-tests`.
+pub(crate) const RUN_TESTS: &str = "/swe-forge/run-tests";
+/// What a harness needs to know of the instance, as JSON.
+pub(crate) const INSTANCE_JSON: &str = "/swe-forge/instance.json";
+/// Version of the contract (`instance.json`'s `contract_version`); raised when it changes.
+pub(crate) const CONTRACT_VERSION: u32 = 1;
+
 /// The test command's own duration, read back from the end of a phase log.
 pub(crate) fn command_ms(log: &[u8]) -> Option<u64> {
     let tail = &log[log.len().saturating_sub(4096)..];
@@ -27,15 +36,16 @@ pub(crate) fn command_ms(log: &[u8]) -> Option<u64> {
     line.trim_end_matches(" ms").trim().parse().ok()
 }
 
-/// The bash script of one phase: apply the patches that phase needs, run the pre-test steps
-/// and the test command, copy structured results, and exit with the test command's code.
+/// The bash script of one phase: apply the patches that phase needs (each when present and not
+/// empty), run the pre-test steps and the test command, copy structured results, and exit with
+/// the test command's code.
 pub(crate) fn script(phase: Phase, recipe: &Recipe) -> String {
-    let mut s = format!("cd {REPO_DIR}\nmkdir -p {RESULTS_DIR}\n");
     let patches: &[&str] = match phase {
         Phase::Run => &[],
         Phase::Test => &[TEST_PATCH],
         Phase::Fix => &[TEST_PATCH, FIX_PATCH],
     };
+    let mut s = format!("cd {REPO_DIR}\nmkdir -p {RESULTS_DIR}\n");
     for p in patches {
         s.push_str(&format!(
             "if [ -s {p} ]; then git apply --whitespace=nowarn {p} || {{ echo '{APPLY_FAILED_MARKER} {p}'; exit {APPLY_FAILED_EXIT}; }}; fi\n"
@@ -78,6 +88,57 @@ pub(crate) fn eval_script(recipe: &Recipe, test_files: &[String]) -> String {
     s
 }
 
+/// `/swe-forge/run-tests` of an instance image: what the validator sets from outside the script
+/// (the test user, by re-executing through `runuser` when started as root; the runs' variables;
+/// stdout and stderr merged), then the fix phase's script. Without patches at [`TEST_PATCH`] and
+/// [`FIX_PATCH`] it is the run phase, with the test patch only the test phase.
+pub(crate) fn run_tests_script(recipe: &Recipe) -> String {
+    let mut s = String::from("#!/bin/bash\n# swe-forge instance contract: schemas/instance-image.md\n");
+    if let Some(user) = &recipe.test_user {
+        s.push_str(&format!(
+            "if [ \"$(id -u)\" = 0 ] && id -u {user} >/dev/null 2>&1; then exec runuser -u {user} -- /bin/bash \"$0\" \"$@\"; fi\n"
+        ));
+    }
+    s.push_str("exec 2>&1\nexport SWE_FORGE_ATTEMPT=${SWE_FORGE_ATTEMPT:-0}\n");
+    for (k, v) in &recipe.run_env {
+        s.push_str(&format!("export {k}='{}'\n", v.replace('\'', "'\\''")));
+    }
+    s.push_str(&script(Phase::Fix, recipe));
+    s
+}
+
+/// `/swe-forge/instance.json` of an instance image.
+pub(crate) fn instance_json(inst: &swe_forge_core::Instance, recipe: &Recipe) -> String {
+    let doc = serde_json::json!({
+        "contract_version": CONTRACT_VERSION,
+        "instance_id": inst.instance_id,
+        "org": inst.org,
+        "repo": inst.repo,
+        "number": inst.number,
+        "base_sha": inst.base.sha,
+        "workdir": REPO_DIR,
+        "run_tests": RUN_TESTS,
+        "test_patch": TEST_PATCH,
+        "fix_patch": FIX_PATCH,
+        "results_dir": RESULTS_DIR,
+        "results": recipe.results,
+        "test_command": recipe.test_command,
+        "pre_test": recipe.pre_test,
+        "parser": recipe.parser,
+        "results_parser": recipe.results_parser,
+        "exit_marker": EXIT_MARKER,
+        "took_marker": TOOK_MARKER,
+        "apply_failed_exit": APPLY_FAILED_EXIT,
+        "apply_failed_marker": APPLY_FAILED_MARKER,
+        "user": recipe.test_user,
+        "env": recipe.run_env,
+        "network": recipe.network_in_runs,
+    });
+    let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -104,5 +165,40 @@ mod tests {
         let restore = eval.find("swe_forge_restore 't/it'\\''s_test.go'").unwrap();
         assert!(model < restore && restore < eval.find(TEST_PATCH).unwrap(), "{eval}");
         assert!(!eval.contains(FIX_PATCH));
+    }
+
+    #[test]
+    fn run_tests_is_the_fix_phase_script_with_what_the_validator_sets_from_outside() {
+        let mut r = Recipe::named("go").unwrap();
+        let plain = run_tests_script(&r);
+        assert!(plain.starts_with("#!/bin/bash\n"));
+        assert!(plain.ends_with(&script(Phase::Fix, &r)), "{plain}");
+        assert!(plain.contains("export GOPROXY='off'\n"), "{plain}");
+        assert!(!plain.contains("runuser"));
+        r.test_user = Some("tester".into());
+        r.run_env.insert("Q".into(), "it's".into());
+        let as_user = run_tests_script(&r);
+        assert!(as_user.contains("exec runuser -u tester -- /bin/bash \"$0\""), "{as_user}");
+        assert!(as_user.contains("export Q='it'\\''s'\n"), "{as_user}");
+        let bash = std::process::Command::new("bash").args(["-n", "-c", &as_user]).status().unwrap();
+        assert!(bash.success());
+    }
+
+    #[test]
+    fn instance_json_names_the_contract_paths_and_the_test_command() {
+        let r = Recipe::named("go").unwrap();
+        let inst: swe_forge_core::Instance = serde_json::from_value(serde_json::json!({
+            "org": "o", "repo": "r", "number": 7, "instance_id": "o__r-7", "state": "closed", "title": "t",
+            "resolved_issues": [],
+            "base": {"label": "", "ref": "main", "sha": "abc"}, "fix_patch": "", "test_patch": ""
+        }))
+        .unwrap();
+        let doc: serde_json::Value = serde_json::from_str(&instance_json(&inst, &r)).unwrap();
+        assert_eq!(doc["instance_id"], "o__r-7");
+        assert_eq!(doc["run_tests"], RUN_TESTS);
+        assert_eq!(doc["fix_patch"], FIX_PATCH);
+        assert_eq!(doc["test_command"], r.test_command);
+        assert_eq!(doc["parser"], "go-test-json");
+        assert_eq!(doc["exit_marker"], EXIT_MARKER);
     }
 }

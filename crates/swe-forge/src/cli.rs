@@ -286,6 +286,48 @@ pub enum ImagesCommand {
         #[arg(long)]
         dry_run: bool,
     },
+    /// Push the base, toolchain, environment and instance images the records name to a registry
+    /// (each once; layers the registry holds are not uploaded again) and write the records with
+    /// the pushed references (`swe_forge.registry_image`, `swe_forge.registry_images`).
+    Push {
+        /// Records (JSONL), e.g. a validated dataset.
+        #[arg(long)]
+        records: PathBuf,
+        /// `HOST:PORT` of the registry.
+        #[arg(long)]
+        registry: String,
+        /// `msb`: also name each instance image `mswebench/<org>_m_<repo>:pr-<N>`, as
+        /// Multi-SWE-bench does, locally and in the registry.
+        #[arg(long, value_enum, default_value = "forge")]
+        tag_style: crate::commands::ship::TagStyle,
+        /// Where the records go [default: `<records>.pushed.jsonl` beside them].
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Pull the images the records name (their `registry_images`) and give them their local
+    /// names back, so that validate and evaluate find them.
+    Pull {
+        /// Records (JSONL) written by `images push`.
+        #[arg(long)]
+        records: PathBuf,
+        /// `HOST:PORT` to pull from instead of the records' registry.
+        #[arg(long)]
+        registry: Option<String>,
+    },
+    /// Save every image the records name, with all their layers, into one tar archive.
+    Save {
+        /// Records (JSONL).
+        #[arg(long)]
+        records: PathBuf,
+        /// The archive to write.
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Load an archive written by `images save`.
+    Load {
+        /// The archive.
+        archive: PathBuf,
+    },
 }
 
 #[derive(Debug, Args)]

@@ -9,6 +9,7 @@ use swe_forge_docker::{BaseSpec, Engine, LABEL_REPOSITORY, LABEL_ROLE};
 use swe_forge_validate::{Settings, Silent, Validator};
 
 use crate::cli::{ImagesCommand, VerifyArgs};
+use crate::commands::ship;
 use crate::commands::validate::{apply_engine_args, apply_pipeline, read_records};
 use crate::pipeline::Pipeline;
 
@@ -72,6 +73,12 @@ pub async fn images_command(cmd: ImagesCommand) -> Result<()> {
         ImagesCommand::Prune { keep, all_repositories, dry_run } => {
             prune(&engine, &keep, all_repositories, dry_run).await?;
         }
+        ImagesCommand::Push { records, registry, tag_style, out } => {
+            ship::push(&engine, &records, &registry, tag_style, out).await?;
+        }
+        ImagesCommand::Pull { records, registry } => ship::pull(&engine, &records, registry.as_deref()).await?,
+        ImagesCommand::Save { records, out } => ship::save(&engine, &records, &out).await?,
+        ImagesCommand::Load { archive } => ship::load(&engine, &archive).await?,
         ImagesCommand::List => {
             for role in ["base", "toolchain", "environment", "instance"] {
                 for tag in engine.images_with_labels(&[(LABEL_ROLE, role)]).await? {

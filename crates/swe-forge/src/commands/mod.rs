@@ -13,6 +13,7 @@ pub(crate) mod report;
 mod revalidate;
 pub(crate) mod review;
 mod run;
+pub(crate) mod ship;
 mod validate;
 
 use anyhow::Result;
