@@ -75,6 +75,21 @@ pub(crate) fn script(phase: Phase, recipe: &Recipe) -> String {
 /// put back to its base version (a model must not pass by editing the tests), then the test
 /// phase (the test patch, the pre-test steps and the test command).
 pub(crate) fn eval_script(recipe: &Recipe, test_files: &[String]) -> String {
+    let mut s = eval_prefix(test_files);
+    s.push_str(&script(Phase::Test, recipe));
+    s
+}
+
+/// The script of an evaluation run by an instance image's own contract: as [`eval_script`],
+/// then `/swe-forge/run-tests` (which applies the test patch, as no fix patch is given).
+pub(crate) fn contract_eval_script(test_files: &[String]) -> String {
+    let mut s = eval_prefix(test_files);
+    s.push_str(&format!("exec {RUN_TESTS}\n"));
+    s
+}
+
+/// The model's patch applied, then every path the test patch names put back to the base.
+fn eval_prefix(test_files: &[String]) -> String {
     let mut s = format!(
         "cd {REPO_DIR}\nif [ -s {MODEL_PATCH} ]; then git apply --whitespace=nowarn {MODEL_PATCH} || {{ echo '{APPLY_FAILED_MARKER} {MODEL_PATCH}'; exit {APPLY_FAILED_EXIT}; }}; fi\n"
     );
@@ -84,7 +99,6 @@ pub(crate) fn eval_script(recipe: &Recipe, test_files: &[String]) -> String {
     for f in test_files {
         s.push_str(&format!("swe_forge_restore '{}'\n", f.replace('\'', "'\\''")));
     }
-    s.push_str(&script(Phase::Test, recipe));
     s
 }
 

@@ -216,7 +216,7 @@ impl Validator {
                     script: script(phase, &prepared.recipe),
                     files: patches.clone(),
                 };
-                let outcome = self.run_once(&inst.instance_id, &prepared, &request, &logs, meta).await?;
+                let outcome = self.run_once(&inst.instance_id, &prepared.target, &request, &logs, meta).await?;
                 for r in outcome.limits {
                     if !rejections.iter().any(|x| x.reason == r.reason) {
                         rejections.push(r);
@@ -272,7 +272,8 @@ impl Validator {
 
         let base_tree = repo.commit(&inst.base.sha).map(|c| c.tree_id().to_string()).unwrap_or_default();
         if let ImageRequest::Existing(tag) = image {
-            return Ok(Prepared { recipe, toolchain, detection, parsers, image: tag, built: None, extras, base_tree });
+            let target = RunTarget::of(&recipe, parsers, tag);
+            return Ok(Prepared { recipe, toolchain, detection, target, built: None, extras, base_tree });
         }
         self.reporter.step(&id, "building image");
         meta.warnings.extend(crate::submodules::missing_warnings(
@@ -298,16 +299,8 @@ impl Validator {
         meta.image = Some(image.tag.clone());
         meta.image_id = self.engine.image_id(&image.tag).await.ok().flatten();
         meta.warnings.extend(image.warnings.iter().cloned());
-        Ok(Prepared {
-            recipe,
-            toolchain,
-            detection,
-            parsers,
-            image: image.tag.clone(),
-            built: Some(image),
-            extras,
-            base_tree,
-        })
+        let target = RunTarget::of(&recipe, parsers, image.tag.clone());
+        Ok(Prepared { recipe, toolchain, detection, target, built: Some(image), extras, base_tree })
     }
 
     /// Where an instance's image came from: recipe, toolchain and its versions, lockfiles, trees.
@@ -337,23 +330,22 @@ impl Validator {
     pub(crate) async fn run_once(
         &self,
         id: &str,
-        prepared: &Prepared,
+        target: &RunTarget,
         request: &RunRequest,
         logs: &RunLogs,
         meta: &mut ForgeMeta,
     ) -> Result<RunOutcome, Rejection> {
         let label = &request.label;
         self.reporter.step(id, &format!("{label} run"));
-        let recipe = &prepared.recipe;
-        let mut spec = RunSpec::new(&prepared.image, request.script.clone());
+        let mut spec = RunSpec::new(&target.image, request.script.clone());
         spec.files.clone_from(&request.files);
         spec.timeout = self.settings.phase_timeout;
         spec.memory_bytes = self.settings.memory_bytes;
         spec.pids_limit = self.settings.pids_limit;
         spec.cpus = self.settings.cpus;
-        spec.user.clone_from(&recipe.test_user);
-        spec.network = recipe.network_in_runs;
-        spec.env = recipe.run_env.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        spec.user.clone_from(&target.user);
+        spec.network = target.network;
+        spec.env.clone_from(&target.env);
         spec.env.push(format!("SWE_FORGE_ATTEMPT={}", request.attempt));
         spec.collect = Some(RESULTS_DIR.to_owned());
         let out = self
@@ -374,7 +366,7 @@ impl Validator {
             };
             return Err(Rejection::new(reason, format!("git apply of {patch} failed in the {label} run")));
         }
-        let parsed = prepared.parsers.parse(&out.log, &out.files);
+        let parsed = target.parsers.parse(&out.log, &out.files);
         crate::parsed::keep(logs, label, &parsed);
         if !out.timed_out
             && let Some(w) = swe_forge_logparse::exit_code_consistent(&parsed, out.exit_code)
@@ -520,13 +512,35 @@ pub(crate) struct Prepared {
     pub recipe: Recipe,
     pub toolchain: Toolchain,
     pub detection: Detection,
-    pub parsers: Parsers,
-    /// The tag of the image the runs start from.
-    pub image: String,
+    /// What the runs start from.
+    pub target: RunTarget,
     /// How the image was made, when this step built (or found) it.
     pub built: Option<InstanceImage>,
     pub extras: Vec<crate::ResolvedExtraSource>,
     pub base_tree: String,
+}
+
+/// What every run of an instance starts from: the image, who runs the script, with which
+/// variables and network, and how its output is parsed.
+pub(crate) struct RunTarget {
+    pub image: String,
+    pub parsers: Parsers,
+    pub user: Option<String>,
+    pub network: bool,
+    pub env: Vec<String>,
+}
+
+impl RunTarget {
+    /// The runs a recipe makes in `image`.
+    pub(crate) fn of(recipe: &Recipe, parsers: Parsers, image: String) -> RunTarget {
+        RunTarget {
+            image,
+            parsers,
+            user: recipe.test_user.clone(),
+            network: recipe.network_in_runs,
+            env: recipe.run_env.iter().map(|(k, v)| format!("{k}={v}")).collect(),
+        }
+    }
 }
 
 /// One run to make in an instance image.

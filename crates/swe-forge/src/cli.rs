@@ -127,9 +127,12 @@ pub struct EvaluateArgs {
     /// takes each record's own fix patch.
     #[arg(long)]
     pub predictions: PathBuf,
-    /// Folder of local clones: <repos>/<org>/<repo> (for the recipe, and to build missing images).
+    /// Folder of local clones: <repos>/<org>/<repo>, to resolve the recipe as validation did and to
+    /// build missing images. Without it (or without an instance's clone), the instance image runs
+    /// by its own contract (/swe-forge/run-tests), pulled from the registry the record names when
+    /// it is not here.
     #[arg(long)]
-    pub repos: PathBuf,
+    pub repos: Option<PathBuf>,
     /// Output folder: summary.{json,md}, evaluations.jsonl, logs/<id>/, state.sqlite.
     #[arg(long, short)]
     pub out: PathBuf,

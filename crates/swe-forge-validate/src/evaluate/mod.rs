@@ -14,9 +14,11 @@ use swe_forge_core::{
 use crate::Validator;
 
 mod summary;
-use crate::grade::{Verdict, grade_prediction};
-use crate::phases::{MODEL_PATCH, TEST_PATCH, eval_script};
-use crate::validator::{ImageRequest, PatchCheck, RunRequest};
+use swe_forge_git::SourceRepo;
+
+use crate::grade::{Parsers, Verdict, grade_prediction};
+use crate::phases::{MODEL_PATCH, TEST_PATCH, contract_eval_script, eval_script};
+use crate::validator::{ImageRequest, PatchCheck, RunRequest, RunTarget};
 pub use summary::Summary;
 
 /// Patches larger than this are refused unread.
@@ -180,18 +182,9 @@ impl Validator {
                 "the record is not an accepted instance with FAIL_TO_PASS tests; evaluate validated datasets".into(),
             ));
         }
-        // The image the record names when it exists here; otherwise the one its inputs give.
-        let recorded = inst.swe_forge.as_ref().and_then(|m| m.image.clone());
-        let request = match recorded {
-            Some(tag) if self.engine.image_id(&tag).await.ok().flatten().is_some() => ImageRequest::Existing(tag),
-            _ => ImageRequest::Build,
-        };
-        let mut scratch = inst.clone();
-        let checks =
-            [PatchCheck { name: "model_patch", patch: &pred.patch, not_applying: RejectReason::FixPatchDoesNotApply }];
-        let prepared = self.prepare(&mut scratch, meta, &checks, request).await.map_err(outcome_of)?;
-        ev.image = Some(prepared.image.clone());
         let test_files = PatchShape::of(&inst.test_patch).touched;
+        let (target, script) = self.eval_target(inst, pred, meta, &test_files).await?;
+        ev.image = Some(target.image.clone());
         let files = vec![
             (MODEL_PATCH.to_owned(), pred.patch.clone().into_bytes()),
             (TEST_PATCH.to_owned(), inst.test_patch.clone().into_bytes()),
@@ -203,11 +196,10 @@ impl Validator {
                 phase: Phase::Fix,
                 attempt,
                 label: RunLogs::attempt_label(EVAL_LABEL, attempt),
-                script: eval_script(&prepared.recipe, &test_files),
+                script: script.clone(),
                 files: files.clone(),
             };
-            let outcome =
-                self.run_once(&inst.instance_id, &prepared, &request, logs, meta).await.map_err(outcome_of)?;
+            let outcome = self.run_once(&inst.instance_id, &target, &request, logs, meta).await.map_err(outcome_of)?;
             if let Some(t) = outcome.limits.iter().find(|r| r.reason == RejectReason::Timeout) {
                 timed_out.get_or_insert(t.detail.clone());
             }
@@ -227,6 +219,68 @@ impl Validator {
         };
         ev.verdict = Some(verdict);
         Ok(())
+    }
+}
+
+impl Validator {
+    /// What the evaluation runs start from, and their script. The record's image when it exists
+    /// here, else pulled from the registry the record names. With the repository at hand, the
+    /// recipe is resolved as in validation (the model's patch checked in memory first; a missing
+    /// image is built); without it, the image's own contract runs (`/swe-forge/run-tests`,
+    /// `schemas/instance-image.md`) with the parsers the record names.
+    async fn eval_target(
+        &self,
+        inst: &Instance,
+        pred: &Prediction,
+        meta: &mut ForgeMeta,
+        test_files: &[String],
+    ) -> Result<(RunTarget, String), (Outcome, String)> {
+        let recorded = inst.swe_forge.as_ref().and_then(|m| m.image.clone());
+        let mut have = match &recorded {
+            Some(tag) => self.engine.image_id(tag).await.ok().flatten().is_some(),
+            None => false,
+        };
+        if let (false, Some(tag), Some(reference)) =
+            (have, &recorded, inst.swe_forge.as_ref().and_then(|m| m.registry_image.as_deref()))
+        {
+            self.reporter.step(&inst.instance_id, "pulling image");
+            let expected = inst.swe_forge.as_ref().and_then(|m| m.image_id.as_deref());
+            match self.engine.pull_as(reference, tag, expected).await {
+                Ok(_) => have = true,
+                Err(e) => meta.warnings.push(format!("pulling {reference}: {e}")),
+            }
+        }
+        // An empty repositories folder means none was given.
+        let root = &self.settings.repos_root;
+        if !root.as_os_str().is_empty() && SourceRepo::locate(root, &inst.org, &inst.repo).is_ok() {
+            let request = match (have, recorded) {
+                (true, Some(tag)) => ImageRequest::Existing(tag),
+                _ => ImageRequest::Build,
+            };
+            let mut scratch = inst.clone();
+            let checks = [PatchCheck {
+                name: "model_patch",
+                patch: &pred.patch,
+                not_applying: RejectReason::FixPatchDoesNotApply,
+            }];
+            let prepared = self.prepare(&mut scratch, meta, &checks, request).await.map_err(outcome_of)?;
+            let script = eval_script(&prepared.recipe, test_files);
+            return Ok((prepared.target, script));
+        }
+        let (true, Some(image)) = (have, recorded) else {
+            return Err((
+                Outcome::Error,
+                format!(
+                    "no image of {} here or in a registry the record names, and no repository to build it from",
+                    inst.instance_id
+                ),
+            ));
+        };
+        let meta_of = inst.swe_forge.as_ref().ok_or((Outcome::Error, "the record has no swe_forge block".into()))?;
+        let parsers = Parsers::of(meta_of).map_err(|e| (Outcome::Error, e))?;
+        // The contract script switches to the test user by itself.
+        let target = RunTarget { image, parsers, user: None, network: false, env: Vec::new() };
+        Ok((target, contract_eval_script(test_files)))
     }
 }
 

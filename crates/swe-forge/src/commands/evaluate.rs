@@ -57,12 +57,14 @@ pub async fn evaluate_command(args: EvaluateArgs) -> Result<()> {
 
     let out = &args.out;
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
-    let mut settings = Settings::new(args.repos.clone(), out.join("work"));
+    let mut settings = Settings::new(args.repos.clone().unwrap_or_default(), out.join("work"));
     if let Some(p) = &args.pipeline {
         apply_pipeline(&mut settings, &Pipeline::load(p)?);
     }
     apply_engine_args(&mut settings, &args.engine);
-    settings.env_commits = plan_env_commits(&dataset, &settings.repos_root, &settings.overrides);
+    if args.repos.is_some() {
+        settings.env_commits = plan_env_commits(&dataset, &settings.repos_root, &settings.overrides);
+    }
 
     let store_path = out.join("state.sqlite");
     let mut store = Store::open(&store_path)?;

@@ -267,6 +267,25 @@ fn instances_go_through_a_registry_and_an_archive_and_run_by_their_contract() {
         }
         assert!(image_id(&image).is_none() && image_id(&env).is_none());
     };
+    // Evaluate, here with the repository; then on a "machine" with neither the images nor the
+    // repository: it pulls the instance image the record names and runs it by its contract,
+    // and writes the same summary.
+    let evaluate = |records: &Path, out: &str, repos: Option<&Path>| {
+        let out = tmp.path().join(out);
+        let mut args = vec!["evaluate", "--dataset", records.to_str().unwrap(), "--predictions", "gold"];
+        args.extend(["--out", out.to_str().unwrap()]);
+        if let Some(r) = repos {
+            args.extend(["--repos", r.to_str().unwrap()]);
+        }
+        let text = ok(&args);
+        assert!(text.contains("1 of 1 predictions resolved"), "{text}");
+        std::fs::read_to_string(out.join("summary.json")).unwrap()
+    };
+    let here = evaluate(&validated, "eval-here", Some(&repos));
+    remove();
+    let elsewhere = evaluate(&pushed_path, "eval-elsewhere", None);
+    assert_eq!(here, elsewhere);
+    assert_eq!(image_id(&image).as_deref(), Some(source.as_str()), "evaluate pulled the instance image");
     remove();
     // A record whose instance image id is not what the registry holds: refused, left unnamed.
     let mut lying = pushed[0].clone();
