@@ -17,9 +17,29 @@ pub fn export_command(args: ExportArgs) -> Result<()> {
     if args.jsonl.is_none() && args.parquet.is_none() && args.tests_parquet.is_none() {
         bail!("nothing to export: give --jsonl, --parquet and/or --tests-parquet");
     }
+    let outputs = [("--jsonl", &args.jsonl), ("--parquet", &args.parquet), ("--tests-parquet", &args.tests_parquet)];
+    let outputs: Vec<(&str, &Path)> = outputs.iter().filter_map(|(f, p)| p.as_deref().map(|p| (*f, p))).collect();
+    for (i, (flag, path)) in outputs.iter().enumerate() {
+        if same_file(path, &args.records) {
+            bail!("{flag} {} is the input (--records): refusing to overwrite the records being read", path.display());
+        }
+        if let Some((other, _)) = outputs[..i].iter().find(|(_, q)| same_file(path, q)) {
+            bail!("{other} and {flag} name the same file {}: give each output its own path", path.display());
+        }
+    }
     let records = read_records(&args.records)?;
+    let total = records.len();
     let mut selected: Vec<Instance> =
-        records.into_iter().filter(|r| args.all || r.status() == ValidationStatus::Accepted).collect();
+        records.iter().filter(|r| args.all || r.status() == ValidationStatus::Accepted).cloned().collect();
+    if selected.len() < total {
+        let count = |s: ValidationStatus| records.iter().filter(|r| r.status() == s).count();
+        eprintln!(
+            "skipping {} of {total} records: {} rejected, {} never validated (--all exports them too)",
+            total - selected.len(),
+            count(ValidationStatus::Rejected),
+            count(ValidationStatus::Candidate)
+        );
+    }
     if args.naming == ExportNaming::Msb {
         let work_dir = args.work_dir.clone().unwrap_or_else(|| args.records.with_extension("work"));
         selected = msb_named(selected, &work_dir)?;
@@ -31,6 +51,16 @@ pub fn export_command(args: ExportArgs) -> Result<()> {
     }
     eprintln!("exported {} instances", selected.len());
     Ok(())
+}
+
+/// Whether `a` and `b` are one file: the same device and inode when both exist, else the same
+/// absolute path.
+fn same_file(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(x), Ok(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
+        _ => std::path::absolute(a).ok().is_some_and(|x| std::path::absolute(b).is_ok_and(|y| x == y)),
+    }
 }
 
 /// swe-forge's version and the commit it was built from, for the Parquet files' metadata.

@@ -259,3 +259,42 @@ fn review_and_curate_read_an_instances_parquet_table() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains(&format!("{} instances", records.len())), "{stderr}");
 }
+
+#[test]
+fn an_output_that_is_the_input_or_another_output_is_refused_and_skipped_records_are_counted() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("records.jsonl");
+    let records = sample_records();
+    write_records(&input, &records);
+    let before = std::fs::read(&input).unwrap();
+    let input_s = input.to_str().unwrap();
+    let refused = |args: &[&str], says: &str| {
+        let o = swe_forge(&[&["export", "--records", input_s], args].concat());
+        assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+        assert!(text(&o).contains(says), "{}", text(&o));
+    };
+    refused(&["--jsonl", input_s], "--jsonl");
+    // Another spelling of the same file is the same file.
+    let dotted = tmp.path().join(".").join("records.jsonl");
+    refused(&["--parquet", dotted.to_str().unwrap()], "is the input (--records)");
+    assert_eq!(std::fs::read(&input).unwrap(), before, "the input is untouched");
+    let out = tmp.path().join("out.parquet");
+    refused(
+        &["--parquet", out.to_str().unwrap(), "--tests-parquet", out.to_str().unwrap()],
+        "--parquet and --tests-parquet name the same file",
+    );
+    assert!(!out.exists());
+    // 22 published records (never validated here) and one rejected one are skipped, and said so.
+    let o = swe_forge(&["export", "--records", input_s, "--jsonl", tmp.path().join("o.jsonl").to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o));
+    let skipped = records.len() - 1;
+    assert!(
+        text(&o).contains(&format!(
+            "skipping {skipped} of {} records: 1 rejected, {} never validated",
+            records.len(),
+            skipped - 1
+        )),
+        "{}",
+        text(&o)
+    );
+}
