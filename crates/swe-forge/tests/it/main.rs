@@ -5,6 +5,7 @@
 mod browser;
 mod support;
 
+mod architecture;
 mod bad_input;
 mod curate;
 mod environments;
