@@ -30,8 +30,7 @@ pub use error::AgreeError;
 pub use markdown::{agreement_markdown, environments_markdown};
 pub use naming::{Naming, PhaseLogs, View, rederive};
 pub use report::{
-    AgreementReport, Counts, ImageFacts, InstanceAgreement, MISSING_EXTRA_SOURCE_WARNING, MISSING_SUBMODULE_WARNING,
-    Outcome, Revalidated, RunCounts, Tally, agree,
+    AgreementReport, Counts, ImageFacts, InstanceAgreement, Outcome, Revalidated, RunCounts, Tally, agree,
 };
 
 #[cfg(test)]

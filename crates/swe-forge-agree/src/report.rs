@@ -6,16 +6,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 use swe_forge_core::{Instance, Phase, TestResult, TestStatus, ValidationStatus};
 
+use swe_forge_core::Warning;
+
 use crate::cause::{Evidence, build_failed, classify_tests};
 use crate::{Cause, CauseCount, ListComparison, Naming, PhaseLogs, View, rederive};
-
-/// Warnings on our record that say a submodule's content is missing from the image start
-/// with this text (written by the validator).
-pub const MISSING_SUBMODULE_WARNING: &str = "submodule not found locally";
-
-/// Warnings on our record that say files of an extra source are missing from the image start
-/// with this text (written by the validator).
-pub const MISSING_EXTRA_SOURCE_WARNING: &str = "extra source incomplete in the mirror";
 
 /// Everything known about one re-validated instance.
 #[derive(Debug, Clone, Copy)]
@@ -232,8 +226,8 @@ pub fn agree(input: Revalidated<'_>, naming: Naming) -> (InstanceAgreement, Opti
     differing.dedup();
     let evidence = Evidence {
         timed_out: meta.is_some_and(|m| m.runs.iter().any(|r| r.timed_out)),
-        missing_submodule: meta.is_some_and(|m| m.warnings.iter().any(|w| w.contains(MISSING_SUBMODULE_WARNING))),
-        missing_extra_source: meta.is_some_and(|m| m.warnings.iter().any(|w| w.contains(MISSING_EXTRA_SOURCE_WARNING))),
+        missing_submodule: meta.is_some_and(|m| Warning::MissingSubmodule.on(&m.warnings)),
+        missing_extra_source: meta.is_some_and(|m| Warning::MissingExtraSource.on(&m.warnings)),
         build_failed: [build_failed(&logs.run), build_failed(&logs.test), build_failed(&logs.fix)],
         stopped_early: [0, 1, 2].map(|i| {
             let published = pub_view.phases[i].len();

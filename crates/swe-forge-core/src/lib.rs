@@ -10,6 +10,7 @@ mod layout;
 mod patch;
 mod record;
 mod status;
+mod warning;
 
 pub use category::{Categorized, categorize};
 pub use error::RecordError;
@@ -22,3 +23,4 @@ pub use record::{
 };
 pub use record::{Difficulty, DifficultyFeatures, DifficultyLabel, Duplicate, LabelSource, Review, TimeToFix};
 pub use status::{Phase, PhaseStatuses, TestStatus, Transition};
+pub use warning::Warning;

@@ -4,19 +4,18 @@
 //! [`ValidateError::ExtraSource`] naming the repository, revision and where it was looked for,
 //! and the instance is rejected as `repo_unavailable` with that message. Files of its tree whose
 //! content the mirror lacks (a snapshot that leaves out its largest blobs) are left out of the
-//! image, and the record says so in a warning starting with [`MISSING_EXTRA_SOURCE`]
+//! image, and the record says so in a warning of kind `Warning::MissingExtraSource`
 //! (re-validation classifies the tests that then differ as `missing_extra_source`).
 
 use std::path::Path;
+
+use swe_forge_core::Warning;
 
 use swe_forge_core::ExtraSourceProvenance;
 use swe_forge_git::{GitError, SourceRepo};
 
 use crate::images::REPO_DIR;
 use crate::{ExtraSource, ValidateError};
-
-/// Start of the warning written for an extra source some of whose files the mirror lacks.
-pub const MISSING_EXTRA_SOURCE: &str = "extra source incomplete in the mirror";
 
 /// An extra source found in the mirrors: the repository and the commit its revision names.
 pub struct ResolvedExtraSource {
@@ -67,7 +66,8 @@ impl ResolvedExtraSource {
         (n > 0).then(|| {
             let shown: Vec<&str> = self.missing.iter().take(10).map(String::as_str).collect();
             format!(
-                "{MISSING_EXTRA_SOURCE}: {n} files of {} at {} ({}) are not in {} and are absent from {}: {}{}",
+                "{}: {n} files of {} at {} ({}) are not in {} and are absent from {}: {}{}",
+                Warning::MissingExtraSource.prefix(),
                 self.source.repo,
                 self.source.rev,
                 self.sha,
@@ -208,7 +208,7 @@ mod tests {
         let got = resolve_extra_sources(tmp.path(), &[src("acme/data", "main", "/x")]).unwrap();
         assert_eq!(got[0].missing, ["sub/big.json"]);
         let w = got[0].warning().unwrap();
-        assert!(w.starts_with(&format!("{MISSING_EXTRA_SOURCE}: 1 files of acme/data at main")), "{w}");
+        assert!(w.starts_with(&Warning::MissingExtraSource.with("1 files of acme/data at main")), "{w}");
         assert!(w.ends_with("absent from /x: sub/big.json"), "{w}");
         assert!(got[0].key().contains("absent sub/big.json"), "a completed mirror makes another layer");
 

@@ -5,10 +5,8 @@
 
 use std::path::Path;
 
+use swe_forge_core::Warning;
 use swe_forge_git::SourceRepo;
-
-/// Start of the warning written for a submodule without a local copy.
-pub const MISSING_SUBMODULE: &str = "submodule not found locally";
 
 /// One warning per submodule of commit `sha` (nested ones included) that no local copy holds
 /// at its pinned commit.
@@ -22,13 +20,16 @@ fn walk(repo: &SourceRepo, sha: &str, at: &str, root: &Path, org: &str, depth: u
     let Ok(tree) = repo.commit(sha).map(|c| c.tree_id()) else { return };
     let subs = match repo.submodules(tree) {
         Ok(s) => s,
-        Err(e) => return out.push(format!("{MISSING_SUBMODULE}: could not read the submodules of {at:?}: {e}")),
+        Err(e) => {
+            return out.push(Warning::MissingSubmodule.with(format!("could not read the submodules of {at:?}: {e}")));
+        }
     };
     for s in subs {
         match repo.find_submodule(&s, root, org) {
             Some(sub) if depth < 8 => walk(&sub, &s.commit, &format!("{at}{}/", s.path), root, org, depth + 1, out),
             _ => out.push(format!(
-                "{MISSING_SUBMODULE}: {at}{} at {} ({}); its folder is empty in the image",
+                "{}: {at}{} at {} ({}); its folder is empty in the image",
+                Warning::MissingSubmodule.prefix(),
                 s.path,
                 s.commit,
                 s.url.as_deref().unwrap_or("no URL in .gitmodules")

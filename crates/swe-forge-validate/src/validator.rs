@@ -9,7 +9,8 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 use swe_forge_core::{
-    ForgeMeta, Instance, Phase, PhaseRun, PhaseStatuses, Provenance, RejectReason, Rejection, RunLogs, ValidationStatus,
+    ForgeMeta, Instance, Phase, PhaseRun, PhaseStatuses, Provenance, RejectReason, Rejection, RunLogs,
+    ValidationStatus, Warning,
 };
 use swe_forge_docker::{BaseSpec, CaBundle, DockerError, Engine, RunSpec};
 use swe_forge_git::{SourceRepo, apply_patches, unsafe_patch_reason};
@@ -446,7 +447,7 @@ impl Validator {
         warnings: &mut Vec<String>,
     ) {
         *tries += 1;
-        warnings.push(format!("retried after an infrastructure failure: {why}"));
+        warnings.push(Warning::InfraRetry.with(why));
         self.reporter.note(&format!("{id}: {why}; retry {tries} in {} s", delay.as_secs()));
         tokio::time::sleep(*delay).await;
         *delay *= 2;

@@ -76,5 +76,5 @@ fn validation_survives_an_engine_restart() {
     let meta = records[0].swe_forge.as_ref().unwrap();
     assert_eq!(records[0].status(), swe_forge_core::ValidationStatus::Accepted, "{meta:?}\n{text}");
     assert!(records[0].f2p_tests.contains_key("gostack::TestPopEmptyReturnsError"));
-    assert!(meta.warnings.iter().any(|w| w.contains("retried after an infrastructure failure")), "{meta:?}");
+    assert!(swe_forge_core::Warning::InfraRetry.on(&meta.warnings), "{meta:?}");
 }
