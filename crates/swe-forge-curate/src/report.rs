@@ -11,6 +11,7 @@ use swe_forge_core::{DifficultyLabel, Instance, LabelSource, ValidationStatus};
 use crate::CurateError;
 use crate::apply::kept_records;
 use crate::difficulty::{Heuristic, heuristic_label};
+use crate::lang::language;
 use crate::svg;
 
 /// Where the card goes and what it is called.
@@ -64,7 +65,7 @@ pub fn write_report(records: &[Instance], options: &ReportOptions) -> Result<Pat
     let _ = writeln!(md, "# {}\n", options.title);
     let all: Vec<&Row> = rows.iter().collect();
     let repos = group(&all, |r| format!("{}/{}", r.inst.org, r.inst.repo));
-    let langs = group(&all, |r| r.inst.lang.clone().unwrap_or_else(|| "unknown".into()));
+    let langs = group(&all, |r| language(r.inst));
     let _ = writeln!(
         md,
         "{} from {} in {}, in the [Multi-SWE-bench](https://github.com/multi-swe-bench/multi-swe-bench) \
@@ -100,13 +101,13 @@ pub fn write_report(records: &[Instance], options: &ReportOptions) -> Result<Pat
         .collect();
     write(
         &plots.join("languages.svg"),
-        &svg::stacked_columns("Instances per language and difficulty", &categories, &series),
+        &svg::stacked_columns("Instances per language and difficulty", "language", "instances", &categories, &series),
     )?;
 
     md.push_str("## Repositories\n\n| repository | language | instances | easy | medium | hard | merged |\n|---|---|---:|---:|---:|---:|---|\n");
     for (repo, members) in &repos {
         let c = counts(members);
-        let lang = members[0].inst.lang.clone().unwrap_or_else(|| "unknown".into());
+        let lang = language(members[0].inst);
         let mut dates: Vec<&str> = members
             .iter()
             .filter_map(|r| r.inst.swe_forge.as_ref()?.merged_at.as_deref())
@@ -149,7 +150,7 @@ pub fn write_report(records: &[Instance], options: &ReportOptions) -> Result<Pat
     let labels: Vec<String> = LABELS.iter().map(|l| l.as_str().to_owned()).collect();
     let series =
         vec![("people".to_owned(), h.to_vec()), ("heuristic".to_owned(), (0..3).map(|k| c[k] - h[k]).collect())];
-    write(&plots.join("difficulty.svg"), &svg::stacked_columns("Difficulty", &labels, &series))?;
+    write(&plots.join("difficulty.svg"), &svg::stacked_columns("Difficulty", "label", "instances", &labels, &series))?;
 
     funnel(&mut md, records, validated, rows.len());
     let mut reasons: BTreeMap<&str, u64> = BTreeMap::new();
@@ -166,7 +167,7 @@ pub fn write_report(records: &[Instance], options: &ReportOptions) -> Result<Pat
             let _ = writeln!(md, "| `{k}` | {v} |");
         }
         md.push_str("\n![rejection reasons](plots/rejections.svg)\n");
-        write(&plots.join("rejections.svg"), &svg::horizontal_bars("Rejection reasons", &sorted))?;
+        write(&plots.join("rejections.svg"), &svg::horizontal_bars("Rejection reasons", "records", &sorted))?;
     }
 
     md.push_str("\n## Patch size and tests\n\n| measure | min | p10 | median | p90 | max | mean |\n|---|---:|---:|---:|---:|---:|---:|\n");
@@ -205,12 +206,24 @@ pub fn write_report(records: &[Instance], options: &ReportOptions) -> Result<Pat
     let (names, n) = buckets(rows.iter().map(|r| r.fix_lines).collect());
     write(
         &plots.join("fix-lines.svg"),
-        &svg::stacked_columns("Fix patch: changed lines (instances)", &names, &[("instances".into(), n)]),
+        &svg::stacked_columns(
+            "Fix patch size",
+            "changed lines (added + removed)",
+            "instances",
+            &names,
+            &[("instances".into(), n)],
+        ),
     )?;
     let (names, n) = buckets(rows.iter().map(|r| r.fixed).collect());
     write(
         &plots.join("fixed-tests.svg"),
-        &svg::stacked_columns("FAIL_TO_PASS tests per instance (instances)", &names, &[("instances".into(), n)]),
+        &svg::stacked_columns(
+            "FAIL_TO_PASS tests per instance",
+            "FAIL_TO_PASS tests",
+            "instances",
+            &names,
+            &[("instances".into(), n)],
+        ),
     )?;
 
     md.push_str(
@@ -308,8 +321,9 @@ mod tests {
         let options =
             ReportOptions { out_dir: dir.path().to_owned(), title: "Devset".into(), heuristic: Heuristic::CALIBRATED };
         let card = std::fs::read_to_string(write_report(&records, &options).unwrap()).unwrap();
-        assert!(card.starts_with("# Devset\n\n22 instances from 13 repositories in 1 language, in"), "{card}");
-        assert!(card.contains("| serde-rs/serde | unknown | 1 |"), "{card}");
+        assert!(card.starts_with("# Devset\n\n22 instances from 13 repositories in 7 languages, in"), "{card}");
+        assert!(card.contains("| serde-rs/serde | rust | 1 |"), "{card}");
+        assert!(card.contains("| yhirose/cpp-httplib | cpp | 1 |"), "{card}");
         assert!(card.contains("| records in the file | 22 | |"));
         for plot in ["languages", "difficulty", "fix-lines", "fixed-tests"] {
             let svg = std::fs::read_to_string(dir.path().join(format!("plots/{plot}.svg"))).unwrap();

@@ -1,7 +1,8 @@
 //! Splits of a dataset, each written as its own JSONL file under one folder:
 //! `date/before-<cutoff>.jsonl`, `date/from-<cutoff>.jsonl` and `date/undated.jsonl` (by
 //! `swe_forge.merged_at`, for a contamination cutoff), `repo/<org>__<repo>.jsonl` and
-//! `lang/<lang>.jsonl`. Records keep their input order. Each kind's folder is emptied of `.jsonl`
+//! `lang/<lang>.jsonl` (the record's `lang`, or the language its patches are written in, see
+//! `language`). Records keep their input order. Each kind's folder is emptied of `.jsonl`
 //! files first, so a split made with another cutoff leaves nothing stale behind.
 
 use std::collections::BTreeMap;
@@ -10,6 +11,7 @@ use std::path::{Path, PathBuf};
 use swe_forge_core::Instance;
 
 use crate::CurateError;
+use crate::lang::language;
 
 /// Which splits to write, and where.
 #[derive(Debug, Clone, Default)]
@@ -73,7 +75,7 @@ pub fn write_splits(records: &[&Instance], options: &SplitOptions) -> Result<Spl
     if options.by_lang {
         kinds.push("lang");
         for &r in records {
-            let name = file_name(r.lang.as_deref().unwrap_or("unknown"));
+            let name = file_name(&language(r));
             files.entry(options.out_dir.join("lang").join(format!("{name}.jsonl"))).or_default().push(r);
         }
     }

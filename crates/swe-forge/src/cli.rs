@@ -54,6 +54,9 @@ pub enum Command {
     Curate(crate::commands::curate::CurateArgs),
     /// Write a dataset card (README.md with counts, funnel, distributions and SVG plots).
     Report(crate::commands::report::ReportArgs),
+    /// Write a dataset folder for the Hugging Face Hub: data/<split>-00000-of-00001.parquet and
+    /// README.md (front matter naming the splits, license, tags, size; then the dataset card).
+    Publish(crate::commands::publish::PublishArgs),
     /// Benchmarks whose results are written down in docs/benchmarks/.
     #[command(subcommand)]
     Bench(BenchCommand),

@@ -8,6 +8,7 @@ mod export;
 mod images;
 mod mine;
 mod parse;
+pub(crate) mod publish;
 mod regrade;
 pub(crate) mod report;
 mod revalidate;
@@ -35,6 +36,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Review(args) => review::review_command(args),
         Command::Curate(args) => curate::curate_command(args),
         Command::Report(args) => report::report_command(args),
+        Command::Publish(args) => publish::publish_command(args),
         Command::Bench(cmd) => runtime.block_on(bench::bench_command(cmd)),
         Command::Images(cmd) => runtime.block_on(images::images_command(cmd)),
     }

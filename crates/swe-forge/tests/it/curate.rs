@@ -10,7 +10,7 @@ use crate::support::{read_records, root, swe_forge, text};
 
 /// The devset as a validated file: every record accepted with a merge date, the last one rejected,
 /// and a backport of the first (same fix, other number, re-indented) appended.
-fn fixture(path: &Path) -> Vec<Instance> {
+pub fn fixture(path: &Path) -> Vec<Instance> {
     let mut records = read_records(&root().join("data/devset/instances.jsonl"));
     for (i, r) in records.iter_mut().enumerate() {
         let mut meta = ForgeMeta::new(ValidationStatus::Accepted);

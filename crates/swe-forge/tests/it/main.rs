@@ -16,6 +16,7 @@ mod mine;
 mod parse;
 mod pipeline;
 mod prune;
+mod publish;
 mod registry;
 mod revalidate;
 mod review;
