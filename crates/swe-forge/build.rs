@@ -1,5 +1,6 @@
 //! Records the git commit the binary is built from as `SWE_FORGE_GIT_COMMIT`, which the
-//! Parquet exports write into their metadata. Outside a git checkout the variable is unset.
+//! Parquet exports write into their metadata (outside a git checkout it is unset), and the
+//! version `--version` prints as `SWE_FORGE_VERSION` (`0.0.0 (commit 0123456789ab)`).
 
 use std::path::Path;
 use std::process::Command;
@@ -11,8 +12,13 @@ fn git(args: &[&str]) -> Option<String> {
 }
 
 fn main() {
-    if let Some(commit) = git(&["rev-parse", "HEAD"]) {
-        println!("cargo:rustc-env=SWE_FORGE_GIT_COMMIT={commit}");
+    let version = std::env::var("CARGO_PKG_VERSION").unwrap_or_default();
+    match git(&["rev-parse", "HEAD"]) {
+        Some(commit) => {
+            println!("cargo:rustc-env=SWE_FORGE_GIT_COMMIT={commit}");
+            println!("cargo:rustc-env=SWE_FORGE_VERSION={version} (commit {})", &commit[..commit.len().min(12)]);
+        }
+        None => println!("cargo:rustc-env=SWE_FORGE_VERSION={version}"),
     }
     // Run again when HEAD moves: HEAD itself, the branch it points at, packed refs.
     let mut watched = vec!["HEAD".to_owned(), "packed-refs".to_owned()];

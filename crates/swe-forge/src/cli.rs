@@ -7,7 +7,7 @@ use clap::{Args, Parser, Subcommand};
 /// swe-forge turns merged pull requests into validated benchmark instances
 /// (Multi-SWE-bench record format), each with a reproducible Docker image.
 #[derive(Debug, Parser)]
-#[command(name = "swe-forge", version, about, long_about = None)]
+#[command(name = "swe-forge", version = env!("SWE_FORGE_VERSION"), about, long_about = None)]
 pub struct Cli {
     #[command(flatten)]
     pub global: Global,
@@ -19,27 +19,45 @@ pub struct Cli {
 #[derive(Debug, Args)]
 pub struct Global {
     /// Print debug logs (or set SWE_FORGE_LOG, e.g. `swe_forge_docker=debug`).
-    #[arg(long, short, global = true)]
+    #[arg(long, short, global = true, conflicts_with = "quiet")]
     pub verbose: bool,
+    /// Print only results and errors: no progress bars, no per-instance lines.
+    #[arg(long, short, global = true)]
+    pub quiet: bool,
 }
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Validate candidate records: build each instance image, run the tests three times,
     /// derive FAIL_TO_PASS / PASS_TO_PASS and apply the keep rules.
+    #[command(
+        after_help = "Example:\n  swe-forge validate --records candidates.jsonl --repos repos/ -o validated.jsonl --jobs 2"
+    )]
     Validate(ValidateArgs),
     /// Export validated records to JSONL and Parquet.
+    #[command(
+        after_help = "Example:\n  swe-forge export --records validated.jsonl --jsonl out.jsonl --parquet out.parquet --format swebench"
+    )]
     Export(ExportArgs),
     /// Run the stages a pipeline file names (sources, filters, overrides, outputs).
+    #[command(after_help = "Example:\n  swe-forge run pipelines/demo.toml")]
     Run(RunArgs),
     /// Run pipelines/demo.toml over the bundled fixture repositories.
+    #[command(after_help = "Example:\n  swe-forge demo")]
     Demo(DemoArgs),
     /// Mine merged pull requests into candidate records, from GitHub or from a local mirror.
+    #[command(
+        after_help = "Example:\n  swe-forge mine --mirror mirrors/org/repo -o candidates.jsonl --since 2024-01-01"
+    )]
     Mine(MineArgs),
     /// Parse a test log or results directory into per-test statuses (JSON lines on stdout).
+    #[command(after_help = "Example:\n  swe-forge parse work/logs/org__repo-1/fix.log")]
     Parse(ParseArgs),
     /// Re-validate published records (test lists included) under a profile and report, instance by
     /// instance, whether their FAIL_TO_PASS and PASS_TO_PASS lists hold, and why not.
+    #[command(
+        after_help = "Example:\n  swe-forge revalidate --records published.jsonl --repos mirrors/ --profile msb -o audit/"
+    )]
     Revalidate(RevalidateArgs),
     /// Evaluate predictions (a model's patches, or `gold`) on a validated dataset: each patch
     /// applied in its instance's image, the test files put back to the test patch's version,
@@ -47,15 +65,22 @@ pub enum Command {
     Evaluate(Box<EvaluateArgs>),
     /// Re-derive statuses, categories and verdicts of validated records from their kept logs,
     /// with this build's parsers, without running any container.
+    #[command(
+        after_help = "Example:\n  swe-forge regrade --records validated.jsonl --work-dir validated.work -o regraded.jsonl"
+    )]
     Regrade(RegradeArgs),
     /// Serve the review page for a dataset on 127.0.0.1 (questionnaire, diffs, tests, logs).
+    #[command(after_help = "Example:\n  swe-forge review --dataset validated.jsonl --work-dir validated.work")]
     Review(crate::commands::review::ReviewArgs),
     /// Put difficulty labels, review decisions and duplicate marks on records; write splits.
+    #[command(after_help = "Example:\n  swe-forge curate --dataset validated.jsonl -o curated.jsonl --splits splits/")]
     Curate(crate::commands::curate::CurateArgs),
     /// Write a dataset card (README.md with counts, funnel, distributions and SVG plots).
+    #[command(after_help = "Example:\n  swe-forge report --dataset curated.jsonl -o card/")]
     Report(crate::commands::report::ReportArgs),
     /// Write a dataset folder for the Hugging Face Hub: data/<split>-00000-of-00001.parquet and
     /// README.md (front matter naming the splits, license, tags, size; then the dataset card).
+    #[command(after_help = "Example:\n  swe-forge publish --dataset curated.jsonl -o hub/ --license mit")]
     Publish(crate::commands::publish::PublishArgs),
     /// Benchmarks whose results are written down in docs/benchmarks/.
     #[command(subcommand)]
@@ -63,6 +88,14 @@ pub enum Command {
     /// Manage swe-forge's Docker images.
     #[command(subcommand)]
     Images(ImagesCommand),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
+    #[command(
+        after_help = "Example:\n  swe-forge completions bash > ~/.local/share/bash-completion/completions/swe-forge"
+    )]
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
 }
 
 /// Limits and engine options shared by commands that run containers.
@@ -96,7 +129,7 @@ pub struct EngineArgs {
 #[derive(Debug, Args)]
 pub struct ValidateArgs {
     /// Candidate records (JSONL, Multi-SWE-bench format).
-    #[arg(long)]
+    #[arg(long, visible_alias = "dataset")]
     pub records: PathBuf,
     /// Folder of local clones: <repos>/<org>/<repo> (or <org>__<repo>).
     #[arg(long)]
@@ -123,7 +156,7 @@ pub struct ValidateArgs {
 )]
 pub struct EvaluateArgs {
     /// The dataset: validated records (JSONL); only accepted ones are evaluated.
-    #[arg(long)]
+    #[arg(long, visible_alias = "records")]
     pub dataset: PathBuf,
     /// Predictions: SWE-bench's format (`instance_id`, `model_name_or_path`, `model_patch`) or
     /// Multi-SWE-bench's (`org`, `repo`, `number`, `fix_patch`), JSONL or a JSON list; `gold`
@@ -152,7 +185,7 @@ pub struct EvaluateArgs {
 #[derive(Debug, Args)]
 pub struct RegradeArgs {
     /// Validated records (JSONL).
-    #[arg(long)]
+    #[arg(long, visible_alias = "dataset")]
     pub records: PathBuf,
     /// The work folder of the validation that made them (holds logs/<instance_id>/).
     #[arg(long)]
@@ -165,7 +198,7 @@ pub struct RegradeArgs {
 #[derive(Debug, Args)]
 pub struct ExportArgs {
     /// Validated records (JSONL, or an instances Parquet table swe-forge wrote).
-    #[arg(long)]
+    #[arg(long, visible_alias = "dataset")]
     pub records: PathBuf,
     /// JSONL output of the accepted instances (in --format).
     #[arg(long)]
@@ -223,8 +256,12 @@ pub struct RunArgs {
 
 #[derive(Debug, Args)]
 pub struct DemoArgs {
-    /// Resume from the progress file instead of re-running every instance's tests.
+    /// Start over: validate every instance again instead of resuming from the state store
+    /// (as `--fresh` does for every command).
     #[arg(long)]
+    pub fresh: bool,
+    /// Resume from the state store (the default; kept for older scripts).
+    #[arg(long, hide = true)]
     pub resume: bool,
     #[command(flatten)]
     pub engine: EngineArgs,
@@ -248,7 +285,7 @@ pub enum BenchCommand {
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
     /// Validated records (JSONL) whose images to rebuild.
-    #[arg(long)]
+    #[arg(long, visible_alias = "dataset")]
     pub records: PathBuf,
     /// Folder of local clones, as for validate.
     #[arg(long)]
@@ -272,7 +309,7 @@ pub enum ImagesCommand {
     /// Bytes each instance image adds on top of its toolchain image (Markdown table, median last).
     Sizes {
         /// Validated records (JSONL).
-        #[arg(long)]
+        #[arg(long, visible_alias = "dataset")]
         records: PathBuf,
     },
     /// Rebuild instance images from scratch (no build cache) and say whether each came out the
@@ -297,7 +334,7 @@ pub enum ImagesCommand {
     /// the pushed references (`swe_forge.registry_image`, `swe_forge.registry_images`).
     Push {
         /// Records (JSONL), e.g. a validated dataset.
-        #[arg(long)]
+        #[arg(long, visible_alias = "dataset")]
         records: PathBuf,
         /// `HOST:PORT` of the registry.
         #[arg(long)]
@@ -307,14 +344,14 @@ pub enum ImagesCommand {
         #[arg(long, value_enum, default_value = "forge")]
         tag_style: crate::commands::ship::TagStyle,
         /// Where the records go [default: `<records>.pushed.jsonl` beside them].
-        #[arg(long)]
+        #[arg(long, short)]
         out: Option<PathBuf>,
     },
     /// Pull the images the records name (their `registry_images`) and give them their local
     /// names back, so that validate and evaluate find them.
     Pull {
         /// Records (JSONL) written by `images push`.
-        #[arg(long)]
+        #[arg(long, visible_alias = "dataset")]
         records: PathBuf,
         /// `HOST:PORT` to pull from instead of the records' registry.
         #[arg(long)]
@@ -323,10 +360,10 @@ pub enum ImagesCommand {
     /// Save every image the records name, with all their layers, into one tar archive.
     Save {
         /// Records (JSONL).
-        #[arg(long)]
+        #[arg(long, visible_alias = "dataset")]
         records: PathBuf,
         /// The archive to write.
-        #[arg(long)]
+        #[arg(long, short)]
         out: PathBuf,
     },
     /// Load an archive written by `images save`.
@@ -389,7 +426,7 @@ pub struct MineArgs {
     #[arg(long)]
     pub cache_dir: Option<PathBuf>,
     /// Local clones (<repos>/<org>/<repo>) to take PR diffs from instead of the API.
-    #[arg(long)]
+    #[arg(long, visible_alias = "repos")]
     pub repos_dir: Option<PathBuf>,
     /// PRs per GraphQL listing page (at most 100).
     #[arg(long, default_value_t = 50)]
@@ -410,7 +447,7 @@ pub enum IssueLinks {
 #[derive(Debug, Args)]
 pub struct RevalidateArgs {
     /// Published records (JSONL, Multi-SWE-bench format, test lists included).
-    #[arg(long)]
+    #[arg(long, visible_alias = "dataset")]
     pub records: PathBuf,
     /// Folder of local clones: <repos>/<org>/<repo> (or <org>__<repo>).
     #[arg(long)]

@@ -14,9 +14,18 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
+    quiet_on_broken_pipe();
     let cli = cli::Cli::parse();
+    let level = match (cli.global.verbose, cli.global.quiet) {
+        (true, _) => "debug",
+        (_, true) => "error",
+        _ => "warn",
+    };
+    if cli.global.quiet {
+        reporter::set_quiet();
+    }
     let filter = tracing_subscriber::EnvFilter::try_from_env("SWE_FORGE_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(if cli.global.verbose { "debug" } else { "warn" }));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level));
     tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
     match commands::dispatch(cli) {
         Ok(()) => ExitCode::SUCCESS,
@@ -28,4 +37,23 @@ fn main() -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+/// Output piped into a reader that stopped (`swe-forge parse LOG | head`) ends the process
+/// quietly with 141, as `cat` would, instead of a panic message: printing panics on a closed
+/// stdout. Every other panic goes to the default hook.
+fn quiet_on_broken_pipe() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let message = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or_default();
+        if message.contains("Broken pipe") {
+            std::process::exit(141);
+        }
+        default(info);
+    }));
 }

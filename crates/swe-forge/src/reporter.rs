@@ -8,6 +8,14 @@ use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use swe_forge_core::{Instance, ValidationStatus};
 use swe_forge_validate::Reporter;
 
+/// Set by `-q`: no progress bars and no per-instance lines.
+static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Hides every progress display of this process (`-q`).
+pub fn set_quiet() {
+    QUIET.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
 pub struct Bars {
     multi: MultiProgress,
     total: ProgressBar,
@@ -17,7 +25,7 @@ pub struct Bars {
 impl Bars {
     pub fn new(count: usize) -> Bars {
         let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr());
-        if std::env::var_os("SWE_FORGE_NO_PROGRESS").is_some() {
+        if std::env::var_os("SWE_FORGE_NO_PROGRESS").is_some() || QUIET.load(std::sync::atomic::Ordering::Relaxed) {
             multi.set_draw_target(ProgressDrawTarget::hidden());
         }
         let total = multi.add(ProgressBar::new(count as u64));

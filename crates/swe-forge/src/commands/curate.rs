@@ -14,7 +14,7 @@ use crate::commands::validate::read_records;
 #[derive(Debug, clap::Args)]
 pub struct CurateArgs {
     /// The records to curate (JSONL).
-    #[arg(long)]
+    #[arg(long, visible_alias = "records")]
     pub dataset: PathBuf,
     /// Where the curated records go (JSONL); every record, with its marks, unless --kept-only.
     #[arg(long, short, required_unless_present = "calibrate")]

@@ -16,5 +16,5 @@ pub async fn demo_command(args: DemoArgs) -> Result<()> {
     } else {
         bail!("pipelines/demo.toml not found: run the demo from the swe-forge repository root");
     };
-    super::run::run_command(&pipeline, !args.resume, &args.engine).await
+    super::run::run_command(&pipeline, args.fresh && !args.resume, &args.engine).await
 }

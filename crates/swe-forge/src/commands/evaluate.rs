@@ -16,11 +16,12 @@ use swe_forge_store::{Store, input_digest};
 use swe_forge_validate::{Evaluation, Prediction, Settings, Summary, Validator, plan_env_commits};
 
 use crate::cli::EvaluateArgs;
-use crate::commands::validate::{apply_engine_args, apply_pipeline, read_records};
+use crate::commands::validate::{apply_engine_args, apply_pipeline, folder_out, read_records};
 use crate::pipeline::Pipeline;
 use crate::reporter::Bars;
 
 pub async fn evaluate_command(args: EvaluateArgs) -> Result<()> {
+    folder_out("--out", &args.out)?;
     let dataset = read_records(&args.dataset)?;
     let mut by_id: HashMap<&str, &Instance> = HashMap::new();
     for (line, r) in dataset.iter().enumerate() {

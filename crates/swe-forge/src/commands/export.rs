@@ -11,7 +11,7 @@ use swe_forge_export::Producer;
 
 use crate::cli::{ExportArgs, ExportFormat, ExportNaming};
 use crate::commands::revalidate::read_logs;
-use crate::commands::validate::read_records;
+use crate::commands::validate::{read_records, write_records};
 
 pub fn export_command(args: ExportArgs) -> Result<()> {
     if args.jsonl.is_none() && args.parquet.is_none() && args.tests_parquet.is_none() {
@@ -20,7 +20,8 @@ pub fn export_command(args: ExportArgs) -> Result<()> {
     let outputs = [("--jsonl", &args.jsonl), ("--parquet", &args.parquet), ("--tests-parquet", &args.tests_parquet)];
     let outputs: Vec<(&str, &Path)> = outputs.iter().filter_map(|(f, p)| p.as_deref().map(|p| (*f, p))).collect();
     for (i, (flag, path)) in outputs.iter().enumerate() {
-        if same_file(path, &args.records) {
+        // `-` as input is stdin, as output stdout: never the same file.
+        if path.as_os_str() != "-" && same_file(path, &args.records) {
             bail!("{flag} {} is the input (--records): refusing to overwrite the records being read", path.display());
         }
         if let Some((other, _)) = outputs[..i].iter().find(|(_, q)| same_file(path, q)) {
@@ -54,9 +55,12 @@ pub fn export_command(args: ExportArgs) -> Result<()> {
 }
 
 /// Whether `a` and `b` are one file: the same device and inode when both exist, else the same
-/// absolute path.
+/// absolute path (`-` is only the same as `-`).
 fn same_file(a: &Path, b: &Path) -> bool {
     use std::os::unix::fs::MetadataExt;
+    if a.as_os_str() == "-" || b.as_os_str() == "-" {
+        return a == b;
+    }
     match (std::fs::metadata(a), std::fs::metadata(b)) {
         (Ok(x), Ok(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
         _ => std::path::absolute(a).ok().is_some_and(|x| std::path::absolute(b).is_ok_and(|y| x == y)),
@@ -105,7 +109,7 @@ fn labelled(records: &[Instance]) -> std::borrow::Cow<'_, [Instance]> {
 }
 
 fn create_parents(paths: [Option<&Path>; 3]) -> Result<()> {
-    for p in paths.into_iter().flatten() {
+    for p in paths.into_iter().flatten().filter(|p| p.as_os_str() != "-") {
         if let Some(dir) = p.parent() {
             std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         }
@@ -117,7 +121,7 @@ pub fn export(records: &[Instance], jsonl: Option<&Path>, parquet: Option<&Path>
     let records = labelled(records);
     create_parents([jsonl, parquet, tests])?;
     if let Some(p) = jsonl {
-        swe_forge_export::write_jsonl(p, &records)?;
+        write_records(p, &records)?;
     }
     if let Some(p) = parquet {
         swe_forge_export::write_instances_parquet(p, &records, &producer())?;

@@ -39,5 +39,10 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Publish(args) => publish::publish_command(args),
         Command::Bench(cmd) => runtime.block_on(bench::bench_command(cmd)),
         Command::Images(cmd) => runtime.block_on(images::images_command(cmd)),
+        Command::Completions { shell } => {
+            use clap::CommandFactory;
+            clap_complete::generate(shell, &mut Cli::command(), "swe-forge", &mut std::io::stdout());
+            Ok(())
+        }
     }
 }

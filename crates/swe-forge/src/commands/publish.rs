@@ -15,10 +15,10 @@ use crate::commands::validate::read_records;
 pub struct PublishArgs {
     /// The dataset: validated (or curated) records, JSONL or an instances Parquet table. Only
     /// records validation accepted, not dropped by a review and not duplicates are published.
-    #[arg(long)]
+    #[arg(long, visible_alias = "records")]
     pub dataset: PathBuf,
     /// The folder to write: README.md, plots/ and data/<split>-00000-of-00001.parquet.
-    #[arg(long)]
+    #[arg(long, short)]
     pub out: PathBuf,
     /// A folder of split files, one split per file named by its stem, e.g. `<splits>/lang` as
     /// `curate --splits <splits>` writes it. Default: one split, `test`, of the whole dataset.

@@ -4,7 +4,7 @@ use anyhow::Result;
 use swe_forge_core::Instance;
 
 use crate::cli::RegradeArgs;
-use crate::commands::validate::{print_summary, read_records};
+use crate::commands::validate::{print_summary, read_records, write_records};
 
 pub fn regrade_command(args: RegradeArgs) -> Result<()> {
     let records = read_records(&args.records)?;
@@ -26,8 +26,10 @@ pub fn regrade_command(args: RegradeArgs) -> Result<()> {
         }
         out.push(new);
     }
-    swe_forge_export::write_jsonl(&args.out, &out)?;
-    print_summary(&out);
+    write_records(&args.out, &out)?;
+    if args.out.as_os_str() != "-" {
+        print_summary(&out);
+    }
     eprintln!("re-graded {} records without running a container; {} changed", out.len(), changed.len());
     for c in changed {
         eprintln!("  {c}");

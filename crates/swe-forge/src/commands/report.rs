@@ -5,15 +5,15 @@ use std::path::PathBuf;
 use anyhow::Result;
 use swe_forge_curate::{Heuristic, ReportOptions};
 
-use crate::commands::validate::read_records;
+use crate::commands::validate::{folder_out, read_records};
 
 #[derive(Debug, clap::Args)]
 pub struct ReportArgs {
     /// The dataset (JSONL records; curated ones carry difficulty, reviews and duplicate marks).
-    #[arg(long)]
+    #[arg(long, visible_alias = "records")]
     pub dataset: PathBuf,
     /// Folder for README.md and plots/.
-    #[arg(long)]
+    #[arg(long, short)]
     pub out: PathBuf,
     /// The card's title. Default: the dataset's file name.
     #[arg(long)]
@@ -21,6 +21,7 @@ pub struct ReportArgs {
 }
 
 pub fn report_command(args: ReportArgs) -> Result<()> {
+    folder_out("--out", &args.out)?;
     let records = read_records(&args.dataset)?;
     let title = args.title.clone().unwrap_or_else(|| {
         args.dataset.file_stem().map_or_else(|| "Dataset".into(), |s| s.to_string_lossy().into_owned())

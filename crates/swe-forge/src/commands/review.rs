@@ -9,7 +9,7 @@ use swe_forge_curate::{Heuristic, KeepRule, ReviewServer, ServerOptions};
 pub struct ReviewArgs {
     /// The dataset to review (JSONL records, e.g. the output of validate, or an instances Parquet
     /// table).
-    #[arg(long)]
+    #[arg(long, visible_alias = "records")]
     pub dataset: PathBuf,
     /// The state store that keeps the reviews (SQLite; made if missing). Default:
     /// <work-dir>/state.sqlite.

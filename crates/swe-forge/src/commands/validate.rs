@@ -32,8 +32,39 @@ pub async fn validate_command(args: ValidateArgs) -> Result<()> {
 
 /// Records from JSONL or from an instances Parquet table swe-forge wrote (told apart by the
 /// file's first bytes).
+/// Records from a JSONL file or an instances Parquet table; `-` reads either from stdin.
 pub fn read_records(path: &Path) -> Result<Vec<Instance>> {
+    if path.as_os_str() == "-" {
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes).context("reading records from stdin")?;
+        if bytes.starts_with(b"PAR1") {
+            let tmp = tempfile::NamedTempFile::new().context("buffering Parquet from stdin")?;
+            std::fs::write(tmp.path(), &bytes).context("buffering Parquet from stdin")?;
+            return swe_forge_export::read_records(tmp.path()).context("reading records from stdin");
+        }
+        return swe_forge_core::read_jsonl(bytes.as_slice()).context("reading records from stdin");
+    }
     swe_forge_export::read_records(path).with_context(|| format!("reading records {}", path.display()))
+}
+
+/// Refuses `-` as a folder output: a folder of files cannot go to stdout.
+pub fn folder_out(flag: &str, path: &Path) -> Result<()> {
+    if path.as_os_str() == "-" {
+        anyhow::bail!(
+            "{flag} - : this command writes a folder of files, which cannot go to stdout; give a folder path"
+        );
+    }
+    Ok(())
+}
+
+/// Writes `records` as JSONL to `path` (atomically), or to stdout when `path` is `-`.
+pub fn write_records(path: &Path, records: &[Instance]) -> Result<()> {
+    if path.as_os_str() == "-" {
+        let mut out = std::io::stdout().lock();
+        swe_forge_core::write_jsonl(&mut out, records).context("writing records to stdout")?;
+        return Ok(());
+    }
+    swe_forge_export::write_jsonl(path, records).with_context(|| format!("writing {}", path.display()))
 }
 
 pub fn apply_pipeline(settings: &mut Settings, p: &Pipeline) {

@@ -96,16 +96,74 @@ fn pipeline_with_a_typo_is_refused() {
 
 #[test]
 fn every_command_has_help() {
-    for cmd in [
-        &["--help"][..],
-        &["validate", "--help"],
-        &["export", "--help"],
-        &["run", "--help"],
-        &["demo", "--help"],
-        &["images", "--help"],
-    ] {
+    for cmd in [&["--help"][..], &["images", "--help"]] {
         let out = swe_forge(cmd);
         assert!(out.status.success(), "{cmd:?}: {}", text(&out));
         assert!(text(&out).contains("Usage:"), "{cmd:?}");
     }
+    // Every command's help ends with an example of its use.
+    for cmd in [
+        "validate",
+        "export",
+        "run",
+        "demo",
+        "mine",
+        "parse",
+        "revalidate",
+        "evaluate",
+        "regrade",
+        "review",
+        "curate",
+        "report",
+        "publish",
+        "completions",
+    ] {
+        let out = swe_forge(&[cmd, "--help"]);
+        assert!(out.status.success(), "{cmd}: {}", text(&out));
+        assert!(text(&out).contains(&format!("Example:\n  swe-forge {cmd}")), "{cmd}: {}", text(&out));
+    }
+}
+
+#[test]
+fn one_vocabulary_version_completions_stdin_stdout_and_a_closed_pipe() {
+    let v = swe_forge(&["--version"]);
+    assert!(String::from_utf8_lossy(&v.stdout).starts_with("swe-forge 0.0.0 (commit "), "{}", text(&v));
+    let c = swe_forge(&["completions", "bash"]);
+    assert!(
+        c.status.success() && String::from_utf8_lossy(&c.stdout).contains("complete -F _swe__forge"),
+        "{}",
+        text(&c)
+    );
+    // Records from stdin, JSONL to stdout; --dataset and --records name the same input.
+    let fixtures = std::fs::read(root().join("data/fixtures/instances.jsonl")).unwrap();
+    for flag in ["--records", "--dataset"] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_swe-forge"))
+            .args(["export", flag, "-", "--jsonl", "-", "--all", "-q"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::io::Write::write_all(&mut child.stdin.take().unwrap(), &fixtures).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "{}", text(&out));
+        let lines = String::from_utf8_lossy(&out.stdout).lines().count();
+        assert_eq!(lines, String::from_utf8_lossy(&fixtures).lines().count(), "{}", text(&out));
+    }
+    // A folder output cannot be stdout.
+    let r =
+        swe_forge(&["report", "--dataset", root().join("data/fixtures/instances.jsonl").to_str().unwrap(), "-o", "-"]);
+    assert_eq!(r.status.code(), Some(1));
+    assert!(text(&r).contains("cannot go to stdout"), "{}", text(&r));
+    assert!(!std::path::Path::new("-").exists());
+    // A reader that stops early ends the process quietly.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_swe-forge"))
+        .args(["completions", "zsh"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"), "{}", text(&out));
 }
