@@ -151,7 +151,7 @@ fn resolve(args: &MineArgs) -> Result<Settings> {
 
 /// `owner/name`, each part a safe path component (candidates' ids and folders derive from them).
 fn check_repo_name(name: &str) -> Result<()> {
-    let Some((owner, repo)) = name.split_once('/') else { bail!("--repo {name:?}: give owner/name") };
+    let Some((owner, repo)) = name.split_once('/') else { bail!("--repo {name:?} is not owner/name") };
     for part in [owner, repo] {
         if let Some(why) = swe_forge_core::path_component_problem(part) {
             bail!("--repo {name:?}: {part:?} {why}");
