@@ -19,7 +19,7 @@ pub use patch::PatchShape;
 pub use record::{
     Base, ExtraSourceProvenance, ForgeMeta, Instance, PassRates, PhaseRun, Provenance, RejectReason, Rejection,
     ResolvedIssue, SCHEMA_VERSION, TestMap, TestResult, ValidationStatus, path_component_problem, read_jsonl,
-    write_jsonl,
+    read_jsonl_log, write_jsonl,
 };
 pub use record::{Difficulty, DifficultyFeatures, DifficultyLabel, Duplicate, LabelSource, Review, TimeToFix};
 pub use status::{Phase, PhaseStatuses, TestStatus, Transition};

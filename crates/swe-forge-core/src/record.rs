@@ -472,6 +472,17 @@ pub fn path_component_problem(name: &str) -> Option<&'static str> {
 /// `instance_id`, `org` or `repo` that is not a safe path component
 /// ([`path_component_problem`]) and an instance id seen before.
 pub fn read_jsonl(reader: impl BufRead) -> Result<Vec<Instance>, RecordError> {
+    read_lines(reader, false)
+}
+
+/// Reads an append-only JSONL log of records (a resumable command's progress, where a record
+/// written again later supersedes the earlier one): as [`read_jsonl`], but an instance id may
+/// repeat; every line is returned, in order.
+pub fn read_jsonl_log(reader: impl BufRead) -> Result<Vec<Instance>, RecordError> {
+    read_lines(reader, true)
+}
+
+fn read_lines(reader: impl BufRead, repeats: bool) -> Result<Vec<Instance>, RecordError> {
     let mut out = Vec::new();
     let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     for (idx, line) in reader.lines().enumerate() {
@@ -493,7 +504,9 @@ pub fn read_jsonl(reader: impl BufRead) -> Result<Vec<Instance>, RecordError> {
                 return Err(RecordError::UnsafeName { line: idx + 1, field, value: value.clone(), why });
             }
         }
-        if let Some(first) = seen.insert(inst.instance_id.clone(), idx + 1) {
+        if let Some(first) = seen.insert(inst.instance_id.clone(), idx + 1)
+            && !repeats
+        {
             return Err(RecordError::Duplicate { line: idx + 1, first, instance_id: inst.instance_id });
         }
         out.push(inst);

@@ -56,6 +56,8 @@ fn names_that_would_leave_their_folder_and_repeated_ids_are_refused() {
     }
     let err = swe_forge_core::read_jsonl(format!("{good}\n\n{good}\n").as_bytes()).unwrap_err().to_string();
     assert!(err.starts_with("line 3: instance ") && err.ends_with("already appeared on line 1"), "{err}");
+    // An append-only log may repeat an id: every line comes back.
+    assert_eq!(swe_forge_core::read_jsonl_log(format!("{good}\n{good}\n").as_bytes()).unwrap().len(), 2);
 }
 
 #[test]

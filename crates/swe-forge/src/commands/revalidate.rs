@@ -136,7 +136,10 @@ pub async fn revalidate_command(args: RevalidateArgs) -> Result<()> {
     let mut ours: HashMap<String, Instance> = HashMap::new();
     if progress.exists() {
         // A result that the engine cut short (infrastructure) is not kept: it runs again.
-        for r in read_records(&progress)?.into_iter().filter(|r| !again.contains(&r.instance_id)) {
+        let file = std::fs::File::open(&progress).with_context(|| format!("opening {}", progress.display()))?;
+        let earlier = swe_forge_core::read_jsonl_log(std::io::BufReader::new(file))
+            .with_context(|| format!("reading {}", progress.display()))?;
+        for r in earlier.into_iter().filter(|r| !again.contains(&r.instance_id)) {
             let infra =
                 r.swe_forge.iter().flat_map(|m| &m.rejections).any(|x| x.reason == RejectReason::Infrastructure);
             if infra {
