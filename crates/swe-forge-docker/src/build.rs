@@ -149,8 +149,17 @@ impl Engine {
 
 /// Messages of a build that failed because the engine did (it was stopped or restarted mid-build,
 /// its storage is full), not because of a Dockerfile step.
-const ENGINE_FAILURES: &[&str] =
-    &["transport is closing", "connection reset by peer", "broken pipe", "no space left on device", "shutting down"];
+const ENGINE_FAILURES: &[&str] = &[
+    "transport is closing",
+    "connection reset by peer",
+    "broken pipe",
+    "no space left on device",
+    "shutting down",
+    // The engine lost its bridge network (seen after other engines in the host's network
+    // namespace were torn down): every RUN step fails to start.
+    "could not find bridge",
+    "failed to create endpoint",
+];
 
 fn engine_failure(message: &str) -> bool {
     ENGINE_FAILURES.iter().any(|m| message.contains(m))
@@ -169,6 +178,9 @@ mod tests {
     fn engine_failures_are_told_from_failing_steps() {
         assert!(engine_failure("transport is closing: unavailable"));
         assert!(engine_failure("failed to register layer: write /var/lib/docker/x: no space left on device"));
+        assert!(engine_failure(
+            "failed to create endpoint x on network bridge: adding interface veth1 to bridge docker0 failed: could not find bridge docker0: route ip+net: no such network interface"
+        ));
         assert!(!engine_failure("The command '/bin/sh -c apt-get install -y nope' returned a non-zero code: 100"));
         assert!(!engine_failure("COPY failed: file not found in build context"));
     }

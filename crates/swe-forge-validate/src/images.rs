@@ -331,6 +331,21 @@ fn setup_failure(out: &swe_forge_docker::RunOutput, timeout: std::time::Duration
     format!("setup {why}:\n{}", tail.into_iter().rev().collect::<Vec<_>>().join("\n"))
 }
 
+/// A failed setup step: the machine's fault (infrastructure, retried) when its log shows that a
+/// public registry could not be reached, the repository's (`image_build_failed`) otherwise.
+fn setup_error(tag: &str, why: String, out: &swe_forge_docker::RunOutput) -> ImageFailure {
+    match crate::faults::unreachable_registry(&out.log) {
+        Some(host) => ImageFailure::Infra(DockerError::EngineLost {
+            tag: tag.to_owned(),
+            message: format!(
+                "setup could not reach {host}: this machine's network or DNS failed, not the repository ({})",
+                why.lines().next().unwrap_or_default()
+            ),
+        }),
+        None => ImageFailure::Build(why),
+    }
+}
+
 fn nul_list(items: &[String]) -> Vec<u8> {
     items.iter().flat_map(|p| p.bytes().chain([0])).collect()
 }
@@ -479,11 +494,15 @@ impl Validator {
         crate::parsed::write_log(&RunLogs::new(&self.settings.work_dir, &inst.instance_id), "env-setup", &out.log);
         match committed {
             Some(id) => Ok(found(id, source_image_id)),
-            None => Err(ImageFailure::Build(format!(
-                "repository environment at {}: {}",
-                spec.commit,
-                setup_failure(&out, self.settings.setup_timeout)
-            ))),
+            None => Err(setup_error(
+                &spec.tag,
+                format!(
+                    "repository environment at {}: {}",
+                    spec.commit,
+                    setup_failure(&out, self.settings.setup_timeout)
+                ),
+                &out,
+            )),
         }
     }
 
@@ -591,7 +610,7 @@ impl Validator {
         let (out, committed) = self.engine.run_and_commit(&spec, &tag, &labels).await.map_err(ImageFailure::Infra)?;
         if committed.is_none() {
             crate::parsed::write_log(&RunLogs::new(&self.settings.work_dir, &inst.instance_id), "setup", &out.log);
-            return Err(ImageFailure::Build(setup_failure(&out, self.settings.setup_timeout)));
+            return Err(setup_error(&tag, setup_failure(&out, self.settings.setup_timeout), &out));
         }
         image.setup_log = Some(out.log);
         Ok(image)

@@ -15,6 +15,7 @@ mod env;
 mod error;
 mod evaluate;
 mod extra;
+mod faults;
 mod flaky;
 mod grade;
 mod images;
