@@ -177,3 +177,31 @@ fn sigint_during_a_test_run_removes_the_runs_containers_and_exits_130() {
 fn sigterm_during_a_test_run_removes_the_runs_containers_and_exits_130() {
     stop_and_resume("TERM");
 }
+
+#[test]
+fn images_cleanup_removes_the_containers_of_a_killed_run_and_no_others() {
+    let tmp = tempfile::tempdir().unwrap();
+    let hanging = Hanging::new(tmp.path());
+    let mut killed = hanging.spawn(&tmp.path().join("killed.log"));
+    let killed_id = killed.wait_for_hanging_test();
+    killed.signal("KILL");
+    let _ = killed.child.wait();
+    assert_eq!(containers(&format!("{LABEL_RUN}={killed_id}"), true).len(), 1, "SIGKILL leaves the container");
+
+    // A live run of another work folder: its container must survive the cleanup.
+    let other = tmp.path().join("live");
+    std::fs::create_dir_all(&other).unwrap();
+    let live_hanging = Hanging::new(&other);
+    let mut live = live_hanging.spawn(&other.join("live.log"));
+    let live_id = live.wait_for_hanging_test();
+
+    let out = swe_forge(&["images", "cleanup", "--dry-run"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let leftover = containers(&format!("{LABEL_RUN}={killed_id}"), true)[0].0[..12].to_owned();
+    assert!(text(&out).contains(&format!("would remove container {leftover} of run {killed_id}")), "{}", text(&out));
+    let out = swe_forge(&["images", "cleanup"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains(&format!("of run {killed_id}")), "{}", text(&out));
+    assert_eq!(containers(&format!("{LABEL_RUN}={killed_id}"), true), [], "{}", text(&out));
+    assert_eq!(containers(&format!("{LABEL_RUN}={live_id}"), false).len(), 1, "the live run's container stays");
+}
