@@ -179,6 +179,24 @@ fn sigterm_during_a_test_run_removes_the_runs_containers_and_exits_130() {
 }
 
 #[test]
+fn a_second_sigint_during_the_cleanup_exits_at_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let hanging = Hanging::new(tmp.path());
+    let mut run = hanging.spawn(&tmp.path().join("stderr.log"));
+    run.wait_for_hanging_test();
+    let sent = run.signal("INT");
+    // The cleanup takes a few hundred milliseconds at least (it waits for late creates).
+    std::thread::sleep(Duration::from_millis(100));
+    run.signal("INT");
+    let (code, took) = run.wait(sent, Duration::from_secs(10));
+    let log = run.log_text();
+    eprintln!("{log}two SIGINTs to exit: {} ms", took.as_millis());
+    assert_eq!(code, Some(130), "{log}");
+    assert!(log.contains("second signal: exiting without finishing the cleanup"), "{log}");
+    // Whatever the cleanup did not reach, `Run`'s drop removes.
+}
+
+#[test]
 fn images_cleanup_removes_the_containers_of_a_killed_run_and_no_others() {
     let tmp = tempfile::tempdir().unwrap();
     let hanging = Hanging::new(tmp.path());
