@@ -129,6 +129,8 @@ impl Engine {
                     removed.push(c.leftover);
                 }
             }
+            // A removal the engine had under way already (409) needs a moment to finish.
+            tokio::time::sleep(Duration::from_millis(100)).await;
         }
         Ok(removed)
     }
