@@ -153,6 +153,8 @@ impl Engine {
             let pc = parent.config.unwrap_or_default();
             let mut all_labels = pc.labels.clone().unwrap_or_default();
             all_labels.extend(labels.clone());
+            // Which run made it, so that leftovers of an interrupted run can be found.
+            all_labels.insert(crate::LABEL_RUN.to_owned(), crate::run_id().to_owned());
             let config = ContainerConfig {
                 user: pc.user,
                 env: pc.env,
@@ -217,7 +219,12 @@ impl Engine {
             cmd: Some(vec![script]),
             env: Some(spec.env.clone()),
             user: spec.user.clone(),
-            labels: Some(HashMap::from([(LABEL_ROLE.to_owned(), "run".to_owned())])),
+            labels: Some(
+                [(LABEL_ROLE.to_owned(), "run".to_owned())]
+                    .into_iter()
+                    .chain(crate::run_label::container_labels())
+                    .collect(),
+            ),
             host_config: Some(host_config),
             ..Default::default()
         };

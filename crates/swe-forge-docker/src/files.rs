@@ -21,7 +21,12 @@ impl Engine {
         let body = ContainerCreateBody {
             image: Some(image.to_owned()),
             cmd: Some(vec!["true".to_owned()]),
-            labels: Some(std::collections::HashMap::from([(LABEL_ROLE.to_owned(), "inspect".to_owned())])),
+            labels: Some(
+                [(LABEL_ROLE.to_owned(), "inspect".to_owned())]
+                    .into_iter()
+                    .chain(crate::run_label::container_labels())
+                    .collect(),
+            ),
             ..Default::default()
         };
         let created = self

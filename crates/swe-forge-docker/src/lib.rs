@@ -16,6 +16,7 @@ mod files;
 mod inspect;
 mod lock;
 mod registry;
+mod run_label;
 
 pub use base::BaseSpec;
 pub use build::BuildContext;
@@ -24,6 +25,9 @@ pub use engine::Engine;
 pub use error::DockerError;
 pub use lock::BuildLock;
 pub use registry::{PushReport, split_reference};
+pub use run_label::{
+    LABEL_RUN, LABEL_RUN_HOST, LeftoverContainer, host_name, process_gone, run_created_containers, run_id,
+};
 
 /// Label every image and container made by swe-forge carries, so they can be found and cleaned.
 pub const LABEL_ROLE: &str = "dev.swe-forge.role";

@@ -315,9 +315,17 @@ pub enum ImagesCommand {
     /// Rebuild instance images from scratch (no build cache) and say whether each came out the
     /// same and, if not, which files differ.
     Verify(Box<VerifyArgs>),
+    /// Remove the containers of swe-forge runs whose process is gone (killed with SIGKILL, or the
+    /// machine rebooted), found by their `dev.swe-forge.run` label; live runs' stay.
+    Cleanup {
+        /// Only say what would be removed.
+        #[arg(long)]
+        dry_run: bool,
+    },
     /// Remove the instance and repository-environment images no kept record uses (its instance
     /// image, its environment and that environment's source layer), among the repositories the
     /// kept records cover (all repositories with --all-repositories); toolchains and the base stay.
+    /// Containers left by killed runs go first (as `images cleanup`).
     Prune {
         /// Records whose images stay (JSONL; repeatable), e.g. a validated dataset.
         #[arg(long, required = true)]

@@ -1,11 +1,12 @@
 //! The `swe-forge` binary: parses the command line, resolves settings, runs a command and
-//! turns library errors into messages and exit codes (0 success, 1 failure, 2 usage).
+//! turns library errors into messages and exit codes (0 success, 1 failure, 2 usage, 130 stopped by SIGINT or SIGTERM).
 
 // The binary is the one crate that owns stdout (libraries warn on printing).
 #![allow(clippy::print_stdout)]
 
 mod cli;
 mod commands;
+mod interrupt;
 mod pipeline;
 mod reporter;
 
@@ -29,6 +30,8 @@ fn main() -> ExitCode {
     tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
     match commands::dispatch(cli) {
         Ok(()) => ExitCode::SUCCESS,
+        // What was cleaned up is said already.
+        Err(e) if e.is::<interrupt::Interrupted>() => ExitCode::from(interrupt::EXIT_INTERRUPTED),
         Err(e) => {
             eprintln!("error: {e}");
             for cause in e.chain().skip(1) {

@@ -70,7 +70,9 @@ pub async fn images_command(cmd: ImagesCommand) -> Result<()> {
             }
         }
         ImagesCommand::Sizes { records } => sizes(&engine, &records).await?,
+        ImagesCommand::Cleanup { dry_run } => cleanup(&engine, dry_run).await?,
         ImagesCommand::Prune { keep, all_repositories, dry_run } => {
+            cleanup(&engine, dry_run).await?;
             prune(&engine, &keep, all_repositories, dry_run).await?;
         }
         ImagesCommand::Push { records, registry, tag_style, out } => {
@@ -87,6 +89,21 @@ pub async fn images_command(cmd: ImagesCommand) -> Result<()> {
             }
         }
     }
+    Ok(())
+}
+
+/// Removes (or, dry, lists) the containers of swe-forge runs whose process is gone.
+async fn cleanup(engine: &Engine, dry_run: bool) -> Result<()> {
+    let found = engine.remove_orphan_containers(dry_run).await?;
+    for c in &found {
+        let verb = if dry_run { "would remove" } else { "removed" };
+        println!("{verb} container {} of run {} ({}, {})", c.id, c.run, c.image, c.state);
+    }
+    eprintln!(
+        "{} container(s) of runs whose process is gone {}",
+        found.len(),
+        if dry_run { "would be removed" } else { "removed" }
+    );
     Ok(())
 }
 

@@ -22,7 +22,8 @@ use anyhow::Result;
 use crate::cli::{Cli, Command};
 
 pub fn dispatch(cli: Cli) -> Result<()> {
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    // SIGINT and SIGTERM stop the command and remove this run's containers (`crate::interrupt`).
+    let runtime = crate::interrupt::Runtime::new()?;
     match cli.command {
         Command::Validate(args) => runtime.block_on(validate::validate_command(args)),
         Command::Export(args) => export::export_command(args),

@@ -12,6 +12,7 @@ mod environments;
 mod evaluate;
 mod export;
 mod fixtures;
+mod interrupt;
 mod mine;
 mod parse;
 mod pipeline;

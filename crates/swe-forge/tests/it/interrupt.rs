@@ -1,0 +1,225 @@
+//! Stopping a validation on the real engine: SIGINT and SIGTERM while a test run hangs end the
+//! process with 130 within seconds, remove every container of the run and leave a state store
+//! that a second run resumes from; containers of a run killed with SIGKILL are removed by
+//! `swe-forge images cleanup`. Every test removes its runs' containers even when it fails.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use swe_forge_core::{RejectReason, ValidationStatus};
+
+use crate::pipeline::{pipeline_in, reasons};
+use crate::support::{read_records, root, swe_forge, text};
+
+const LABEL_RUN: &str = "dev.swe-forge.run";
+
+/// A validation of one Go fixture whose test command hangs, started in `dir`.
+struct Hanging {
+    records: PathBuf,
+    repos: PathBuf,
+    pipeline: PathBuf,
+    out: PathBuf,
+}
+
+impl Hanging {
+    fn new(dir: &Path) -> Hanging {
+        let extra = "[overrides.\"forge-fixtures/gostack\"]\ntest_command = \"echo started; sleep 600\"\n";
+        let pipeline = pipeline_in(dir, extra);
+        let fixtures = read_records(&root().join("data/fixtures/instances.jsonl"));
+        let records = dir.join("records.jsonl");
+        let one: Vec<_> = fixtures.iter().filter(|r| r.instance_id == "forge-fixtures__gostack-1").collect();
+        swe_forge_core::write_jsonl(std::fs::File::create(&records).unwrap(), one).unwrap();
+        Hanging { records, repos: dir.join("repos"), pipeline, out: dir.join("out/validated.jsonl") }
+    }
+
+    fn args<'a>(&'a self, timeout: &'a str) -> Vec<&'a str> {
+        vec![
+            "validate",
+            "--records",
+            self.records.to_str().unwrap(),
+            "--repos",
+            self.repos.to_str().unwrap(),
+            "--out",
+            self.out.to_str().unwrap(),
+            "--pipeline",
+            self.pipeline.to_str().unwrap(),
+            "--timeout",
+            timeout,
+        ]
+    }
+
+    fn spawn(&self, log: &Path) -> Run {
+        let child = Command::new(env!("CARGO_BIN_EXE_swe-forge"))
+            .args(self.args("600"))
+            .env("SWE_FORGE_NO_PROGRESS", "1")
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(log).unwrap())
+            .spawn()
+            .unwrap();
+        Run { child, log: log.to_owned() }
+    }
+}
+
+/// A child `swe-forge`; dropping it kills the process and removes every container of its run.
+struct Run {
+    child: Child,
+    log: PathBuf,
+}
+
+impl Run {
+    fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// The run id of the child once its hanging test run is under way (after the image builds,
+    /// which may take minutes on a cold engine; their setup runs are containers of the run too).
+    fn wait_for_hanging_test(&mut self) -> String {
+        let prefix = format!("{}-", self.pid());
+        let deadline = Instant::now() + Duration::from_secs(900);
+        while Instant::now() < deadline {
+            assert!(self.child.try_wait().unwrap().is_none(), "swe-forge ended early: {}", self.log_text());
+            for (id, run) in containers(LABEL_RUN, false).into_iter().filter(|(_, run)| run.starts_with(&prefix)) {
+                let logs = Command::new("docker").args(["logs", &id]).output().unwrap();
+                if String::from_utf8_lossy(&logs.stdout).contains("started") {
+                    return run;
+                }
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        panic!("the test run did not start: {}", self.log_text())
+    }
+
+    fn signal(&self, name: &str) -> Instant {
+        let o = Command::new("kill").args([&format!("-{name}"), &self.pid().to_string()]).output().unwrap();
+        assert!(o.status.success(), "{}", text(&o));
+        Instant::now()
+    }
+
+    /// Waits for the exit, at most `limit`; the exit code and how long it took.
+    fn wait(&mut self, since: Instant, limit: Duration) -> (Option<i32>, Duration) {
+        while since.elapsed() < limit {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return (status.code(), since.elapsed());
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!("swe-forge did not exit within {limit:?}: {}", self.log_text())
+    }
+
+    fn log_text(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+}
+
+impl Drop for Run {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let prefix = format!("{}-", self.pid());
+        for (id, _) in containers(LABEL_RUN, true).into_iter().filter(|(_, run)| run.starts_with(&prefix)) {
+            let _ = Command::new("docker").args(["rm", "-f", &id]).output();
+        }
+    }
+}
+
+/// `(container id, run label)` of the containers matching label filter `filter`; exited ones too
+/// with `all`.
+fn containers(filter: &str, all: bool) -> Vec<(String, String)> {
+    let label = format!("label={filter}");
+    let format = format!("{{{{.ID}}}} {{{{.Label \"{LABEL_RUN}\"}}}}");
+    let mut args = vec!["ps", "--no-trunc", "--filter", &label, "--format", &format];
+    if all {
+        args.push("-a");
+    }
+    let o = Command::new("docker").args(&args).output().unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .filter_map(|l| l.split_once(' ').map(|(id, run)| (id.to_owned(), run.to_owned())))
+        .collect()
+}
+
+/// Stops a validation with `signal` while its test command hangs, and checks what is left.
+fn stop_and_resume(signal: &str) {
+    let tmp = tempfile::tempdir().unwrap();
+    let hanging = Hanging::new(tmp.path());
+    let mut run = hanging.spawn(&tmp.path().join("stderr.log"));
+    let id = run.wait_for_hanging_test();
+    let sent = run.signal(signal);
+    let (code, took) = run.wait(sent, Duration::from_secs(30));
+    let log = run.log_text();
+    eprintln!("{log}SIG{signal} to exit: {} ms", took.as_millis());
+    assert_eq!(code, Some(130), "{log}");
+    assert!(log.contains(&format!("removed 1 container(s) of run {id}")), "{log}");
+    assert_eq!(containers(&format!("{LABEL_RUN}={id}"), true), [], "containers of the run are left: {log}");
+
+    // The state store opens and holds the instance as not finished.
+    let store = swe_forge_store::Store::open(&tmp.path().join("work/state.sqlite")).unwrap();
+    assert_eq!(store.validated().unwrap().len(), 0);
+    drop(store);
+
+    // Started again (phases now cut off after 3 s), validate resumes and finishes.
+    let again = swe_forge(&hanging.args("3"));
+    assert!(again.status.success(), "{}", text(&again));
+    let all = read_records(&hanging.out);
+    assert_eq!(all.len(), 1);
+    assert_eq!(all[0].status(), ValidationStatus::Rejected);
+    assert!(reasons(&all[0]).contains(&RejectReason::Timeout), "{:?}", all[0].swe_forge);
+}
+
+#[test]
+fn sigint_during_a_test_run_removes_the_runs_containers_and_exits_130() {
+    stop_and_resume("INT");
+}
+
+#[test]
+fn sigterm_during_a_test_run_removes_the_runs_containers_and_exits_130() {
+    stop_and_resume("TERM");
+}
+
+#[test]
+fn a_second_sigint_during_the_cleanup_exits_at_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let hanging = Hanging::new(tmp.path());
+    let mut run = hanging.spawn(&tmp.path().join("stderr.log"));
+    run.wait_for_hanging_test();
+    let sent = run.signal("INT");
+    // The cleanup takes a few hundred milliseconds at least (it waits for late creates).
+    std::thread::sleep(Duration::from_millis(100));
+    run.signal("INT");
+    let (code, took) = run.wait(sent, Duration::from_secs(10));
+    let log = run.log_text();
+    eprintln!("{log}two SIGINTs to exit: {} ms", took.as_millis());
+    assert_eq!(code, Some(130), "{log}");
+    assert!(log.contains("second signal: exiting without finishing the cleanup"), "{log}");
+    // Whatever the cleanup did not reach, `Run`'s drop removes.
+}
+
+#[test]
+fn images_cleanup_removes_the_containers_of_a_killed_run_and_no_others() {
+    let tmp = tempfile::tempdir().unwrap();
+    let hanging = Hanging::new(tmp.path());
+    let mut killed = hanging.spawn(&tmp.path().join("killed.log"));
+    let killed_id = killed.wait_for_hanging_test();
+    killed.signal("KILL");
+    let _ = killed.child.wait();
+    assert_eq!(containers(&format!("{LABEL_RUN}={killed_id}"), true).len(), 1, "SIGKILL leaves the container");
+
+    // A live run of another work folder: its container must survive the cleanup.
+    let other = tmp.path().join("live");
+    std::fs::create_dir_all(&other).unwrap();
+    let live_hanging = Hanging::new(&other);
+    let mut live = live_hanging.spawn(&other.join("live.log"));
+    let live_id = live.wait_for_hanging_test();
+
+    let out = swe_forge(&["images", "cleanup", "--dry-run"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let leftover = containers(&format!("{LABEL_RUN}={killed_id}"), true)[0].0[..12].to_owned();
+    assert!(text(&out).contains(&format!("would remove container {leftover} of run {killed_id}")), "{}", text(&out));
+    let out = swe_forge(&["images", "cleanup"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains(&format!("of run {killed_id}")), "{}", text(&out));
+    assert_eq!(containers(&format!("{LABEL_RUN}={killed_id}"), true), [], "{}", text(&out));
+    assert_eq!(containers(&format!("{LABEL_RUN}={live_id}"), false).len(), 1, "the live run's container stays");
+}
