@@ -44,6 +44,28 @@ pub(crate) fn unreachable_registry(log: &[u8]) -> Option<&'static str> {
         .find_map(|l| REGISTRIES.iter().find(|r| l.contains(*r)).copied())
 }
 
+/// How a failed TLS verification reads (curl and git, OpenSSL, npm, Java, cargo).
+const TLS_FAILURES: &[&str] = &[
+    "SSL certificate problem",
+    "self-signed certificate in certificate chain",
+    "self signed certificate in certificate chain",
+    "unable to get local issuer certificate",
+    "SELF_SIGNED_CERT_IN_CHAIN",
+    "PKIX path building failed",
+    "certificate verify failed",
+];
+
+/// What to do when a setup log shows that TLS verification failed: the network in between
+/// presents a certificate this machine's bundle does not hold.
+pub(crate) fn tls_hint(log: &[u8]) -> Option<&'static str> {
+    let tail = String::from_utf8_lossy(&log[log.len().saturating_sub(64 * 1024)..]);
+    TLS_FAILURES.iter().any(|t| tail.contains(t)).then_some(
+        "hint: the setup failed to verify a TLS certificate: behind a TLS-intercepting proxy, give its CA with \
+         --ca-bundle FILE (or SWE_FORGE_CA_BUNDLE, or ca_bundle in the pipeline's [validate]); the system bundle is \
+         used by default when one exists",
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

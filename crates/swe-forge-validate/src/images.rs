@@ -328,7 +328,12 @@ fn setup_failure(out: &swe_forge_docker::RunOutput, timeout: std::time::Duration
     } else {
         format!("exited with {:?}", out.exit_code)
     };
-    format!("setup {why}:\n{}", tail.into_iter().rev().collect::<Vec<_>>().join("\n"))
+    let mut text = format!("setup {why}:\n{}", tail.into_iter().rev().collect::<Vec<_>>().join("\n"));
+    if let Some(hint) = crate::faults::tls_hint(&out.log) {
+        text.push('\n');
+        text.push_str(hint);
+    }
+    text
 }
 
 /// A failed setup step: the machine's fault (infrastructure, retried) when its log shows that a

@@ -122,6 +122,11 @@ pub fn apply_engine_args(settings: &mut Settings, a: &EngineArgs) {
     if let Some(c) = a.cpus {
         settings.cpus = Some(c);
     }
+    // Setup steps trust what this machine trusts unless told otherwise (a TLS-intercepting
+    // proxy's CA is in the system bundle); the bundle never enters an image.
+    if settings.ca_bundle.is_none() {
+        settings.ca_bundle = resolve_ca_bundle(Path::new("system"));
+    }
 }
 
 /// `system` (the last component of a pipeline-relative path too) means this machine's default
