@@ -5,6 +5,7 @@
 //! bollard, parquet or octocrab; edge crates convert their types into these records.
 
 mod category;
+mod day;
 mod error;
 mod layout;
 mod patch;
@@ -13,6 +14,7 @@ mod status;
 mod warning;
 
 pub use category::{Categorized, categorize};
+pub use day::{days_in_month, parse_day};
 pub use error::RecordError;
 pub use layout::{PARSED_SUFFIX, RunLogs};
 pub use patch::PatchShape;

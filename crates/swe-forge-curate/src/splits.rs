@@ -34,13 +34,9 @@ pub struct SplitSummary {
     pub files: Vec<(PathBuf, usize)>,
 }
 
-/// Whether a cutoff is a `YYYY-MM-DD` day.
+/// Whether a cutoff is a real `YYYY-MM-DD` day.
 pub fn valid_cutoff(day: &str) -> bool {
-    let b = day.as_bytes();
-    b.len() == 10
-        && b[4] == b'-'
-        && b[7] == b'-'
-        && b.iter().enumerate().all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit())
+    swe_forge_core::parse_day(day).is_some()
 }
 
 /// Writes the asked-for splits.

@@ -48,7 +48,7 @@ pub fn parse_time(s: &str, end_of_day: bool) -> Result<i64, MineError> {
     };
     let d: Vec<i64> = date.split('-').map(|p| p.parse::<i64>()).collect::<Result<_, _>>().map_err(|_| bad())?;
     let [y, m, day] = d[..] else { return Err(bad()) };
-    if !(1..=12).contains(&m) || !(1..=31).contains(&day) {
+    if swe_forge_core::parse_day(date).is_none() {
         return Err(bad());
     }
     let secs = match time {

@@ -78,6 +78,32 @@ fn names_that_leave_their_folder_and_repeated_ids_are_refused_where_records_are_
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     assert!(text(&o).contains("\"..\" names a folder above or at its own"), "{}", text(&o));
     assert!(!tmp.path().join("c.jsonl").exists());
+    // Days that do not exist are refused wherever a day is taken.
+    let fixtures = root().join("data/fixtures/instances.jsonl");
+    let o = swe_forge(&[
+        "curate",
+        "--dataset",
+        fixtures.to_str().unwrap(),
+        "-o",
+        tmp.path().join("cur.jsonl").to_str().unwrap(),
+        "--splits",
+        tmp.path().join("splits").to_str().unwrap(),
+        "--cutoff",
+        "2024-13-45",
+    ]);
+    assert_ne!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(text(&o).contains("\"2024-13-45\" is not a YYYY-MM-DD day"), "{}", text(&o));
+    let o = swe_forge(&[
+        "mine",
+        "--repo",
+        "a/b",
+        "--since",
+        "2023-02-29",
+        "-o",
+        tmp.path().join("m.jsonl").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("\"2023-02-29\" is not YYYY-MM-DD"), "{}", text(&o));
 }
 
 #[test]
