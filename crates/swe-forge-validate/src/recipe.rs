@@ -291,6 +291,22 @@ impl Recipe {
 }
 
 impl RecipeOverride {
+    /// Every name this override and its variants give (parsers, recipe, toolchain) exists, so a
+    /// typo is an error when the file loads, not a rejection of each instance it reaches.
+    pub fn check(&self) -> Result<(), ValidateError> {
+        for p in self.parser.iter().chain(&self.results_parser) {
+            p.parse::<swe_forge_logparse::Framework>()
+                .map_err(|e| ValidateError::Recipe { name: String::new(), message: e.to_string() })?;
+        }
+        if let Some(r) = &self.recipe {
+            Recipe::named(r)?;
+        }
+        if let Some(t) = &self.toolchain {
+            Toolchain::named(t)?;
+        }
+        self.variants.iter().try_for_each(RecipeOverride::check)
+    }
+
     /// Whether the PR-number range and merge dates (when given) admit `inst`.
     pub fn matches(&self, inst: &Instance) -> bool {
         if let Some((lo, hi)) = self.numbers
@@ -368,6 +384,16 @@ mod tests {
             }
         }
         assert!(Recipe::named("cobol").unwrap_err().to_string().contains("no such recipe"));
+    }
+
+    #[test]
+    fn a_typo_in_a_variant_is_found_when_the_override_loads() {
+        let o: RecipeOverride =
+            toml::from_str("parser = \"go-test\"\n[[variants]]\nnumbers = [1, 5]\nresults_parser = \"junit-xm\"\n")
+                .unwrap();
+        assert!(o.check().unwrap_err().to_string().contains("junit-xm"));
+        let ok: RecipeOverride = toml::from_str("[[variants]]\nnumbers = [1, 5]\nparser = \"junit-xml\"\n").unwrap();
+        ok.check().unwrap();
     }
 
     #[test]

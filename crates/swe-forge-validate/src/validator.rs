@@ -3,7 +3,6 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
-use std::str::FromStr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -14,7 +13,6 @@ use swe_forge_core::{
 };
 use swe_forge_docker::{BaseSpec, CaBundle, DockerError, Engine, RunSpec};
 use swe_forge_git::{SourceRepo, apply_patches, unsafe_patch_reason};
-use swe_forge_logparse::Framework;
 use tokio::sync::OnceCell;
 
 use crate::detect::{Detection, detect};
@@ -112,16 +110,10 @@ impl Validator {
     /// A validator; fails when an override names an unknown language or parser.
     pub fn new(engine: Engine, settings: Settings, reporter: Arc<dyn Reporter>) -> Result<Validator, ValidateError> {
         for (repo, o) in &settings.overrides {
-            if let Some(p) = &o.parser {
-                Framework::from_str(p)
-                    .map_err(|e| ValidateError::Recipe { name: repo.clone(), message: e.to_string() })?;
-            }
-            if let Some(r) = &o.recipe {
-                Recipe::named(r)?;
-            }
-            if let Some(t) = &o.toolchain {
-                Toolchain::named(t)?;
-            }
+            o.check().map_err(|e| match e {
+                ValidateError::Recipe { message, .. } => ValidateError::Recipe { name: repo.clone(), message },
+                other => other,
+            })?;
         }
         Ok(Validator {
             engine,
