@@ -9,7 +9,9 @@
 #
 # EXPORT_DIR holds the files the `export::python_readers_read_every_export` test writes (records.jsonl,
 # instances.parquet, tests.parquet, swebench.jsonl, swebench.parquet); see
-# scripts/python_readers.py. VENV_DIR defaults to target/tmp/python-readers. Exits non-zero when any
+# scripts/python_readers.py. The harness set also compares `swe-forge parse --msb` (the binary in
+# $SWE_FORGE_BIN, else target/debug/swe-forge) with Multi-SWE-bench's parse_log on the logs of
+# crates/swe-forge-logparse/test_data. VENV_DIR defaults to target/tmp/python-readers. Exits non-zero when any
 # reader fails; only the harness packages (swebench, multi-swe-bench) may be skipped, and only
 # when pip cannot install them.
 set -euo pipefail

@@ -1,5 +1,8 @@
 """Reads swe-forge's exports with the readers of one virtual environment and checks them
-against the JSONL records. Run by scripts/python-readers.sh as
+against the JSONL records; the harness set also checks `swe-forge parse --msb` names against
+Multi-SWE-bench's own parse_log on the logs of crates/swe-forge-logparse/test_data (the
+swe-forge binary is $SWE_FORGE_BIN, else target/debug/swe-forge). Run by
+scripts/python-readers.sh as
 
     python python_readers.py SET EXPORT_DIR
 
@@ -254,6 +257,194 @@ def msb_harness():
     check(f"multi-swe-bench Dataset.from_json on records.jsonl ({v})", run)
 
 
+# Multi-SWE-bench test names: `swe-forge parse --msb` (what `export --naming msb` writes) against
+# the `parse_log` of the repository handler Multi-SWE-bench uses for that framework
+# (multi_swe_bench.harness.repos.<module>; docs/benchmarks/msb_parse.py), on the real logs of
+# crates/swe-forge-logparse/test_data/<framework>/. Go has two: cli/cli's keeps subtest names
+# whole, grpc-go's names a subtest by its parent, as `msb_rollup` does.
+MSB_PARSERS = {
+    "go-test": ("golang.cli.cli", "golang.grpc.grpc_go"),
+    "cargo-test": "rust.BurntSushi.ripgrep",
+    "maven-surefire": "java.alibaba.fastjson2",
+    "jest": "javascript.anuraghazra.github_readme_stats",
+    "mocha": "javascript.axios.axios",
+    "vitest": "javascript.sveltejs.svelte",
+    "gtest": "cpp.yhirose.cpp_httplib",
+    "ctest": "cpp.fmtlib.fmt",
+    "automake": "c.jqlang.jq",
+}
+TEST_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "crates", "swe-forge-logparse", "test_data")
+
+# Logs that are not compared: derived from a capture (CRLF, injected bytes, cuts, added colour)
+# or hand-written (test_data/README.md). The comparison is about names Multi-SWE-bench would see
+# in real logs. Results directories (automake/trs_files) are not logs, which these handlers take.
+MSB_NOT_COMPARED = {
+    "go-test/ansi", "go-test/crlf", "go-test/non_utf8", "go-test/truncated",
+    "cargo-test/crlf", "cargo-test/non_utf8", "cargo-test/truncated",
+    "cargo-test/old_cargo_format", "cargo-test/nocapture_glued_lines",
+    "jest/crlf", "jest/non_utf8", "gtest/crlf", "gtest/truncated", "ctest/non_utf8",
+}
+
+# Expected differences, each from a Multi-SWE-bench parser bug or a choice of ours: (logs, status,
+# side, names, reason). `logs` is a glob over `<framework>/<case>`, `status` PASS/FAIL/SKIP or *,
+# `side` says who alone reports the name with that status (`ours`: `swe-forge parse --msb`,
+# `msb`: Multi-SWE-bench's parse_log), `names` a regular expression the whole name matches. A
+# difference no row explains fails the check, and so does a row that explains nothing.
+MSB_EXPECTED = [
+    ("go-test/*", "*", "msb", r"Test\w*(/\w+)+",
+     "cli/cli's get_base_name keeps every subtest level; we name a subtest by its parent (grpc-go, etcd, gin, ...)"),
+    ("go-test/*", "FAIL", "msb", r"example\.com/\S+",
+     "MSB bug: `FAIL:?\\s?(.+?)\\s` also takes the package of a `FAIL pkg` summary line as a test"),
+    ("go-test/*", "SKIP", "ours", r"TestSkip",
+     "MSB bug: cli/cli records a SKIP only when the test already failed"),
+    ("go-test/*", "raises", "msb", r"ValueError: Passed tests and failed tests should not have common .*",
+     "MSB bug: grpc-go's handler adds a passing subtest's parent to passed after the parent failed"),
+    ("go-test/crash_panic_timeout", "FAIL", "ours", r"TestHangs",
+     "killed by -timeout: no `--- FAIL` line; we read the test from the panic's running-tests list"),
+    ("go-test/timeout_subtests", "FAIL", "ours", r"Test",
+     "Test/SocketHangs killed by -timeout (no `--- FAIL` line); we fail it under its parent's name"),
+    ("cargo-test/ansi", "*", "ours", r".*",
+     "`--color always`: colour codes before ok/FAILED/ignored defeat ripgrep's `test (\\S+) ... ok` regexes"),
+    ("cargo-test/nocapture_split_status", "*", "ours", r"tests::(fails|nested::deep_test)",
+     "--nocapture: the test's output splits `test x ...` from its status, ripgrep's regexes want one line"),
+    ("maven-surefire/junit5_mixed", "FAIL", "ours", r"com\.example\.CalcTest",
+     "@Nested: Surefire counts the outer class's methods under CalcTest$Inner; we see CalcTest's own failures"),
+    ("maven-surefire/junit5_mixed", "SKIP", "msb", r"com\.example\.CalcTest",
+     "MSB bug: fastjson2's handler takes `Tests run: 0` (skipped == run == 0) as a skipped class"),
+    ("jest/default_reporter", "FAIL", "ours", r"tests/math\.test\.js:.+",
+     "default reporter: no ✓/✕ lines; we name failing tests from the `●` failure headings"),
+    ("jest/verbose", "SKIP", "ours", r"tests/math\.test\.js:(skipped one|write more)",
+     "github_readme_stats' handler has no pattern for skipped (○) or todo (✎) tests"),
+    ("mocha/spec", "SKIP", "ours", r"is (pending|skipped)",
+     "axios' handler has no pattern for pending tests"),
+    ("mocha/spec", "FAIL", "msb", r'Array|"before all" hook for .+',
+     "MSB bug: `^\\d+\\) ` also takes a failing hook and each failure summary's first line (outer describe)"),
+    ("vitest/ansi", "*", "ours", r".*", "colour codes before ✓/× defeat svelte's `^✓ ` regexes"),
+    ("vitest/*", "SKIP", "ours", r"calc\.test\.ts > calc > (skipped|todo) one",
+     "svelte's handler has no pattern for skipped or todo tests"),
+    ("vitest/*", "FAIL", "ours", r"sub/broken\.test\.ts",
+     "a file that fails to load has no × line; we fail the file"),
+    ("gtest/*", "SKIP", "ours", r"MathTest\.(DISABLED_NotYet|SkipsAtRuntime)",
+     "cpp_httplib's handler has no pattern for disabled or skipped tests"),
+    ("gtest/*", "FAIL", "ours", r"Small/ParamTest\.IsSmall/2",
+     "MSB bug: `[  FAILED  ] X, where GetParam() = 3 (0 ms)` does not fit `(\\S+?)( \\(.+\\))?$`"),
+    ("gtest/ansi", "*", "ours", r".*",
+     "MSB bug: its colour pattern wants `\\x1b[0m` after `[ OK ]`; gtest 1.12 writes `\\x1b[m`"),
+    ("gtest/under_ctest_parallel_verbose", "*", "ours", r".*",
+     "ctest -V prefixes each line with `N: `; cpp_httplib's regexes are anchored at `[`"),
+    ("ctest/*", "FAIL", "ours", r"gtest_all|catch_all|prints_output",
+     "MSB bug: fmt's `\\*+Failed$` wants the line to end at Failed; ctest writes the time after it"),
+    ("ctest/*", "FAIL", "ours", r"gtest_crash|times_out|missing_exe",
+     "fmt's handler has no pattern for ***Exception, ***Timeout or ***Not Run"),
+    ("ctest/*", "SKIP", "ours", r"skipped_by_code|disabled_test", "fmt's handler has no skip pattern"),
+    ("ctest/parallel_output_on_failure", "PASS", "msb", r"fake",
+     "MSB bug: a test's own output line shaped like a ctest result counts as a test"),
+    ("automake/ansi", "*", "ours", r".*", "AM_COLOR_TESTS: colour codes before PASS:/FAIL: defeat jq's regexes"),
+    ("automake/make_check", "FAIL", "ours", r"tests/(hard-error|xpass)\.sh",
+     "jq's handler has no pattern for ERROR or XPASS results"),
+    ("automake/make_check", "PASS", "ours", r"tests/xfail\.sh",
+     "jq's handler has no pattern for XFAIL (an expected failure)"),
+    ("automake/make_check", "FAIL", "ours", r"tests/tap\.t",
+     "TAP driver lines carry `N - description` after the script; jq's `^FAIL: (\\S+)$` wants the script alone"),
+]
+
+
+def msb_parse_log(module_name):
+    import importlib
+    import inspect
+
+    module = importlib.import_module(f"multi_swe_bench.harness.repos.{module_name}")
+    for _, cls in inspect.getmembers(module, inspect.isclass):
+        if cls.__module__ == module.__name__ and "parse_log" in cls.__dict__:
+            return cls.__dict__["parse_log"]
+    raise AssertionError(f"no parse_log in {module_name}")
+
+
+def swe_forge_bin():
+    """The swe-forge binary: $SWE_FORGE_BIN (the Rust test passes its own), else target/debug's."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    return os.environ.get("SWE_FORGE_BIN") or os.path.join(here, "..", "target", "debug", "swe-forge")
+
+
+def ours_msb(framework, log):
+    import subprocess
+
+    out = subprocess.run([swe_forge_bin(), "parse", "--msb", "-f", framework, log],
+                         capture_output=True, text=True, check=True).stdout
+    sets = {"PASS": set(), "FAIL": set(), "SKIP": set()}
+    for line in out.splitlines():
+        row = json.loads(line)
+        sets[row["status"]].add(row["msb"])
+    return sets
+
+
+def msb_differences(framework, case, parse_log):
+    """(status, side, name) for every name only one side reports with that status; a parse_log
+    that raises is one difference (status "raises", the message as name)."""
+    import types
+
+    log = os.path.join(TEST_DATA, framework, f"{case}.log")
+    ours = ours_msb(framework, log)
+    with open(log, "rb") as f:
+        text = f.read().decode("utf-8", errors="replace")  # as Multi-SWE-bench's harness reads a log
+    this = types.SimpleNamespace(pr=types.SimpleNamespace(number=10**9, org="o", repo="r"))
+    try:
+        r = parse_log(this, text)
+    except Exception as e:  # noqa: BLE001 - a table row may expect it
+        return {("raises", "msb", f"{type(e).__name__}: {e}")}
+    theirs = {"PASS": set(r.passed_tests), "FAIL": set(r.failed_tests), "SKIP": set(r.skipped_tests)}
+    diffs = set()
+    for status in ours:
+        diffs |= {(status, "ours", n) for n in ours[status] - theirs[status]}
+        diffs |= {(status, "msb", n) for n in theirs[status] - ours[status]}
+    return diffs
+
+
+def explained_by(key, diff):
+    import fnmatch
+    import re
+
+    logs, status, side, names, _ = MSB_EXPECTED[key]
+    return (fnmatch.fnmatchcase(diff[0], logs) and status in ("*", diff[1]) and side == diff[2]
+            and re.fullmatch(names, diff[3]) is not None)
+
+
+def msb_names():
+    from importlib.metadata import version
+
+    v = f"multi-swe-bench {version('multi-swe-bench')}"
+
+    def run():
+        assert os.path.exists(swe_forge_bin()), f"no swe-forge binary at {swe_forge_bin()}; set SWE_FORGE_BIN"
+        used, unexplained = set(), []
+        handlers = [(f, m) for f, ms in MSB_PARSERS.items() for m in ([ms] if isinstance(ms, str) else ms)]
+        for framework, module_name in handlers:
+            parse_log = msb_parse_log(module_name)
+            cases = sorted(e[:-4] for e in os.listdir(os.path.join(TEST_DATA, framework)) if e.endswith(".log"))
+            cases = [c for c in cases if f"{framework}/{c}" not in MSB_NOT_COMPARED]
+            assert cases, f"no {framework} logs in {TEST_DATA}"
+            equal = explained = missed = 0
+            for case in cases:
+                diffs = sorted((f"{framework}/{case}", *d) for d in msb_differences(framework, case, parse_log))
+                for diff in diffs:
+                    keys = [k for k in range(len(MSB_EXPECTED)) if explained_by(k, diff)]
+                    used.update(keys)
+                    explained += bool(keys)
+                    missed += not keys
+                    if not keys:
+                        unexplained.append(diff)
+                equal += not diffs
+            print(f"       {framework} ({module_name}): {len(cases)} logs, {equal} with equal names, "
+                  f"{explained} explained and {missed} unexplained name/status differences")
+        for k in sorted(set(range(len(MSB_EXPECTED))) - used):
+            unexplained.append(("MSB_EXPECTED row explains nothing", *MSB_EXPECTED[k][:4]))
+        for diff in unexplained:
+            print(f"       unexplained: {diff}")
+        assert not unexplained, f"{len(unexplained)} unexplained difference(s) from Multi-SWE-bench's parse_log"
+
+    check(f"Multi-SWE-bench names: swe-forge parse --msb equals parse_log on test_data logs ({v})", run)
+
+
 if SET == "pyarrow15":
     pandas_readers()
 elif SET == "datasets219":
@@ -266,6 +457,7 @@ elif SET == "current":
 elif SET == "harness":
     swebench_harness()
     msb_harness()
+    msb_names()
 else:
     sys.exit(f"unknown reader set {SET}")
 

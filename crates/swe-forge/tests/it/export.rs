@@ -2,7 +2,9 @@
 //! by the commands that take records (Parquet told from JSONL by its first bytes), Multi-SWE-bench
 //! test names from kept parsed runs, and every Python reader dataset users have
 //! (`scripts/python-readers.sh`: pandas on pyarrow 15 and current, polars, duckdb, `datasets`
-//! 2.19 and current, SWE-bench's `make_test_spec`, Multi-SWE-bench's `Dataset.from_json`).
+//! 2.19 and current, SWE-bench's `make_test_spec`, Multi-SWE-bench's `Dataset.from_json`, and
+//! `swe-forge parse --msb` names against Multi-SWE-bench's own `parse_log` on the real logs of
+//! `crates/swe-forge-logparse/test_data`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -215,6 +217,7 @@ fn python_readers_read_every_export() {
         .arg(root().join("scripts/python-readers.sh"))
         .arg(dir.path())
         .arg(venv_dir())
+        .env("SWE_FORGE_BIN", env!("CARGO_BIN_EXE_swe-forge"))
         .output()
         .expect("bash runs");
     let log = text(&out);
@@ -223,6 +226,11 @@ fn python_readers_read_every_export() {
     for reader in ["pandas.read_parquet instances (pandas 2.1", "datasets 2.19", "polars.read_parquet", "duckdb"] {
         assert!(log.contains(reader), "{reader} did not run:\n{log}");
     }
+    // Only pip failing to install the harness packages may leave it out.
+    assert!(
+        log.contains("ok   Multi-SWE-bench names") || log.contains("harness checks skipped"),
+        "the Multi-SWE-bench name check did not run:\n{log}"
+    );
 }
 
 #[test]
