@@ -59,6 +59,7 @@ fn a_killed_validation_resumes_to_the_same_dataset() {
     // The same work, killed with SIGKILL at several points, then restarted until it finishes.
     let tmp = tempfile::tempdir().unwrap();
     let p = pipeline_in(tmp.path(), &only(&ids));
+    let mut killed = Vec::new();
     for delay_ms in [700u64, 1500, 2500, 4000] {
         let mut child = Command::new(env!("CARGO_BIN_EXE_swe-forge"))
             .args(["run", p.to_str().unwrap(), "--jobs", "1"])
@@ -68,10 +69,20 @@ fn a_killed_validation_resumes_to_the_same_dataset() {
             .spawn()
             .unwrap();
         std::thread::sleep(Duration::from_millis(delay_ms));
+        killed.push(child.id());
         let _ = child.kill();
         let _ = child.wait();
     }
     let out = swe_forge(&["run", p.to_str().unwrap(), "--jobs", "1"]);
+    // SIGKILL leaves the killed runs' containers; `images cleanup` removes those of dead runs.
+    let cleanup = swe_forge(&["images", "cleanup"]);
+    assert!(cleanup.status.success(), "{}", text(&cleanup));
+    let ps = Command::new("docker")
+        .args(["ps", "-a", "--filter", "label=dev.swe-forge.run", "--format", "{{.Label \"dev.swe-forge.run\"}}"])
+        .output()
+        .unwrap();
+    let left = String::from_utf8_lossy(&ps.stdout).into_owned();
+    assert!(!left.lines().any(|l| killed.iter().any(|pid| l.starts_with(&format!("{pid}-")))), "{left}");
     assert!(out.status.success(), "{}", text(&out));
     let got = read_records(&tmp.path().join("out/validated.jsonl"));
     assert_eq!(got.len(), ids.len(), "nothing lost, nothing duplicated");
