@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Reads what `swe-forge export` wrote with the Python readers dataset users have: pandas on
 # pyarrow 15 and on the current pyarrow, polars, duckdb, Hugging Face `datasets` 2.19 and current,
-# and (when they install) the `swebench` and `multi-swe-bench` packages. Each reader set lives in
+# and (when they install) the `swebench` (4.1.0 and 5.0.2) and `multi-swe-bench` packages. Each reader set lives in
 # its own virtual environment with pinned versions from PyPI, made once and reused (the
 # unpinned `current` set is made anew only when target/ is cleaned).
 #
@@ -28,13 +28,16 @@ if [ -f "$bundle" ]; then
 fi
 export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1
 
-# name|requirements. A venv is remade when its requirement line changes. swebench 5 reads other
-# fields (eval_script, log_parser, eval_type); 4.x is the classic SWE-bench row this export writes.
+# name|requirements. A venv is remade when its requirement line changes. The harness packages are
+# pinned exactly: swebench 4.1.0 (make_test_spec builds the eval script from its own spec table)
+# and 5.0.2, the current release (make_test_spec reads the row's own eval_script, log_parser,
+# eval_type and image), each in its own venv; multi-swe-bench 1.1.2.
 sets=(
   "pyarrow15|pyarrow==15.* pandas==2.1.* numpy<2"
   "datasets219|datasets==2.19.* pyarrow==16.* numpy<2 pandas<2.3"
   "current|pyarrow pandas polars duckdb datasets"
-  "harness|swebench==4.1.* multi-swe-bench"
+  "harness|swebench==4.1.0 multi-swe-bench==1.1.2"
+  "swebench5|swebench==5.0.2"
 )
 
 # Makes venv $1 with requirements $2 unless it exists with exactly those; returns 1 when pip fails.
@@ -66,7 +69,7 @@ for set in "${sets[@]}"; do
   name="${set%%|*}"
   reqs="${set#*|}"
   if [ ! -f "$venvs/$name.ready" ]; then
-    if [ "$name" = harness ]; then
+    if [ "$name" = harness ] || [ "$name" = swebench5 ]; then
       echo "python-readers: $name: pip could not install '$reqs'; harness checks skipped" >&2
       continue
     fi

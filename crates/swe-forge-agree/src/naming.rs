@@ -4,7 +4,9 @@
 //!
 //! Multi-SWE-bench records name tests the way each repository's hand-written parser saw them
 //! (Java classes, bare Go names, jest `file:title`, cargo `module::test`); our logs carry
-//! canonical ids plus that name ([`ParsedLog::msb_names`]). Comparing in Multi-SWE-bench naming
+//! canonical ids plus that name ([`ParsedLog::msb_names`]), named by the record's repository
+//! where handlers differ (Go subtests: the validator's parses apply
+//! `swe_forge_logparse::MsbNaming`, so the logs given here already carry the repository's names). Comparing in Multi-SWE-bench naming
 //! rolls each run up to those names first ([`msb_rollup`]: a Java class fails when one of its
 //! methods fails) and only then derives the categories, exactly as the published harness did.
 //! Comparing two swe-forge records uses the canonical ids as they are.

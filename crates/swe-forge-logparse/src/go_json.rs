@@ -1,7 +1,8 @@
 //! The `go test -json` parser: one JSON event per line (`Action`, `Package`, `Test`, `Output`,
 //! `FailedBuild`, ...), other lines ignored. Canonical id `<Package>::<Test>` (subtests keep
-//! their `/sub` path); Multi-SWE-bench name = the bare test name without its last `/` level
-//! (`TestA/case` -> `TestA`), as that harness's Go handlers record it.
+//! their `/sub` path); Multi-SWE-bench name = the bare test name (`TestA/case`), as most of
+//! that harness's Go handlers record it ([`crate::ParsedLog::name_go_subtests`] applies the rule
+//! of the repositories whose handler drops the last `/` level).
 //!
 //! A test's status is its last `pass`/`fail`/`skip` event. A test still running when the log
 //! ends (its `run` not followed by a terminal action) is FAIL when its package reported `fail`
@@ -21,7 +22,6 @@ use serde::Deserialize;
 use swe_forge_core::TestStatus;
 
 use crate::go_verbose::Timeout;
-use crate::msb::go_base_name;
 use crate::{ParsedLog, Recorder, list, text};
 
 /// The fields of a test2json event this parser reads; others are ignored.
@@ -185,7 +185,7 @@ fn report(packages: BTreeMap<String, Package>) -> ParsedLog {
                 state.status
             };
             if let Some(status) = status {
-                parsed.record(format!("{pkg_name}::{test}"), Some(go_base_name(test).to_owned()), status);
+                parsed.record(format!("{pkg_name}::{test}"), Some(test.clone()), status);
             }
         }
         if let Some(why) = &pkg.build_failed {

@@ -5,8 +5,9 @@
 //! `go test` prints each package's output in one block ending with its summary line, so the
 //! results seen since the previous summary belong to the package named by the next one;
 //! results after the last summary go to package `?`. Canonical id `<pkg>::<Test>`;
-//! Multi-SWE-bench name = the bare test name without its last `/` level (`TestA/case` ->
-//! `TestA`), as that harness's Go handlers record it. As in the JSON parser, a test that printed
+//! Multi-SWE-bench name = the bare test name (`TestA/case`), as most of that harness's Go
+//! handlers record it; [`crate::ParsedLog::name_go_subtests`] applies the rule of the
+//! repositories whose handler drops the last `/` level. As in the JSON parser, a test that printed
 //! `=== RUN` but no result counts as FAIL when its package failed, and is left out otherwise.
 //!
 //! When go test's own `-timeout` (10 minutes by default) kills a test binary, it prints
@@ -20,7 +21,6 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use swe_forge_core::TestStatus;
 
-use crate::msb::go_base_name;
 use crate::{LineParser, ParsedLog, Recorder, list};
 
 /// Package name used when no summary line follows a test's result.
@@ -206,7 +206,7 @@ impl Parser {
                 state.status
             };
             if let Some(status) = status {
-                self.parsed.record(format!("{pkg}::{test}"), Some(go_base_name(&test).to_owned()), status);
+                self.parsed.record(format!("{pkg}::{test}"), Some(test), status);
             }
         }
         let names: Vec<&str> = killed.iter().map(String::as_str).collect();

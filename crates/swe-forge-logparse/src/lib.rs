@@ -26,7 +26,7 @@
 //!
 //! | framework | id | Multi-SWE-bench name |
 //! |---|---|---|
-//! | `go-test-json`, `go-test` | `<package>::<Test>/<sub>` | the name without its last `/` level: `<Test>` |
+//! | `go-test-json`, `go-test` | `<package>::<Test>/<sub>` | `<Test>/<sub>`; `<Test>` for the repositories whose handler drops the last `/` level ([`MsbNaming`], [`ParsedLog::name_go_subtests`]) |
 //! | `cargo-test` | `<binary>::<module>::<test>`, `<crate>::doc::<doctest>` | `<module>::<test>` (doctests: none) |
 //! | `nextest-junit` | as `cargo-test` | as `cargo-test` |
 //! | `maven-surefire`, `junit-xml` | `<pkg>.<Class>#<method>` (`#method[1]` for parameterised), `<pkg>.<Class>` for class-level results; `junit-xml` without a class (node:test): `<suite> > <name>` | `<pkg>.<Class>`; the name |
@@ -46,7 +46,9 @@
 //! `vitest_text.rs`, `mocha_text.rs`, `mocha_json.rs`, `node_spec.rs`, `tap.rs`, `ctest.rs`,
 //! `gtest.rs`, `catch2_text.rs`, `catch2_xml.rs`, `automake.rs`; `text.rs` owns line reading
 //! and cleaning, `json_doc.rs` finding JSON reports inside a log, `detect.rs` format detection,
-//! `msb.rs` Multi-SWE-bench granularity and `exit_code.rs` the exit-code check.
+//! `msb.rs` Multi-SWE-bench granularity (and the per-repository rules of
+//! `pipelines/naming/msb.toml`), `error.rs` the errors of those rules and `exit_code.rs` the
+//! exit-code check.
 
 use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -73,6 +75,7 @@ mod catch2_text;
 mod catch2_xml;
 mod ctest;
 mod detect;
+mod error;
 mod exit_code;
 mod go_json;
 mod go_verbose;
@@ -90,8 +93,9 @@ mod tap;
 mod text;
 mod vitest_text;
 
+pub use error::MsbNamingError;
 pub use exit_code::exit_code_consistent;
-pub use msb::msb_rollup;
+pub use msb::{GoSubtests, MsbNaming, msb_rollup};
 
 /// A test-output format this crate can parse.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -272,7 +276,9 @@ pub struct ParsedLog {
     /// running when their package failed) appear; never [`TestStatus::None`].
     pub tests: BTreeMap<String, TestStatus>,
     /// Canonical test id -> the name Multi-SWE-bench's parser would give the test. Tests that
-    /// parser cannot name (Rust doctests) are absent. Several ids may share one name.
+    /// parser cannot name (Rust doctests) are absent. Several ids may share one name. Go tests
+    /// carry their full names as parsed; [`ParsedLog::name_go_subtests`] applies a repository's
+    /// rule.
     pub msb_names: BTreeMap<String, String>,
     /// Human-readable notes about crashes, build failures, truncation and count mismatches.
     pub warnings: Vec<String>,

@@ -1,30 +1,134 @@
 //! Multi-SWE-bench granularity: the published records name tests the way each repository's
-//! hand-written parser saw them (Java test classes, Go names without their last subtest level, jest `file` and
-//! `file:title`, ctest targets, cargo `module::test`, automake scripts). [`msb_rollup`] folds
-//! canonical results onto those names.
+//! hand-written parser saw them (Java test classes, Go names with or without their last subtest
+//! level, jest `file` and `file:title`, ctest targets, cargo `module::test`, automake scripts).
+//! [`msb_rollup`] folds canonical results onto those names. Where the handlers of one language
+//! name tests differently (Go subtests), the rule of each repository is data
+//! (`pipelines/naming/msb.toml`, read by [`MsbNaming`]), applied to a parse with
+//! [`ParsedLog::name_go_subtests`].
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::LazyLock;
 
+use serde::Deserialize;
 use swe_forge_core::TestStatus;
 
-use crate::{ParsedLog, worst};
+use crate::error::MsbNamingError;
+use crate::{Framework, ParsedLog, worst};
 
-/// The Multi-SWE-bench name of a Go test: its name without the last `/` level, as the Go handlers
-/// of that harness that call `get_base_name` record it (in multi-swe-bench 1.1.2: grpc-go, etcd,
-/// go-zero, gorm and gin; the other 14 Go handlers, cli/cli among them, keep full subtest names,
-/// which this rule does not follow; `scripts/python_readers.py` compares both): `TestA` stays
-/// `TestA`, the subtest `TestA/case` is named `TestA`, `Test/Group/case` is `Test/Group`.
-pub(crate) fn go_base_name(test: &str) -> &str {
-    test.rfind('/').map_or(test, |i| &test[..i])
+/// How a repository's Multi-SWE-bench Go handler names a subtest (its `get_base_name`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum GoSubtests {
+    /// The name as go test prints it: `TestA/case` stays `TestA/case` (14 of the 19 Go handlers
+    /// of multi-swe-bench 1.1.2, cli/cli among them, and every repository without a handler).
+    #[default]
+    Full,
+    /// The name without its last `/` level: `TestA/case` is `TestA`, `Test/Group/case` is
+    /// `Test/Group` (grpc-go, etcd, go-zero, gorm and gin).
+    Base,
+}
+
+impl GoSubtests {
+    /// The Multi-SWE-bench name of Go test `test` (`TestA/case`) under this rule.
+    pub fn name(self, test: &str) -> &str {
+        match self {
+            GoSubtests::Full => test,
+            GoSubtests::Base => test.rfind('/').map_or(test, |i| &test[..i]),
+        }
+    }
+}
+
+/// Multi-SWE-bench naming rules that differ by repository, read from TOML
+/// (`pipelines/naming/msb.toml` is built in: [`MsbNaming::builtin`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MsbNaming {
+    /// `org/repo`, lowercased, of the repositories whose Go handler names subtests by their parent.
+    go_base_name_repos: BTreeSet<String>,
+}
+
+/// The file's shape; unknown keys are refused.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NamingFile {
+    #[serde(default)]
+    go: GoSection,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct GoSection {
+    #[serde(default)]
+    base_name_repos: Vec<String>,
+}
+
+/// The built-in rules, parsed once.
+static BUILTIN: LazyLock<Result<MsbNaming, MsbNamingError>> =
+    LazyLock::new(|| MsbNaming::from_toml(include_str!("../../../pipelines/naming/msb.toml")));
+
+impl MsbNaming {
+    /// The rules of `pipelines/naming/msb.toml`, built into this crate (an error only if that
+    /// file is invalid, which this crate's tests rule out).
+    pub fn builtin() -> Result<&'static MsbNaming, MsbNamingError> {
+        BUILTIN.as_ref().map_err(Clone::clone)
+    }
+
+    /// Reads rules from TOML text: a `[go]` table whose `base_name_repos` lists `org/repo`
+    /// names. Each must have one `/` between two non-empty parts without spaces, and none may be
+    /// listed twice (case aside).
+    pub fn from_toml(text: &str) -> Result<MsbNaming, MsbNamingError> {
+        let file: NamingFile = toml::from_str(text).map_err(|e| MsbNamingError::Toml(e.to_string()))?;
+        let mut go_base_name_repos = BTreeSet::new();
+        for repo in file.go.base_name_repos {
+            let valid = repo.split_once('/').is_some_and(|(org, name)| {
+                !org.is_empty() && !name.is_empty() && !name.contains('/') && !repo.contains(char::is_whitespace)
+            });
+            if !valid {
+                return Err(MsbNamingError::NotARepository(repo));
+            }
+            if !go_base_name_repos.insert(repo.to_lowercase()) {
+                return Err(MsbNamingError::Repeated(repo));
+            }
+        }
+        Ok(MsbNaming { go_base_name_repos })
+    }
+
+    /// How the Multi-SWE-bench handler of `org/repo` names Go subtests.
+    pub fn go_subtests(&self, org: &str, repo: &str) -> GoSubtests {
+        let key = format!("{org}/{repo}").to_lowercase();
+        if self.go_base_name_repos.contains(&key) { GoSubtests::Base } else { GoSubtests::Full }
+    }
+
+    /// The repositories (lowercased `org/repo`) whose Go subtests are named by their parent.
+    pub fn go_base_name_repos(&self) -> impl Iterator<Item = &str> {
+        self.go_base_name_repos.iter().map(String::as_str)
+    }
+}
+
+impl ParsedLog {
+    /// Names the Go tests of a `framework` parse by `rule`, from their ids (`<package>::<test>`):
+    /// every parse starts with [`GoSubtests::Full`], and a kept parse written under another rule
+    /// is renamed the same way. Other frameworks' names are left as they are.
+    pub fn name_go_subtests(&mut self, framework: Framework, rule: GoSubtests) {
+        if !matches!(framework, Framework::GoTestJson | Framework::GoTestVerbose) {
+            return;
+        }
+        for (id, name) in &mut self.msb_names {
+            if let Some((_, test)) = id.split_once("::") {
+                let named = rule.name(test);
+                if name != named {
+                    named.clone_into(name);
+                }
+            }
+        }
+    }
 }
 
 /// Statuses keyed by Multi-SWE-bench name: each name gets the worst status of the canonical
 /// tests that map to it (FAIL over PASS over SKIP). So a Java class is FAIL when any of its
 /// methods failed, PASS when none failed and at least one passed, SKIP when all were skipped,
 /// as Multi-SWE-bench's Surefire parsers decide from the class's counts; a Go name shared by
-/// two packages, or a cargo path shared by two test binaries, is FAIL when either failed, as
-/// Multi-SWE-bench's "a later FAIL removes an earlier PASS" does. Tests Multi-SWE-bench cannot
-/// name (Rust doctests) are left out.
+/// two packages (or by subtests, under [`GoSubtests::Base`]), or a cargo path shared by two test
+/// binaries, is FAIL when either failed, as Multi-SWE-bench's "a later FAIL removes an earlier
+/// PASS" does. Tests Multi-SWE-bench cannot name (Rust doctests) are left out.
 pub fn msb_rollup(parsed: &ParsedLog) -> BTreeMap<String, TestStatus> {
     let mut out: BTreeMap<String, TestStatus> = BTreeMap::new();
     for (id, &status) in &parsed.tests {
@@ -32,4 +136,85 @@ pub fn msb_rollup(parsed: &ParsedLog) -> BTreeMap<String, TestStatus> {
         out.entry(name.clone()).and_modify(|s| *s = worst(*s, status)).or_insert(status);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse;
+
+    /// Go's nesting: `TestA` with two subtests, `TestB/x/deep` two levels down.
+    const TESTS: [&str; 6] = ["TestA", "TestA/one", "TestA/two", "TestB", "TestB/x", "TestB/x/deep"];
+
+    fn log(fw: Framework) -> String {
+        match fw {
+            Framework::GoTestJson => {
+                let ev = |action: &str, test: &str| {
+                    format!("{{\"Action\":\"{action}\",\"Package\":\"example.com/m\",\"Test\":\"{test}\"}}\n")
+                };
+                let mut out: String = TESTS.iter().map(|t| ev("run", t)).collect();
+                out.extend(TESTS.iter().rev().map(|t| ev("pass", t)));
+                out + "{\"Action\":\"pass\",\"Package\":\"example.com/m\"}\n"
+            }
+            _ => {
+                let mut out: String = TESTS.iter().map(|t| format!("=== RUN   {t}\n")).collect();
+                for t in TESTS {
+                    out.push_str(&format!("{}--- PASS: {t} (0.00s)\n", "    ".repeat(t.matches('/').count())));
+                }
+                out + "ok  \texample.com/m\t0.01s\n"
+            }
+        }
+    }
+
+    #[test]
+    fn the_built_in_rules_load_and_name_the_five_base_name_handlers() {
+        let naming = MsbNaming::builtin().unwrap();
+        assert_eq!(
+            naming.go_base_name_repos().collect::<Vec<_>>(),
+            ["etcd-io/etcd", "gin-gonic/gin", "go-gorm/gorm", "grpc/grpc-go", "zeromicro/go-zero"]
+        );
+        assert_eq!(naming.go_subtests("grpc", "grpc-go"), GoSubtests::Base);
+        assert_eq!(naming.go_subtests("Go-Gorm", "GORM"), GoSubtests::Base, "case aside");
+        assert_eq!(naming.go_subtests("cli", "cli"), GoSubtests::Full);
+        assert_eq!(naming.go_subtests("forge-fixtures", "gostack"), GoSubtests::Full, "unlisted: full names");
+    }
+
+    #[test]
+    fn full_names_by_default_base_names_for_listed_repositories() {
+        for fw in [Framework::GoTestVerbose, Framework::GoTestJson] {
+            let mut p = parse(fw, log(fw).as_bytes());
+            let names = |p: &ParsedLog| msb_rollup(p).into_keys().collect::<Vec<_>>();
+            assert_eq!(p.tests.len(), 6, "{fw}: {:?}", p.tests);
+            assert_eq!(names(&p), TESTS, "{fw}: full subtest names, as cli/cli's handler names them");
+            assert_eq!(p.msb_names["example.com/m::TestB/x/deep"], "TestB/x/deep");
+            p.name_go_subtests(fw, GoSubtests::Base);
+            assert_eq!(names(&p), ["TestA", "TestB", "TestB/x"], "{fw}: the last level dropped, as grpc-go's handler");
+            assert_eq!(p.msb_names["example.com/m::TestA/one"], "TestA");
+            let base = p.clone();
+            p.name_go_subtests(fw, GoSubtests::Base);
+            assert_eq!(p, base, "{fw}: applying a rule twice changes nothing");
+            p.name_go_subtests(Framework::Jest, GoSubtests::Full);
+            assert_eq!(p, base, "{fw}: the rule is only for Go parses");
+            p.name_go_subtests(fw, GoSubtests::Full);
+            assert_eq!(names(&p), TESTS, "{fw}: renamed back from the ids");
+        }
+    }
+
+    #[test]
+    fn rule_files_are_checked_when_loaded() {
+        let ok = MsbNaming::from_toml("[go]\nbase_name_repos = [\"a/b\"]\n").unwrap();
+        assert_eq!(ok.go_subtests("a", "b"), GoSubtests::Base);
+        assert_eq!(MsbNaming::from_toml("").unwrap(), MsbNaming::default());
+        for (text, want) in [
+            ("[go]\nbase_name_repos = [\"grpc-go\"]", "`grpc-go` is not `org/repo`"),
+            ("[go]\nbase_name_repos = [\"a/b/c\"]", "`a/b/c` is not `org/repo`"),
+            ("[go]\nbase_name_repos = [\"a /b\"]", "`a /b` is not `org/repo`"),
+            ("[go]\nbase_name_repos = [\"a/b\", \"A/B\"]", "`A/B` is listed twice"),
+            ("[go]\nbase_names = [\"a/b\"]", "unknown field `base_names`"),
+            ("[java]\n", "unknown field `java`"),
+        ] {
+            let err = MsbNaming::from_toml(text).unwrap_err().to_string();
+            assert!(err.contains(want), "{text}: {err}");
+        }
+    }
 }

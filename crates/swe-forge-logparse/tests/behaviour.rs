@@ -5,7 +5,7 @@ use std::fs;
 use std::path::Path;
 
 use swe_forge_core::TestStatus::{self, Fail, Pass, Skip};
-use swe_forge_logparse::{Framework, ParsedLog, detect, parse};
+use swe_forge_logparse::{Framework, GoSubtests, ParsedLog, detect, parse};
 
 fn data(case: &str) -> Vec<u8> {
     fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("test_data").join(case)).expect("test data file")
@@ -76,8 +76,15 @@ fn go_msb_names_are_bare_test_names() {
         let p = parse(fw, &data(case));
         assert_eq!(
             p.msb_names.get("example.com/m/alpha::TestSub/sub_case").map(String::as_str),
+            Some("TestSub/sub_case"),
+            "most of Multi-SWE-bench's Go handlers keep the full name (cli/cli's)"
+        );
+        let mut base = p.clone();
+        base.name_go_subtests(fw, GoSubtests::Base);
+        assert_eq!(
+            base.msb_names.get("example.com/m/alpha::TestSub/sub_case").map(String::as_str),
             Some("TestSub"),
-            "Multi-SWE-bench's Go handlers drop the last `/` level (`get_base_name`)"
+            "grpc-go's handler drops the last `/` level (`get_base_name`)"
         );
         assert_eq!(p.msb_names.get("example.com/m/beta::TestShared").map(String::as_str), Some("TestShared"));
         assert_eq!(p.msb_names.len(), p.tests.len());
@@ -193,7 +200,7 @@ fn go_timeout_kills_are_listed_failed_and_keep_their_names() {
         let hung = "example.com/hang/test::Test/SocketHangs";
         assert_eq!(p.timed_out.iter().collect::<Vec<_>>(), ["example.com/hang/test::Test", hung], "{fw}");
         assert_eq!(status(&p, hung), Some(Fail));
-        assert_eq!(p.msb_names.get(hung).map(String::as_str), Some("Test"));
+        assert_eq!(p.msb_names.get(hung).map(String::as_str), Some("Test/SocketHangs"));
         assert_eq!(status(&p, "example.com/hang/zlast::TestOther"), Some(Pass), "{fw}: the next package is clean");
         assert!(warned(&p, "killed 2 running test(s) (Test, Test/SocketHangs)"), "{fw}: {:?}", p.warnings);
     }
@@ -244,7 +251,9 @@ fn go_timeout_block_rules() {
     let p = parse(Framework::GoTestJson, json.as_bytes());
     assert_eq!(p.timed_out.iter().collect::<Vec<_>>(), ["g/test::Test", "g/test::Test/CZSocketGetSecurityValueTLS"]);
     assert_eq!(status(&p, "g/test::Test/CZSocketGetSecurityValueTLS"), Some(Fail));
-    assert_eq!(p.msb_names.get("g/test::Test/CZSocketGetSecurityValueTLS").map(String::as_str), Some("Test"));
+    let mut grpc = p.clone();
+    grpc.name_go_subtests(Framework::GoTestJson, GoSubtests::Base);
+    assert_eq!(grpc.msb_names.get("g/test::Test/CZSocketGetSecurityValueTLS").map(String::as_str), Some("Test"));
     assert_eq!(status(&p, "g/test::TestDone"), Some(Pass));
     assert_eq!(status(&p, "g/other::TestB"), Some(Pass));
     assert_eq!(p.tests.len(), 4, "{:?}", p.tests);

@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::Path;
 
-use swe_forge_logparse::{Framework, msb_rollup, parse, parse_files};
+use swe_forge_logparse::{Framework, GoSubtests, MsbNaming, msb_rollup, parse, parse_files};
 
 const DEVSET: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/devset/instances.jsonl");
 
@@ -50,7 +50,7 @@ fn language(repo: &str) -> &'static str {
 
 /// A log in the format the repository's Multi-SWE-bench harness reads, listing `names` as
 /// passing; parsed and rolled up.
-fn round_trip(lang: &str, names: &BTreeSet<String>) -> BTreeSet<String> {
+fn round_trip(repo: &str, lang: &str, names: &BTreeSet<String>) -> BTreeSet<String> {
     let mut log = String::new();
     let parsed = match lang {
         "rust" => {
@@ -97,7 +97,14 @@ fn round_trip(lang: &str, names: &BTreeSet<String>) -> BTreeSet<String> {
                 }
             }
             log.push_str("ok  \texample.com/m\t0.01s\n");
-            parse(Framework::GoTestVerbose, log.as_bytes())
+            let mut parsed = parse(Framework::GoTestVerbose, log.as_bytes());
+            // The devset's Go repository (grpc-go) is one whose handler names subtests by their
+            // parent, as the built-in rules say.
+            let (org, name) = repo.split_once('/').expect("org/repo");
+            let rule = MsbNaming::builtin().expect("the built-in rules load").go_subtests(org, name);
+            assert_eq!(rule, GoSubtests::Base, "{repo}");
+            parsed.name_go_subtests(Framework::GoTestVerbose, rule);
+            parsed
         }
         "java" => {
             // Both the console and the XML reports must give the class names.
@@ -152,7 +159,7 @@ fn published_names_come_back_unchanged() {
     let published = published();
     assert_eq!(published.len(), 13, "{:?}", published.keys());
     for (repo, names) in &published {
-        let got = round_trip(language(repo), names);
+        let got = round_trip(repo, language(repo), names);
         let missing: Vec<_> = names.difference(&got).take(5).collect();
         // One published jest record lists a file's tests without the file itself (its `PASS`
         // line did not match MSB's regex); our log prints it, so a file-level name may be extra.

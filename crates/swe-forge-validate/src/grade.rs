@@ -11,7 +11,7 @@ use swe_forge_core::{
     Categorized, ForgeMeta, Instance, PassRates, PhaseStatuses, RejectReason, Rejection, RunLogs, TestResult,
     TestStatus, categorize,
 };
-use swe_forge_logparse::{Framework, ParsedLog};
+use swe_forge_logparse::{Framework, GoSubtests, MsbNaming, ParsedLog};
 
 use crate::flaky::merge;
 use crate::keep_rules;
@@ -21,34 +21,62 @@ pub(crate) const KEEP_RULE_REASONS: [RejectReason; 4] =
     [RejectReason::NoTestsInFixRun, RejectReason::NoFixedTests, RejectReason::PassToFail, RejectReason::Anomaly];
 
 /// The parsers of an instance: the log's, and the structured result files' when the recipe
-/// collects them (they are preferred when a run left any).
+/// collects them (they are preferred when a run left any), and how Multi-SWE-bench names the
+/// repository's Go subtests (`pipelines/naming/msb.toml`), applied to every parse.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Parsers {
     /// Parses the run's log.
     pub log: Framework,
     /// Parses the run's result files.
     pub results: Option<Framework>,
+    /// The Multi-SWE-bench names of Go subtests.
+    pub go_subtests: GoSubtests,
 }
 
 impl Parsers {
-    /// The parsers named `log` and `results`; an unknown name is an error.
+    /// The parsers named `log` and `results` (Go subtests keep full names); an unknown name is
+    /// an error.
     pub fn named(log: &str, results: Option<&str>) -> Result<Parsers, String> {
         let framework = |n: &str| Framework::from_str(n).map_err(|e| e.to_string());
-        Ok(Parsers { log: framework(log)?, results: results.map(framework).transpose()? })
+        Ok(Parsers {
+            log: framework(log)?,
+            results: results.map(framework).transpose()?,
+            go_subtests: GoSubtests::Full,
+        })
     }
 
-    /// The parsers a validated record names.
-    pub fn of(meta: &ForgeMeta) -> Result<Parsers, String> {
-        Parsers::named(meta.parser.as_deref().unwrap_or_default(), meta.results_parser.as_deref())
+    /// These parsers with the Multi-SWE-bench naming of repository `org/repo`, from the built-in
+    /// rules.
+    pub fn for_repository(self, org: &str, repo: &str) -> Result<Parsers, String> {
+        let naming = MsbNaming::builtin().map_err(|e| e.to_string())?;
+        Ok(Parsers { go_subtests: naming.go_subtests(org, repo), ..self })
+    }
+
+    /// The parsers a validated record names, with its repository's naming.
+    pub fn of(inst: &Instance) -> Result<Parsers, String> {
+        let meta = inst.swe_forge.as_ref().ok_or("the record has no swe_forge block")?;
+        Parsers::named(meta.parser.as_deref().unwrap_or_default(), meta.results_parser.as_deref())?
+            .for_repository(&inst.org, &inst.repo)
     }
 
     /// One run's statuses: from its result files when there are any and a parser for them,
     /// from its log otherwise.
     pub fn parse(&self, log: &[u8], files: &[(String, Vec<u8>)]) -> ParsedLog {
-        match (self.results, files.is_empty()) {
+        let mut parsed = match (self.results, files.is_empty()) {
             (Some(rp), false) => swe_forge_logparse::parse_files(rp, files),
             _ => swe_forge_logparse::parse(self.log, log),
+        };
+        if self.results.is_none() || files.is_empty() {
+            parsed.name_go_subtests(self.log, self.go_subtests);
         }
+        parsed
+    }
+
+    /// `parsed`, a kept parse of the log (made by any build, under any naming), with these
+    /// parsers' naming.
+    pub fn name(&self, mut parsed: ParsedLog) -> ParsedLog {
+        parsed.name_go_subtests(self.log, self.go_subtests);
+        parsed
     }
 
     /// Run `label` parsed again from what `logs` kept of it; None when its log is gone.

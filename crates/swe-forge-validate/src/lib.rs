@@ -35,7 +35,7 @@ pub use evaluate::{EVAL_LABEL, Evaluation, MAX_PATCH_BYTES, Outcome, Prediction,
 pub use extra::{ResolvedExtraSource, resolve_extra_sources};
 pub use grade::{Grade, Parsers, Verdict, grade, grade_prediction};
 pub use images::COMMIT_TIME_VAR;
-pub use parsed::{read_parsed, reparse};
+pub use parsed::{kept_parse, read_parsed, reparse};
 pub use recipe::{ExtraSource, Recipe, RecipeOverride, Toolchain};
 pub use regrade::{RegradeError, regrade};
 pub use rules::keep_rules;

@@ -47,15 +47,31 @@ pub fn read_parsed(work_dir: &Path, instance_id: &str, label: &str) -> Option<Pa
 }
 
 /// Run `label` of `inst` parsed again from its kept log and result files under `work_dir`,
-/// with this build's parsers and the parsers its record names (as `regrade` does); None when
-/// the record names no parser or the log is gone.
+/// with this build's parsers and the parsers its record names (as `regrade` does), Go subtests
+/// named as Multi-SWE-bench's handler of its repository names them; None when the record names
+/// no parser or the log is gone.
 pub fn reparse(inst: &Instance, work_dir: &Path, label: &str) -> Option<ParsedLog> {
-    let parsers = Parsers::of(inst.swe_forge.as_ref()?).ok()?;
+    let parsers = Parsers::of(inst).ok()?;
     parsers.reparse(&RunLogs::new(work_dir, &inst.instance_id), label)
+}
+
+/// Run `label` of `inst`: its kept log parsed again ([`reparse`]), else its kept parse
+/// ([`read_parsed`]) with the Multi-SWE-bench naming of its repository (a parse kept by an older
+/// build may carry another); None when neither is there.
+pub fn kept_parse(inst: &Instance, work_dir: &Path, label: &str) -> Option<ParsedLog> {
+    reparse(inst, work_dir, label).or_else(|| {
+        let parsed = read_parsed(work_dir, &inst.instance_id, label)?;
+        Some(match Parsers::of(inst) {
+            Ok(parsers) => parsers.name(parsed),
+            Err(_) => parsed,
+        })
+    })
 }
 
 #[cfg(test)]
 mod tests {
+    use swe_forge_logparse::{Framework, GoSubtests};
+
     use super::*;
 
     #[test]
@@ -87,5 +103,42 @@ mod tests {
         std::fs::write(dir.join("fix.log"), "=== RUN   TestA\n--- PASS: TestA (0.00s)\nok  \tp\t0.01s\n").unwrap();
         let parsed = reparse(&inst, tmp.path(), "fix").unwrap();
         assert_eq!(parsed.msb_names.get("p::TestA").map(String::as_str), Some("TestA"));
+    }
+
+    #[test]
+    fn go_subtests_are_named_as_the_repository_s_multi_swe_bench_handler_names_them() {
+        let tmp = tempfile::tempdir().unwrap();
+        let record = |org: &str, repo: &str| -> Instance {
+            let mut inst: Instance = serde_json::from_value(serde_json::json!({
+                "org": org, "repo": repo, "number": 1, "state": "closed", "title": "t", "body": null,
+                "base": {"label": "o:main", "ref": "main", "sha": "0000000000000000000000000000000000000000"},
+                "resolved_issues": [], "fix_patch": "", "test_patch": "", "instance_id": format!("{org}__{repo}-1")
+            }))
+            .unwrap();
+            let mut meta = swe_forge_core::ForgeMeta::new(swe_forge_core::ValidationStatus::Accepted);
+            meta.parser = Some("go-test".into());
+            inst.swe_forge = Some(meta);
+            inst
+        };
+        let log = "=== RUN   TestA\n=== RUN   TestA/case\n--- PASS: TestA (0.00s)\n    --- PASS: TestA/case (0.00s)\nok  \tp\t0.01s\n";
+        for (org, repo, want) in [("grpc", "grpc-go", "TestA"), ("cli", "cli", "TestA/case")] {
+            let inst = record(org, repo);
+            let dir = tmp.path().join("logs").join(&inst.instance_id);
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(dir.join("fix.log"), log).unwrap();
+            let parsed = reparse(&inst, tmp.path(), "fix").unwrap();
+            assert_eq!(parsed.msb_names["p::TestA/case"], want, "{org}/{repo}");
+            assert_eq!(kept_parse(&inst, tmp.path(), "fix").unwrap(), parsed);
+
+            // A parse kept under the other rule (an older build named every Go subtest by its
+            // parent) reads with the repository's rule once its log is gone.
+            let mut other = parsed.clone();
+            let flip = if want == "TestA" { GoSubtests::Full } else { GoSubtests::Base };
+            other.name_go_subtests(Framework::GoTestVerbose, flip);
+            assert_ne!(other, parsed);
+            keep(&RunLogs::new(tmp.path(), &inst.instance_id), "fix", &other);
+            std::fs::remove_file(dir.join("fix.log")).unwrap();
+            assert_eq!(kept_parse(&inst, tmp.path(), "fix").unwrap(), parsed, "{org}/{repo}");
+        }
     }
 }

@@ -36,7 +36,7 @@ pub fn regrade(inst: &Instance, work_dir: &Path) -> Result<Instance, RegradeErro
         return Ok(inst.clone());
     };
     let id = &inst.instance_id;
-    let parsers = Parsers::of(meta).map_err(|message| RegradeError::Parser { instance: id.clone(), message })?;
+    let parsers = Parsers::of(inst).map_err(|message| RegradeError::Parser { instance: id.clone(), message })?;
     let logs = RunLogs::new(work_dir, id);
     let mut runs: [Vec<PhaseStatuses>; 3] = Default::default();
     let mut new_meta = meta.clone();

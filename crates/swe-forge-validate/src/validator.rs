@@ -257,6 +257,7 @@ impl Validator {
         meta.parser = Some(recipe.parser.clone());
         meta.results_parser = recipe.results_parser.clone();
         let parsers = Parsers::named(&recipe.parser, recipe.results_parser.as_deref())
+            .and_then(|p| p.for_repository(&inst.org, &inst.repo))
             .map_err(|e| reject(RejectReason::UnsupportedEnvironment, e))?;
 
         let extras = crate::resolve_extra_sources(&self.settings.repos_root, &recipe.extra_sources)

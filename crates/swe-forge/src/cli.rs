@@ -505,6 +505,11 @@ pub struct ParseArgs {
     /// One line per Multi-SWE-bench name (Java class, bare Go name, ...) with its rolled-up status.
     #[arg(long)]
     pub msb: bool,
+    /// The repository (`owner/name`) the log comes from: Multi-SWE-bench names follow its
+    /// handler (Go subtests by their parent for those of pipelines/naming/msb.toml); without it,
+    /// full Go subtest names, as most handlers keep them.
+    #[arg(long)]
+    pub repo: Option<String>,
     /// The test command's exit code: warn when the parsed results contradict it.
     #[arg(long, allow_negative_numbers = true)]
     pub exit_code: Option<i64>,

@@ -276,8 +276,7 @@ impl Validator {
                 ),
             ));
         };
-        let meta_of = inst.swe_forge.as_ref().ok_or((Outcome::Error, "the record has no swe_forge block".into()))?;
-        let parsers = Parsers::of(meta_of).map_err(|e| (Outcome::Error, e))?;
+        let parsers = Parsers::of(inst).map_err(|e| (Outcome::Error, e))?;
         // The contract script switches to the test user by itself.
         let target = RunTarget { image, parsers, user: None, network: false, env: Vec::new() };
         Ok((target, contract_eval_script(test_files)))

@@ -1,6 +1,7 @@
 //! `swe-forge parse`: one test log, result file or results directory -> per-test statuses as
 //! JSON lines on stdout (`{"id":…,"msb":…,"status":…}`), warnings on stderr. For debugging
-//! recipes: what would validation see in this log?
+//! recipes: what would validation see in this log? Multi-SWE-bench names follow the handler of
+//! `--repo` where handlers differ (Go subtests), full names without it.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Cursor, Read, Write};
@@ -9,7 +10,9 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use serde_json::json;
 use swe_forge_core::TestStatus;
-use swe_forge_logparse::{Framework, ParsedLog, detect, exit_code_consistent, msb_rollup, parse_files, parse_reader};
+use swe_forge_logparse::{
+    Framework, MsbNaming, ParsedLog, detect, exit_code_consistent, msb_rollup, parse_files, parse_reader,
+};
 
 use crate::cli::ParseArgs;
 
@@ -18,8 +21,12 @@ const DETECT_PREFIX: u64 = 16 << 20;
 
 pub fn parse_command(args: ParseArgs) -> Result<()> {
     let meta = std::fs::metadata(&args.path).with_context(|| format!("reading {}", args.path.display()))?;
-    let (framework, parsed) =
+    let (framework, mut parsed) =
         if meta.is_dir() { parse_dir(&args.path, args.framework)? } else { parse_file(&args.path, args.framework)? };
+    if let Some(repo) = &args.repo {
+        let Some((org, name)) = repo.split_once('/') else { bail!("--repo {repo}: give it as owner/name") };
+        parsed.name_go_subtests(framework, MsbNaming::builtin()?.go_subtests(org, name));
+    }
     for w in &parsed.warnings {
         eprintln!("warning: {w}");
     }

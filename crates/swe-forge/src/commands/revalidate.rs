@@ -29,7 +29,7 @@ use swe_forge_agree::{
 };
 use swe_forge_core::{Instance, Phase, RejectReason, TestResult};
 use swe_forge_docker::Engine;
-use swe_forge_validate::{RecipeOverride, Reporter, Settings, Validator, plan_env_commits, read_parsed, reparse};
+use swe_forge_validate::{RecipeOverride, Reporter, Settings, Validator, kept_parse, plan_env_commits};
 
 use crate::cli::RevalidateArgs;
 use crate::commands::validate::{apply_engine_args, apply_pipeline, read_records};
@@ -246,10 +246,10 @@ fn to_candidate(published: &Instance) -> Instance {
 }
 
 /// The first attempt of each run: its kept log parsed again with this build's parsers, else the
-/// parse kept when it ran; None unless all three exist.
+/// parse kept when it ran, Go subtests named as the repository's Multi-SWE-bench handler names
+/// them (`pipelines/naming/msb.toml`); None unless all three exist.
 pub(crate) fn read_logs(work_dir: &Path, ours: &Instance) -> Option<PhaseLogs> {
-    let id = &ours.instance_id;
-    let get = |p: Phase| reparse(ours, work_dir, p.as_str()).or_else(|| read_parsed(work_dir, id, p.as_str()));
+    let get = |p: Phase| kept_parse(ours, work_dir, p.as_str());
     Some(PhaseLogs { run: get(Phase::Run)?, test: get(Phase::Test)?, fix: get(Phase::Fix)? })
 }
 

@@ -204,6 +204,99 @@ fn naming_msb_uses_multi_swe_bench_names_in_every_format() {
     assert_eq!(rows[0]["PASS_TO_PASS"], r#"["TestLen","TestPushThenPop"]"#);
 }
 
+/// `go test -v` output of the Go fixture's three runs with subtests, as validation keeps it
+/// (`<work>/logs/<id>/<phase>.log`): `TestLen` has two subtests, the fixed test one that fails
+/// before the fix.
+const GOSTACK_LOGS: [(&str, &str); 3] = [
+    (
+        "run",
+        "=== RUN   TestLen\n=== RUN   TestLen/empty\n=== RUN   TestLen/two\n--- PASS: TestLen (0.00s)\n    \
+         --- PASS: TestLen/empty (0.00s)\n    --- PASS: TestLen/two (0.00s)\n=== RUN   TestPushThenPop\n\
+         --- PASS: TestPushThenPop (0.00s)\nPASS\nok  \tgostack\t0.004s\n",
+    ),
+    (
+        "test",
+        "=== RUN   TestLen\n=== RUN   TestLen/empty\n=== RUN   TestLen/two\n--- PASS: TestLen (0.00s)\n    \
+         --- PASS: TestLen/empty (0.00s)\n    --- PASS: TestLen/two (0.00s)\n=== RUN   TestPopEmptyReturnsError\n\
+         === RUN   TestPopEmptyReturnsError/new_stack\n    stack_test.go:31: Pop on an empty stack returned no error\n\
+         --- FAIL: TestPopEmptyReturnsError (0.00s)\n    --- FAIL: TestPopEmptyReturnsError/new_stack (0.00s)\n\
+         === RUN   TestPushThenPop\n--- PASS: TestPushThenPop (0.00s)\nFAIL\nFAIL\tgostack\t0.004s\nFAIL\n",
+    ),
+    (
+        "fix",
+        "=== RUN   TestLen\n=== RUN   TestLen/empty\n=== RUN   TestLen/two\n--- PASS: TestLen (0.00s)\n    \
+         --- PASS: TestLen/empty (0.00s)\n    --- PASS: TestLen/two (0.00s)\n=== RUN   TestPopEmptyReturnsError\n\
+         === RUN   TestPopEmptyReturnsError/new_stack\n--- PASS: TestPopEmptyReturnsError (0.00s)\n    \
+         --- PASS: TestPopEmptyReturnsError/new_stack (0.00s)\n=== RUN   TestPushThenPop\n\
+         --- PASS: TestPushThenPop (0.00s)\nPASS\nok  \tgostack\t0.004s\n",
+    ),
+];
+
+/// Exports, with `--naming msb`, the accepted Go fixture record twice from the runs of
+/// [`GOSTACK_LOGS`] kept under `<dir>/msb-work`: as itself (`forge-fixtures/gostack`, no
+/// Multi-SWE-bench handler: full subtest names) and as `grpc/grpc-go` (a handler that names a
+/// subtest by its parent). Writes `<dir>/msb.jsonl`; returns its records.
+fn write_msb_export(dir: &Path) -> Vec<Instance> {
+    let go = sample_records().into_iter().find(|r| r.instance_id == "forge-fixtures__gostack-1").unwrap();
+    let mut grpc = go.clone();
+    (grpc.org, grpc.repo, grpc.instance_id) = ("grpc".into(), "grpc-go".into(), "grpc__grpc-go-1".into());
+    for id in [&go.instance_id, &grpc.instance_id] {
+        let logs = dir.join("msb-work/logs").join(id);
+        std::fs::create_dir_all(&logs).unwrap();
+        for (label, log) in GOSTACK_LOGS {
+            std::fs::write(logs.join(format!("{label}.log")), log).unwrap();
+        }
+    }
+    write_records(&dir.join("msb-input.jsonl"), &[go, grpc]);
+    let p = |name: &str| dir.join(name).to_str().unwrap().to_owned();
+    export(&[
+        "--records",
+        &p("msb-input.jsonl"),
+        "--naming",
+        "msb",
+        "--work-dir",
+        &p("msb-work"),
+        "--jsonl",
+        &p("msb.jsonl"),
+    ]);
+    read_records(&dir.join("msb.jsonl"))
+}
+
+#[test]
+fn naming_msb_names_go_subtests_as_the_repository_s_handler_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let records = write_msb_export(dir.path());
+    let by_repo = |repo: &str| records.iter().find(|r| r.repo == repo).unwrap();
+    let keys = |m: &swe_forge_core::TestMap| m.keys().cloned().collect::<Vec<_>>();
+
+    // No handler for forge-fixtures/gostack: full names, as 14 of the 19 Go handlers keep them.
+    let full = by_repo("gostack");
+    assert_eq!(keys(&full.f2p_tests), ["TestPopEmptyReturnsError", "TestPopEmptyReturnsError/new_stack"]);
+    assert_eq!(keys(&full.p2p_tests), ["TestLen", "TestLen/empty", "TestLen/two", "TestPushThenPop"]);
+    assert_eq!(full.test_patch_result.failed_tests, ["TestPopEmptyReturnsError", "TestPopEmptyReturnsError/new_stack"]);
+
+    // grpc-go's handler (pipelines/naming/msb.toml) drops the last level.
+    let base = by_repo("grpc-go");
+    assert_eq!(keys(&base.f2p_tests), ["TestPopEmptyReturnsError"]);
+    assert_eq!(keys(&base.p2p_tests), ["TestLen", "TestPushThenPop"]);
+    assert_eq!(base.fix_patch_result.passed_tests, ["TestLen", "TestPopEmptyReturnsError", "TestPushThenPop"]);
+
+    // `parse --msb --repo` names the same way; without --repo, full names.
+    let log = dir.path().join("msb-work/logs/grpc__grpc-go-1/fix.log");
+    let names = |extra: &[&str]| {
+        let out = swe_forge(&[&["parse", "--msb", "-f", "go-test", log.to_str().unwrap()], extra].concat());
+        assert!(out.status.success(), "{}", text(&out));
+        let lines = String::from_utf8(out.stdout).unwrap();
+        lines
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap()["msb"].as_str().unwrap().to_owned())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(names(&["--repo", "grpc/grpc-go"]), ["TestLen", "TestPopEmptyReturnsError", "TestPushThenPop"]);
+    assert_eq!(names(&["--repo", "cli/cli"]).len(), 6);
+    assert_eq!(names(&[]).len(), 6);
+}
+
 /// Where the Python virtual environments are kept between runs.
 fn venv_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("python-readers")
@@ -213,6 +306,7 @@ fn venv_dir() -> PathBuf {
 fn python_readers_read_every_export() {
     let dir = tempfile::tempdir().unwrap();
     write_exports(dir.path());
+    write_msb_export(dir.path());
     let out = Command::new("bash")
         .arg(root().join("scripts/python-readers.sh"))
         .arg(dir.path())

@@ -1,0 +1,19 @@
+//! The errors of this crate. Parsing logs never fails (any bytes are accepted); only the data
+//! files this crate reads can be wrong.
+
+use thiserror::Error;
+
+/// A Multi-SWE-bench naming file (`pipelines/naming/msb.toml`) that cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum MsbNamingError {
+    /// Not TOML, or not the expected tables and keys.
+    #[error("Multi-SWE-bench naming file: {0}")]
+    Toml(String),
+    /// An entry that is not an `org/repo` name.
+    #[error("Multi-SWE-bench naming file: `{0}` is not `org/repo`")]
+    NotARepository(String),
+    /// An entry listed twice (names are compared without regard to case).
+    #[error("Multi-SWE-bench naming file: `{0}` is listed twice")]
+    Repeated(String),
+}
