@@ -15,9 +15,10 @@ use swe_forge_core::{Base, ForgeMeta, Instance, ResolvedIssue, TestMap, TestResu
 
 use crate::ExportError;
 use crate::atomic::write_atomic;
+use crate::legacy::{is_legacy, read_legacy};
 use crate::table::{
     Producer, Table, child_list, child_strings, child_unsigned, list, list_strings, nullable_text_field,
-    nullable_texts, opt_str, range, struct_list_field, structs, text_field, text_list, text_list_field, texts,
+    nullable_texts, opt_str, peek, range, struct_list_field, structs, text_field, text_list, text_list_field, texts,
     unsigned, unsigned_field, write_batch,
 };
 use crate::tests_table::parse_status;
@@ -246,9 +247,14 @@ fn swe_forge_column(path: &Path, xs: &[Instance]) -> Result<ArrayRef, ExportErro
 ///
 /// Records are rebuilt from every column except the derived ones (`status`,
 /// `rejection_reasons`, `FAIL_TO_PASS`, `PASS_TO_PASS`), which are only checked for presence
-/// and type. A file whose metadata names another table (a `swebench` export) is refused.
+/// and type. A file whose metadata names another table (a `swebench` export) is refused. A table
+/// of the first layout (swe-forge before arrow-rs: view and large types, JSON strings) is read too.
 pub fn read_instances_parquet(path: impl AsRef<Path>) -> Result<Vec<Instance>, ExportError> {
     let path = path.as_ref();
+    let (schema, meta) = peek(path)?;
+    if is_legacy(&schema, &meta) {
+        return read_legacy(path, &schema);
+    }
     let t = Table::read(path, INSTANCES_TABLE, &SCHEMA)?;
     let mut out = Vec::new();
     let mut first_row = 0;

@@ -1,7 +1,8 @@
 //! Export of instance records to the files a dataset ships: JSONL (the Multi-SWE-bench
 //! format), an instances Parquet table (one row per instance, lossless), a tests Parquet table
 //! (one row per instance and test) and a SWE-bench view (JSONL or Parquet), and reading records
-//! back from JSONL or the instances table. Every file is written atomically: a crash leaves
+//! back from JSONL or the instances table (also in the first layout, which swe-forge wrote with
+//! polars: `legacy.rs`). Every file is written atomically: a crash leaves
 //! either the previous file or the complete new one. Parquet files hold plain Arrow types only
 //! (no `string_view`, no `large_list`) so that every common reader, old and new, opens them; the
 //! Parquet dependency (arrow-rs) is linked by this crate only.
@@ -9,6 +10,7 @@
 mod atomic;
 mod error;
 mod instances;
+mod legacy;
 mod records;
 mod swebench;
 mod table;

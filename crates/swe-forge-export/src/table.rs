@@ -164,6 +164,26 @@ pub(crate) fn write_batch(
     w.flush().map_err(|source| ExportError::Io { path: path.to_owned(), source })
 }
 
+/// The Arrow schema and key-value metadata of the Parquet file at `path`, from its footer.
+pub(crate) fn peek(path: &Path) -> Result<(arrow_schema::SchemaRef, BTreeMap<String, String>), ExportError> {
+    let file = File::open(path).map_err(|source| ExportError::Io { path: path.to_owned(), source })?;
+    let builder = ParquetRecordBatchReaderBuilder::try_new(file)
+        .map_err(|source| ExportError::Parquet { path: path.to_owned(), source })?;
+    Ok((builder.schema().clone(), key_values(&builder)))
+}
+
+/// The key-value metadata of a file being read.
+fn key_values(builder: &ParquetRecordBatchReaderBuilder<File>) -> BTreeMap<String, String> {
+    builder
+        .metadata()
+        .file_metadata()
+        .key_value_metadata()
+        .into_iter()
+        .flatten()
+        .filter_map(|kv| Some((kv.key.clone(), kv.value.clone()?)))
+        .collect()
+}
+
 /// A Parquet file read back into memory.
 pub(crate) struct Table<'p> {
     path: &'p Path,
@@ -178,14 +198,7 @@ impl<'p> Table<'p> {
         let parquet_err = |source| ExportError::Parquet { path: path.to_owned(), source };
         let file = File::open(path).map_err(|source| ExportError::Io { path: path.to_owned(), source })?;
         let builder = ParquetRecordBatchReaderBuilder::try_new(file).map_err(parquet_err)?;
-        let meta: BTreeMap<String, String> = builder
-            .metadata()
-            .file_metadata()
-            .key_value_metadata()
-            .into_iter()
-            .flatten()
-            .filter_map(|kv| Some((kv.key.clone(), kv.value.clone()?)))
-            .collect();
+        let meta = key_values(&builder);
         if let Some(found) = meta.get(TABLE_KEY).filter(|t| *t != table) {
             return Err(ExportError::Table { path: path.to_owned(), expected: table.to_owned(), found: found.clone() });
         }

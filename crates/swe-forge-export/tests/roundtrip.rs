@@ -343,3 +343,100 @@ fn records_are_read_from_jsonl_or_parquet_by_their_magic_bytes() {
     File::create(&empty).unwrap();
     assert!(read_records(&empty).unwrap().is_empty());
 }
+
+/// Writes `records` as swe-forge wrote instances tables before arrow-rs (layout 1, with polars):
+/// 30 columns, text as `string_view`, lists as `large_list<string_view>`, `base` as three
+/// columns, the structured fields as JSON strings, no swe-forge key-value metadata. `leave_out`
+/// names a column not to write.
+fn write_legacy(path: &Path, records: &[Instance], leave_out: Option<&str>) {
+    use std::sync::Arc;
+
+    use arrow_array::{ArrayRef, LargeListArray, StringViewArray, UInt64Array};
+    use arrow_buffer::OffsetBuffer;
+    use arrow_schema::{Field, Schema};
+    use parquet::arrow::ArrowWriter;
+
+    let text = |f: &dyn Fn(&Instance) -> Option<String>| -> ArrayRef {
+        Arc::new(records.iter().map(f).collect::<StringViewArray>())
+    };
+    let json = |f: &dyn Fn(&Instance) -> String| text(&|i| Some(f(i)));
+    let list = |f: &dyn Fn(&Instance) -> Vec<String>| -> ArrayRef {
+        let rows: Vec<Vec<String>> = records.iter().map(f).collect();
+        let values: StringViewArray = rows.iter().flatten().map(Some).collect();
+        let item = Arc::new(Field::new("item", DataType::Utf8View, true));
+        let offsets = OffsetBuffer::<i64>::from_lengths(rows.iter().map(Vec::len));
+        Arc::new(LargeListArray::new(item, offsets, Arc::new(values), None))
+    };
+    let s = |v: &str| Some(v.to_owned());
+    fn j<T: serde::Serialize>(v: &T) -> String {
+        serde_json::to_string(v).unwrap()
+    }
+    let columns: Vec<(&str, ArrayRef)> = vec![
+        ("instance_id", text(&|i| s(&i.instance_id))),
+        ("org", text(&|i| s(&i.org))),
+        ("repo", text(&|i| s(&i.repo))),
+        ("number", Arc::new(records.iter().map(|i| i.number).collect::<UInt64Array>())),
+        ("state", text(&|i| s(&i.state))),
+        ("title", text(&|i| s(&i.title))),
+        ("body", text(&|i| i.body.clone())),
+        ("base_label", text(&|i| s(&i.base.label))),
+        ("base_ref", text(&|i| s(&i.base.ref_))),
+        ("base_sha", text(&|i| s(&i.base.sha))),
+        ("resolved_issues", json(&|i| j(&i.resolved_issues))),
+        ("fix_patch", text(&|i| s(&i.fix_patch))),
+        ("test_patch", text(&|i| s(&i.test_patch))),
+        ("lang", text(&|i| i.lang.clone())),
+        ("hints", text(&|i| i.hints.clone())),
+        ("tag", text(&|i| i.tag.clone())),
+        ("number_interval", text(&|i| i.number_interval.clone())),
+        ("status", text(&|i| s(&format!("{:?}", i.status()).to_lowercase()))),
+        (
+            "rejection_reasons",
+            list(&|i| i.swe_forge.iter().flat_map(|m| &m.rejections).map(|r| r.reason.as_str().to_owned()).collect()),
+        ),
+        ("FAIL_TO_PASS", list(&|i| i.fixed_tests.keys().cloned().collect())),
+        ("PASS_TO_PASS", list(&|i| i.p2p_tests.keys().cloned().collect())),
+        ("f2p_tests", json(&|i| j(&i.f2p_tests))),
+        ("p2p_tests", json(&|i| j(&i.p2p_tests))),
+        ("s2p_tests", json(&|i| j(&i.s2p_tests))),
+        ("n2p_tests", json(&|i| j(&i.n2p_tests))),
+        ("fixed_tests", json(&|i| j(&i.fixed_tests))),
+        ("run_result", json(&|i| j(&i.run_result))),
+        ("test_patch_result", json(&|i| j(&i.test_patch_result))),
+        ("fix_patch_result", json(&|i| j(&i.fix_patch_result))),
+        ("swe_forge", text(&|i| i.swe_forge.as_ref().map(j))),
+    ];
+    let columns: Vec<(&str, ArrayRef)> = columns.into_iter().filter(|(n, _)| Some(*n) != leave_out).collect();
+    let schema = Arc::new(Schema::new(
+        columns.iter().map(|(n, a)| Field::new(*n, a.data_type().clone(), a.null_count() > 0)).collect::<Vec<_>>(),
+    ));
+    let batch = RecordBatch::try_new(schema.clone(), columns.into_iter().map(|(_, a)| a).collect()).unwrap();
+    let mut writer = ArrowWriter::try_new(File::create(path).unwrap(), schema, None).unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+}
+
+#[test]
+fn instances_tables_of_the_first_layout_are_read_too() {
+    let records = devset_with_variants();
+    let dir = tempfile::tempdir().unwrap();
+    let legacy = dir.path().join("legacy.parquet");
+    write_legacy(&legacy, &records, None);
+    // The fixture has the old layout's types: views and large lists, read as such without help.
+    let (batch, meta) = read_plain(&legacy);
+    assert_eq!(batch.schema().field_with_name("title").unwrap().data_type(), &DataType::Utf8View);
+    assert!(matches!(batch.schema().field_with_name("FAIL_TO_PASS").unwrap().data_type(), DataType::LargeList(_)));
+    assert!(!meta.contains_key("swe_forge.table"));
+
+    assert_eq!(read_records(&legacy).unwrap(), records);
+    assert_eq!(read_instances_parquet(&legacy).unwrap(), records);
+
+    // A file of that layout that lacks a column is refused, naming the column and the layout.
+    let broken = dir.path().join("broken.parquet");
+    write_legacy(&broken, &records, Some("fixed_tests"));
+    let err = read_records(&broken).unwrap_err().to_string();
+    assert!(
+        err.contains("column `fixed_tests`: missing (an instances table of swe-forge's first Parquet layout"),
+        "{err}"
+    );
+}
