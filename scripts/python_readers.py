@@ -6,10 +6,11 @@ scripts/python-readers.sh as
 
     python python_readers.py SET EXPORT_DIR
 
-SET names the reader set (pyarrow15, datasets219, current, harness). EXPORT_DIR holds
+SET names the reader set (pyarrow15, datasets219, current, harness, swebench5). EXPORT_DIR holds
 records.jsonl (the source of truth), instances.parquet (the same records), tests.parquet,
 swebench.jsonl and swebench.parquet (SWE-bench rows of the same records), and msb.jsonl (Go
-records exported with `--naming msb` from the runs kept in msb-work/logs/). Every check that
+records exported with `--naming msb` from the runs kept in msb-work/logs/, and
+msb-swebench.jsonl, the same as SWE-bench rows). Every check that
 fails is printed; the exit status is 1 when any failed.
 """
 
@@ -193,7 +194,7 @@ def duckdb_readers():
 
 
 def swebench_harness():
-    """SWE-bench's make_test_spec accepts every row whose language it knows. Our repositories
+    """SWE-bench 4.x's make_test_spec accepts every row whose language it knows. Our repositories
     are not in its spec table, so each is registered with the spec of a repository of the same
     language (what a user adding a repository does); the row's own fields are used as they are."""
     from importlib.metadata import version
@@ -236,6 +237,65 @@ def swebench_harness():
         print(f"       make_test_spec accepted {accepted} of {len(SWEBENCH)} rows")
 
     check(f"swebench make_test_spec on swebench.jsonl rows ({v})", run)
+
+
+def swebench5_harness():
+    """SWE-bench 5 (the current release) reads the rows from both files with its own loader, and
+    its make_test_spec takes each row's own image, eval_script, log_parser and eval_type. Its
+    grading, given the log an evaluation of the gold patch prints (the eval script's markers
+    around the fix run validation kept), resolves every row of the `--naming msb` export."""
+    from importlib.metadata import version
+
+    v = f"swebench {version('swebench')}"
+
+    def specs():
+        import subprocess
+
+        from swebench.harness.log_parsers import PARSER_REGISTRY
+        from swebench.harness.utils import load_swebench_dataset, make_test_spec
+
+        for name in ("swebench.jsonl", "swebench.parquet"):
+            rows = [dict(r) for r in load_swebench_dataset(path(name))]
+            assert len(rows) == len(SWEBENCH), f"{name}: {len(rows)} rows"
+            for row, want in zip(rows, SWEBENCH):
+                spec = make_test_spec(row)
+                assert spec.instance_id == want["instance_id"] and spec.image == want["image"]
+                assert spec.FAIL_TO_PASS == json.loads(want["FAIL_TO_PASS"])
+                assert spec.PASS_TO_PASS == json.loads(want["PASS_TO_PASS"])
+                assert spec.eval_type == "pass_and_fail"
+                assert spec.log_parser == "" or spec.log_parser in PARSER_REGISTRY, spec.log_parser
+                if want["image"] is None:
+                    assert want["eval_script"] == "", want["instance_id"]
+                    continue
+                script = spec.eval_script
+                start, run, end = (script.index(m) for m in (">>>>> Start Test Output", "/swe-forge/run-tests\n",
+                                                             ">>>>> End Test Output"))
+                assert start < run < end, script
+                assert "SWEBENCH_TEST_EXIT_CODE=$?" in script[run:end], "the test exit code is recorded"
+                assert want["test_patch"] in script
+                subprocess.run(["bash", "-n", "-c", script], check=True)
+        print(f"       load_swebench_dataset and make_test_spec on {len(SWEBENCH)} rows of each file")
+
+    def grading():
+        from swebench.harness.grading import get_eval_report
+        from swebench.harness.utils import make_test_spec
+
+        rows = jsonl("msb-swebench.jsonl")
+        assert rows and all(r["log_parser"] == "parse_log_gotest" for r in rows), rows
+        for row in rows:
+            spec = make_test_spec(row)
+            with open(path(f"msb-work/logs/{row['instance_id']}/fix.log"), encoding="utf-8") as f:
+                fix_log = f.read()
+            log = os.path.join(tempfile.mkdtemp(), "test_output.txt")
+            with open(log, "w", encoding="utf-8") as f:
+                f.write(f"+ : '>>>>> Start Test Output'\n{fix_log}+ : '>>>>> End Test Output'\n")
+            gold = {"instance_id": row["instance_id"], "model_name_or_path": "gold", "model_patch": row["patch"]}
+            report = get_eval_report(spec, gold, log, include_tests_status=True)[row["instance_id"]]
+            assert report["resolved"], f"{row['instance_id']}: {report}"
+        print(f"       get_eval_report resolved {len(rows)} of {len(rows)} --naming msb rows on their fix runs")
+
+    check(f"swebench make_test_spec on swebench.jsonl and swebench.parquet rows ({v})", specs)
+    check(f"swebench grading of the --naming msb rows with their own log_parser ({v})", grading)
 
 
 def msb_harness():
@@ -294,14 +354,15 @@ MSB_NOT_COMPARED = {
 MSB_EXPECTED = [
     ("go-test/*", "FAIL", "msb", r"example\.com/\S+",
      "MSB bug: `FAIL:?\\s?(.+?)\\s` also takes the package of a `FAIL pkg` summary line as a test"),
-    ("go-test/*", "SKIP", "ours", r"TestSkip",
+    ("go-test/*", "SKIP", "ours", r"TestSkip|TestSub/skipped",
      "MSB bug: cli/cli records a SKIP only when the test already failed"),
     ("go-test/*", "raises", "msb", r"ValueError: Passed tests and failed tests should not have common .*",
      "MSB bug: grpc-go's handler adds a passing subtest's parent to passed after the parent failed"),
     ("go-test/crash_panic_timeout", "FAIL", "ours", r"TestHangs",
      "killed by -timeout: no `--- FAIL` line; we read the test from the panic's running-tests list"),
-    ("go-test/timeout_subtests", "FAIL", "ours", r"Test(/SocketHangs)?",
-     "Test/SocketHangs killed by -timeout (no `--- FAIL` line); we fail it (grpc-go: under its parent's name)"),
+    ("go-test/timeout_subtests", "FAIL", "ours", r"Test(/SocketHangs|/Quick)?",
+     "killed by -timeout, no `--- FAIL` line: Test/SocketHangs hung, Test/Quick's result waited for its parent's; "
+     "we fail them (grpc-go: under their parent's name)"),
     ("cargo-test/ansi", "*", "ours", r".*",
      "`--color always`: colour codes before ok/FAILED/ignored defeat ripgrep's `test (\\S+) ... ok` regexes"),
     ("cargo-test/nocapture_split_status", "*", "ours", r"tests::(fails|nested::deep_test)",
@@ -472,7 +533,7 @@ def msb_export():
                     log = f.read()
                 theirs = cls.parse_log(this, log)
                 # MSB bug (MSB_EXPECTED): `FAIL:?\s?(.+?)\s` takes the package of `FAIL pkg` as a test.
-                packages = set(re.findall(r"^FAIL\s+(\S+)\s", log, re.M))
+                packages = set(re.findall(r"^FAIL[ \t]+(\S+)[ \t]", log, re.M))
                 got = {k: set(rec[result][f"{k}_tests"]) for k in ("passed", "failed", "skipped")}
                 want = {"passed": set(theirs.passed_tests), "failed": set(theirs.failed_tests) - packages,
                         "skipped": set(theirs.skipped_tests)}
@@ -499,6 +560,8 @@ elif SET == "harness":
     msb_harness()
     msb_names()
     msb_export()
+elif SET == "swebench5":
+    swebench5_harness()
 else:
     sys.exit(f"unknown reader set {SET}")
 

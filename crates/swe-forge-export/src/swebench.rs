@@ -1,12 +1,19 @@
 //! The SWE-bench export: one row per instance with SWE-bench's fields (what its harness and
 //! the datasets built on it read), plus the instance image swe-forge built. Not lossless: the
 //! records stay the source of truth; this is a view for SWE-bench tooling.
+//!
+//! Two generations of SWE-bench's harness read these rows. Up to 4.x, `make_test_spec` builds the
+//! evaluation script from its own table of repositories and versions; from 5.0 it takes the row's
+//! own `image`, `eval_script`, `log_parser` and `eval_type`. The eval script runs the instance
+//! image's contract (`schemas/instance-image.md`): the files of the test patch put back to the
+//! base, the test patch written where `/swe-forge/run-tests` applies it, then that script between
+//! SWE-bench's output markers.
 
 use std::io::Write;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
-use swe_forge_core::Instance;
+use swe_forge_core::{Instance, PatchShape};
 
 use crate::ExportError;
 use crate::atomic::write_atomic;
@@ -16,7 +23,7 @@ use crate::table::{Producer, nullable_text_field, nullable_texts, text_field, te
 pub const SWEBENCH_TABLE: &str = "swebench";
 
 /// Column names of the SWE-bench export, in file order (JSONL keys in the same order).
-pub const SWEBENCH_COLUMNS: [&str; 13] = [
+pub const SWEBENCH_COLUMNS: [&str; 16] = [
     "repo",
     "instance_id",
     "base_commit",
@@ -30,7 +37,37 @@ pub const SWEBENCH_COLUMNS: [&str; 13] = [
     "PASS_TO_PASS",
     "environment_setup_commit",
     "image",
+    "eval_script",
+    "log_parser",
+    "eval_type",
 ];
+
+/// SWE-bench's markers around the test output its grading reads, and the eval script's header
+/// (`swebench.harness.constants`; `parse_eval_script` strips the header lines).
+const START_TEST_OUTPUT: &str = ">>>>> Start Test Output";
+const END_TEST_OUTPUT: &str = ">>>>> End Test Output";
+const EVAL_HEADER: &str = "#!/bin/bash\nset -uxo pipefail\n";
+
+/// The instance image contract's paths (`schemas/instance-image.md`, version 1).
+const WORKDIR: &str = "/testbed";
+const RUN_TESTS: &str = "/swe-forge/run-tests";
+const TEST_PATCH: &str = "/swe-forge/test.patch";
+const FIX_PATCH: &str = "/swe-forge/fix.patch";
+
+/// SWE-bench 5's log parser (a key of `swebench.harness.log_parsers.PARSER_REGISTRY`) that reads
+/// the console output of each of our log parsers' formats, where it has one.
+const LOG_PARSERS: [(&str, &str); 6] = [
+    ("go-test", "parse_log_gotest"),
+    ("cargo-test", "parse_log_cargo"),
+    ("jest", "parse_log_jest"),
+    ("vitest", "parse_log_vitest"),
+    ("tap", "parse_log_tap"),
+    ("gtest", "parse_log_googletest"),
+];
+
+/// SWE-bench's evaluation type: every FAIL_TO_PASS test must pass and every PASS_TO_PASS test
+/// keep passing (`EvalType.PASS_AND_FAIL`).
+const EVAL_TYPE: &str = "pass_and_fail";
 
 /// One instance in SWE-bench's shape.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -66,6 +103,14 @@ pub struct SweBenchRow {
     pub environment_setup_commit: String,
     /// The instance image (`swe_forge.image`); null for records swe-forge did not build.
     pub image: Option<String>,
+    /// The script SWE-bench 5 runs in the image after applying the model's patch in
+    /// `/testbed` ([`eval_script`]); empty for records without an image.
+    pub eval_script: String,
+    /// SWE-bench 5's parser for the log's format (`parse_log_gotest` for `go-test`, ...); empty
+    /// when SWE-bench has none for it or the record names no parser.
+    pub log_parser: String,
+    /// `pass_and_fail`.
+    pub eval_type: String,
 }
 
 impl SweBenchRow {
@@ -93,8 +138,48 @@ impl SweBenchRow {
             pass_to_pass: json_list(inst.p2p_tests.keys().collect()),
             environment_setup_commit: env_commit,
             image: meta.and_then(|m| m.image.clone()),
+            eval_script: if meta.is_some_and(|m| m.image.is_some()) {
+                eval_script(&inst.test_patch)
+            } else {
+                String::new()
+            },
+            log_parser: meta
+                .and_then(|m| m.parser.as_deref())
+                .and_then(|p| LOG_PARSERS.iter().find(|(ours, _)| *ours == p))
+                .map(|(_, theirs)| (*theirs).to_owned())
+                .unwrap_or_default(),
+            eval_type: EVAL_TYPE.to_owned(),
         }
     }
+}
+
+/// The evaluation script of an instance image for SWE-bench 5, run after the model's patch is
+/// applied in `/testbed`: every path the test patch names put back to the base commit (the
+/// image's only commit) or removed, the test patch written to `/swe-forge/test.patch` (a heredoc
+/// whose delimiter the patch never contains), no fix patch, then `/swe-forge/run-tests` (which
+/// applies the test patch and runs the tests) between SWE-bench's markers, last before the end
+/// marker so that SWE-bench records its exit code.
+pub fn eval_script(test_patch: &str) -> String {
+    let quote = |s: &str| format!("'{}'", s.replace('\'', "'\\''"));
+    let mut s = String::from(EVAL_HEADER);
+    s.push_str(&format!("cd {WORKDIR}\n"));
+    s.push_str(
+        "swe_forge_restore() { if git cat-file -e \"HEAD:$1\" 2>/dev/null; then git checkout -q HEAD -- \"$1\"; else rm -rf -- \"$1\"; fi; }\n",
+    );
+    for path in PatchShape::of(test_patch).touched {
+        s.push_str(&format!("swe_forge_restore {}\n", quote(&path)));
+    }
+    let mut delimiter = String::from("EOF_SWE_FORGE_TEST_PATCH");
+    while test_patch.lines().any(|l| l == delimiter) {
+        delimiter.push('_');
+    }
+    s.push_str(&format!("cat > {TEST_PATCH} <<'{delimiter}'\n{test_patch}"));
+    if !test_patch.is_empty() && !test_patch.ends_with('\n') {
+        s.push('\n');
+    }
+    s.push_str(&format!("{delimiter}\nrm -f {FIX_PATCH}\n"));
+    s.push_str(&format!(": '{START_TEST_OUTPUT}'\n{RUN_TESTS}\n: '{END_TEST_OUTPUT}'\n"));
+    s
 }
 
 /// Title and body of each resolved issue, else of the pull request.
@@ -151,6 +236,9 @@ pub fn write_swebench_parquet(
         column("PASS_TO_PASS", |r| &r.pass_to_pass),
         column("environment_setup_commit", |r| &r.environment_setup_commit),
         nullable("image", |r| r.image.as_deref()),
+        column("eval_script", |r| &r.eval_script),
+        column("log_parser", |r| &r.log_parser),
+        column("eval_type", |r| &r.eval_type),
     ];
     write_atomic(path, |w| write_batch(path, w, SWEBENCH_TABLE, producer, columns))
 }
@@ -204,5 +292,42 @@ mod tests {
         assert_eq!(row.created_at.as_deref(), Some("2024-01-02T03:04:05Z"));
         assert_eq!(row.environment_setup_commit, "fedcba9876543210fedcba9876543210fedcba98");
         assert_eq!(row.version, "fedcba987654");
+        assert_eq!(row.eval_script, eval_script("T"));
+        assert_eq!((row.log_parser.as_str(), row.eval_type.as_str()), ("", "pass_and_fail"));
+        inst.swe_forge.as_mut().unwrap().parser = Some("go-test".into());
+        assert_eq!(SweBenchRow::from_instance(&inst).log_parser, "parse_log_gotest");
+        inst.swe_forge.as_mut().unwrap().parser = Some("go-test-json".into());
+        assert_eq!(SweBenchRow::from_instance(&inst).log_parser, "", "SWE-bench reads no `go test -json`");
+        assert_eq!(SweBenchRow::from_instance(&record()).eval_script, "", "no image, nothing to run");
+    }
+
+    #[test]
+    fn the_eval_script_runs_the_image_contract_between_swe_bench_s_markers() {
+        let patch = "diff --git a/it's_test.go b/it's_test.go\nnew file mode 100644\n--- /dev/null\n+++ b/it's_test.go\n\
+            @@ -0,0 +1,2 @@\n+EOF_SWE_FORGE_TEST_PATCH\n+package p\n\
+            diff --git a/old_test.go b/new_test.go\nrename from old_test.go\nrename to new_test.go\nEOF_SWE_FORGE_TEST_PATCH\n";
+        let script = eval_script(patch);
+        assert!(script.starts_with("#!/bin/bash\nset -uxo pipefail\ncd /testbed\n"), "{script}");
+        for path in ["'it'\\''s_test.go'", "'old_test.go'", "'new_test.go'"] {
+            assert!(script.contains(&format!("swe_forge_restore {path}\n")), "{path}: {script}");
+        }
+        // A line of the patch equal to the usual delimiter makes the delimiter longer.
+        assert!(script.contains("cat > /swe-forge/test.patch <<'EOF_SWE_FORGE_TEST_PATCH_'\n"), "{script}");
+        assert!(script.ends_with(
+            "EOF_SWE_FORGE_TEST_PATCH_\nrm -f /swe-forge/fix.patch\n: '>>>>> Start Test Output'\n/swe-forge/run-tests\n: '>>>>> End Test Output'\n"
+        ));
+
+        // Run it (with the contract's paths moved into a temporary folder): the heredoc writes
+        // the patch back byte for byte and the restore function accepts every path.
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().to_str().unwrap();
+        let local = script.replace("/swe-forge/", &format!("{root}/")).replace("cd /testbed", &format!("cd {root}"));
+        std::fs::write(format!("{root}/run-tests"), "#!/bin/sh\necho ran\n").unwrap();
+        std::fs::set_permissions(format!("{root}/run-tests"), std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+        let out = std::process::Command::new("bash").arg("-c").arg(&local).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(std::fs::read_to_string(format!("{root}/test.patch")).unwrap(), patch);
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "ran\n");
     }
 }

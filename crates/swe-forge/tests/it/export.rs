@@ -2,9 +2,10 @@
 //! by the commands that take records (Parquet told from JSONL by its first bytes), Multi-SWE-bench
 //! test names from kept parsed runs, and every Python reader dataset users have
 //! (`scripts/python-readers.sh`: pandas on pyarrow 15 and current, polars, duckdb, `datasets`
-//! 2.19 and current, SWE-bench's `make_test_spec`, Multi-SWE-bench's `Dataset.from_json`, and
-//! `swe-forge parse --msb` names against Multi-SWE-bench's own `parse_log` on the real logs of
-//! `crates/swe-forge-logparse/test_data`).
+//! 2.19 and current, SWE-bench's `make_test_spec` in 4.1.0 and 5.0.2 and 5.0.2's grading,
+//! Multi-SWE-bench's `Dataset.from_json`, `swe-forge parse --msb --repo` names against
+//! Multi-SWE-bench's own `parse_log` on the real logs of `crates/swe-forge-logparse/test_data`, and
+//! `export --naming msb` against `parse_log` of the kept logs for a Go repository of each naming).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -118,9 +119,16 @@ fn records_and_swebench_exports_read_back() {
     assert_eq!(go["PASS_TO_PASS"], r#"["gostack::TestLen","gostack::TestPushThenPop"]"#);
     assert_eq!(go["image"], "swe-forge/forge-fixtures_m_gostack:pr-1");
     assert_eq!(go["created_at"], "2024-05-06T07:08:09Z");
+    // SWE-bench 5's fields: the image contract's script, its parser for `go test -v` output.
+    assert_eq!(go["log_parser"], "parse_log_gotest");
+    assert_eq!(go["eval_type"], "pass_and_fail");
+    let script = go["eval_script"].as_str().unwrap();
+    assert!(script.ends_with("/swe-forge/run-tests\n: '>>>>> End Test Output'\n"), "{script}");
+    assert!(script.contains(go["test_patch"].as_str().unwrap()), "{script}");
     assert!(go["problem_statement"].as_str().unwrap().starts_with("Pop on an empty stack does not report an error\n"));
     let published = rows.iter().find(|r| r["instance_id"] == "tokio-rs__tracing-1619").unwrap();
     assert_eq!(published["image"], Value::Null);
+    assert_eq!((&published["eval_script"], &published["log_parser"]), (&json!(""), &json!("")));
 
     // A SWE-bench export is refused where records are read, with the reason.
     let out = swe_forge(&[
@@ -259,6 +267,19 @@ fn write_msb_export(dir: &Path) -> Vec<Instance> {
         "--jsonl",
         &p("msb.jsonl"),
     ]);
+    // The same in SWE-bench's shape, for its harness's own grading (scripts/python_readers.py).
+    export(&[
+        "--records",
+        &p("msb-input.jsonl"),
+        "--naming",
+        "msb",
+        "--work-dir",
+        &p("msb-work"),
+        "--format",
+        "swebench",
+        "--jsonl",
+        &p("msb-swebench.jsonl"),
+    ]);
     read_records(&dir.join("msb.jsonl"))
 }
 
@@ -320,11 +341,17 @@ fn python_readers_read_every_export() {
     for reader in ["pandas.read_parquet instances (pandas 2.1", "datasets 2.19", "polars.read_parquet", "duckdb"] {
         assert!(log.contains(reader), "{reader} did not run:\n{log}");
     }
-    // Only pip failing to install the harness packages may leave it out.
-    assert!(
-        log.contains("ok   Multi-SWE-bench names") || log.contains("harness checks skipped"),
-        "the Multi-SWE-bench name check did not run:\n{log}"
-    );
+    // Only pip failing to install the harness packages may leave them out.
+    for (check, set) in [
+        ("ok   Multi-SWE-bench names: swe-forge parse --msb", "harness"),
+        ("ok   Multi-SWE-bench names: export --naming msb", "harness"),
+        ("ok   swebench make_test_spec on swebench.jsonl rows (swebench 4.1.0)", "harness"),
+        ("ok   swebench make_test_spec on swebench.jsonl and swebench.parquet rows (swebench 5.0.2)", "swebench5"),
+        ("ok   swebench grading of the --naming msb rows", "swebench5"),
+    ] {
+        let skipped = format!("python-readers: {set}: pip could not install");
+        assert!(log.contains(check) || log.contains(&skipped), "{check} did not run:\n{log}");
+    }
 }
 
 #[test]
