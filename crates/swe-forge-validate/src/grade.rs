@@ -147,6 +147,21 @@ pub struct Verdict {
     pub flaky: BTreeMap<String, f64>,
 }
 
+/// The attempts of an evaluation in the naming of the record's lists: by canonical id (a record
+/// as validation wrote it), or by Multi-SWE-bench name (a dataset exported with `--naming msb`),
+/// whichever finds more of the `listed` tests; canonical ids on a tie (a run that reported no
+/// test finds none either way, and where the two namings agree the choice does not matter).
+pub(crate) fn in_naming_of(
+    listed: &[&String],
+    canonical: Vec<PhaseStatuses>,
+    msb: Vec<PhaseStatuses>,
+) -> Vec<PhaseStatuses> {
+    let found = |attempts: &[PhaseStatuses]| {
+        listed.iter().filter(|name| attempts.iter().any(|a| a.contains_key(name.as_str()))).count()
+    };
+    if found(&msb) > found(&canonical) { msb } else { canonical }
+}
+
 /// Grades the attempts of an evaluation run against the record's lists.
 pub fn grade_prediction<'a>(
     attempts: Vec<PhaseStatuses>,
@@ -227,6 +242,30 @@ mod tests {
         assert_eq!(v.flaky, BTreeMap::from([("b".to_owned(), 0.5)]));
         // Nothing listed passed or failed: not resolved.
         assert!(!grade_prediction(vec![p(&[])], &Vec::new(), &Vec::new()).resolved);
+    }
+
+    #[test]
+    fn a_prediction_is_graded_in_the_naming_of_the_record_s_lists() {
+        // One run of a Go repository with full subtest names: canonical ids and Multi-SWE-bench names.
+        let canonical = || vec![p(&[("p::TestA", Pass), ("p::TestA/case", Pass), ("p::TestF", Pass)])];
+        let msb = || vec![p(&[("TestA", Pass), ("TestA/case", Pass), ("TestF", Pass)])];
+        let names = |xs: &[&str]| xs.iter().map(|x| (*x).to_owned()).collect::<Vec<_>>();
+        // A record as validation wrote it.
+        let ids = names(&["p::TestF", "p::TestA"]);
+        let listed: Vec<&String> = ids.iter().collect();
+        assert_eq!(in_naming_of(&listed, canonical(), msb()), canonical());
+        // A dataset exported with `--naming msb`: graded on Multi-SWE-bench names, so resolved.
+        let msb_names = names(&["TestF", "TestA", "TestA/case"]);
+        let listed: Vec<&String> = msb_names.iter().collect();
+        let attempts = in_naming_of(&listed, canonical(), msb());
+        assert_eq!(attempts, msb());
+        assert!(grade_prediction(attempts, &msb_names[..1], &msb_names[1..]).resolved);
+        assert!(
+            !grade_prediction(canonical(), &msb_names[..1], &msb_names[1..]).resolved,
+            "the other naming finds none"
+        );
+        // A run that reported nothing: canonical, and unresolved either way.
+        assert_eq!(in_naming_of(&listed, vec![p(&[])], vec![p(&[])]), vec![p(&[])]);
     }
 
     #[test]

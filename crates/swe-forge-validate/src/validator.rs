@@ -397,7 +397,8 @@ impl Validator {
         if out.log_truncated {
             meta.warnings.push(format!("{label} run: log of {} bytes kept as head and tail", out.log_bytes));
         }
-        Ok(RunOutcome { tests: parsed.tests, limits })
+        let msb = swe_forge_logparse::msb_rollup(&parsed);
+        Ok(RunOutcome { tests: parsed.tests, msb, limits })
     }
 
     /// Runs `spec`, retrying engine failures (not test failures) with backoff: 2, 4, 8, 16 s.
@@ -546,9 +547,11 @@ pub(crate) struct RunRequest {
     pub files: Vec<(String, Vec<u8>)>,
 }
 
-/// What one run gave: its statuses, and the limits it hit.
+/// What one run gave: its statuses (by canonical id, and by Multi-SWE-bench name in the
+/// repository's naming), and the limits it hit.
 pub(crate) struct RunOutcome {
     pub tests: PhaseStatuses,
+    pub msb: PhaseStatuses,
     pub limits: Vec<Rejection>,
 }
 

@@ -16,7 +16,7 @@ use crate::Validator;
 mod summary;
 use swe_forge_git::SourceRepo;
 
-use crate::grade::{Parsers, Verdict, grade_prediction};
+use crate::grade::{Parsers, Verdict, grade_prediction, in_naming_of};
 use crate::phases::{MODEL_PATCH, TEST_PATCH, contract_eval_script, eval_script};
 use crate::validator::{ImageRequest, PatchCheck, RunRequest, RunTarget};
 pub use summary::Summary;
@@ -190,6 +190,7 @@ impl Validator {
             (TEST_PATCH.to_owned(), inst.test_patch.clone().into_bytes()),
         ];
         let mut attempts = Vec::new();
+        let mut msb_attempts = Vec::new();
         let mut timed_out = None;
         for attempt in 0..=self.settings.reruns {
             let request = RunRequest {
@@ -207,7 +208,10 @@ impl Validator {
                 meta.warnings.push(format!("{}: {}", r.reason.as_str(), r.detail));
             }
             attempts.push(outcome.tests);
+            msb_attempts.push(outcome.msb);
         }
+        let listed: Vec<&String> = inst.fixed_tests.keys().chain(inst.p2p_tests.keys()).collect();
+        let attempts = in_naming_of(&listed, attempts, msb_attempts);
         let verdict = grade_prediction(attempts, inst.fixed_tests.keys(), inst.p2p_tests.keys());
         ev.outcome = match (&timed_out, verdict.resolved) {
             (_, true) => Outcome::Resolved,
