@@ -49,15 +49,6 @@ pub enum CurateError {
     /// The state store failed.
     #[error(transparent)]
     Store(#[from] swe_forge_store::StoreError),
-    /// The review server could not listen.
-    #[error("review server on {addr}: {source}")]
-    Listen {
-        /// The address asked for.
-        addr: String,
-        /// What the system said.
-        #[source]
-        source: std::io::Error,
-    },
 }
 
 impl CurateError {

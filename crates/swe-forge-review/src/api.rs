@@ -1,204 +1,59 @@
-//! The review page's server: plain HTTP/1.1 over `std::net`, bound to 127.0.0.1 only, one thread
-//! per connection, `Connection: close`. The dataset is indexed once at start (a summary and the
-//! byte range of every line); lists are filtered and paged on the server, and an instance's full
-//! record is read from its byte range when it is opened, so 5,000 instances stay fast and small.
-//! Reviews are appended to the state store as they are saved.
-//!
-//! Requests from other origins are refused: the `Host` header must name the loopback address the
-//! server listens on (against DNS rebinding) and a POST must be JSON from the page's own origin.
+//! The routes of the review page: its assets, the list and facets, one instance with its logs and
+//! review history, and saving a review. Requests from other origins are refused: the `Host` header
+//! must name the loopback address the server listens on (against DNS rebinding) and a POST must be
+//! JSON from the page's own origin. Records go onto the page as JSON, never as HTML.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::sync::Mutex;
 
 use serde_json::{Value, json};
 use swe_forge_core::{Instance, TimeToFix};
+use swe_forge_curate::{Heuristic, KeepRule, heuristic_label};
 use swe_forge_store::{ReviewRow, Store};
 
-use crate::CurateError;
-use crate::difficulty::{Heuristic, heuristic_label};
-use crate::review::KeepRule;
+use crate::index::{Index, read_range};
 
-const PAGE_HTML: &str = include_str!("../../assets/review.html");
-const PAGE_JS: &str = include_str!("../../assets/review.js");
-const PAGE_CSS: &str = include_str!("../../assets/review.css");
+const PAGE_HTML: &str = include_str!("../assets/review.html");
+const PAGE_JS: &str = include_str!("../assets/review.js");
+const PAGE_CSS: &str = include_str!("../assets/review.css");
 
 /// Logs longer than this are cut: their head and tail are sent with a marker between.
 const LOG_CAP: usize = 512 * 1024;
 const LOG_HEAD: usize = 64 * 1024;
-/// Largest request body accepted.
-const BODY_CAP: usize = 1024 * 1024;
 /// Largest page of the list.
 const PAGE_CAP: usize = 500;
 
-/// What the review server serves.
-#[derive(Debug, Clone)]
-pub struct ServerOptions {
-    /// The dataset (JSONL records).
+/// What every request sees.
+pub(crate) struct State {
     pub dataset: PathBuf,
-    /// Where validation wrote its run logs (`<work_dir>/logs/<instance_id>/{run,test,fix}.log`).
     pub work_dir: Option<PathBuf>,
-    /// The state store that keeps reviews.
-    pub store: PathBuf,
-    /// Reviewer name used when the page sends none.
+    pub index: Index,
+    pub store: Mutex<Store>,
+    pub latest: Mutex<BTreeMap<String, ReviewRow>>,
     pub reviewer: String,
-    /// The rule that decides, from a review, whether an instance is kept.
-    pub keep_rule: KeepRule,
-    /// Port on 127.0.0.1 (0: any free port).
-    pub port: u16,
-    /// The heuristic used for records that carry no difficulty label yet.
+    pub rule: KeepRule,
     pub heuristic: Heuristic,
+    pub port: u16,
 }
 
-/// A bound, loaded review server.
-pub struct ReviewServer {
-    listener: TcpListener,
-    state: Arc<State>,
+/// A request, as the routes see it.
+pub(crate) struct Request {
+    pub method: String,
+    pub path: String,
+    pub query: BTreeMap<String, String>,
+    /// Header names lowercased.
+    pub headers: BTreeMap<String, String>,
+    pub body: Vec<u8>,
 }
 
-struct Entry {
-    id: String,
-    repo: String,
-    lang: String,
-    status: &'static str,
-    difficulty: &'static str,
-    title: String,
-    fix_lines: u64,
-    fixed_tests: u64,
-    offset: u64,
-    len: usize,
-}
-
-struct State {
-    dataset: PathBuf,
-    work_dir: Option<PathBuf>,
-    entries: Vec<Entry>,
-    by_id: HashMap<String, usize>,
-    store: Mutex<Store>,
-    latest: Mutex<BTreeMap<String, ReviewRow>>,
-    reviewer: String,
-    rule: KeepRule,
-    heuristic: Heuristic,
-    port: u16,
-}
-
-impl ReviewServer {
-    /// Reads the dataset, opens the store and listens on 127.0.0.1.
-    pub fn bind(options: ServerOptions) -> Result<ReviewServer, CurateError> {
-        let entries = index(&options.dataset, &options.heuristic)?;
-        let by_id = entries.iter().enumerate().map(|(i, e)| (e.id.clone(), i)).collect();
-        let store = Store::open(&options.store)?;
-        let latest = store.latest_reviews()?;
-        let addr = format!("127.0.0.1:{}", options.port);
-        let listener = TcpListener::bind(&addr).map_err(|source| CurateError::Listen { addr: addr.clone(), source })?;
-        let port = listener.local_addr().map_err(|source| CurateError::Listen { addr, source })?.port();
-        let state = State {
-            dataset: options.dataset,
-            work_dir: options.work_dir,
-            entries,
-            by_id,
-            store: Mutex::new(store),
-            latest: Mutex::new(latest),
-            reviewer: options.reviewer,
-            rule: options.keep_rule,
-            heuristic: options.heuristic,
-            port,
-        };
-        Ok(ReviewServer { listener, state: Arc::new(state) })
-    }
-
-    /// The address the server listens on.
-    pub fn local_addr(&self) -> SocketAddr {
-        SocketAddr::from(([127, 0, 0, 1], self.state.port))
-    }
-
-    /// Number of instances in the dataset.
-    pub fn instances(&self) -> usize {
-        self.state.entries.len()
-    }
-
-    /// Serves until the process ends.
-    pub fn serve(self) {
-        for conn in self.listener.incoming() {
-            let Ok(stream) = conn else { continue };
-            let state = Arc::clone(&self.state);
-            std::thread::spawn(move || {
-                if let Err(e) = handle(&state, stream) {
-                    tracing::debug!("review server: connection ended: {e}");
-                }
-            });
-        }
-    }
-}
-
-/// Reads the dataset once: a summary and the byte range of every record.
-fn index(path: &Path, heuristic: &Heuristic) -> Result<Vec<Entry>, CurateError> {
-    let file = File::open(path).map_err(CurateError::io(path))?;
-    let mut reader = BufReader::with_capacity(1 << 20, file);
-    let mut entries = Vec::new();
-    let mut offset = 0u64;
-    let mut line = String::new();
-    let mut number = 0usize;
-    loop {
-        line.clear();
-        let n = reader.read_line(&mut line).map_err(CurateError::io(path))?;
-        if n == 0 {
-            break;
-        }
-        number += 1;
-        let start = offset;
-        offset += n as u64;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let inst = swe_forge_core::read_jsonl(line.as_bytes()).map_err(|e| CurateError::Dataset {
-            path: path.to_owned(),
-            line: number,
-            message: e.to_string(),
-        })?;
-        let Some(inst) = inst.into_iter().next() else { continue };
-        entries.push(summary(&inst, heuristic, start, n));
-    }
-    Ok(entries)
-}
-
-fn summary(inst: &Instance, heuristic: &Heuristic, offset: u64, len: usize) -> Entry {
-    let (features, _, guessed) = heuristic_label(inst, heuristic);
-    let difficulty = inst.swe_forge.as_ref().and_then(|m| m.difficulty.as_ref()).map_or(guessed, |d| d.label);
-    Entry {
-        id: inst.instance_id.clone(),
-        repo: format!("{}/{}", inst.org, inst.repo),
-        lang: inst.lang.clone().unwrap_or_else(|| "unknown".into()),
-        status: match inst.status() {
-            swe_forge_core::ValidationStatus::Candidate => "candidate",
-            swe_forge_core::ValidationStatus::Accepted => "accepted",
-            swe_forge_core::ValidationStatus::Rejected => "rejected",
-        },
-        difficulty: difficulty.as_str(),
-        title: inst.title.chars().take(200).collect(),
-        fix_lines: features.fix_lines_added + features.fix_lines_removed,
-        fixed_tests: features.fixed_tests,
-        offset,
-        len,
-    }
-}
-
-struct Request {
-    method: String,
-    path: String,
-    query: BTreeMap<String, String>,
-    headers: BTreeMap<String, String>,
-    body: Vec<u8>,
-}
-
-struct Response {
-    status: u16,
-    content_type: &'static str,
-    body: Vec<u8>,
+/// What a route answers.
+pub(crate) struct Response {
+    pub status: u16,
+    pub content_type: &'static str,
+    pub body: Vec<u8>,
 }
 
 impl Response {
@@ -206,7 +61,7 @@ impl Response {
         Response { status, content_type: "application/json; charset=utf-8", body: v.to_string().into_bytes() }
     }
 
-    fn error(status: u16, message: &str) -> Response {
+    pub fn error(status: u16, message: &str) -> Response {
         Response::json(status, &json!({ "error": message }))
     }
 
@@ -215,103 +70,7 @@ impl Response {
     }
 }
 
-fn handle(state: &State, mut stream: TcpStream) -> std::io::Result<()> {
-    stream.set_read_timeout(Some(Duration::from_secs(30)))?;
-    let response = match read_request(&mut stream) {
-        Ok(Some(req)) => route(state, &req),
-        Ok(None) => return Ok(()),
-        Err(status) => Response::error(status, "bad request"),
-    };
-    let reason = match response.status {
-        200 => "OK",
-        400 => "Bad Request",
-        403 => "Forbidden",
-        404 => "Not Found",
-        405 => "Method Not Allowed",
-        413 => "Payload Too Large",
-        _ => "Internal Server Error",
-    };
-    let head = format!(
-        "HTTP/1.1 {} {reason}\r\nContent-Type: {}\r\nContent-Length: {}\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n",
-        response.status,
-        response.content_type,
-        response.body.len()
-    );
-    stream.write_all(head.as_bytes())?;
-    stream.write_all(&response.body)?;
-    stream.flush()
-}
-
-/// Reads one request; Ok(None) when the peer closed without sending one.
-fn read_request(stream: &mut TcpStream) -> Result<Option<Request>, u16> {
-    let mut reader = BufReader::new(stream);
-    let mut line = String::new();
-    let mut read_line = |line: &mut String| -> Result<usize, u16> {
-        line.clear();
-        let n = (&mut reader).take(16 * 1024).read_line(line).map_err(|_| 400u16)?;
-        Ok(n)
-    };
-    if read_line(&mut line)? == 0 {
-        return Ok(None);
-    }
-    let mut parts = line.split_whitespace();
-    let (Some(method), Some(target)) = (parts.next(), parts.next()) else { return Err(400) };
-    let (method, target) = (method.to_owned(), target.to_owned());
-    let mut headers = BTreeMap::new();
-    for _ in 0..100 {
-        if read_line(&mut line)? == 0 {
-            return Err(400);
-        }
-        let l = line.trim_end();
-        if l.is_empty() {
-            break;
-        }
-        if let Some((k, v)) = l.split_once(':') {
-            headers.insert(k.trim().to_ascii_lowercase(), v.trim().to_owned());
-        }
-    }
-    let len: usize = headers.get("content-length").map_or(Ok(0), |v| v.parse().map_err(|_| 400u16))?;
-    if len > BODY_CAP {
-        return Err(413);
-    }
-    let mut body = vec![0; len];
-    reader.read_exact(&mut body).map_err(|_| 400u16)?;
-    let (path, query) = target.split_once('?').unwrap_or((&target, ""));
-    let query = query
-        .split('&')
-        .filter(|kv| !kv.is_empty())
-        .map(|kv| {
-            let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
-            (percent_decode(k), percent_decode(v))
-        })
-        .collect();
-    Ok(Some(Request { method, path: percent_decode(path), query, headers, body }))
-}
-
-fn percent_decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'+' => out.push(b' '),
-            b'%' if i + 2 < bytes.len() => {
-                match u8::from_str_radix(std::str::from_utf8(&bytes[i + 1..i + 3]).unwrap_or("zz"), 16) {
-                    Ok(b) => {
-                        out.push(b);
-                        i += 2;
-                    }
-                    Err(_) => out.push(b'%'),
-                }
-            }
-            b => out.push(b),
-        }
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-fn route(state: &State, req: &Request) -> Response {
+pub(crate) fn route(state: &State, req: &Request) -> Response {
     let host_ok = req
         .headers
         .get("host")
@@ -367,7 +126,7 @@ fn review_json(rule: &KeepRule, r: &ReviewRow) -> Value {
 fn meta(state: &State) -> Response {
     let latest = state.latest.lock().unwrap_or_else(|e| e.into_inner());
     let mut facets: BTreeMap<&str, BTreeMap<&str, u64>> = BTreeMap::new();
-    for e in &state.entries {
+    for e in &state.index.entries {
         *facets.entry("lang").or_default().entry(&e.lang).or_default() += 1;
         *facets.entry("repo").or_default().entry(&e.repo).or_default() += 1;
         *facets.entry("status").or_default().entry(e.status).or_default() += 1;
@@ -380,7 +139,7 @@ fn meta(state: &State) -> Response {
         200,
         &json!({
             "dataset": state.dataset.file_name().map(|n| n.to_string_lossy().into_owned()),
-            "total": state.entries.len(),
+            "total": state.index.entries.len(),
             "reviewer": state.reviewer,
             "keep_rule": state.rule,
             "time_to_fix": TimeToFix::ALL.iter().map(|t| t.as_str()).collect::<Vec<_>>(),
@@ -397,7 +156,7 @@ fn list(state: &State, q: &BTreeMap<String, String>) -> Response {
     let limit: usize = want("limit").and_then(|v| v.parse().ok()).unwrap_or(100).clamp(1, PAGE_CAP);
     let mut total = 0usize;
     let mut items = Vec::new();
-    for e in &state.entries {
+    for e in &state.index.entries {
         let review = latest.get(&e.id);
         let rstate = review_state(&state.rule, review);
         let keep = want("lang").is_none_or(|v| v == e.lang)
@@ -429,8 +188,7 @@ fn list(state: &State, q: &BTreeMap<String, String>) -> Response {
 }
 
 fn instance(state: &State, id: &str) -> Response {
-    let Some(&i) = state.by_id.get(id) else { return Response::error(404, "no such instance") };
-    let e = &state.entries[i];
+    let Some(e) = state.index.get(id) else { return Response::error(404, "no such instance") };
     let raw = match read_range(&state.dataset, e.offset, e.len) {
         Ok(r) => r,
         Err(err) => return Response::error(500, &format!("reading {}: {err}", state.dataset.display())),
@@ -476,14 +234,6 @@ fn safe_id(id: &str) -> bool {
     swe_forge_core::path_component_problem(id).is_none() && !id.starts_with('.')
 }
 
-fn read_range(path: &Path, offset: u64, len: usize) -> std::io::Result<Vec<u8>> {
-    let mut f = File::open(path)?;
-    f.seek(SeekFrom::Start(offset))?;
-    let mut buf = vec![0; len];
-    f.read_exact(&mut buf)?;
-    Ok(buf)
-}
-
 /// A log's text, its middle cut out when it is longer than `LOG_CAP`.
 fn read_log(path: &Path) -> Option<String> {
     let mut f = File::open(path).ok()?;
@@ -514,7 +264,7 @@ fn save(state: &State, body: &[u8]) -> Response {
         Err(e) => return Response::error(400, &format!("not JSON: {e}")),
     };
     let id = v.get("id").and_then(Value::as_str).unwrap_or_default();
-    if !state.by_id.contains_key(id) {
+    if state.index.get(id).is_none() {
         return Response::error(404, "no such instance");
     }
     let score = |key: &str| v.get(key).and_then(Value::as_u64).filter(|s| *s <= 3).map(|s| s as u8);
