@@ -7,14 +7,14 @@ use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 use swe_forge_core::{Instance, TimeToFix};
 use swe_forge_curate::{Heuristic, KeepRule, heuristic_label};
 use swe_forge_store::{ReviewRow, Store};
 
-use crate::index::{Index, read_range};
+use crate::index::{Index, Stamp, digest, read_range};
 
 const PAGE_HTML: &str = include_str!("../assets/review.html");
 const PAGE_JS: &str = include_str!("../assets/review.js");
@@ -30,13 +30,53 @@ const PAGE_CAP: usize = 500;
 pub(crate) struct State {
     pub dataset: PathBuf,
     pub work_dir: Option<PathBuf>,
-    pub index: Index,
+    /// The dataset's index; read again when the file changes (`State::current`).
+    pub index: Mutex<Arc<Index>>,
     pub store: Mutex<Store>,
     pub latest: Mutex<BTreeMap<String, ReviewRow>>,
     pub reviewer: String,
     pub rule: KeepRule,
     pub heuristic: Heuristic,
     pub port: u16,
+}
+
+impl State {
+    /// The index of the dataset as the file is now: read again when its stamp changed.
+    pub fn current(&self) -> Result<Arc<Index>, Response> {
+        self.reindexed(false)
+    }
+
+    fn reindexed(&self, force: bool) -> Result<Arc<Index>, Response> {
+        let mut index = self.index.lock().unwrap_or_else(|e| e.into_inner());
+        let stamp = Stamp::of(&self.dataset).map_err(|e| {
+            Response::error(503, &format!("the dataset {} cannot be read: {e}", self.dataset.display()))
+        })?;
+        if force || stamp != index.stamp {
+            let again = Index::read(&self.dataset, &self.heuristic)
+                .map_err(|e| Response::error(503, &format!("the dataset changed and cannot be read again yet: {e}")))?;
+            tracing::info!("{} changed: {} instances now", self.dataset.display(), again.entries.len());
+            *index = Arc::new(again);
+        }
+        Ok(Arc::clone(&index))
+    }
+
+    /// The line of `id` as the file holds it now, with the index it was found by: its bytes have
+    /// the digest of the index's entry. A dataset changed under the index is read again first.
+    fn record(&self, id: &str) -> Result<(Arc<Index>, Vec<u8>), Response> {
+        for attempt in 0..3 {
+            let index = self.reindexed(attempt > 0)?;
+            let Some(e) = index.get(id) else { return Err(Response::error(404, "no such instance")) };
+            if let Ok(raw) = read_range(&self.dataset, e.offset, e.len)
+                && digest(&raw) == e.digest
+            {
+                return Ok((index, raw));
+            }
+        }
+        Err(Response::error(
+            409,
+            &format!("{} is being rewritten: the record of {id} keeps moving; try again", self.dataset.display()),
+        ))
+    }
 }
 
 /// A request, as the routes see it.
@@ -124,9 +164,13 @@ fn review_json(rule: &KeepRule, r: &ReviewRow) -> Value {
 }
 
 fn meta(state: &State) -> Response {
+    let index = match state.current() {
+        Ok(index) => index,
+        Err(response) => return response,
+    };
     let latest = state.latest.lock().unwrap_or_else(|e| e.into_inner());
     let mut facets: BTreeMap<&str, BTreeMap<&str, u64>> = BTreeMap::new();
-    for e in &state.index.entries {
+    for e in &index.entries {
         *facets.entry("lang").or_default().entry(&e.lang).or_default() += 1;
         *facets.entry("repo").or_default().entry(&e.repo).or_default() += 1;
         *facets.entry("status").or_default().entry(e.status).or_default() += 1;
@@ -139,7 +183,7 @@ fn meta(state: &State) -> Response {
         200,
         &json!({
             "dataset": state.dataset.file_name().map(|n| n.to_string_lossy().into_owned()),
-            "total": state.index.entries.len(),
+            "total": index.entries.len(),
             "reviewer": state.reviewer,
             "keep_rule": state.rule,
             "time_to_fix": TimeToFix::ALL.iter().map(|t| t.as_str()).collect::<Vec<_>>(),
@@ -154,9 +198,13 @@ fn list(state: &State, q: &BTreeMap<String, String>) -> Response {
     let text = want("q").map(str::to_lowercase);
     let offset: usize = want("offset").and_then(|v| v.parse().ok()).unwrap_or(0);
     let limit: usize = want("limit").and_then(|v| v.parse().ok()).unwrap_or(100).clamp(1, PAGE_CAP);
+    let index = match state.current() {
+        Ok(index) => index,
+        Err(response) => return response,
+    };
     let mut total = 0usize;
     let mut items = Vec::new();
-    for e in &state.index.entries {
+    for e in &index.entries {
         let review = latest.get(&e.id);
         let rstate = review_state(&state.rule, review);
         let keep = want("lang").is_none_or(|v| v == e.lang)
@@ -188,14 +236,14 @@ fn list(state: &State, q: &BTreeMap<String, String>) -> Response {
 }
 
 fn instance(state: &State, id: &str) -> Response {
-    let Some(e) = state.index.get(id) else { return Response::error(404, "no such instance") };
-    let raw = match read_range(&state.dataset, e.offset, e.len) {
-        Ok(r) => r,
-        Err(err) => return Response::error(500, &format!("reading {}: {err}", state.dataset.display())),
+    let (index, raw) = match state.record(id) {
+        Ok(found) => found,
+        Err(response) => return response,
     };
+    let digest = index.get(id).map(|e| e.digest.clone());
     let record: Value = match serde_json::from_slice(&raw) {
         Ok(v) => v,
-        Err(err) => return Response::error(500, &format!("the dataset changed while served: {err}")),
+        Err(err) => return Response::error(500, &format!("the record of {id} is not JSON: {err}")),
     };
     let inst: Option<Instance> = serde_json::from_value(record.clone()).ok();
     let heuristic = inst.as_ref().map(|inst| {
@@ -221,6 +269,7 @@ fn instance(state: &State, id: &str) -> Response {
         200,
         &json!({
             "id": id,
+            "digest": digest,
             "record": record,
             "heuristic": heuristic,
             "logs": logs,
@@ -264,9 +313,12 @@ fn save(state: &State, body: &[u8]) -> Response {
         Err(e) => return Response::error(400, &format!("not JSON: {e}")),
     };
     let id = v.get("id").and_then(Value::as_str).unwrap_or_default();
-    if state.index.get(id).is_none() {
-        return Response::error(404, "no such instance");
-    }
+    let Some(reviewed) = v.get("record_digest").and_then(Value::as_str) else {
+        return Response::error(
+            400,
+            "record_digest (the digest of the record reviewed, from /api/instance) is required",
+        );
+    };
     let score = |key: &str| v.get(key).and_then(Value::as_u64).filter(|s| *s <= 3).map(|s| s as u8);
     let (Some(severe), Some(clarity), Some(adequacy)) =
         (v.get("severe_problem").and_then(Value::as_bool), score("issue_clarity"), score("test_adequacy"))
@@ -297,6 +349,23 @@ fn save(state: &State, body: &[u8]) -> Response {
         notes: v.get("notes").and_then(Value::as_str).unwrap_or_default().chars().take(20_000).collect(),
         created_at: String::new(),
     };
+    // Checked last, on the file as it is now: a review is saved only against the record it is about.
+    let name = state.dataset.display();
+    let index = match state.record(id) {
+        Ok((index, _)) => index,
+        Err(response) if response.status == 404 => {
+            let message =
+                format!("{id} is no longer in {name}: the dataset changed since the page showed it; nothing was saved");
+            return Response::error(409, &message);
+        }
+        Err(response) => return response,
+    };
+    if index.get(id).is_none_or(|e| e.digest != reviewed) {
+        let message = format!(
+            "the record of {id} changed in {name} since the page showed it: reload it and review it again; nothing was saved"
+        );
+        return Response::error(409, &message);
+    }
     let saved = state.store.lock().unwrap_or_else(|e| e.into_inner()).save_review(&row);
     match saved {
         Ok(saved) => {

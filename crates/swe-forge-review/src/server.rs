@@ -4,6 +4,7 @@
 //! `Limits::header_timeout`, and a connection that is not done within `Limits::connection_timeout`
 //! (a slow body, a reader that does not read the answer) is closed: no client holds a slot for
 //! ever. The routes run on tokio's blocking pool (they read files and the state store).
+//! A request that reads the dataset first checks that the file is the one indexed (`api::State`).
 
 use std::collections::BTreeMap;
 use std::convert::Infallible;
@@ -89,7 +90,7 @@ impl ReviewServer {
         let state = State {
             dataset: options.dataset,
             work_dir: options.work_dir,
-            index,
+            index: Mutex::new(Arc::new(index)),
             store: Mutex::new(store),
             latest: Mutex::new(latest),
             reviewer: options.reviewer,
@@ -107,7 +108,7 @@ impl ReviewServer {
 
     /// Number of instances in the dataset.
     pub fn instances(&self) -> usize {
-        self.state.index.entries.len()
+        self.state.index.lock().unwrap_or_else(|e| e.into_inner()).entries.len()
     }
 
     /// Serves until the future is dropped; must run inside a tokio runtime with time and IO.
