@@ -188,3 +188,22 @@ fn the_pipeline_mine_section_mines_every_listed_repository() {
     let md = std::fs::read_to_string(tmp.path().join("out/mined.funnel.md")).unwrap();
     assert!(md.contains("| forge-fixtures/ringq | 1 | 1 | 0 | 0 | 0 | 0 | too_large 1 |"), "{md}");
 }
+
+/// An API answer holding terminal escape sequences: the error printed quotes it without its
+/// control characters, and log lines on a pipe carry no colour codes.
+#[test]
+fn escape_sequences_from_the_api_never_reach_the_terminal() {
+    let server = ReplayServer::start(|_| {
+        swe_forge_mine::replay::Reply::status(
+            422,
+            r#"{"message":"\u001b[2J\u001b]0;pwned\u0007Validation \u009b31mFailed"}"#,
+        )
+    });
+    let tmp = tempfile::tempdir().unwrap();
+    // -v: log lines too, which carry no colour codes on a pipe.
+    let o = mine_cmd(server.url(), &tmp.path().join("mined.jsonl")).arg("-v").output().unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("[2J]0;pwnedValidation 31mFailed"), "{stderr:?}");
+    assert!(!stderr.chars().any(|c| c.is_control() && c != '\n'), "{stderr:?}");
+}
