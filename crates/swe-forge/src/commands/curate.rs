@@ -80,6 +80,7 @@ pub fn curate_command(args: CurateArgs) -> Result<()> {
     };
     if let Some(path) = &args.labels {
         options.labels = swe_forge_curate::read_labels(path)?;
+        warn_unknown_labels(path, options.labels.keys(), &records);
     }
     if let Some(path) = &args.store {
         if !path.exists() {
@@ -117,8 +118,26 @@ pub fn curate_command(args: CurateArgs) -> Result<()> {
     Ok(())
 }
 
-fn calibrate(records: &[Instance], labels: &Path, fit: bool) -> Result<()> {
-    let labels = swe_forge_curate::read_labels(labels)?;
+/// Labels whose instance id is in no record are left out: says so, naming them.
+fn warn_unknown_labels<'a>(path: &Path, ids: impl Iterator<Item = &'a String>, records: &[Instance]) {
+    let known: std::collections::BTreeSet<&str> = records.iter().map(|r| r.instance_id.as_str()).collect();
+    let unknown: Vec<&str> = ids.map(String::as_str).filter(|id| !known.contains(id)).collect();
+    if unknown.is_empty() {
+        return;
+    }
+    let shown = unknown.iter().take(10).copied().collect::<Vec<_>>().join(", ");
+    let more = if unknown.len() > 10 { format!(" and {} more", unknown.len() - 10) } else { String::new() };
+    eprintln!(
+        "warning: {} label(s) of {} name no instance of the dataset and are ignored: {}{more}",
+        unknown.len(),
+        path.display(),
+        crate::terminal::clean(&shown)
+    );
+}
+
+fn calibrate(records: &[Instance], labels_path: &Path, fit: bool) -> Result<()> {
+    let labels = swe_forge_curate::read_labels(labels_path)?;
+    warn_unknown_labels(labels_path, labels.keys(), records);
     let current = Heuristic::CALIBRATED;
     println!("{}", swe_forge_curate::calibrate(records, &labels, &current).to_markdown(&current));
     if fit {
