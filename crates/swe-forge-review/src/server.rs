@@ -182,3 +182,6 @@ async fn answer(state: Arc<State>, req: hyper::Request<Incoming>) -> Result<hype
     headers.insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests;

@@ -293,3 +293,22 @@ fn a_dataset_changed_while_served_is_indexed_again_and_a_stale_review_refused() 
     assert_eq!(status, 409, "{body}");
     assert!(body.contains("no longer in"), "{body}");
 }
+
+/// A hundred clients that connect and say nothing: the server's threads stay few (no thread per
+/// connection) and it still answers once they go away.
+#[test]
+fn many_idle_connections_do_not_grow_the_servers_threads() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dataset = tmp.path().join("validated.jsonl");
+    generate(&dataset, 10);
+    let server = Server::start(&dataset, &tmp.path().join("state.sqlite"));
+    let threads = || std::fs::read_dir(format!("/proc/{}/task", server.child.id())).unwrap().count();
+    let before = threads();
+    let idle: Vec<TcpStream> = (0..100).map(|_| TcpStream::connect(("127.0.0.1", server.port)).unwrap()).collect();
+    std::thread::sleep(Duration::from_millis(500));
+    let during = threads();
+    assert!(during <= before + 4 && during < 24, "{before} threads before, {during} with 100 idle connections");
+    drop(idle);
+    let (status, body) = server.request("GET", "/api/meta", &[], "");
+    assert_eq!(status, 200, "{body}");
+}
