@@ -52,6 +52,9 @@ pub struct Settings {
     pub cpus: Option<f64>,
     /// Retries of a run after an engine error (never after a test failure).
     pub infra_retries: u32,
+    /// Instances in a row ending in an infrastructure failure (after their retries) after which
+    /// [`Validator::validate_all`] stops with [`ValidateError::MachineBroken`]; 0 never stops.
+    pub infra_breaker: u32,
     /// The commit each instance's repository environment is built at (instance id -> commit,
     /// from [`crate::plan_env_commits`] over all the records of a run); an instance not listed
     /// gets one planned from its own record (its override, else its base).
@@ -75,6 +78,7 @@ impl Settings {
             pids_limit: Some(4096),
             cpus: None,
             infra_retries: 4,
+            infra_breaker: 3,
             env_commits: BTreeMap::new(),
         }
     }
@@ -151,17 +155,65 @@ impl Validator {
 
     /// Validates every instance, `settings.jobs` at a time; results come back in input order
     /// and `on_done` sees each one as soon as it is finished.
-    pub async fn validate_all(&self, instances: Vec<Instance>, mut on_done: impl FnMut(&Instance)) -> Vec<Instance> {
+    ///
+    /// A circuit breaker: when `settings.infra_breaker` instances in a row end in an
+    /// infrastructure failure (instances rejected before reaching the engine, for their
+    /// repository, patches or recipe, neither count nor break the row), the machine is broken (engine, network, registry), not the
+    /// repositories, and going on would fail every instance the same way. Then the instances
+    /// under way are dropped, this run's containers removed, and [`ValidateError::MachineBroken`]
+    /// returned. The failures that tripped it are held back until then (never reported as
+    /// finished), so they and every instance not finished stay undecided for the next run.
+    pub async fn validate_all(
+        &self,
+        instances: Vec<Instance>,
+        mut on_done: impl FnMut(&Instance),
+    ) -> Result<Vec<Instance>, ValidateError> {
         let mut results: Vec<Option<Instance>> = vec![None; instances.len()];
         let mut stream = futures_util::stream::iter(instances.into_iter().enumerate())
             .map(|(i, inst)| async move { (i, self.validate(inst).await) })
             .buffer_unordered(self.settings.jobs.max(1));
-        while let Some((i, inst)) = stream.next().await {
+        let breaker = self.settings.infra_breaker as usize;
+        let mut held: Vec<(usize, Instance)> = Vec::new();
+        let mut finish = |i: usize, inst: Instance| {
             on_done(&inst);
             self.reporter.finished(&inst);
             results[i] = Some(inst);
+        };
+        while let Some((i, inst)) = stream.next().await {
+            if breaker > 0 && infrastructure_failure(&inst).is_some() {
+                held.push((i, inst));
+                if held.len() >= breaker {
+                    drop(stream);
+                    let cause = held.last().and_then(|(_, inst)| infrastructure_failure(inst)).unwrap_or_default();
+                    let cause = cause.lines().next().unwrap_or_default().to_owned();
+                    let instances = held.into_iter().map(|(_, inst)| inst.instance_id).collect();
+                    self.reporter.note("stopping: the machine is broken, removing this run's containers");
+                    if swe_forge_docker::run_created_containers() {
+                        let cleanup = self.engine.remove_run_containers();
+                        match tokio::time::timeout(Duration::from_secs(30), cleanup).await {
+                            Ok(Ok(_)) => {}
+                            Ok(Err(e)) => tracing::warn!("removing this run's containers after stopping: {e}"),
+                            Err(_) => {
+                                tracing::warn!("removing this run's containers after stopping: gave up after 30 s")
+                            }
+                        }
+                    }
+                    return Err(ValidateError::MachineBroken { instances, cause });
+                }
+                continue;
+            }
+            // Only an instance that got as far as the engine shows the machine works.
+            if !decided_before_the_engine(&inst) {
+                for (j, h) in held.drain(..) {
+                    finish(j, h);
+                }
+            }
+            finish(i, inst);
         }
-        results.into_iter().flatten().collect()
+        for (j, h) in held.drain(..) {
+            finish(j, h);
+        }
+        Ok(results.into_iter().flatten().collect())
     }
 
     /// Validates one instance. Never fails: every problem ends as a rejection on the record.
@@ -577,4 +629,31 @@ fn error_chain(e: &dyn std::error::Error) -> String {
         cur = c.source();
     }
     s
+}
+
+/// Whether an instance was rejected before any container or image was asked for (its repository,
+/// its patches, no recipe): it says nothing about the machine, for the circuit breaker.
+fn decided_before_the_engine(inst: &Instance) -> bool {
+    inst.swe_forge.as_ref().is_some_and(|m| {
+        m.rejections.iter().any(|r| {
+            matches!(
+                r.reason,
+                RejectReason::RepoUnavailable
+                    | RejectReason::UnsafePatch
+                    | RejectReason::TestPatchDoesNotApply
+                    | RejectReason::FixPatchDoesNotApply
+                    | RejectReason::UnsupportedEnvironment
+            )
+        })
+    })
+}
+
+/// The detail of an instance's infrastructure rejection, if it ended in one.
+fn infrastructure_failure(inst: &Instance) -> Option<&str> {
+    inst.swe_forge
+        .as_ref()?
+        .rejections
+        .iter()
+        .find(|r| r.reason == RejectReason::Infrastructure)
+        .map(|r| r.detail.as_str())
 }

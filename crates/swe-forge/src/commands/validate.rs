@@ -98,6 +98,12 @@ pub fn apply_pipeline(settings: &mut Settings, p: &Pipeline) {
     if let Some(c) = v.cpus {
         settings.cpus = Some(c);
     }
+    if let Some(r) = v.infra_retries {
+        settings.infra_retries = r;
+    }
+    if let Some(b) = v.infra_breaker {
+        settings.infra_breaker = b;
+    }
 }
 
 pub fn apply_engine_args(settings: &mut Settings, a: &EngineArgs) {
@@ -172,12 +178,14 @@ pub async fn validate_records(
         );
     }
     let store = Arc::new(Mutex::new(store));
+    // The circuit breaker's stop: what was finished is written, then the error is reported.
+    let mut stopped = None;
     if !todo.is_empty() {
         let engine = Engine::connect().await?;
         let bars = Arc::new(Bars::new(todo.len()));
         let reporter = Arc::new(StoreReporter { bars: bars.clone(), store: store.clone(), error: Mutex::new(None) });
         let validator = Validator::new(engine, settings, reporter.clone())?;
-        validator.validate_all(todo, |_| {}).await;
+        stopped = validator.validate_all(todo, |_| {}).await.err();
         bars.finish();
         if let Some(e) = reporter.error.lock().unwrap_or_else(|e| e.into_inner()).take() {
             return Err(e).context("recording progress in the state store");
@@ -192,6 +200,10 @@ pub async fn validate_records(
         .collect();
     let results: Vec<Instance> = records.iter().filter_map(|r| done.remove(&r.instance_id)).collect();
     swe_forge_export::write_jsonl(out, &results)?;
+    if let Some(e) = stopped {
+        eprintln!("{} instance(s) finished before the stop, written to {}", results.len(), out.display());
+        return Err(e.into());
+    }
     Ok(results)
 }
 

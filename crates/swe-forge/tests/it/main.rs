@@ -7,6 +7,7 @@ mod support;
 
 mod architecture;
 mod bad_input;
+mod breaker;
 mod curate;
 mod environments;
 mod evaluate;
