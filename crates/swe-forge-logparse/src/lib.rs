@@ -89,6 +89,7 @@ mod surefire;
 mod tap;
 mod text;
 mod vitest_text;
+mod xml_bound;
 
 pub use exit_code::exit_code_consistent;
 pub use msb::msb_rollup;
