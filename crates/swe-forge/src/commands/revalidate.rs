@@ -297,7 +297,7 @@ fn append(path: &PathBuf) -> Result<std::fs::File> {
 }
 
 fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
-    std::fs::write(path, bytes).with_context(|| format!("writing {}", path.display()))
+    crate::commands::write_output(path, bytes)
 }
 
 fn print_summary(report: &AgreementReport) {
