@@ -31,7 +31,9 @@ mod verify;
 pub use detect::{Detection, detect};
 pub use env::plan_env_commits;
 pub use error::ValidateError;
-pub use evaluate::{EVAL_LABEL, Evaluation, MAX_PATCH_BYTES, Outcome, Prediction, Summary, hostile_patch_reason};
+pub use evaluate::{
+    EVAL_LABEL, Evaluation, MAX_PATCH_BYTES, Outcome, Prediction, Summary, evaluable, hostile_patch_reason,
+};
 pub use extra::{ResolvedExtraSource, resolve_extra_sources};
 pub use grade::{Grade, Parsers, Verdict, grade, grade_prediction};
 pub use images::COMMIT_TIME_VAR;

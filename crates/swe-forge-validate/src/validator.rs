@@ -13,6 +13,7 @@ use swe_forge_core::{
 };
 use swe_forge_docker::{BaseSpec, CaBundle, DockerError, Engine, RunSpec};
 use swe_forge_git::{SourceRepo, apply_patches, unsafe_patch_reason};
+use swe_forge_logparse::{ParsedLog, TestNaming};
 use tokio::sync::OnceCell;
 
 use crate::detect::{Detection, detect};
@@ -56,6 +57,10 @@ pub struct Settings {
     /// from [`crate::plan_env_commits`] over all the records of a run); an instance not listed
     /// gets one planned from its own record (its override, else its base).
     pub env_commits: BTreeMap<String, String>,
+    /// The names evaluation reads a record's lists in. None: per record, canonical ids for
+    /// records swe-forge made (they carry a `swe_forge` block), Multi-SWE-bench's names for
+    /// published records without one.
+    pub eval_naming: Option<TestNaming>,
 }
 
 impl Settings {
@@ -76,6 +81,7 @@ impl Settings {
             cpus: None,
             infra_retries: 4,
             env_commits: BTreeMap::new(),
+            eval_naming: None,
         }
     }
 }
@@ -215,7 +221,7 @@ impl Validator {
                         rejections.push(r);
                     }
                 }
-                runs[pi].push(outcome.tests);
+                runs[pi].push(outcome.parsed.tests);
             }
         }
         rejections.extend(grade(&runs).record(inst, meta));
@@ -396,7 +402,7 @@ impl Validator {
         if out.log_truncated {
             meta.warnings.push(format!("{label} run: log of {} bytes kept as head and tail", out.log_bytes));
         }
-        Ok(RunOutcome { tests: parsed.tests, limits })
+        Ok(RunOutcome { parsed, limits })
     }
 
     /// Runs `spec`, retrying engine failures (not test failures) with backoff: 2, 4, 8, 16 s.
@@ -547,7 +553,7 @@ pub(crate) struct RunRequest {
 
 /// What one run gave: its statuses, and the limits it hit.
 pub(crate) struct RunOutcome {
-    pub tests: PhaseStatuses,
+    pub parsed: ParsedLog,
     pub limits: Vec<Rejection>,
 }
 

@@ -178,6 +178,11 @@ pub struct EvaluateArgs {
     /// The pipeline file the dataset was validated with (its overrides and limits apply).
     #[arg(long)]
     pub pipeline: Option<PathBuf>,
+    /// A profile (built-in `msb` or `default`, or a file): its recipe overrides apply after the
+    /// pipeline's, and its naming is the one the records' lists are read in (without one:
+    /// canonical ids for swe-forge's records, Multi-SWE-bench's names for published ones).
+    #[arg(long)]
+    pub profile: Option<String>,
     #[command(flatten)]
     pub engine: EngineArgs,
 }

@@ -10,15 +10,17 @@ use std::sync::{Arc, Mutex};
 use anyhow::{Context, Result, bail};
 use futures_util::StreamExt;
 use sha2::{Digest, Sha256};
-use swe_forge_core::{Instance, ValidationStatus};
+use swe_forge_core::Instance;
 use swe_forge_docker::Engine;
 use swe_forge_store::{Store, input_digest};
-use swe_forge_validate::{Evaluation, Prediction, Settings, Summary, Validator, plan_env_commits};
+use swe_forge_validate::{Evaluation, Prediction, Settings, Summary, Validator, evaluable, plan_env_commits};
 
 use crate::cli::EvaluateArgs;
 use crate::commands::validate::{apply_engine_args, apply_pipeline, folder_out, read_records};
 use crate::pipeline::Pipeline;
+use crate::profile::Profile;
 use crate::reporter::Bars;
+use swe_forge_agree::Naming;
 
 pub async fn evaluate_command(args: EvaluateArgs) -> Result<()> {
     folder_out("--out", &args.out)?;
@@ -61,6 +63,15 @@ pub async fn evaluate_command(args: EvaluateArgs) -> Result<()> {
     let mut settings = Settings::new(args.repos.clone().unwrap_or_default(), out.join("work"));
     if let Some(p) = &args.pipeline {
         apply_pipeline(&mut settings, &Pipeline::load(p)?);
+    }
+    if let Some(name) = &args.profile {
+        let profile = Profile::load(name)?;
+        eprintln!("profile {}: {}", profile.name, profile.description);
+        profile.merge_into(&mut settings.overrides);
+        settings.eval_naming = match profile.naming {
+            Naming::Auto => None,
+            n => Some(n.test_naming()),
+        };
     }
     apply_engine_args(&mut settings, &args.engine);
     if args.repos.is_some() {
@@ -128,11 +139,11 @@ pub async fn evaluate_command(args: EvaluateArgs) -> Result<()> {
     Ok(())
 }
 
-/// Each accepted record's own fix patch, as model `gold`.
+/// Each evaluable record's own fix patch, as model `gold`.
 fn gold(dataset: &[Instance]) -> Vec<Prediction> {
     dataset
         .iter()
-        .filter(|r| r.status() == ValidationStatus::Accepted)
+        .filter(|r| evaluable(r))
         .map(|r| Prediction { instance_id: r.instance_id.clone(), model: "gold".into(), patch: r.fix_patch.clone() })
         .collect()
 }
