@@ -11,6 +11,7 @@
 //! --before`, `cargo generate-lockfile --publish-time`); it is never in the committed image's config.
 
 mod detect;
+mod driver;
 mod env;
 mod error;
 mod evaluate;
@@ -29,6 +30,7 @@ mod validator;
 mod verify;
 
 pub use detect::{Detection, detect};
+pub use driver::{Done, Sink, drive};
 pub use env::plan_env_commits;
 pub use error::ValidateError;
 pub use evaluate::{

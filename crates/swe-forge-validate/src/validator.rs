@@ -6,7 +6,6 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use futures_util::StreamExt;
 use swe_forge_core::{
     ForgeMeta, Instance, Phase, PhaseRun, PhaseStatuses, Provenance, RejectReason, Rejection, RunLogs,
     ValidationStatus, Warning,
@@ -153,21 +152,6 @@ impl Validator {
 
     pub(crate) fn once_cell(&self, key: &str) -> Arc<OnceCell<String>> {
         self.cells.lock().unwrap_or_else(|e| e.into_inner()).entry(key.to_owned()).or_default().clone()
-    }
-
-    /// Validates every instance, `settings.jobs` at a time; results come back in input order
-    /// and `on_done` sees each one as soon as it is finished.
-    pub async fn validate_all(&self, instances: Vec<Instance>, mut on_done: impl FnMut(&Instance)) -> Vec<Instance> {
-        let mut results: Vec<Option<Instance>> = vec![None; instances.len()];
-        let mut stream = futures_util::stream::iter(instances.into_iter().enumerate())
-            .map(|(i, inst)| async move { (i, self.validate(inst).await) })
-            .buffer_unordered(self.settings.jobs.max(1));
-        while let Some((i, inst)) = stream.next().await {
-            on_done(&inst);
-            self.reporter.finished(&inst);
-            results[i] = Some(inst);
-        }
-        results.into_iter().flatten().collect()
     }
 
     /// Validates one instance. Never fails: every problem ends as a rejection on the record.

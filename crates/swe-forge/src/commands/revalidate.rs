@@ -18,17 +18,15 @@ use std::fs::OpenOptions;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
-use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
 use swe_forge_agree::{
     AgreementReport, InstanceAgreement, PhaseLogs, Revalidated, agree, agreement_markdown, environments_markdown,
 };
 use swe_forge_core::{Instance, Phase, RejectReason, TestResult};
 use swe_forge_docker::Engine;
-use swe_forge_validate::{Reporter, Settings, Validator, plan_env_commits, read_parsed, reparse};
+use swe_forge_validate::{Done, Settings, Validator, plan_env_commits, read_parsed, reparse};
 
 use crate::cli::RevalidateArgs;
 use crate::commands::validate::{apply_engine_args, apply_pipeline, read_records};
@@ -110,29 +108,24 @@ pub async fn revalidate_command(args: RevalidateArgs) -> Result<()> {
     if !todo.is_empty() {
         let engine = Engine::connect().await?;
         let bars = Arc::new(Bars::new(todo.len()));
-        let jobs = settings.jobs.max(1);
         let validator = Validator::new(engine, settings, bars.clone())?;
         let mut file = append(&progress)?;
         let mut timing_file = append(&timings_path)?;
-        let validator = &validator;
-        let mut stream = futures_util::stream::iter(todo)
-            .map(|inst| async move {
-                let started = Instant::now();
-                let r = validator.validate(inst).await;
-                (r, started.elapsed())
-            })
-            .buffer_unordered(jobs);
-        while let Some((r, elapsed)) = stream.next().await {
-            bars.finished(&r);
+        // Each result is on disk (synced) before it counts as done; a write error stops the run.
+        let mut keep = |done: Done<Instance>| -> Result<()> {
+            let r = done.result;
             let run_ms: u64 = r.swe_forge.iter().flat_map(|m| &m.runs).map(|x| x.duration_ms).sum();
-            let build_ms = (elapsed.as_millis() as u64).saturating_sub(run_ms);
+            let build_ms = (done.elapsed.as_millis() as u64).saturating_sub(run_ms);
             writeln!(file, "{}", serde_json::to_string(&r)?).and_then(|()| file.sync_data())?;
             let t = Timing { instance_id: r.instance_id.clone(), build_ms };
             writeln!(timing_file, "{}", serde_json::to_string(&t)?)?;
             timings.insert(t.instance_id, build_ms);
             ours.insert(r.instance_id.clone(), r);
-        }
+            Ok(())
+        };
+        let kept = validator.validate_each(todo, &mut keep).await;
         bars.finish();
+        kept.with_context(|| format!("recording results in {}", progress.display()))?;
     }
 
     let sizes = image_sizes(&ours).await;
