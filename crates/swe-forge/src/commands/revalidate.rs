@@ -2,8 +2,9 @@
 //! under a profile and write, in the output folder, the re-derived records and an agreement
 //! report (`swe_forge_agree`) comparing them with the published lists.
 //!
-//! Output folder: `revalidated.jsonl` (our records as the validator left them, canonical ids;
-//! also the progress file, so a killed run resumes), `timings.jsonl` (per instance, the time
+//! Output folder: `state.sqlite` (the state store: a killed run resumes from it),
+//! `revalidated.jsonl` (our records as the validator left them, canonical ids, appended as each
+//! finishes), `timings.jsonl` (per instance, the time
 //! before its first run: image build and setup), `rederived.jsonl` (our records in the
 //! comparison's naming), `agreement.json` and `agreement.md`, `environments.md` (per instance:
 //! image, build time, unique bytes, agreement; beside other profiles' reports given with
@@ -24,8 +25,9 @@ use serde::{Deserialize, Serialize};
 use swe_forge_agree::{
     AgreementReport, InstanceAgreement, PhaseLogs, Revalidated, agree, agreement_markdown, environments_markdown,
 };
-use swe_forge_core::{Instance, Phase, RejectReason, TestResult};
+use swe_forge_core::{Instance, Phase, TestResult};
 use swe_forge_docker::Engine;
+use swe_forge_store::{RunRow, Store};
 use swe_forge_validate::{Done, Settings, Validator, plan_env_commits, read_parsed, reparse};
 
 use crate::cli::RevalidateArgs;
@@ -71,38 +73,43 @@ pub async fn revalidate_command(args: RevalidateArgs) -> Result<()> {
 
     let progress = out.join("revalidated.jsonl");
     let timings_path = out.join("timings.jsonl");
-    // With --fresh the selected instances run again; their earlier results stay in the file (it is
-    // only ever appended to) and the new ones, written later, win when it is read.
-    let again: HashSet<String> =
-        if args.fresh { published.iter().map(|r| r.instance_id.clone()).collect() } else { HashSet::new() };
-    let mut ours: HashMap<String, Instance> = HashMap::new();
-    if progress.exists() {
-        // A result that the engine cut short (infrastructure) is not kept: it runs again.
+    // Results live in the state store (`<out>/state.sqlite`): a killed run resumes from it, and a
+    // result the engine cut short (infrastructure) runs again. `revalidated.jsonl` is the same
+    // results as an append-only log (with --fresh, an earlier result stays there and the later
+    // one wins when it is read); an output folder from before the store is taken over from it.
+    let store_path = out.join("state.sqlite");
+    let new_store = !store_path.exists();
+    let mut store = Store::open(&store_path)?;
+    if new_store && progress.exists() {
         let file = std::fs::File::open(&progress).with_context(|| format!("opening {}", progress.display()))?;
         let earlier = swe_forge_core::read_jsonl_log(std::io::BufReader::new(file))
             .with_context(|| format!("reading {}", progress.display()))?;
-        for r in earlier.into_iter().filter(|r| !again.contains(&r.instance_id)) {
-            let infra =
-                r.swe_forge.iter().flat_map(|m| &m.rejections).any(|x| x.reason == RejectReason::Infrastructure);
-            if infra {
-                ours.remove(&r.instance_id);
-            } else {
-                ours.insert(r.instance_id.clone(), r);
-            }
+        let by_id: HashMap<&str, &Instance> = published.iter().map(|p| (p.instance_id.as_str(), p)).collect();
+        for r in earlier.iter().filter(|r| by_id.contains_key(r.instance_id.as_str())) {
+            store.enqueue(&[to_candidate(by_id[r.instance_id.as_str()])])?;
+            store.finish(r, &[])?;
         }
     }
+    if args.fresh && !args.report_only {
+        store.requeue(&published.iter().map(|r| r.instance_id.clone()).collect::<Vec<_>>())?;
+    }
+    let candidates: Vec<Instance> = published.iter().map(to_candidate).collect();
+    let todo_ids: HashSet<String> =
+        if args.report_only { HashSet::new() } else { store.enqueue(&candidates)?.into_iter().collect() };
+    let mut ours: HashMap<String, Instance> = store
+        .validated()?
+        .into_iter()
+        .filter(|r| !todo_ids.contains(&r.instance_id))
+        .map(|r| (r.instance_id.clone(), r))
+        .collect();
     let mut timings: HashMap<String, u64> = read_timings(&timings_path);
-    let todo: Vec<Instance> = if args.report_only {
-        Vec::new()
-    } else {
-        published.iter().filter(|r| !ours.contains_key(&r.instance_id)).map(to_candidate).collect()
-    };
+    let todo: Vec<Instance> = candidates.into_iter().filter(|c| todo_ids.contains(&c.instance_id)).collect();
     if !args.report_only && todo.len() < published.len() {
         eprintln!(
             "resuming: {} of {} instances already re-validated in {}",
             published.len() - todo.len(),
             published.len(),
-            progress.display()
+            store_path.display()
         );
     }
     if !todo.is_empty() {
@@ -111,9 +118,16 @@ pub async fn revalidate_command(args: RevalidateArgs) -> Result<()> {
         let validator = Validator::new(engine, settings, bars.clone())?;
         let mut file = append(&progress)?;
         let mut timing_file = append(&timings_path)?;
-        // Each result is on disk (synced) before it counts as done; a write error stops the run.
+        // Each result is in the store before it counts as done; a write error stops the run.
         let mut keep = |done: Done<Instance>| -> Result<()> {
             let r = done.result;
+            let runs: Vec<RunRow> = r
+                .swe_forge
+                .iter()
+                .flat_map(|m| m.runs.iter())
+                .map(|run| RunRow { instance_id: r.instance_id.clone(), attempt: run.attempt, run: run.clone() })
+                .collect();
+            store.finish(&r, &runs)?;
             let run_ms: u64 = r.swe_forge.iter().flat_map(|m| &m.runs).map(|x| x.duration_ms).sum();
             let build_ms = (done.elapsed.as_millis() as u64).saturating_sub(run_ms);
             writeln!(file, "{}", serde_json::to_string(&r)?).and_then(|()| file.sync_data())?;
@@ -125,7 +139,7 @@ pub async fn revalidate_command(args: RevalidateArgs) -> Result<()> {
         };
         let kept = validator.validate_each(todo, &mut keep).await;
         bars.finish();
-        kept.with_context(|| format!("recording results in {}", progress.display()))?;
+        kept.with_context(|| format!("recording results in {}", store_path.display()))?;
     }
 
     let sizes = image_sizes(&ours).await;
