@@ -3,14 +3,14 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
 use swe_forge_core::{Instance, ValidationStatus};
 use swe_forge_docker::{CaBundle, Engine};
-use swe_forge_store::{RunRow, Stage, Store};
-use swe_forge_validate::{Reporter, Settings, Validator, plan_env_commits};
+use swe_forge_store::{RunRow, Store};
+use swe_forge_validate::{Done, Settings, Validator, plan_env_commits};
 
 use crate::cli::{EngineArgs, ValidateArgs};
 use crate::pipeline::Pipeline;
@@ -171,70 +171,30 @@ pub async fn validate_records(
             store_path.display()
         );
     }
-    let store = Arc::new(Mutex::new(store));
     if !todo.is_empty() {
         let engine = Engine::connect().await?;
         let bars = Arc::new(Bars::new(todo.len()));
-        let reporter = Arc::new(StoreReporter { bars: bars.clone(), store: store.clone(), error: Mutex::new(None) });
-        let validator = Validator::new(engine, settings, reporter.clone())?;
-        validator.validate_all(todo, |_| {}).await;
+        let validator = Validator::new(engine, settings, bars.clone())?;
+        // Each result is in the store before it counts as done; a store error stops the run.
+        let mut keep = |done: Done<Instance>| {
+            let inst = &done.result;
+            let runs: Vec<RunRow> = inst
+                .swe_forge
+                .iter()
+                .flat_map(|m| m.runs.iter())
+                .map(|run| RunRow { instance_id: inst.instance_id.clone(), attempt: run.attempt, run: run.clone() })
+                .collect();
+            store.finish(inst, &runs)
+        };
+        let kept = validator.validate_each(todo, &mut keep).await;
         bars.finish();
-        if let Some(e) = reporter.error.lock().unwrap_or_else(|e| e.into_inner()).take() {
-            return Err(e).context("recording progress in the state store");
-        }
+        kept.context("recording progress in the state store")?;
     }
-    let mut done: HashMap<String, Instance> = store
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .validated()?
-        .into_iter()
-        .map(|r| (r.instance_id.clone(), r))
-        .collect();
+    let mut done: HashMap<String, Instance> =
+        store.validated()?.into_iter().map(|r| (r.instance_id.clone(), r)).collect();
     let results: Vec<Instance> = records.iter().filter_map(|r| done.remove(&r.instance_id)).collect();
     swe_forge_export::write_jsonl(out, &results)?;
     Ok(results)
-}
-
-/// Draws progress and records every step in the state store as it happens.
-struct StoreReporter {
-    bars: Arc<Bars>,
-    store: Arc<Mutex<Store>>,
-    error: Mutex<Option<swe_forge_store::StoreError>>,
-}
-
-impl StoreReporter {
-    fn keep(&self, r: Result<(), swe_forge_store::StoreError>) {
-        if let Err(e) = r {
-            self.error.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(e);
-        }
-    }
-}
-
-impl Reporter for StoreReporter {
-    fn note(&self, message: &str) {
-        self.bars.note(message);
-    }
-
-    fn step(&self, instance: &str, step: &str) {
-        self.bars.step(instance, step);
-    }
-
-    fn image_ready(&self, instance: &str) {
-        let r = self.store.lock().unwrap_or_else(|e| e.into_inner()).set_stage(instance, Stage::ImageBuilt, None);
-        self.keep(r);
-    }
-
-    fn finished(&self, inst: &Instance) {
-        let runs: Vec<RunRow> = inst
-            .swe_forge
-            .iter()
-            .flat_map(|m| m.runs.iter())
-            .map(|run| RunRow { instance_id: inst.instance_id.clone(), attempt: run.attempt, run: run.clone() })
-            .collect();
-        let r = self.store.lock().unwrap_or_else(|e| e.into_inner()).finish(inst, &runs);
-        self.keep(r);
-        self.bars.finished(inst);
-    }
 }
 
 pub fn print_summary(results: &[Instance]) {
