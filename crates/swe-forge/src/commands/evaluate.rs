@@ -10,12 +10,13 @@ use std::sync::Arc;
 use anyhow::{Context, Result, bail};
 use sha2::{Digest, Sha256};
 use swe_forge_core::Instance;
-use swe_forge_docker::Engine;
 use swe_forge_store::{Store, input_digest};
 use swe_forge_validate::{Done, Evaluation, Prediction, Settings, Summary, Validator, evaluable, plan_env_commits};
 
 use crate::cli::EvaluateArgs;
-use crate::commands::validate::{apply_engine_args, apply_pipeline, folder_out, read_records};
+use crate::commands::validate::{
+    apply_engine_args, apply_pipeline, connect_engine, folder_out, read_records, tidy_engine,
+};
 use crate::pipeline::Pipeline;
 use crate::profile::Profile;
 use crate::reporter::Bars;
@@ -99,8 +100,10 @@ pub async fn evaluate_command(args: EvaluateArgs) -> Result<()> {
             store_path.display()
         );
     }
-    if !todo.is_empty() {
-        let engine = Engine::connect().await?;
+    if todo.is_empty() {
+        tidy_engine(&store_path).await;
+    } else {
+        let engine = connect_engine(&store_path).await?;
         let bars = Arc::new(Bars::new(todo.len()));
         let validator = Validator::new(engine, settings, bars.clone())?;
         let work: Vec<(&Instance, &Prediction)> =

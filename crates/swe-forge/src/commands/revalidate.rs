@@ -31,7 +31,7 @@ use swe_forge_store::{RunRow, Store};
 use swe_forge_validate::{Done, Settings, Validator, plan_env_commits, read_parsed, reparse};
 
 use crate::cli::RevalidateArgs;
-use crate::commands::validate::{apply_engine_args, apply_pipeline, read_records};
+use crate::commands::validate::{apply_engine_args, apply_pipeline, connect_engine, read_records, tidy_engine};
 use crate::pipeline::Pipeline;
 use crate::profile::Profile;
 use crate::reporter::Bars;
@@ -112,8 +112,10 @@ pub async fn revalidate_command(args: RevalidateArgs) -> Result<()> {
             store_path.display()
         );
     }
-    if !todo.is_empty() {
-        let engine = Engine::connect().await?;
+    if todo.is_empty() {
+        tidy_engine(&store_path).await;
+    } else {
+        let engine = connect_engine(&store_path).await?;
         let bars = Arc::new(Bars::new(todo.len()));
         let validator = Validator::new(engine, settings, bars.clone())?;
         let mut file = append(&progress)?;
