@@ -308,7 +308,9 @@ fn cell(s: &str) -> String {
 }
 
 fn write(path: &Path, text: &str) -> Result<(), CurateError> {
-    std::fs::write(path, text).map_err(CurateError::io(path))
+    let mut out = swe_forge_fs::Output::create(path)?;
+    std::io::Write::write_all(&mut out, text.as_bytes()).map_err(CurateError::io(path))?;
+    Ok(out.commit()?)
 }
 
 #[cfg(test)]

@@ -89,9 +89,10 @@ mod surefire;
 mod tap;
 mod text;
 mod vitest_text;
+mod xml_bound;
 
 pub use exit_code::exit_code_consistent;
-pub use msb::msb_rollup;
+pub use msb::{TestNaming, msb_rollup};
 
 /// A test-output format this crate can parse.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -53,7 +53,8 @@ impl Parsers {
 
     /// Run `label` parsed again from what `logs` kept of it; None when its log is gone.
     pub fn reparse(&self, logs: &RunLogs, label: &str) -> Option<ParsedLog> {
-        let log = std::fs::read(logs.log(label)).ok()?;
+        // A kept log is at most the run's log cap; anything longer (or not a file) is cut.
+        let log = swe_forge_fs::read_capped(&logs.log(label), swe_forge_fs::READ_CAP).ok()?.bytes;
         Some(self.parse(&log, &read_tree(&logs.results(label))))
     }
 }
@@ -150,23 +151,22 @@ pub fn grade_prediction<'a>(
     v
 }
 
-/// Every regular file under `dir`, relative path -> content, sorted (none when `dir` is absent).
+/// The regular files under `dir`, relative path -> content, sorted (none when `dir` is absent):
+/// symlinks out of it, loops, FIFOs and devices left out, each file cut to its head and tail
+/// beyond `swe_forge_fs::READ_CAP` (`swe_forge_fs::read_tree`).
 fn read_tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else { continue };
-        for e in entries.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if let (Ok(rel), Ok(content)) = (p.strip_prefix(dir), std::fs::read(&p)) {
-                out.push((rel.to_string_lossy().into_owned(), content));
+    match swe_forge_fs::read_tree(dir, swe_forge_fs::READ_CAP) {
+        Ok(tree) => {
+            for s in &tree.skipped {
+                tracing::warn!(dir = %dir.display(), "{s}");
             }
+            tree.files
+        }
+        Err(e) => {
+            tracing::warn!(dir = %dir.display(), error = %e, "cannot read result files");
+            Vec::new()
         }
     }
-    out.sort();
-    out
 }
 
 #[cfg(test)]

@@ -6,13 +6,13 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use futures_util::StreamExt;
 use swe_forge_core::{
     ForgeMeta, Instance, Phase, PhaseRun, PhaseStatuses, Provenance, RejectReason, Rejection, RunLogs,
     ValidationStatus, Warning,
 };
 use swe_forge_docker::{BaseSpec, CaBundle, DockerError, Engine, RunSpec};
 use swe_forge_git::{SourceRepo, apply_patches, unsafe_patch_reason};
+use swe_forge_logparse::{ParsedLog, TestNaming};
 use tokio::sync::OnceCell;
 
 use crate::detect::{Detection, detect};
@@ -59,6 +59,10 @@ pub struct Settings {
     /// from [`crate::plan_env_commits`] over all the records of a run); an instance not listed
     /// gets one planned from its own record (its override, else its base).
     pub env_commits: BTreeMap<String, String>,
+    /// The names evaluation reads a record's lists in. None: per record, canonical ids for
+    /// records swe-forge made (they carry a `swe_forge` block), Multi-SWE-bench's names for
+    /// published records without one.
+    pub eval_naming: Option<TestNaming>,
 }
 
 impl Settings {
@@ -80,6 +84,7 @@ impl Settings {
             infra_retries: 4,
             infra_breaker: 3,
             env_commits: BTreeMap::new(),
+            eval_naming: None,
         }
     }
 }
@@ -153,69 +158,6 @@ impl Validator {
         self.cells.lock().unwrap_or_else(|e| e.into_inner()).entry(key.to_owned()).or_default().clone()
     }
 
-    /// Validates every instance, `settings.jobs` at a time; results come back in input order
-    /// and `on_done` sees each one as soon as it is finished.
-    ///
-    /// A circuit breaker: when `settings.infra_breaker` instances in a row end in an
-    /// infrastructure failure (instances rejected before reaching the engine, for their
-    /// repository, patches or recipe, neither count nor break the row), the machine is broken (engine, network, registry), not the
-    /// repositories, and going on would fail every instance the same way. Then the instances
-    /// under way are dropped, this run's containers removed, and [`ValidateError::MachineBroken`]
-    /// returned. The failures that tripped it are held back until then (never reported as
-    /// finished), so they and every instance not finished stay undecided for the next run.
-    pub async fn validate_all(
-        &self,
-        instances: Vec<Instance>,
-        mut on_done: impl FnMut(&Instance),
-    ) -> Result<Vec<Instance>, ValidateError> {
-        let mut results: Vec<Option<Instance>> = vec![None; instances.len()];
-        let mut stream = futures_util::stream::iter(instances.into_iter().enumerate())
-            .map(|(i, inst)| async move { (i, self.validate(inst).await) })
-            .buffer_unordered(self.settings.jobs.max(1));
-        let breaker = self.settings.infra_breaker as usize;
-        let mut held: Vec<(usize, Instance)> = Vec::new();
-        let mut finish = |i: usize, inst: Instance| {
-            on_done(&inst);
-            self.reporter.finished(&inst);
-            results[i] = Some(inst);
-        };
-        while let Some((i, inst)) = stream.next().await {
-            if breaker > 0 && infrastructure_failure(&inst).is_some() {
-                held.push((i, inst));
-                if held.len() >= breaker {
-                    drop(stream);
-                    let cause = held.last().and_then(|(_, inst)| infrastructure_failure(inst)).unwrap_or_default();
-                    let cause = cause.lines().next().unwrap_or_default().to_owned();
-                    let instances = held.into_iter().map(|(_, inst)| inst.instance_id).collect();
-                    self.reporter.note("stopping: the machine is broken, removing this run's containers");
-                    if swe_forge_docker::run_created_containers() {
-                        let cleanup = self.engine.remove_run_containers();
-                        match tokio::time::timeout(Duration::from_secs(30), cleanup).await {
-                            Ok(Ok(_)) => {}
-                            Ok(Err(e)) => tracing::warn!("removing this run's containers after stopping: {e}"),
-                            Err(_) => {
-                                tracing::warn!("removing this run's containers after stopping: gave up after 30 s")
-                            }
-                        }
-                    }
-                    return Err(ValidateError::MachineBroken { instances, cause });
-                }
-                continue;
-            }
-            // Only an instance that got as far as the engine shows the machine works.
-            if !decided_before_the_engine(&inst) {
-                for (j, h) in held.drain(..) {
-                    finish(j, h);
-                }
-            }
-            finish(i, inst);
-        }
-        for (j, h) in held.drain(..) {
-            finish(j, h);
-        }
-        Ok(results.into_iter().flatten().collect())
-    }
-
     /// Validates one instance. Never fails: every problem ends as a rejection on the record.
     pub async fn validate(&self, mut inst: Instance) -> Instance {
         let mut meta = ForgeMeta::new(ValidationStatus::Rejected);
@@ -267,7 +209,7 @@ impl Validator {
                         rejections.push(r);
                     }
                 }
-                runs[pi].push(outcome.tests);
+                runs[pi].push(outcome.parsed.tests);
             }
         }
         rejections.extend(grade(&runs).record(inst, meta));
@@ -448,7 +390,7 @@ impl Validator {
         if out.log_truncated {
             meta.warnings.push(format!("{label} run: log of {} bytes kept as head and tail", out.log_bytes));
         }
-        Ok(RunOutcome { tests: parsed.tests, limits })
+        Ok(RunOutcome { parsed, limits })
     }
 
     /// Runs `spec`, retrying engine failures (not test failures) with backoff: 2, 4, 8, 16 s.
@@ -599,7 +541,7 @@ pub(crate) struct RunRequest {
 
 /// What one run gave: its statuses, and the limits it hit.
 pub(crate) struct RunOutcome {
-    pub tests: PhaseStatuses,
+    pub parsed: ParsedLog,
     pub limits: Vec<Rejection>,
 }
 
@@ -633,7 +575,7 @@ fn error_chain(e: &dyn std::error::Error) -> String {
 
 /// Whether an instance was rejected before any container or image was asked for (its repository,
 /// its patches, no recipe): it says nothing about the machine, for the circuit breaker.
-fn decided_before_the_engine(inst: &Instance) -> bool {
+pub(crate) fn decided_before_the_engine(inst: &Instance) -> bool {
     inst.swe_forge.as_ref().is_some_and(|m| {
         m.rejections.iter().any(|r| {
             matches!(
@@ -649,7 +591,7 @@ fn decided_before_the_engine(inst: &Instance) -> bool {
 }
 
 /// The detail of an instance's infrastructure rejection, if it ended in one.
-fn infrastructure_failure(inst: &Instance) -> Option<&str> {
+pub(crate) fn infrastructure_failure(inst: &Instance) -> Option<&str> {
     inst.swe_forge
         .as_ref()?
         .rejections

@@ -8,6 +8,7 @@ mod cli;
 mod commands;
 mod interrupt;
 mod pipeline;
+mod profile;
 mod reporter;
 mod terminal;
 

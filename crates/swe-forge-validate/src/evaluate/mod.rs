@@ -15,6 +15,7 @@ use crate::Validator;
 
 mod summary;
 use swe_forge_git::SourceRepo;
+use swe_forge_logparse::TestNaming;
 
 use crate::grade::{Parsers, Verdict, grade_prediction};
 use crate::phases::{MODEL_PATCH, TEST_PATCH, contract_eval_script, eval_script};
@@ -116,6 +117,13 @@ pub struct Evaluation {
     pub wall_ms: u64,
 }
 
+/// Whether `inst` is an instance predictions are evaluated on: accepted by swe-forge, or a
+/// published record (no `swe_forge` block: its publisher accepted it) with FAIL_TO_PASS tests.
+pub fn evaluable(inst: &Instance) -> bool {
+    let accepted = inst.swe_forge.is_none() || inst.status() == ValidationStatus::Accepted;
+    accepted && !inst.fixed_tests.is_empty()
+}
+
 /// Why a patch is refused before anything reads it as a diff: binary content or its size.
 pub fn hostile_patch_reason(patch: &str) -> Option<String> {
     if patch.len() > MAX_PATCH_BYTES {
@@ -176,12 +184,17 @@ impl Validator {
         if let Some(why) = hostile_patch_reason(&pred.patch) {
             return Err((Outcome::UnsafePatch, why));
         }
-        if inst.status() != ValidationStatus::Accepted || inst.fixed_tests.is_empty() {
+        if !evaluable(inst) {
             return Err((
                 Outcome::Error,
                 "the record is not an accepted instance with FAIL_TO_PASS tests; evaluate validated datasets".into(),
             ));
         }
+        let naming = self.settings.eval_naming.unwrap_or(if inst.swe_forge.is_some() {
+            TestNaming::Canonical
+        } else {
+            TestNaming::Msb
+        });
         let test_files = PatchShape::of(&inst.test_patch).touched;
         let (target, script) = self.eval_target(inst, pred, meta, &test_files).await?;
         ev.image = Some(target.image.clone());
@@ -206,7 +219,7 @@ impl Validator {
             for r in outcome.limits.iter().filter(|r| r.reason != RejectReason::Timeout) {
                 meta.warnings.push(format!("{}: {}", r.reason.as_str(), r.detail));
             }
-            attempts.push(outcome.tests);
+            attempts.push(naming.statuses(&outcome.parsed));
         }
         let verdict = grade_prediction(attempts, inst.fixed_tests.keys(), inst.p2p_tests.keys());
         ev.outcome = match (&timed_out, verdict.resolved) {

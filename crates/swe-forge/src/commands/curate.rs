@@ -92,7 +92,22 @@ pub fn curate_command(args: CurateArgs) -> Result<()> {
     let kept: Vec<&Instance> = kept_records(&records);
     let out = args.out.as_deref().context("--out is required")?;
     let written: Vec<&Instance> = if args.kept_only { kept.clone() } else { records.iter().collect() };
+    // The records and the splits are renamed into place together, at the end.
+    let batch = swe_forge_fs::Batch::begin();
     swe_forge_curate::write_records(out, &written)?;
+    let split_files = match &args.splits {
+        Some(dir) => {
+            let options = SplitOptions {
+                out_dir: dir.clone(),
+                cutoff: args.cutoff.clone(),
+                by_repo: args.split_by.contains(&SplitBy::Repo),
+                by_lang: args.split_by.contains(&SplitBy::Lang),
+            };
+            swe_forge_curate::write_splits(&kept, &options)?.files
+        }
+        None => Vec::new(),
+    };
+    batch.commit()?;
     println!(
         "{} records: {} labelled by people, {} reviewed ({} dropped by the keep rule), {} duplicates; {} kept; {} written to {}",
         summary.records,
@@ -104,16 +119,8 @@ pub fn curate_command(args: CurateArgs) -> Result<()> {
         written.len(),
         out.display()
     );
-    if let Some(dir) = &args.splits {
-        let options = SplitOptions {
-            out_dir: dir.clone(),
-            cutoff: args.cutoff.clone(),
-            by_repo: args.split_by.contains(&SplitBy::Repo),
-            by_lang: args.split_by.contains(&SplitBy::Lang),
-        };
-        for (path, n) in swe_forge_curate::write_splits(&kept, &options)?.files {
-            println!("{n:>6}  {}", path.display());
-        }
+    for (path, n) in split_files {
+        println!("{n:>6}  {}", path.display());
     }
     Ok(())
 }

@@ -54,6 +54,7 @@ pub async fn mine_command(args: MineArgs) -> Result<()> {
             }
         }
     }
+    journal.finish().with_context(|| format!("writing {}", settings.out.display()))?;
     let funnels = journal.funnels();
     write_funnel(&settings.funnel, &funnels, client.as_ref().map(Client::stats))?;
     println!("{}", clean(&markdown_table(&funnels)));
@@ -215,10 +216,10 @@ fn write_funnel(
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
     let json = serde_json::json!({ "repositories": funnels, "requests": stats });
-    std::fs::write(path, serde_json::to_string_pretty(&json)? + "\n")
-        .with_context(|| format!("writing {}", path.display()))?;
-    let md = path.with_extension("md");
-    std::fs::write(&md, markdown_table(funnels)).with_context(|| format!("writing {}", md.display()))?;
+    let batch = swe_forge_fs::Batch::begin();
+    crate::commands::write_output(path, (serde_json::to_string_pretty(&json)? + "\n").as_bytes())?;
+    crate::commands::write_output(&path.with_extension("md"), markdown_table(funnels).as_bytes())?;
+    batch.commit()?;
     Ok(())
 }
 

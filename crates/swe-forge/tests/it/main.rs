@@ -15,6 +15,7 @@ mod export;
 mod fixtures;
 mod interrupt;
 mod mine;
+mod outputs;
 mod parse;
 mod pipeline;
 mod prune;
