@@ -17,7 +17,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 use swe_forge_core::{Categorized, Instance, Phase, PhaseStatuses, TestResult, TestStatus, Transition, categorize};
-use swe_forge_logparse::{ParsedLog, msb_rollup};
+use swe_forge_logparse::{ParsedLog, TestNaming};
 
 use crate::AgreeError;
 
@@ -55,9 +55,14 @@ impl Naming {
 
     /// Our statuses of one run in this naming (`Auto` must be resolved first; it reads as `Msb`).
     pub fn statuses(self, parsed: &ParsedLog) -> PhaseStatuses {
+        self.test_naming().statuses(parsed)
+    }
+
+    /// The run naming this stands for (`Auto` must be resolved first; it reads as `Msb`).
+    pub fn test_naming(self) -> TestNaming {
         match self {
-            Naming::Canonical => parsed.tests.clone(),
-            Naming::Msb | Naming::Auto => msb_rollup(parsed),
+            Naming::Canonical => TestNaming::Canonical,
+            Naming::Msb | Naming::Auto => TestNaming::Msb,
         }
     }
 }

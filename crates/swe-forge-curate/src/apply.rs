@@ -8,8 +8,8 @@ use swe_forge_store::ReviewRow;
 
 use crate::dedup::{DedupOptions, find_duplicates};
 use crate::difficulty::{Heuristic, heuristic_label};
+use crate::keep::{KeepRule, review_from_row};
 use crate::labels::HumanLabel;
-use crate::review::{KeepRule, review_from_row};
 
 /// What `curate` applies.
 #[derive(Debug, Clone, Default)]

@@ -14,6 +14,9 @@ pub enum CurateError {
         #[source]
         source: std::io::Error,
     },
+    /// An output file could not be prepared or put in place.
+    #[error(transparent)]
+    Output(#[from] swe_forge_fs::OutputError),
     /// A labels file has a line that is not `instance_id<TAB or comma>label` or a JSON object.
     #[error("{path}:{line}: {message}")]
     Labels {
@@ -49,15 +52,6 @@ pub enum CurateError {
     /// The state store failed.
     #[error(transparent)]
     Store(#[from] swe_forge_store::StoreError),
-    /// The review server could not listen.
-    #[error("review server on {addr}: {source}")]
-    Listen {
-        /// The address asked for.
-        addr: String,
-        /// What the system said.
-        #[source]
-        source: std::io::Error,
-    },
 }
 
 impl CurateError {

@@ -1,11 +1,12 @@
 //! Curation of a validated dataset: difficulty labels from a transparent heuristic (calibrated
-//! against Multi-SWE-bench's human labels, see docs/difficulty-calibration.md), the local review
-//! page people validate instances on, near-duplicate grouping of fix patches, splits, the
-//! dataset card with its SVG plots, and the Hugging Face Hub front matter of a published folder.
+//! against Multi-SWE-bench's human labels, see docs/difficulty-calibration.md), the keep rule of
+//! reviews (the review page is `swe-forge-review`), near-duplicate grouping of fix patches,
+//! splits, the dataset card with its SVG plots, and the Hugging Face Hub front matter of a
+//! published folder.
 //!
-//! Everything here is pure data in, data out, except `review::server` (a loopback HTTP server over
-//! std::net) and the file writers of `splits` and `report`. Reviews live in the state store
-//! (`swe-forge-store`); this crate never prints and never talks to Docker, git or the network.
+//! Everything here is pure data in, data out, except the file writers of `splits` and `report`.
+//! Reviews live in the state store (`swe-forge-store`); this crate never prints and never talks
+//! to Docker, git or the network.
 
 mod apply;
 mod calibrate;
@@ -13,10 +14,10 @@ mod dedup;
 mod difficulty;
 mod error;
 mod hub;
+mod keep;
 mod labels;
 mod lang;
 mod report;
-mod review;
 mod splits;
 mod svg;
 
@@ -26,9 +27,8 @@ pub use dedup::{DedupOptions, DuplicateGroup, find_duplicates};
 pub use difficulty::{Heuristic, features, heuristic_label};
 pub use error::CurateError;
 pub use hub::{HUB_TAGS, HubCard, front_matter, size_category, split_name, split_path, valid_license};
+pub use keep::{KeepRule, review_from_row};
 pub use labels::{HumanLabel, parse_label, read_labels};
 pub use lang::language;
 pub use report::{ReportOptions, write_report};
-pub use review::server::{ReviewServer, ServerOptions};
-pub use review::{KeepRule, review_from_row};
 pub use splits::{SplitOptions, SplitSummary, valid_cutoff, write_records, write_splits};

@@ -121,13 +121,14 @@ pub fn write_report(records: &[Instance], options: &ReportOptions) -> Result<Pat
         };
         let _ = writeln!(
             md,
-            "| {} | {} | {} | {} | {} | {} | {merged} |",
+            "| {} | {} | {} | {} | {} | {} | {} |",
             cell(repo),
             cell(&lang),
             members.len(),
             c[0],
             c[1],
-            c[2]
+            c[2],
+            cell(&merged)
         );
     }
 
@@ -299,13 +300,17 @@ fn plural(n: usize, noun: &str) -> String {
     }
 }
 
-/// Markdown table cell text: pipes escaped.
+/// Markdown table cell text from a record (org, repository, language): HTML escaped, so a
+/// record's text is shown and never rendered (Markdown renders raw HTML), pipes escaped, line
+/// breaks made spaces.
 fn cell(s: &str) -> String {
-    s.replace('|', "\\|")
+    crate::svg::escape(s).replace('|', "\\|").replace(['\n', '\r'], " ")
 }
 
 fn write(path: &Path, text: &str) -> Result<(), CurateError> {
-    std::fs::write(path, text).map_err(CurateError::io(path))
+    let mut out = swe_forge_fs::Output::create(path)?;
+    std::io::Write::write_all(&mut out, text.as_bytes()).map_err(CurateError::io(path))?;
+    Ok(out.commit()?)
 }
 
 #[cfg(test)]
@@ -330,5 +335,21 @@ mod tests {
             assert!(svg.starts_with("<svg") && svg.ends_with("</svg>\n"), "{plot}");
             assert!(card.contains(&format!("(plots/{plot}.svg)")), "{plot}");
         }
+    }
+
+    #[test]
+    fn html_from_records_is_escaped_in_the_card() {
+        let text =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/devset/instances.jsonl")).unwrap();
+        let mut records = swe_forge_core::read_jsonl(text.as_bytes()).unwrap();
+        records[0].org = "<img src=x onerror=alert(1)>".into();
+        records[0].lang = Some("<script>alert(1)</script>|x\ny".into());
+        let dir = tempfile::tempdir().unwrap();
+        let options =
+            ReportOptions { out_dir: dir.path().to_owned(), title: "Devset".into(), heuristic: Heuristic::CALIBRATED };
+        let card = std::fs::read_to_string(write_report(&records, &options).unwrap()).unwrap();
+        assert!(!card.contains("<img") && !card.contains("<script"), "{card}");
+        assert!(card.contains("&lt;img src=x onerror=alert(1)&gt;/"), "{card}");
+        assert!(card.contains("| &lt;script&gt;alert(1)&lt;/script&gt;\\|x y |"), "{card}");
     }
 }

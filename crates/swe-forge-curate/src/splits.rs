@@ -104,16 +104,20 @@ fn clear_jsonl(dir: &Path) -> Result<(), CurateError> {
     Ok(())
 }
 
-/// Writes records as JSONL to a temporary file next to `path`, then renames it into place.
+/// Writes records as JSONL with the one output writer (`swe_forge_fs::Output`: a temporary
+/// file with an unpredictable name renamed into place, or written through a device or FIFO).
 pub fn write_records(path: &Path, records: &[&Instance]) -> Result<(), CurateError> {
-    if let Some(dir) = path.parent() {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(CurateError::io(dir))?;
     }
-    let tmp = path.with_extension("jsonl.tmp");
-    let file = std::fs::File::create(&tmp).map_err(CurateError::io(&tmp))?;
-    swe_forge_core::write_jsonl(std::io::BufWriter::new(file), records.iter().copied())
-        .map_err(|source| CurateError::Records { path: path.to_owned(), source })?;
-    std::fs::rename(&tmp, path).map_err(CurateError::io(path))
+    let mut out = swe_forge_fs::Output::create(path)?;
+    {
+        let mut w = std::io::BufWriter::new(&mut out);
+        swe_forge_core::write_jsonl(&mut w, records.iter().copied())
+            .map_err(|source| CurateError::Records { path: path.to_owned(), source })?;
+        std::io::Write::flush(&mut w).map_err(CurateError::io(path))?;
+    }
+    Ok(out.commit()?)
 }
 
 #[cfg(test)]

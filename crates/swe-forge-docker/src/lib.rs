@@ -26,7 +26,8 @@ pub use error::DockerError;
 pub use lock::BuildLock;
 pub use registry::{PushReport, split_reference};
 pub use run_label::{
-    LABEL_RUN, LABEL_RUN_HOST, LeftoverContainer, host_name, process_gone, run_created_containers, run_id,
+    LABEL_JOB, LABEL_RUN, LABEL_RUN_HOST, LeftoverContainer, host_name, process_gone, run_created_containers, run_id,
+    set_job,
 };
 
 /// Label every image and container made by swe-forge carries, so they can be found and cleaned.

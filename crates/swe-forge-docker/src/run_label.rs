@@ -23,6 +23,18 @@ pub const LABEL_RUN: &str = "dev.swe-forge.run";
 /// Label naming the host whose process created a container (containers only, never images).
 pub const LABEL_RUN_HOST: &str = "dev.swe-forge.run-host";
 
+/// Label naming the job a container belongs to (a digest of the work's state store path, set
+/// by the caller with [`set_job`]): a run started again on the same job removes what a killed
+/// run of that job left ([`Engine::remove_orphan_containers_of_job`]).
+pub const LABEL_JOB: &str = "dev.swe-forge.job";
+
+static JOB: OnceLock<String> = OnceLock::new();
+
+/// Names this process's job, once, before its first container; later calls are ignored.
+pub fn set_job(job: &str) {
+    let _ = JOB.set(job.to_owned());
+}
+
 /// This process's run id, made once.
 pub fn run_id() -> &'static str {
     static ID: OnceLock<String> = OnceLock::new();
@@ -57,9 +69,14 @@ static CREATED: AtomicBool = AtomicBool::new(false);
 
 /// The labels every container of this run carries (besides its role); called for each one
 /// created.
-pub(crate) fn container_labels() -> [(String, String); 2] {
+pub(crate) fn container_labels() -> Vec<(String, String)> {
     CREATED.store(true, Ordering::Relaxed);
-    [(LABEL_RUN.to_owned(), run_id().to_owned()), (LABEL_RUN_HOST.to_owned(), host_name().to_owned())]
+    let mut labels =
+        vec![(LABEL_RUN.to_owned(), run_id().to_owned()), (LABEL_RUN_HOST.to_owned(), host_name().to_owned())];
+    if let Some(job) = JOB.get() {
+        labels.push((LABEL_JOB.to_owned(), job.clone()));
+    }
+    labels
 }
 
 /// Start time of process `pid` in clock ticks since boot (field 22 of `/proc/<pid>/stat`).
@@ -147,6 +164,20 @@ impl Engine {
             if !dry_run {
                 self.force_remove(&c.id).await?;
             }
+            out.push(c.leftover);
+        }
+        Ok(out)
+    }
+
+    /// [`Engine::remove_orphan_containers`] restricted to containers of `job` (see [`set_job`]):
+    /// what killed runs of the same work left, whatever other work does meanwhile.
+    pub async fn remove_orphan_containers_of_job(&self, job: &str) -> Result<Vec<LeftoverContainer>, DockerError> {
+        let mut out = Vec::new();
+        for c in self.containers_labelled(&format!("{LABEL_JOB}={job}")).await? {
+            if !process_gone(&c.run, &c.host) {
+                continue;
+            }
+            self.force_remove(&c.id).await?;
             out.push(c.leftover);
         }
         Ok(out)

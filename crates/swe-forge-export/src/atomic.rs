@@ -1,53 +1,32 @@
-//! Atomic file replacement: the content goes to a temporary file in the destination's
-//! directory, is flushed and synced, then renamed over the destination, so a reader (or a
-//! crash) only ever sees the old file or the complete new one.
+//! Output files of an export, written with the one output writer (`swe_forge_fs::Output`): a
+//! regular file is replaced atomically (a temporary file renamed over it), devices, FIFOs and
+//! symlinks' targets are written through, and inside a `swe_forge_fs::Batch` the renames of one
+//! run wait for each other.
 
-use std::fs::File;
-use std::io::{self, BufWriter, Write};
+use std::io::{BufWriter, Write};
 use std::path::Path;
 
 use swe_forge_core::Instance;
+use swe_forge_fs::Output;
 
 use crate::ExportError;
 
-/// Writes `path` atomically with whatever `body` writes to the buffered writer it is given.
+/// Writes `path` with whatever `body` writes to the buffered writer it is given, then commits it.
 ///
 /// When `body` fails the temporary file is removed and `path` is left untouched.
 pub(crate) fn write_atomic<F>(path: &Path, body: F) -> Result<(), ExportError>
 where
-    F: FnOnce(&mut BufWriter<&mut File>) -> Result<(), ExportError>,
+    F: FnOnce(&mut BufWriter<&mut Output>) -> Result<(), ExportError>,
 {
-    let io_err = |source: io::Error| ExportError::Io { path: path.to_owned(), source };
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let prefix = match path.file_name() {
-        Some(name) => format!(".{}.", name.to_string_lossy()),
-        None => ".swe-forge-export.".to_owned(),
-    };
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(&prefix).suffix(".tmp");
-    // tempfile creates files 0600; ask for 0666 so the final file gets the umask's usual mode.
-    #[cfg(unix)]
+    let io_err = |source| ExportError::Io { path: path.to_owned(), source };
+    let out_err = |e: swe_forge_fs::OutputError| ExportError::Io { path: path.to_owned(), source: e.source };
+    let mut out = Output::create(path).map_err(out_err)?;
     {
-        use std::os::unix::fs::PermissionsExt;
-        builder.permissions(std::fs::Permissions::from_mode(0o666));
-    }
-    let mut tmp = builder.tempfile_in(dir).map_err(io_err)?;
-    {
-        let mut writer = BufWriter::new(tmp.as_file_mut());
+        let mut writer = BufWriter::new(&mut out);
         body(&mut writer)?;
         writer.flush().map_err(io_err)?;
     }
-    tmp.as_file().sync_all().map_err(io_err)?;
-    tmp.persist(path).map_err(|e| io_err(e.error))?;
-    // Make the rename itself durable; best effort, directories cannot be opened everywhere.
-    #[cfg(unix)]
-    if let Ok(d) = File::open(dir) {
-        let _ = d.sync_all();
-    }
-    Ok(())
+    out.commit().map_err(out_err)
 }
 
 /// Writes `records` to `path` as JSONL (one record a line), atomically.

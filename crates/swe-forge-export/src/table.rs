@@ -135,7 +135,7 @@ pub(crate) fn structs(fields: &Fields, columns: Vec<ArrayRef>) -> ArrayRef {
 /// metadata naming `table`.
 pub(crate) fn write_batch(
     path: &Path,
-    w: &mut BufWriter<&mut File>,
+    w: &mut BufWriter<&mut swe_forge_fs::Output>,
     table: &str,
     producer: &Producer,
     columns: Vec<(Field, ArrayRef)>,

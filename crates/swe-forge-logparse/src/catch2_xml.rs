@@ -6,7 +6,6 @@
 
 use std::io::BufRead;
 
-use quick_xml::Reader;
 use quick_xml::events::{BytesStart, Event};
 use swe_forge_core::TestStatus;
 
@@ -20,7 +19,7 @@ fn attr(e: &BytesStart<'_>, key: &[u8]) -> Option<String> {
 
 pub(crate) fn parse(reader: impl BufRead) -> ParsedLog {
     let mut parsed = Recorder::default();
-    let mut xml = Reader::from_reader(reader);
+    let (mut xml, guard) = crate::xml_bound::reader(reader);
     let config = xml.config_mut();
     config.check_end_names = false;
     config.allow_unmatched_ends = true;
@@ -32,7 +31,11 @@ pub(crate) fn parse(reader: impl BufRead) -> ParsedLog {
     loop {
         buf.clear();
         let before = xml.buffer_position();
-        let event = match xml.read_event_into(&mut buf) {
+        let event = xml.read_event_into(&mut buf);
+        if event.is_ok() {
+            guard.event_done();
+        }
+        let event = match event {
             Ok(Event::Eof) => break,
             Ok(e) => e,
             Err(e) => {

@@ -28,7 +28,6 @@
 use std::borrow::Cow;
 use std::io::BufRead;
 
-use quick_xml::Reader;
 use quick_xml::events::{BytesStart, Event};
 use swe_forge_core::TestStatus;
 
@@ -87,7 +86,7 @@ impl Parser {
 
     /// Reads every XML event of `reader`; a malformed or truncated document ends with a warning.
     pub(crate) fn read(&mut self, reader: impl BufRead) {
-        let mut xml = Reader::from_reader(reader);
+        let (mut xml, guard) = crate::xml_bound::reader(reader);
         let config = xml.config_mut();
         config.check_end_names = false;
         config.allow_unmatched_ends = true;
@@ -98,7 +97,11 @@ impl Parser {
         loop {
             buf.clear();
             let before = xml.buffer_position();
-            match xml.read_event_into(&mut buf) {
+            let event = xml.read_event_into(&mut buf);
+            if event.is_ok() {
+                guard.event_done();
+            }
+            match event {
                 Ok(Event::Eof) => break,
                 Ok(Event::Start(e)) => self.start(&e, false),
                 Ok(Event::Empty(e)) => self.start(&e, true),

@@ -92,10 +92,11 @@ mod surefire;
 mod tap;
 mod text;
 mod vitest_text;
+mod xml_bound;
 
 pub use error::MsbNamingError;
 pub use exit_code::exit_code_consistent;
-pub use msb::{GoSubtests, MsbNaming, msb_rollup};
+pub use msb::{GoSubtests, MsbNaming, TestNaming, msb_rollup};
 
 /// A test-output format this crate can parse.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -6,7 +6,7 @@ use std::fs;
 use std::path::Path;
 
 use swe_forge_core::TestStatus;
-use swe_forge_logparse::{Framework, detect, exit_code_consistent, msb_rollup, parse, parse_files};
+use swe_forge_logparse::{Framework, detect, exit_code_consistent, msb_rollup, parse, parse_files, parse_reader};
 
 struct XorShift(u64);
 
@@ -242,4 +242,57 @@ fn pathological_inputs() {
             let _ = parse(fw, input);
         }
     }
+}
+
+/// `len` bytes of `fill` between `head` and `tail`, made as they are read.
+struct Padded {
+    head: std::io::Cursor<Vec<u8>>,
+    fill: u8,
+    left: u64,
+    tail: std::io::Cursor<Vec<u8>>,
+}
+
+impl std::io::Read for Padded {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.head.read(out)?;
+        if n > 0 {
+            return Ok(n);
+        }
+        if self.left > 0 {
+            let n = out.len().min(self.left as usize);
+            out[..n].fill(self.fill);
+            self.left -= n as u64;
+            return Ok(n);
+        }
+        self.tail.read(out)
+    }
+}
+
+fn padded(head: &str, fill: u8, len: u64, tail: &str) -> Padded {
+    Padded {
+        head: std::io::Cursor::new(head.as_bytes().to_vec()),
+        fill,
+        left: len,
+        tail: std::io::Cursor::new(tail.as_bytes().to_vec()),
+    }
+}
+
+#[test]
+fn huge_xml_events_are_read_in_bounded_memory() {
+    // 40 MiB of output inside one test case, in text and in CDATA: the test still counts.
+    let size = 40 << 20;
+    for (open, close) in [("<system-out>", "</system-out>"), ("<system-out><![CDATA[", "]]></system-out>")] {
+        let head = format!(r#"<testsuite name="s"><testcase classname="p.A" name="big">{open}"#);
+        let tail = format!(r#"{close}</testcase><testcase classname="p.A" name="after"/></testsuite>"#);
+        let parsed = parse_reader(Framework::JunitXml, padded(&head, b'x', size, &tail));
+        assert_eq!(parsed.tests.len(), 2, "{:?}", parsed.warnings);
+    }
+    // NUL bytes (`/dev/zero`) and one endless attribute: a partial result, no abort.
+    let parsed = parse_reader(Framework::JunitXml, padded("", 0, size, ""));
+    assert!(parsed.tests.is_empty());
+    let head = r#"<testsuite><testcase classname="p.A" name="ok"/><testcase name=""#;
+    let parsed = parse_reader(Framework::JunitXml, padded(head, b'y', size, ""));
+    assert_eq!(parsed.tests.len(), 1, "{:?}", parsed.warnings);
+    let parsed = parse_reader(Framework::Catch2Xml, padded("<Catch><!--", b'-', size, ""));
+    assert!(parsed.tests.is_empty());
 }

@@ -5,7 +5,12 @@
 //! - `X-RateLimit-Remaining: 0` parks a token until `X-RateLimit-Reset`; a 403/429 with
 //!   `Retry-After` (secondary limit) parks it for that long; the next free token takes over, and
 //!   when none is free the client sleeps until the first one is (at most `max_wait`);
-//! - 5xx answers, connection failures and bodies that do not parse are retried with backoff;
+//! - 5xx answers, connection failures and bodies that do not parse are retried with backoff,
+//!   except a connection that fails before the API ever answered (name lookup, refused, connect
+//!   timeout of [`CONNECT_TIMEOUT`]): that is no network, and fails at once ([`MineError::Unreachable`]);
+//! - a token GitHub refuses (401) is set aside with a warning naming its position in the list
+//!   (`token #2 of 3`), and the next one takes over; only when every token is refused does the
+//!   client fail ([`MineError::TokensRefused`]);
 //! - GET responses with an `ETag` are kept in an on-disk cache and revalidated with
 //!   `If-None-Match`, so a re-run costs 304s, which GitHub does not charge.
 //!
@@ -14,6 +19,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use http::header::{ACCEPT, ETAG, IF_NONE_MATCH};
@@ -23,6 +29,9 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::error::MineError;
+
+/// Longest wait for a TCP (and TLS) connection to the API.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// A GitHub token. Its `Debug` output never shows the secret.
 #[derive(Clone)]
@@ -132,6 +141,8 @@ pub struct RequestStats {
 struct TokenState {
     /// Unix time before which this token must not be used.
     parked_until: i64,
+    /// GitHub refused it (401): never used again. Holds the status and GitHub's message.
+    refused: Option<String>,
 }
 
 struct State {
@@ -145,6 +156,8 @@ pub struct Client {
     octos: Vec<Octocrab>,
     opts: ClientOptions,
     state: Mutex<State>,
+    /// Whether the API ever answered: before, a failed connection means no network.
+    reached: AtomicBool,
 }
 
 /// A successful answer.
@@ -167,6 +180,8 @@ enum Attempt {
     Done(Answer),
     /// Try again after this many seconds (0: at once, with another token).
     Retry(u64),
+    /// No connection could be made (name lookup, refused, connect timeout).
+    Unreachable(String),
 }
 
 impl Client {
@@ -177,7 +192,7 @@ impl Client {
             let mut b = Octocrab::builder()
                 .base_uri(opts.api_url.as_str())
                 .map_err(|e| MineError::Client(format!("bad API url {}: {e}", opts.api_url)))?
-                .set_connect_timeout(Some(Duration::from_secs(30)))
+                .set_connect_timeout(Some(CONNECT_TIMEOUT))
                 .set_read_timeout(Some(opts.timeout))
                 .set_write_timeout(Some(opts.timeout));
             if let Some(t) = token {
@@ -194,8 +209,13 @@ impl Client {
         if let Some(dir) = &opts.cache_dir {
             std::fs::create_dir_all(dir).map_err(MineError::io(dir))?;
         }
-        let tokens = octos.iter().map(|_| TokenState { parked_until: 0 }).collect();
-        Ok(Client { octos, opts, state: Mutex::new(State { current: 0, tokens, stats: RequestStats::default() }) })
+        let tokens = octos.iter().map(|_| TokenState { parked_until: 0, refused: None }).collect();
+        Ok(Client {
+            octos,
+            opts,
+            state: Mutex::new(State { current: 0, tokens, stats: RequestStats::default() }),
+            reached: AtomicBool::new(false),
+        })
     }
 
     /// Requests sent so far.
@@ -241,7 +261,7 @@ impl Client {
         let mut waited = Duration::ZERO;
         loop {
             let cached = cache_file.as_deref().and_then(read_cache);
-            let token = self.pick_token(&mut waited).await.map_err(api_err)?;
+            let token = self.pick_token(&mut waited).await?;
             let attempt = self.attempt(token, &method, path, accept, body.as_ref(), cached.as_ref()).await;
             let delay = match attempt {
                 Ok(Attempt::Done(answer)) => {
@@ -274,7 +294,10 @@ impl Client {
                     }
                 }
                 Ok(Attempt::Retry(secs)) => Duration::from_secs(secs),
-                Err(e) => {
+                Ok(Attempt::Unreachable(e)) if !self.reached.load(Ordering::Relaxed) => {
+                    return Err(MineError::Unreachable { api_url: self.opts.api_url.clone(), message: e });
+                }
+                Ok(Attempt::Unreachable(e)) | Err(e) => {
                     failures += 1;
                     if failures > self.opts.max_retries {
                         return Err(api_err(format!("giving up after {failures} tries: {e}")));
@@ -322,9 +345,13 @@ impl Client {
             Ok(r) => r,
             Err(e) => {
                 self.count(|s| s.server_errors += 1);
+                if let Some(cause) = connect_failure(&e) {
+                    return Ok(Attempt::Unreachable(cause));
+                }
                 return Err(format!("connection: {e}"));
             }
         };
+        self.reached.store(true, Ordering::Relaxed);
         let status = response.status();
         let headers = response.headers().clone();
         let text = octo.body_to_string(response).await.map_err(|e| format!("reading body: {e}"))?;
@@ -332,6 +359,13 @@ impl Client {
         let remaining = header_u64(&headers, "x-ratelimit-remaining");
         let reset = header_u64(&headers, "x-ratelimit-reset").map(|r| r as i64);
         let retry_after = header_u64(&headers, "retry-after");
+        if status == StatusCode::UNAUTHORIZED {
+            let why = format!("{status}: {}", github_message(&text));
+            let n = self.octos.len();
+            tracing::warn!("GitHub refused token #{} of {n} ({why}); going on without it", token + 1);
+            self.state.lock().expect("state lock").tokens[token].refused = Some(why);
+            return Ok(Attempt::Retry(0));
+        }
         if status == StatusCode::FORBIDDEN || status == StatusCode::TOO_MANY_REQUESTS {
             let park_until = match (retry_after, remaining, reset) {
                 (Some(secs), _, _) => Some(now + secs as i64),
@@ -384,15 +418,28 @@ impl Client {
         t.parked_until = t.parked_until.max(until);
     }
 
-    /// The current token if free, else the next free one; sleeps when all are parked.
-    async fn pick_token(&self, waited: &mut Duration) -> Result<usize, String> {
+    /// The current token if free, else the next free one; sleeps when all are parked. Refused
+    /// tokens are never picked; when every token is refused, says which and why.
+    async fn pick_token(&self, waited: &mut Duration) -> Result<usize, MineError> {
         loop {
             let wait = {
                 let mut st = self.state.lock().expect("state lock");
                 let now = unix_now();
                 let n = st.tokens.len();
+                if st.tokens.iter().all(|t| t.refused.is_some()) {
+                    let which: Vec<String> = st
+                        .tokens
+                        .iter()
+                        .enumerate()
+                        .map(|(i, t)| format!("token #{} of {n} ({})", i + 1, t.refused.as_deref().unwrap_or_default()))
+                        .collect();
+                    return Err(MineError::TokensRefused(which.join(", ")));
+                }
                 let start = st.current;
-                let free = (0..n).map(|k| (start + k) % n).find(|&i| st.tokens[i].parked_until <= now);
+                let usable = |t: &TokenState| t.refused.is_none();
+                let free = (0..n)
+                    .map(|k| (start + k) % n)
+                    .find(|&i| usable(&st.tokens[i]) && st.tokens[i].parked_until <= now);
                 if let Some(i) = free {
                     if i != st.current {
                         st.current = i;
@@ -400,13 +447,13 @@ impl Client {
                     }
                     return Ok(i);
                 }
-                let first = st.tokens.iter().map(|t| t.parked_until).min().unwrap_or(now);
+                let first = st.tokens.iter().filter(|t| usable(t)).map(|t| t.parked_until).min().unwrap_or(now);
                 (first - now).max(1) as u64
             };
             let wait = Duration::from_secs(wait);
             *waited += wait;
             if *waited > self.opts.max_wait {
-                return Err(format!("every token is rate limited for {}s more", wait.as_secs()));
+                return Err(MineError::Client(format!("every token is rate limited for {}s more", wait.as_secs())));
             }
             tracing::warn!(wait_secs = wait.as_secs(), "every token is rate limited, waiting");
             self.count(|s| s.waited_secs += wait.as_secs());
@@ -429,6 +476,20 @@ impl Client {
         let hex: String = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
         Some(dir.join(&hex[..2]).join(format!("{hex}.json")))
     }
+}
+
+/// What failed when no connection could be made: a name that does not resolve, a refused
+/// connection or the connect timeout (hyper's connect errors, anywhere in the cause chain).
+fn connect_failure(e: &octocrab::Error) -> Option<String> {
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    let mut connect = false;
+    let mut last = String::new();
+    while let Some(c) = cause {
+        connect |= c.downcast_ref::<hyper_util::client::legacy::Error>().is_some_and(|h| h.is_connect());
+        last = c.to_string();
+        cause = c.source();
+    }
+    connect.then_some(last)
 }
 
 fn read_cache(file: &Path) -> Option<CacheEntry> {

@@ -59,6 +59,18 @@ pub enum MineError {
         /// Status and GitHub's message.
         message: String,
     },
+    /// The API could not be connected to at all (name lookup, connection refused, connect
+    /// timeout) before any answer came: no network, or a proxy or firewall in the way.
+    #[error("cannot reach the GitHub API at {api_url}: {message} (no network, or a proxy or firewall in the way?)")]
+    Unreachable {
+        /// The API root.
+        api_url: String,
+        /// What failed.
+        message: String,
+    },
+    /// Every token was refused by GitHub (401): the message names them by position, never by value.
+    #[error("GitHub refused every token: {0}")]
+    TokensRefused(String),
     /// Building or using the HTTP client failed.
     #[error("GitHub client: {0}")]
     Client(String),

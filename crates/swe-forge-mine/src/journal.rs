@@ -5,6 +5,10 @@
 //! killed with SIGKILL) reopens both files, cuts a torn last line, skips the PRs already decided,
 //! restarts listings from the last finished page and never writes a candidate twice: a candidate
 //! whose journal entry was lost is recognised by its instance id.
+//!
+//! Neither file is created, emptied (`fresh`) or written before the first decision is recorded
+//! (or [`Journal::finish`]): a mine that fails before deciding anything, on a bad mirror or an
+//! unreachable GitHub, leaves previous files as they were and makes no empty ones.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fs::{File, OpenOptions};
@@ -29,8 +33,10 @@ enum Event {
 pub struct Journal {
     out_path: PathBuf,
     progress_path: PathBuf,
-    out: File,
-    progress: File,
+    /// Both files, opened for appending at the first write.
+    files: Option<(File, File)>,
+    /// Empty both files when they are opened (`fresh`).
+    fresh: bool,
     written: HashSet<String>,
     decided: BTreeMap<(String, u64), (Decision, bool)>,
     cursors: HashMap<(String, String), String>,
@@ -39,26 +45,17 @@ pub struct Journal {
 }
 
 impl Journal {
-    /// Opens (or with `fresh`, recreates) `out` and its journal.
+    /// Reads `out` and its journal to resume from them, or with `fresh` ignores them (they are
+    /// emptied at the first write). Touches neither file otherwise.
     pub fn open(out: &Path, fresh: bool) -> Result<Journal, MineError> {
         let progress_path = progress_path(out);
-        if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(MineError::io(dir))?;
-        }
-        if fresh {
-            for p in [out, progress_path.as_path()] {
-                if p.exists() {
-                    std::fs::remove_file(p).map_err(MineError::io(p))?;
-                }
-            }
-        }
-        let out_text = read_whole_lines(out)?;
-        let progress_text = read_whole_lines(&progress_path)?;
+        let (out_text, progress_text) =
+            if fresh { Default::default() } else { (read_whole_lines(out)?, read_whole_lines(&progress_path)?) };
         let mut j = Journal {
             out_path: out.to_owned(),
             progress_path: progress_path.clone(),
-            out: append(out)?,
-            progress: append(&progress_path)?,
+            files: None,
+            fresh,
             written: HashSet::new(),
             decided: BTreeMap::new(),
             cursors: HashMap::new(),
@@ -93,6 +90,36 @@ impl Journal {
             }
         }
         Ok(j)
+    }
+
+    /// Creates (with `fresh`, empties) both files if nothing was written yet: a mine that ends
+    /// without deciding anything still leaves its outputs.
+    pub fn finish(&mut self) -> Result<(), MineError> {
+        self.files().map(|_| ())
+    }
+
+    /// Both files, opened for appending (and created, or with `fresh` emptied) on first use.
+    fn files(&mut self) -> Result<(&mut File, &mut File), MineError> {
+        if self.files.is_none() {
+            if let Some(dir) = self.out_path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                std::fs::create_dir_all(dir).map_err(MineError::io(dir))?;
+            }
+            if self.fresh {
+                for p in [&self.out_path, &self.progress_path] {
+                    File::create(p).map_err(MineError::io(p))?;
+                }
+            }
+            self.files = Some((append(&self.out_path)?, append(&self.progress_path)?));
+        }
+        let (out, progress) = self.files.as_mut().expect("opened above");
+        Ok((out, progress))
+    }
+
+    /// Appends one line to the journal.
+    fn journal(&mut self, event: &Event) -> Result<(), MineError> {
+        let line = serde_json::to_string(event).expect("events serialize");
+        let path = self.progress_path.clone();
+        write_line(self.files()?.1, &path, &line)
     }
 
     /// Path of the candidates file.
@@ -132,11 +159,11 @@ impl Journal {
             && !self.written.contains(&c.record.instance_id)
         {
             let line = c.to_json_line();
-            write_line(&mut self.out, &self.out_path, &line)?;
+            let path = self.out_path.clone();
+            write_line(self.files()?.0, &path, &line)?;
             self.written.insert(c.record.instance_id.clone());
         }
-        let event = Event::Decided { repo: repo.to_owned(), number, decision, references_issue };
-        write_line(&mut self.progress, &self.progress_path, &serde_json::to_string(&event).expect("events serialize"))?;
+        self.journal(&Event::Decided { repo: repo.to_owned(), number, decision, references_issue })?;
         self.note_repo(repo);
         self.decided.insert((repo.to_owned(), number), (decision, references_issue));
         Ok(())
@@ -144,8 +171,7 @@ impl Journal {
 
     /// Remembers that every PR of the listing page ending at `cursor` is decided.
     pub fn page_done(&mut self, repo: &str, window: &str, cursor: &str) -> Result<(), MineError> {
-        let event = Event::Page { repo: repo.to_owned(), window: window.to_owned(), cursor: cursor.to_owned() };
-        write_line(&mut self.progress, &self.progress_path, &serde_json::to_string(&event).expect("events serialize"))?;
+        self.journal(&Event::Page { repo: repo.to_owned(), window: window.to_owned(), cursor: cursor.to_owned() })?;
         self.cursors.insert((repo.to_owned(), window.to_owned()), cursor.to_owned());
         Ok(())
     }
@@ -157,8 +183,7 @@ impl Journal {
 
     /// Marks a listing window as finished.
     pub fn window_complete(&mut self, repo: &str, window: &str) -> Result<(), MineError> {
-        let event = Event::Complete { repo: repo.to_owned(), window: window.to_owned() };
-        write_line(&mut self.progress, &self.progress_path, &serde_json::to_string(&event).expect("events serialize"))?;
+        self.journal(&Event::Complete { repo: repo.to_owned(), window: window.to_owned() })?;
         self.complete.insert((repo.to_owned(), window.to_owned()));
         Ok(())
     }

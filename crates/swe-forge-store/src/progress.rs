@@ -2,7 +2,7 @@
 
 use rusqlite::{OptionalExtension, params};
 use sha2::{Digest, Sha256};
-use swe_forge_core::{Instance, PhaseRun};
+use swe_forge_core::{Instance, PhaseRun, RejectReason};
 
 use crate::{Store, StoreError};
 
@@ -51,6 +51,13 @@ pub struct RunRow {
     pub run: PhaseRun,
 }
 
+/// Whether a stored record is a result the machine cut short (an `infrastructure` rejection: the
+/// engine failed after its retries), which is no verdict on the instance: it runs again.
+fn cut_short(record_json: &str) -> bool {
+    serde_json::from_str::<Instance>(record_json)
+        .is_ok_and(|r| r.swe_forge.iter().flat_map(|m| &m.rejections).any(|x| x.reason == RejectReason::Infrastructure))
+}
+
 pub(crate) fn now() -> String {
     let d = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
     format!("{}.{:03}", d.as_secs(), d.subsec_millis())
@@ -75,17 +82,17 @@ impl Store {
         let mut todo = Vec::new();
         for inst in candidates {
             let digest = input_digest(inst);
-            let existing: Option<(String, String)> = tx
+            let existing: Option<(String, String, Option<String>)> = tx
                 .query_row(
-                    "SELECT input_sha256, stage FROM instances WHERE instance_id = ?1",
+                    "SELECT input_sha256, stage, record FROM instances WHERE instance_id = ?1",
                     [&inst.instance_id],
-                    |r| Ok((r.get(0)?, r.get(1)?)),
+                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
                 )
                 .optional()
                 .map_err(StoreError::sql(&path))?;
             match existing {
-                Some((d, stage)) if d == digest => {
-                    if Stage::parse(&stage) < Stage::Validated {
+                Some((d, stage, record)) if d == digest => {
+                    if Stage::parse(&stage) < Stage::Validated || record.as_deref().is_some_and(cut_short) {
                         todo.push(inst.instance_id.clone());
                     }
                 }
@@ -104,6 +111,21 @@ impl Store {
         }
         tx.commit().map_err(StoreError::sql(&path))?;
         Ok(todo)
+    }
+
+    /// Forgets the results of `ids`: they go back to `Queued` (their runs are kept until the
+    /// new result replaces them).
+    pub fn requeue(&mut self, ids: &[String]) -> Result<(), StoreError> {
+        let path = self.path().to_owned();
+        let tx = self.conn.transaction().map_err(StoreError::sql(&path))?;
+        for id in ids {
+            tx.execute(
+                "UPDATE instances SET stage = 'queued', record = NULL, updated_at = ?2 WHERE instance_id = ?1",
+                params![id, now()],
+            )
+            .map_err(StoreError::sql(&path))?;
+        }
+        tx.commit().map_err(StoreError::sql(&path))
     }
 
     /// Forgets every result: all instances go back to `Queued`.
@@ -248,5 +270,29 @@ mod tests {
         assert_eq!(store.enqueue(&[changed]).unwrap(), [all[0].instance_id.clone()]);
         assert!(store.validated().unwrap().is_empty());
         assert!(crate::schema::latest() >= 2, "progress tables and reviews");
+    }
+
+    #[test]
+    fn results_the_machine_cut_short_and_requeued_ones_run_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("state.sqlite")).unwrap();
+        let all = devset();
+        let ids: Vec<String> = all[..3].iter().map(|r| r.instance_id.clone()).collect();
+        store.enqueue(&all[..3]).unwrap();
+        let mut cut = all[0].clone();
+        let mut meta = swe_forge_core::ForgeMeta::new(swe_forge_core::ValidationStatus::Rejected);
+        meta.rejections.push(swe_forge_core::Rejection::new(RejectReason::Infrastructure, "engine lost"));
+        cut.swe_forge = Some(meta.clone());
+        store.finish(&cut, &[]).unwrap();
+        let mut timeout = all[1].clone();
+        meta.rejections[0] = swe_forge_core::Rejection::new(RejectReason::Timeout, "slow");
+        timeout.swe_forge = Some(meta);
+        store.finish(&timeout, &[]).unwrap();
+        store.finish(&all[2], &[]).unwrap();
+        // The engine's failure runs again; a timeout is the instance's own verdict.
+        assert_eq!(store.enqueue(&all[..3]).unwrap(), [ids[0].clone()]);
+        store.requeue(&ids[2..]).unwrap();
+        assert_eq!(store.enqueue(&all[..3]).unwrap(), [ids[0].clone(), ids[2].clone()]);
+        assert_eq!(store.validated().unwrap().len(), 2);
     }
 }

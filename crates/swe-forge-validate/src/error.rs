@@ -35,4 +35,19 @@ pub enum ValidateError {
         #[source]
         source: std::io::Error,
     },
+    /// Several instances in a row failed for this machine's reasons (the engine, the network, a
+    /// registry out of reach), not their repositories': validation stopped. Those instances and
+    /// the ones not started are left undecided, so a later run does them.
+    #[error(
+        "stopped: {} instances in a row failed because of this machine, not their repositories ({}): {cause}; \
+         they and the instances not finished are left undecided, a re-run resumes them",
+        instances.len(),
+        instances.join(", ")
+    )]
+    MachineBroken {
+        /// The instances whose failures stopped the run, in the order they ended.
+        instances: Vec<String>,
+        /// What the last of them failed on.
+        cause: String,
+    },
 }

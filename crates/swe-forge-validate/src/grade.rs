@@ -81,7 +81,8 @@ impl Parsers {
 
     /// Run `label` parsed again from what `logs` kept of it; None when its log is gone.
     pub fn reparse(&self, logs: &RunLogs, label: &str) -> Option<ParsedLog> {
-        let log = std::fs::read(logs.log(label)).ok()?;
+        // A kept log is at most the run's log cap; anything longer (or not a file) is cut.
+        let log = swe_forge_fs::read_capped(&logs.log(label), swe_forge_fs::READ_CAP).ok()?.bytes;
         Some(self.parse(&log, &read_tree(&logs.results(label))))
     }
 }
@@ -149,17 +150,23 @@ pub struct Verdict {
 
 /// The attempts of an evaluation in the naming of the record's lists: by canonical id (a record
 /// as validation wrote it), or by Multi-SWE-bench name (a dataset exported with `--naming msb`),
-/// whichever finds more of the `listed` tests; canonical ids on a tie (a run that reported no
-/// test finds none either way, and where the two namings agree the choice does not matter).
+/// whichever finds more of the `listed` tests; on a tie (a run that reported no test finds none
+/// either way) Multi-SWE-bench's names when `msb_on_tie`, canonical ids otherwise.
 pub(crate) fn in_naming_of(
     listed: &[&String],
     canonical: Vec<PhaseStatuses>,
     msb: Vec<PhaseStatuses>,
+    msb_on_tie: bool,
 ) -> Vec<PhaseStatuses> {
     let found = |attempts: &[PhaseStatuses]| {
         listed.iter().filter(|name| attempts.iter().any(|a| a.contains_key(name.as_str()))).count()
     };
-    if found(&msb) > found(&canonical) { msb } else { canonical }
+    match found(&msb).cmp(&found(&canonical)) {
+        std::cmp::Ordering::Greater => msb,
+        std::cmp::Ordering::Less => canonical,
+        std::cmp::Ordering::Equal if msb_on_tie => msb,
+        std::cmp::Ordering::Equal => canonical,
+    }
 }
 
 /// Grades the attempts of an evaluation run against the record's lists.
@@ -193,23 +200,22 @@ pub fn grade_prediction<'a>(
     v
 }
 
-/// Every regular file under `dir`, relative path -> content, sorted (none when `dir` is absent).
+/// The regular files under `dir`, relative path -> content, sorted (none when `dir` is absent):
+/// symlinks out of it, loops, FIFOs and devices left out, each file cut to its head and tail
+/// beyond `swe_forge_fs::READ_CAP` (`swe_forge_fs::read_tree`).
 fn read_tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else { continue };
-        for e in entries.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if let (Ok(rel), Ok(content)) = (p.strip_prefix(dir), std::fs::read(&p)) {
-                out.push((rel.to_string_lossy().into_owned(), content));
+    match swe_forge_fs::read_tree(dir, swe_forge_fs::READ_CAP) {
+        Ok(tree) => {
+            for s in &tree.skipped {
+                tracing::warn!(dir = %dir.display(), "{s}");
             }
+            tree.files
+        }
+        Err(e) => {
+            tracing::warn!(dir = %dir.display(), error = %e, "cannot read result files");
+            Vec::new()
         }
     }
-    out.sort();
-    out
 }
 
 #[cfg(test)]
@@ -253,11 +259,11 @@ mod tests {
         // A record as validation wrote it.
         let ids = names(&["p::TestF", "p::TestA"]);
         let listed: Vec<&String> = ids.iter().collect();
-        assert_eq!(in_naming_of(&listed, canonical(), msb()), canonical());
+        assert_eq!(in_naming_of(&listed, canonical(), msb(), false), canonical());
         // A dataset exported with `--naming msb`: graded on Multi-SWE-bench names, so resolved.
         let msb_names = names(&["TestF", "TestA", "TestA/case"]);
         let listed: Vec<&String> = msb_names.iter().collect();
-        let attempts = in_naming_of(&listed, canonical(), msb());
+        let attempts = in_naming_of(&listed, canonical(), msb(), false);
         assert_eq!(attempts, msb());
         assert!(grade_prediction(attempts, &msb_names[..1], &msb_names[1..]).resolved);
         assert!(
@@ -265,7 +271,7 @@ mod tests {
             "the other naming finds none"
         );
         // A run that reported nothing: canonical, and unresolved either way.
-        assert_eq!(in_naming_of(&listed, vec![p(&[])], vec![p(&[])]), vec![p(&[])]);
+        assert_eq!(in_naming_of(&listed, vec![p(&[])], vec![p(&[])], false), vec![p(&[])]);
     }
 
     #[test]

@@ -11,6 +11,7 @@
 //! --before`, `cargo generate-lockfile --publish-time`); it is never in the committed image's config.
 
 mod detect;
+mod driver;
 mod env;
 mod error;
 mod evaluate;
@@ -29,9 +30,12 @@ mod validator;
 mod verify;
 
 pub use detect::{Detection, detect};
+pub use driver::{Done, Sink, Stopped, drive};
 pub use env::plan_env_commits;
 pub use error::ValidateError;
-pub use evaluate::{EVAL_LABEL, Evaluation, MAX_PATCH_BYTES, Outcome, Prediction, Summary, hostile_patch_reason};
+pub use evaluate::{
+    EVAL_LABEL, Evaluation, MAX_PATCH_BYTES, Outcome, Prediction, Summary, evaluable, hostile_patch_reason,
+};
 pub use extra::{ResolvedExtraSource, resolve_extra_sources};
 pub use grade::{Grade, Parsers, Verdict, grade, grade_prediction};
 pub use images::COMMIT_TIME_VAR;

@@ -6,13 +6,13 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use futures_util::StreamExt;
 use swe_forge_core::{
     ForgeMeta, Instance, Phase, PhaseRun, PhaseStatuses, Provenance, RejectReason, Rejection, RunLogs,
     ValidationStatus, Warning,
 };
 use swe_forge_docker::{BaseSpec, CaBundle, DockerError, Engine, RunSpec};
 use swe_forge_git::{SourceRepo, apply_patches, unsafe_patch_reason};
+use swe_forge_logparse::{ParsedLog, TestNaming};
 use tokio::sync::OnceCell;
 
 use crate::detect::{Detection, detect};
@@ -52,10 +52,17 @@ pub struct Settings {
     pub cpus: Option<f64>,
     /// Retries of a run after an engine error (never after a test failure).
     pub infra_retries: u32,
+    /// Instances in a row ending in an infrastructure failure (after their retries) after which
+    /// [`Validator::validate_all`] stops with [`ValidateError::MachineBroken`]; 0 never stops.
+    pub infra_breaker: u32,
     /// The commit each instance's repository environment is built at (instance id -> commit,
     /// from [`crate::plan_env_commits`] over all the records of a run); an instance not listed
     /// gets one planned from its own record (its override, else its base).
     pub env_commits: BTreeMap<String, String>,
+    /// The names evaluation reads a record's lists in. None: per record, canonical ids for
+    /// records swe-forge made (they carry a `swe_forge` block), Multi-SWE-bench's names for
+    /// published records without one.
+    pub eval_naming: Option<TestNaming>,
 }
 
 impl Settings {
@@ -75,7 +82,9 @@ impl Settings {
             pids_limit: Some(4096),
             cpus: None,
             infra_retries: 4,
+            infra_breaker: 3,
             env_commits: BTreeMap::new(),
+            eval_naming: None,
         }
     }
 }
@@ -149,21 +158,6 @@ impl Validator {
         self.cells.lock().unwrap_or_else(|e| e.into_inner()).entry(key.to_owned()).or_default().clone()
     }
 
-    /// Validates every instance, `settings.jobs` at a time; results come back in input order
-    /// and `on_done` sees each one as soon as it is finished.
-    pub async fn validate_all(&self, instances: Vec<Instance>, mut on_done: impl FnMut(&Instance)) -> Vec<Instance> {
-        let mut results: Vec<Option<Instance>> = vec![None; instances.len()];
-        let mut stream = futures_util::stream::iter(instances.into_iter().enumerate())
-            .map(|(i, inst)| async move { (i, self.validate(inst).await) })
-            .buffer_unordered(self.settings.jobs.max(1));
-        while let Some((i, inst)) = stream.next().await {
-            on_done(&inst);
-            self.reporter.finished(&inst);
-            results[i] = Some(inst);
-        }
-        results.into_iter().flatten().collect()
-    }
-
     /// Validates one instance. Never fails: every problem ends as a rejection on the record.
     pub async fn validate(&self, mut inst: Instance) -> Instance {
         let mut meta = ForgeMeta::new(ValidationStatus::Rejected);
@@ -215,7 +209,7 @@ impl Validator {
                         rejections.push(r);
                     }
                 }
-                runs[pi].push(outcome.tests);
+                runs[pi].push(outcome.parsed.tests);
             }
         }
         rejections.extend(grade(&runs).record(inst, meta));
@@ -397,8 +391,7 @@ impl Validator {
         if out.log_truncated {
             meta.warnings.push(format!("{label} run: log of {} bytes kept as head and tail", out.log_bytes));
         }
-        let msb = swe_forge_logparse::msb_rollup(&parsed);
-        Ok(RunOutcome { tests: parsed.tests, msb, limits })
+        Ok(RunOutcome { parsed, limits })
     }
 
     /// Runs `spec`, retrying engine failures (not test failures) with backoff: 2, 4, 8, 16 s.
@@ -550,8 +543,7 @@ pub(crate) struct RunRequest {
 /// What one run gave: its statuses (by canonical id, and by Multi-SWE-bench name in the
 /// repository's naming), and the limits it hit.
 pub(crate) struct RunOutcome {
-    pub tests: PhaseStatuses,
-    pub msb: PhaseStatuses,
+    pub parsed: ParsedLog,
     pub limits: Vec<Rejection>,
 }
 
@@ -581,4 +573,31 @@ fn error_chain(e: &dyn std::error::Error) -> String {
         cur = c.source();
     }
     s
+}
+
+/// Whether an instance was rejected before any container or image was asked for (its repository,
+/// its patches, no recipe): it says nothing about the machine, for the circuit breaker.
+pub(crate) fn decided_before_the_engine(inst: &Instance) -> bool {
+    inst.swe_forge.as_ref().is_some_and(|m| {
+        m.rejections.iter().any(|r| {
+            matches!(
+                r.reason,
+                RejectReason::RepoUnavailable
+                    | RejectReason::UnsafePatch
+                    | RejectReason::TestPatchDoesNotApply
+                    | RejectReason::FixPatchDoesNotApply
+                    | RejectReason::UnsupportedEnvironment
+            )
+        })
+    })
+}
+
+/// The detail of an instance's infrastructure rejection, if it ended in one.
+pub(crate) fn infrastructure_failure(inst: &Instance) -> Option<&str> {
+    inst.swe_forge
+        .as_ref()?
+        .rejections
+        .iter()
+        .find(|r| r.reason == RejectReason::Infrastructure)
+        .map(|r| r.detail.as_str())
 }

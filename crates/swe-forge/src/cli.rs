@@ -178,6 +178,11 @@ pub struct EvaluateArgs {
     /// The pipeline file the dataset was validated with (its overrides and limits apply).
     #[arg(long)]
     pub pipeline: Option<PathBuf>,
+    /// A profile (built-in `msb` or `default`, or a file): its recipe overrides apply after the
+    /// pipeline's, and its naming is the one the records' lists are read in (without one:
+    /// canonical ids for swe-forge's records, Multi-SWE-bench's names for published ones).
+    #[arg(long)]
+    pub profile: Option<String>,
     #[command(flatten)]
     pub engine: EngineArgs,
 }
@@ -464,8 +469,8 @@ pub struct RevalidateArgs {
     /// profile file (pipelines/profiles/*.toml).
     #[arg(long, default_value = "default")]
     pub profile: String,
-    /// Output folder: revalidated.jsonl, rederived.jsonl, agreement.json, agreement.md,
-    /// environments.md.
+    /// Output folder: state.sqlite (resume), revalidated.jsonl, rederived.jsonl, agreement.json,
+    /// agreement.md, environments.md.
     #[arg(long, short)]
     pub out: PathBuf,
     /// A pipeline file whose `[overrides]`, `[filters]` and `[validate]` settings apply.
@@ -478,12 +483,12 @@ pub struct RevalidateArgs {
     #[arg(long)]
     pub work_dir: Option<PathBuf>,
     /// Re-validate the selected instances (all, or those given with --instance) even when
-    /// <out>/revalidated.jsonl has them (after changing an override); the new results are
-    /// appended and replace the earlier ones.
+    /// <out>/state.sqlite has them (after changing an override); the new results replace the
+    /// earlier ones (which stay in revalidated.jsonl, before them).
     #[arg(long)]
     pub fresh: bool,
-    /// Run nothing: write the reports from <out>/revalidated.jsonl; instances not re-validated
-    /// yet are listed as pending.
+    /// Run nothing: write the reports from <out>/state.sqlite; instances not re-validated yet
+    /// are listed as pending.
     #[arg(long)]
     pub report_only: bool,
     /// The agreement.json of another profile's run over the same records: environments.md puts

@@ -7,6 +7,11 @@
 //! so the future is never dropped in the middle of one: the last transaction is finished or was
 //! never begun. Containers are not tied to futures: they are found by this run's label
 //! (`swe_forge_docker::LABEL_RUN`) and force-removed, running or exited.
+//!
+//! Commands that never await (export, curate, parse, ...) run through [`Runtime::run_sync`]: a
+//! signal removes the temporary files of the outputs they have not put in place yet
+//! (`swe_forge_fs::remove_pending_temps`) and exits with 130, leaving every previous output as it
+//! was.
 
 use std::future::Future;
 use std::time::{Duration, Instant};
@@ -62,6 +67,7 @@ impl Runtime {
             let started = Instant::now();
             // Between two polls: no state store transaction is under way (see the module docs).
             drop(work);
+            swe_forge_fs::remove_pending_temps();
             eprintln!("\n{name}: stopping, removing this run's containers (press Ctrl-C again to exit at once)");
             let second = tokio::spawn(async move {
                 tokio::select! {
@@ -82,6 +88,34 @@ impl Runtime {
         if result.as_ref().is_err_and(|e| e.is::<Interrupted>()) {
             self.interrupted.set(true);
         }
+        result
+    }
+}
+
+impl Runtime {
+    /// Runs `work`, a command that never awaits, on this thread. On SIGINT or SIGTERM the
+    /// temporary files of its unfinished outputs are removed and the process exits with 130 at
+    /// once (a batch being renamed is finished first).
+    pub fn run_sync(&self, work: impl FnOnce() -> Result<()>) -> Result<()> {
+        let runtime = self.inner.as_ref().expect("the runtime lives until dropped");
+        // Registered here, before the work starts, so no signal finds the default action.
+        let (mut sigint, mut sigterm) = {
+            let _context = runtime.enter();
+            (signal(SignalKind::interrupt())?, signal(SignalKind::terminate())?)
+        };
+        let watcher = runtime.spawn(async move {
+            let name = tokio::select! {
+                _ = sigint.recv() => "SIGINT",
+                _ = sigterm.recv() => "SIGTERM",
+            };
+            let removed = swe_forge_fs::remove_pending_temps();
+            eprintln!(
+                "\n{name}: stopped; removed {removed} unfinished output file(s), earlier outputs left as they were"
+            );
+            std::process::exit(i32::from(EXIT_INTERRUPTED));
+        });
+        let result = work();
+        watcher.abort();
         result
     }
 }

@@ -8,7 +8,9 @@ mod cli;
 mod commands;
 mod interrupt;
 mod pipeline;
+mod profile;
 mod reporter;
+mod terminal;
 
 use std::process::ExitCode;
 
@@ -27,15 +29,20 @@ fn main() -> ExitCode {
     }
     let filter = tracing_subscriber::EnvFilter::try_from_env("SWE_FORGE_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level));
-    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(terminal::stderr_colour())
+        .init();
     match commands::dispatch(cli) {
         Ok(()) => ExitCode::SUCCESS,
         // What was cleaned up is said already.
         Err(e) if e.is::<interrupt::Interrupted>() => ExitCode::from(interrupt::EXIT_INTERRUPTED),
         Err(e) => {
-            eprintln!("error: {e}");
+            // Causes may quote API answers, names and records: no control characters.
+            eprintln!("error: {}", terminal::clean(&e.to_string()));
             for cause in e.chain().skip(1) {
-                eprintln!("  caused by: {cause}");
+                eprintln!("  caused by: {}", terminal::clean(&cause.to_string()));
             }
             ExitCode::from(1)
         }

@@ -83,6 +83,10 @@ pub struct ValidateSection {
     pub pids_limit: Option<i64>,
     /// CPUs of every container.
     pub cpus: Option<f64>,
+    /// Retries of an image build or run after an infrastructure failure (engine, registry).
+    pub infra_retries: Option<u32>,
+    /// Instances in a row failing for infrastructure reasons after which validation stops (0: never).
+    pub infra_breaker: Option<u32>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -15,6 +15,7 @@ use crate::Validator;
 
 mod summary;
 use swe_forge_git::SourceRepo;
+use swe_forge_logparse::TestNaming;
 
 use crate::grade::{Parsers, Verdict, grade_prediction, in_naming_of};
 use crate::phases::{MODEL_PATCH, TEST_PATCH, contract_eval_script, eval_script};
@@ -116,6 +117,13 @@ pub struct Evaluation {
     pub wall_ms: u64,
 }
 
+/// Whether `inst` is an instance predictions are evaluated on: accepted by swe-forge, or a
+/// published record (no `swe_forge` block: its publisher accepted it) with FAIL_TO_PASS tests.
+pub fn evaluable(inst: &Instance) -> bool {
+    let accepted = inst.swe_forge.is_none() || inst.status() == ValidationStatus::Accepted;
+    accepted && !inst.fixed_tests.is_empty()
+}
+
 /// Why a patch is refused before anything reads it as a diff: binary content or its size.
 pub fn hostile_patch_reason(patch: &str) -> Option<String> {
     if patch.len() > MAX_PATCH_BYTES {
@@ -176,7 +184,7 @@ impl Validator {
         if let Some(why) = hostile_patch_reason(&pred.patch) {
             return Err((Outcome::UnsafePatch, why));
         }
-        if inst.status() != ValidationStatus::Accepted || inst.fixed_tests.is_empty() {
+        if !evaluable(inst) {
             return Err((
                 Outcome::Error,
                 "the record is not an accepted instance with FAIL_TO_PASS tests; evaluate validated datasets".into(),
@@ -207,11 +215,20 @@ impl Validator {
             for r in outcome.limits.iter().filter(|r| r.reason != RejectReason::Timeout) {
                 meta.warnings.push(format!("{}: {}", r.reason.as_str(), r.detail));
             }
-            attempts.push(outcome.tests);
-            msb_attempts.push(outcome.msb);
+            attempts.push(outcome.parsed.tests.clone());
+            msb_attempts.push(swe_forge_logparse::msb_rollup(&outcome.parsed));
         }
-        let listed: Vec<&String> = inst.fixed_tests.keys().chain(inst.p2p_tests.keys()).collect();
-        let attempts = in_naming_of(&listed, attempts, msb_attempts);
+        // The names the record's lists are in: as a profile says, else whichever naming finds more
+        // of the listed tests; on a tie canonical ids for swe-forge's records (they carry a
+        // `swe_forge` block), Multi-SWE-bench's names for published ones.
+        let attempts = match self.settings.eval_naming {
+            Some(TestNaming::Canonical) => attempts,
+            Some(TestNaming::Msb) => msb_attempts,
+            None => {
+                let listed: Vec<&String> = inst.fixed_tests.keys().chain(inst.p2p_tests.keys()).collect();
+                in_naming_of(&listed, attempts, msb_attempts, inst.swe_forge.is_none())
+            }
+        };
         let verdict = grade_prediction(attempts, inst.fixed_tests.keys(), inst.p2p_tests.keys());
         ev.outcome = match (&timed_out, verdict.resolved) {
             (_, true) => Outcome::Resolved,

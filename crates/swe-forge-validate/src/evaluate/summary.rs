@@ -40,7 +40,7 @@ impl Tally {
 pub struct Summary {
     /// Models whose predictions were evaluated.
     pub models: Vec<String>,
-    /// Accepted instances in the dataset.
+    /// Instances of the dataset predictions can be evaluated on (see [`super::evaluable`]).
     pub total_instances: usize,
     /// Predictions evaluated.
     pub submitted_instances: usize,
@@ -95,7 +95,7 @@ impl Summary {
     pub fn of(dataset: &[Instance], evaluations: &[Evaluation]) -> Summary {
         let records: BTreeMap<&str, &Instance> = dataset.iter().map(|r| (r.instance_id.as_str(), r)).collect();
         let mut s = Summary { schema_version: 2, ..Summary::default() };
-        s.total_instances = dataset.iter().filter(|r| r.status() == swe_forge_core::ValidationStatus::Accepted).count();
+        s.total_instances = dataset.iter().filter(|r| super::evaluable(r)).count();
         let mut models = BTreeSet::new();
         for e in evaluations {
             models.insert(e.model.clone());
@@ -131,7 +131,7 @@ impl Summary {
         let completed: BTreeSet<&String> = s.completed_ids.iter().collect();
         s.incomplete_ids = dataset
             .iter()
-            .filter(|r| r.status() == swe_forge_core::ValidationStatus::Accepted && !completed.contains(&r.instance_id))
+            .filter(|r| super::evaluable(r) && !completed.contains(&r.instance_id))
             .map(|r| r.instance_id.clone())
             .collect();
         s.models = models.into_iter().collect();
@@ -204,6 +204,9 @@ mod tests {
         }))
         .unwrap();
         inst.swe_forge = Some(swe_forge_core::ForgeMeta::new(swe_forge_core::ValidationStatus::Accepted));
+        let t = swe_forge_core::TestStatus::Pass;
+        let f = swe_forge_core::TestStatus::Fail;
+        inst.fixed_tests.insert("t".into(), swe_forge_core::Transition { run: f, test: f, fix: t });
         inst
     }
 
@@ -244,5 +247,19 @@ mod tests {
         assert!(md.contains("| go | 2 | 50.0 | 1 | 0 | 0 | 1 | 0 | 0 | 0 |"), "{md}");
         let json = serde_json::to_value(&s).unwrap();
         assert_eq!(json["ids_by_outcome"]["patch_does_not_apply"][0], "o__r-2");
+    }
+
+    #[test]
+    fn published_records_count_and_rejected_ones_do_not() {
+        let mut published = record("o__r-1", "go");
+        published.swe_forge = None;
+        let mut rejected = record("o__r-2", "go");
+        rejected.swe_forge = Some(swe_forge_core::ForgeMeta::new(swe_forge_core::ValidationStatus::Rejected));
+        let mut no_tests = record("o__r-3", "go");
+        no_tests.swe_forge = None;
+        no_tests.fixed_tests.clear();
+        let s = Summary::of(&[published, rejected, no_tests], &[]);
+        assert_eq!(s.total_instances, 1);
+        assert_eq!(s.incomplete_ids, ["o__r-1"]);
     }
 }

@@ -80,6 +80,7 @@ pub fn curate_command(args: CurateArgs) -> Result<()> {
     };
     if let Some(path) = &args.labels {
         options.labels = swe_forge_curate::read_labels(path)?;
+        warn_unknown_labels(path, options.labels.keys(), &records);
     }
     if let Some(path) = &args.store {
         if !path.exists() {
@@ -91,7 +92,22 @@ pub fn curate_command(args: CurateArgs) -> Result<()> {
     let kept: Vec<&Instance> = kept_records(&records);
     let out = args.out.as_deref().context("--out is required")?;
     let written: Vec<&Instance> = if args.kept_only { kept.clone() } else { records.iter().collect() };
+    // The records and the splits are renamed into place together, at the end.
+    let batch = swe_forge_fs::Batch::begin();
     swe_forge_curate::write_records(out, &written)?;
+    let split_files = match &args.splits {
+        Some(dir) => {
+            let options = SplitOptions {
+                out_dir: dir.clone(),
+                cutoff: args.cutoff.clone(),
+                by_repo: args.split_by.contains(&SplitBy::Repo),
+                by_lang: args.split_by.contains(&SplitBy::Lang),
+            };
+            swe_forge_curate::write_splits(&kept, &options)?.files
+        }
+        None => Vec::new(),
+    };
+    batch.commit()?;
     println!(
         "{} records: {} labelled by people, {} reviewed ({} dropped by the keep rule), {} duplicates; {} kept; {} written to {}",
         summary.records,
@@ -103,22 +119,32 @@ pub fn curate_command(args: CurateArgs) -> Result<()> {
         written.len(),
         out.display()
     );
-    if let Some(dir) = &args.splits {
-        let options = SplitOptions {
-            out_dir: dir.clone(),
-            cutoff: args.cutoff.clone(),
-            by_repo: args.split_by.contains(&SplitBy::Repo),
-            by_lang: args.split_by.contains(&SplitBy::Lang),
-        };
-        for (path, n) in swe_forge_curate::write_splits(&kept, &options)?.files {
-            println!("{n:>6}  {}", path.display());
-        }
+    for (path, n) in split_files {
+        println!("{n:>6}  {}", path.display());
     }
     Ok(())
 }
 
-fn calibrate(records: &[Instance], labels: &Path, fit: bool) -> Result<()> {
-    let labels = swe_forge_curate::read_labels(labels)?;
+/// Labels whose instance id is in no record are left out: says so, naming them.
+fn warn_unknown_labels<'a>(path: &Path, ids: impl Iterator<Item = &'a String>, records: &[Instance]) {
+    let known: std::collections::BTreeSet<&str> = records.iter().map(|r| r.instance_id.as_str()).collect();
+    let unknown: Vec<&str> = ids.map(String::as_str).filter(|id| !known.contains(id)).collect();
+    if unknown.is_empty() {
+        return;
+    }
+    let shown = unknown.iter().take(10).copied().collect::<Vec<_>>().join(", ");
+    let more = if unknown.len() > 10 { format!(" and {} more", unknown.len() - 10) } else { String::new() };
+    eprintln!(
+        "warning: {} label(s) of {} name no instance of the dataset and are ignored: {}{more}",
+        unknown.len(),
+        path.display(),
+        crate::terminal::clean(&shown)
+    );
+}
+
+fn calibrate(records: &[Instance], labels_path: &Path, fit: bool) -> Result<()> {
+    let labels = swe_forge_curate::read_labels(labels_path)?;
+    warn_unknown_labels(labels_path, labels.keys(), records);
     let current = Heuristic::CALIBRATED;
     println!("{}", swe_forge_curate::calibrate(records, &labels, &current).to_markdown(&current));
     if fit {

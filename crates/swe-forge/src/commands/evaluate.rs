@@ -5,20 +5,22 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
-use futures_util::StreamExt;
 use sha2::{Digest, Sha256};
-use swe_forge_core::{Instance, ValidationStatus};
-use swe_forge_docker::Engine;
+use swe_forge_core::Instance;
 use swe_forge_store::{Store, input_digest};
-use swe_forge_validate::{Evaluation, Prediction, Settings, Summary, Validator, plan_env_commits};
+use swe_forge_validate::{Done, Evaluation, Prediction, Settings, Summary, Validator, evaluable, plan_env_commits};
 
 use crate::cli::EvaluateArgs;
-use crate::commands::validate::{apply_engine_args, apply_pipeline, folder_out, read_records};
+use crate::commands::validate::{
+    apply_engine_args, apply_pipeline, connect_engine, folder_out, read_records, tidy_engine,
+};
 use crate::pipeline::Pipeline;
+use crate::profile::Profile;
 use crate::reporter::Bars;
+use swe_forge_agree::Naming;
 
 pub async fn evaluate_command(args: EvaluateArgs) -> Result<()> {
     folder_out("--out", &args.out)?;
@@ -62,6 +64,15 @@ pub async fn evaluate_command(args: EvaluateArgs) -> Result<()> {
     if let Some(p) = &args.pipeline {
         apply_pipeline(&mut settings, &Pipeline::load(p)?);
     }
+    if let Some(name) = &args.profile {
+        let profile = Profile::load(name)?;
+        eprintln!("profile {}: {}", profile.name, profile.description);
+        profile.merge_into(&mut settings.overrides);
+        settings.eval_naming = match profile.naming {
+            Naming::Auto => None,
+            n => Some(n.test_naming()),
+        };
+    }
     apply_engine_args(&mut settings, &args.engine);
     if args.repos.is_some() {
         settings.env_commits = plan_env_commits(&dataset, &settings.repos_root, &settings.overrides);
@@ -89,30 +100,25 @@ pub async fn evaluate_command(args: EvaluateArgs) -> Result<()> {
             store_path.display()
         );
     }
-    if !todo.is_empty() {
-        let engine = Engine::connect().await?;
+    if todo.is_empty() {
+        tidy_engine(&store_path).await;
+    } else {
+        let engine = connect_engine(&store_path).await?;
         let bars = Arc::new(Bars::new(todo.len()));
-        let jobs = settings.jobs.max(1);
         let validator = Validator::new(engine, settings, bars.clone())?;
-        let store = Mutex::new(store);
-        let mut stream = futures_util::stream::iter(todo)
-            .map(|i| {
-                let (validator, pred, inst) = (&validator, &known[i], by_id[known[i].instance_id.as_str()]);
-                async move { (i, validator.evaluate(inst, pred, out).await) }
-            })
-            .buffer_unordered(jobs);
-        while let Some((i, ev)) = stream.next().await {
-            let json = serde_json::to_string(&ev)?;
-            store.lock().unwrap_or_else(|e| e.into_inner()).save_evaluation(
-                &ev.instance_id,
-                &ev.model,
-                &digests[i],
-                &json,
-            )?;
+        let work: Vec<(&Instance, &Prediction)> =
+            todo.iter().map(|&i| (by_id[known[i].instance_id.as_str()], &known[i])).collect();
+        // Each result is in the store before it counts as done; a store error stops the run.
+        let mut keep = |done: Done<Evaluation>| -> Result<()> {
+            let (i, ev) = (todo[done.index], done.result);
+            store.save_evaluation(&ev.instance_id, &ev.model, &digests[i], &serde_json::to_string(&ev)?)?;
             bars.done(&ev.instance_id, &outcome_line(&ev));
             results[i] = Some(ev);
-        }
+            Ok(())
+        };
+        let kept = validator.evaluate_each(work, out, &mut keep).await;
         bars.finish();
+        kept.with_context(|| format!("recording results in {}", store_path.display()))?;
     }
     let evaluations: Vec<Evaluation> = results.into_iter().flatten().collect();
     write_reports(out, &dataset, &evaluations)?;
@@ -128,11 +134,11 @@ pub async fn evaluate_command(args: EvaluateArgs) -> Result<()> {
     Ok(())
 }
 
-/// Each accepted record's own fix patch, as model `gold`.
+/// Each evaluable record's own fix patch, as model `gold`.
 fn gold(dataset: &[Instance]) -> Vec<Prediction> {
     dataset
         .iter()
-        .filter(|r| r.status() == ValidationStatus::Accepted)
+        .filter(|r| evaluable(r))
         .map(|r| Prediction { instance_id: r.instance_id.clone(), model: "gold".into(), patch: r.fix_patch.clone() })
         .collect()
 }

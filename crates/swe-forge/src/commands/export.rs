@@ -46,10 +46,14 @@ pub fn export_command(args: ExportArgs) -> Result<()> {
         selected = msb_named(selected, &work_dir)?;
     }
     let (jsonl, parquet, tests) = (args.jsonl.as_deref(), args.parquet.as_deref(), args.tests_parquet.as_deref());
+    // Every file is written to a temporary file first; all are renamed together at the end, so
+    // an error or a signal leaves all the previous files (`docs/reliability.md`).
+    let batch = swe_forge_fs::Batch::begin();
     match args.format {
         ExportFormat::Records => export(&selected, jsonl, parquet, tests)?,
         ExportFormat::Swebench => export_swebench(&selected, jsonl, parquet, tests)?,
     }
+    batch.commit()?;
     eprintln!("exported {} instances", selected.len());
     Ok(())
 }

@@ -15,6 +15,7 @@ use swe_forge_mine::{
 
 use crate::cli::{IssueLinks, MineArgs};
 use crate::pipeline::Pipeline;
+use crate::terminal::clean;
 
 /// One unit of work.
 enum Job {
@@ -38,7 +39,7 @@ pub async fn mine_command(args: MineArgs) -> Result<()> {
     for job in &settings.jobs {
         match job {
             Job::Mirror(o) => {
-                eprintln!("mining mirror {}", o.path.display());
+                eprintln!("mining mirror {}", clean(&o.path.display().to_string()));
                 mine_mirror(o, &mut journal, &reporter).with_context(|| format!("mining {}", o.path.display()))?;
             }
             Job::Github(o) => {
@@ -46,16 +47,17 @@ pub async fn mine_command(args: MineArgs) -> Result<()> {
                     client = Some(github_client(&args, &settings.cache_dir)?);
                 }
                 let c = client.as_ref().expect("just built");
-                eprintln!("mining {} on GitHub ({})", o.repos.join(", "), o.window.search_range());
+                eprintln!("mining {} on GitHub ({})", clean(&o.repos.join(", ")), o.window.search_range());
                 mine_github(o, c, &mut journal, &reporter)
                     .await
                     .with_context(|| format!("mining {}", o.repos.join(", ")))?;
             }
         }
     }
+    journal.finish().with_context(|| format!("writing {}", settings.out.display()))?;
     let funnels = journal.funnels();
     write_funnel(&settings.funnel, &funnels, client.as_ref().map(Client::stats))?;
-    println!("{}", markdown_table(&funnels));
+    println!("{}", clean(&markdown_table(&funnels)));
     if let Some(c) = &client {
         let s = c.stats();
         eprintln!(
@@ -214,10 +216,10 @@ fn write_funnel(
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
     let json = serde_json::json!({ "repositories": funnels, "requests": stats });
-    std::fs::write(path, serde_json::to_string_pretty(&json)? + "\n")
-        .with_context(|| format!("writing {}", path.display()))?;
-    let md = path.with_extension("md");
-    std::fs::write(&md, markdown_table(funnels)).with_context(|| format!("writing {}", md.display()))?;
+    let batch = swe_forge_fs::Batch::begin();
+    crate::commands::write_output(path, (serde_json::to_string_pretty(&json)? + "\n").as_bytes())?;
+    crate::commands::write_output(&path.with_extension("md"), markdown_table(funnels).as_bytes())?;
+    batch.commit()?;
     Ok(())
 }
 
@@ -231,7 +233,7 @@ impl Reporter for StderrReporter {
     fn listed(&self, repo: &str, count: usize) {
         let mut c = self.counts.lock().expect("lock");
         c.0 += count as u64;
-        eprintln!("  {repo}: {} PRs listed, {} decided, {} kept", c.0, c.1, c.2);
+        eprintln!("  {}: {} PRs listed, {} decided, {} kept", clean(repo), c.0, c.1, c.2);
     }
 
     fn decided(&self, repo: &str, number: u64, decision: Decision) {
@@ -242,7 +244,7 @@ impl Reporter for StderrReporter {
             tracing::info!(repo, number, "kept");
         }
         if c.1.is_multiple_of(100) {
-            eprintln!("  {repo}: {} decided, {} kept", c.1, c.2);
+            eprintln!("  {}: {} decided, {} kept", clean(repo), c.1, c.2);
         }
     }
 }

@@ -17,27 +17,30 @@ mod run;
 pub(crate) mod ship;
 mod validate;
 
-use anyhow::Result;
+use std::path::Path;
+
+use anyhow::{Context, Result};
 
 use crate::cli::{Cli, Command};
 
 pub fn dispatch(cli: Cli) -> Result<()> {
-    // SIGINT and SIGTERM stop the command and remove this run's containers (`crate::interrupt`).
+    // SIGINT and SIGTERM stop the command and remove this run's containers and unfinished
+    // output files (`crate::interrupt`).
     let runtime = crate::interrupt::Runtime::new()?;
     match cli.command {
         Command::Validate(args) => runtime.block_on(validate::validate_command(args)),
-        Command::Export(args) => export::export_command(args),
+        Command::Export(args) => runtime.run_sync(|| export::export_command(args)),
         Command::Run(args) => runtime.block_on(run::run_command(&args.pipeline, args.fresh, &args.engine)),
         Command::Demo(args) => runtime.block_on(demo::demo_command(args)),
         Command::Mine(args) => runtime.block_on(mine::mine_command(args)),
-        Command::Parse(args) => parse::parse_command(args),
+        Command::Parse(args) => runtime.run_sync(|| parse::parse_command(args)),
         Command::Revalidate(args) => runtime.block_on(revalidate::revalidate_command(args)),
         Command::Evaluate(args) => runtime.block_on(evaluate::evaluate_command(*args)),
-        Command::Regrade(args) => regrade::regrade_command(args),
+        Command::Regrade(args) => runtime.run_sync(|| regrade::regrade_command(args)),
         Command::Review(args) => review::review_command(args),
-        Command::Curate(args) => curate::curate_command(args),
-        Command::Report(args) => report::report_command(args),
-        Command::Publish(args) => publish::publish_command(args),
+        Command::Curate(args) => runtime.run_sync(|| curate::curate_command(args)),
+        Command::Report(args) => runtime.run_sync(|| report::report_command(args)),
+        Command::Publish(args) => runtime.run_sync(|| publish::publish_command(args)),
         Command::Bench(cmd) => runtime.block_on(bench::bench_command(cmd)),
         Command::Images(cmd) => runtime.block_on(images::images_command(cmd)),
         Command::Completions { shell } => {
@@ -46,4 +49,11 @@ pub fn dispatch(cli: Cli) -> Result<()> {
             Ok(())
         }
     }
+}
+
+/// Writes `bytes` to `path` with the one output writer (`swe_forge_fs::Output`).
+pub(crate) fn write_output(path: &Path, bytes: &[u8]) -> Result<()> {
+    let mut out = swe_forge_fs::Output::create(path)?;
+    std::io::Write::write_all(&mut out, bytes).with_context(|| format!("writing {}", path.display()))?;
+    Ok(out.commit()?)
 }

@@ -5,11 +5,12 @@
 
 use std::fs::File;
 use std::io::{self, BufWriter, Cursor, Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 use serde_json::json;
 use swe_forge_core::TestStatus;
+use swe_forge_fs::{READ_CAP, read_capped, read_tree};
 use swe_forge_logparse::{
     Framework, MsbNaming, ParsedLog, detect, exit_code_consistent, msb_rollup, parse_files, parse_reader,
 };
@@ -63,11 +64,24 @@ fn write_lines(parsed: &ParsedLog, msb: bool) -> io::Result<()> {
 
 fn parse_file(path: &Path, framework: Option<Framework>) -> Result<(Framework, ParsedLog)> {
     let mut file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
+    let meta = file.metadata().with_context(|| format!("reading {}", path.display()))?;
+    // A file longer than the cap is read as head and tail; a FIFO or device up to the cap.
+    let (mut reader, cut): (Box<dyn Read>, Option<u64>) = if meta.is_file() && meta.len() <= READ_CAP {
+        (Box::new(file), None)
+    } else if meta.is_file() {
+        let capped = read_capped(path, READ_CAP).with_context(|| format!("reading {}", path.display()))?;
+        (Box::new(Cursor::new(capped.bytes)), Some(capped.total))
+    } else {
+        let mut head = Vec::new();
+        (&mut file).take(READ_CAP).read_to_end(&mut head).with_context(|| format!("reading {}", path.display()))?;
+        let more = head.len() as u64 == READ_CAP;
+        (Box::new(Cursor::new(head)), more.then_some(READ_CAP))
+    };
     let mut prefix = Vec::new();
     let framework = match framework {
         Some(f) => f,
         None => {
-            (&mut file)
+            (&mut reader)
                 .take(DETECT_PREFIX)
                 .read_to_end(&mut prefix)
                 .with_context(|| format!("reading {}", path.display()))?;
@@ -77,61 +91,39 @@ fn parse_file(path: &Path, framework: Option<Framework>) -> Result<(Framework, P
             }
         }
     };
-    Ok((framework, parse_reader(framework, Cursor::new(prefix).chain(file))))
-}
-
-/// Every file under `dir`, with its path relative to `dir` (`/`-separated), in path order.
-fn files_under(dir: &Path) -> Result<Vec<(String, PathBuf)>> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).with_context(|| format!("listing {}", d.display()))? {
-            let path = entry?.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                let rel = path.strip_prefix(dir).unwrap_or(&path).to_string_lossy().replace('\\', "/");
-                out.push((rel, path));
-            }
-        }
+    let mut parsed = parse_reader(framework, Cursor::new(prefix).chain(reader));
+    if let Some(total) = cut {
+        parsed.warnings.push(format!(
+            "{}: read {} MiB of {}: its head and tail when it is a file, its start otherwise",
+            path.display(),
+            READ_CAP >> 20,
+            if meta.is_file() { format!("{total} bytes") } else { "an endless or unsized stream".to_owned() }
+        ));
     }
-    out.sort();
-    Ok(out)
+    Ok((framework, parsed))
 }
 
 fn has_extension(rel: &str, ext: &str) -> bool {
     rel.rsplit_once('.').is_some_and(|(_, e)| e.eq_ignore_ascii_case(ext))
 }
 
+/// The files of a results folder: symlinks out of it, loops, FIFOs and devices left out, each
+/// file read up to the cap (`swe_forge_fs::read_tree`), with a warning for each.
 fn parse_dir(dir: &Path, framework: Option<Framework>) -> Result<(Framework, ParsedLog)> {
-    let all = files_under(dir)?;
+    let tree = read_tree(dir, READ_CAP).with_context(|| format!("reading {}", dir.display()))?;
     let framework = match framework {
         Some(f) => f,
         None => {
-            if all.iter().any(|(rel, _)| has_extension(rel, "trs")) {
+            if tree.files.iter().any(|(rel, _)| has_extension(rel, "trs")) {
                 Framework::Automake
-            } else if let Some((rel, path)) = all.iter().find(|(rel, _)| has_extension(rel, "xml")) {
-                let head = read_prefix(path)?;
-                detect(&head).with_context(|| format!("{}/{rel}: not a known XML report", dir.display()))?
+            } else if let Some((rel, bytes)) = tree.files.iter().find(|(rel, _)| has_extension(rel, "xml")) {
+                detect(bytes).with_context(|| format!("{}/{rel}: not a known XML report", dir.display()))?
             } else {
                 bail!("{}: no .xml or .trs result files found; name the format with --framework", dir.display());
             }
         }
     };
-    let mut files = Vec::new();
-    for (rel, path) in all {
-        if framework.result_file_extension().is_none_or(|ext| has_extension(&rel, ext)) {
-            let bytes = std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
-            files.push((rel, bytes));
-        }
-    }
-    Ok((framework, parse_files(framework, &files)))
-}
-
-fn read_prefix(path: &Path) -> Result<Vec<u8>> {
-    let mut head = Vec::new();
-    File::open(path)
-        .and_then(|f| f.take(DETECT_PREFIX).read_to_end(&mut head))
-        .with_context(|| format!("reading {}", path.display()))?;
-    Ok(head)
+    let mut parsed = parse_files(framework, &tree.files);
+    parsed.warnings.extend(tree.skipped.iter().map(|s| format!("{}/{s}", dir.display())));
+    Ok((framework, parsed))
 }

@@ -71,7 +71,7 @@ pub fn publish_command(args: PublishArgs) -> Result<()> {
         swe_forge_curate::front_matter(&hub),
         files.join(", ")
     );
-    std::fs::write(&card, text).with_context(|| format!("writing {}", card.display()))?;
+    crate::commands::write_output(&card, text.as_bytes())?;
     println!("{}", card.display());
     Ok(())
 }

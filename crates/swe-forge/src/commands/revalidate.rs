@@ -2,8 +2,9 @@
 //! under a profile and write, in the output folder, the re-derived records and an agreement
 //! report (`swe_forge_agree`) comparing them with the published lists.
 //!
-//! Output folder: `revalidated.jsonl` (our records as the validator left them, canonical ids;
-//! also the progress file, so a killed run resumes), `timings.jsonl` (per instance, the time
+//! Output folder: `state.sqlite` (the state store: a killed run resumes from it),
+//! `revalidated.jsonl` (our records as the validator left them, canonical ids, appended as each
+//! finishes), `timings.jsonl` (per instance, the time
 //! before its first run: image build and setup), `rederived.jsonl` (our records in the
 //! comparison's naming), `agreement.json` and `agreement.md`, `environments.md` (per instance:
 //! image, build time, unique bytes, agreement; beside other profiles' reports given with
@@ -13,84 +14,27 @@
 //! is recipe overrides keyed by `lang:<language>`, `recipe:<name>` or `org/repo`, applied after
 //! the pipeline's overrides of the same key, plus the naming of the comparison.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 use std::fs::OpenOptions;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
-use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
 use swe_forge_agree::{
-    AgreementReport, InstanceAgreement, Naming, PhaseLogs, Revalidated, agree, agreement_markdown,
-    environments_markdown,
+    AgreementReport, InstanceAgreement, PhaseLogs, Revalidated, agree, agreement_markdown, environments_markdown,
 };
-use swe_forge_core::{Instance, Phase, RejectReason, TestResult};
+use swe_forge_core::{Instance, Phase, TestResult};
 use swe_forge_docker::Engine;
-use swe_forge_validate::{RecipeOverride, Reporter, Settings, Validator, kept_parse, plan_env_commits};
+use swe_forge_store::{RunRow, Store};
+use swe_forge_validate::{Done, Settings, Stopped, Validator, kept_parse, plan_env_commits};
 
 use crate::cli::RevalidateArgs;
-use crate::commands::validate::{apply_engine_args, apply_pipeline, read_records};
+use crate::commands::validate::{apply_engine_args, apply_pipeline, connect_engine, read_records, tidy_engine};
 use crate::pipeline::Pipeline;
+use crate::profile::Profile;
 use crate::reporter::Bars;
-
-const BUILT_IN: &[(&str, &str)] = &[
-    ("msb", include_str!("../../../../pipelines/profiles/msb.toml")),
-    ("default", include_str!("../../../../pipelines/profiles/default.toml")),
-];
-
-/// A profile file.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Profile {
-    /// Name shown in reports.
-    pub name: String,
-    /// Free text.
-    #[serde(default)]
-    pub description: String,
-    /// The naming both sides are compared in.
-    pub naming: Naming,
-    /// Recipe overrides keyed by `lang:<language>`, `recipe:<name>` or `org/repo`.
-    #[serde(default)]
-    pub overrides: BTreeMap<String, RecipeOverride>,
-}
-
-impl Profile {
-    /// A built-in profile by name, or a profile file.
-    pub fn load(name_or_path: &str) -> Result<Profile> {
-        let path = Path::new(name_or_path);
-        let (origin, text) = if path.is_file() {
-            let text = std::fs::read_to_string(path).with_context(|| format!("reading profile {}", path.display()))?;
-            (path.display().to_string(), text)
-        } else if let Some((n, t)) = BUILT_IN.iter().find(|(n, _)| *n == name_or_path) {
-            (format!("built-in profile {n}"), (*t).to_owned())
-        } else {
-            let known: Vec<&str> = BUILT_IN.iter().map(|(n, _)| *n).collect();
-            bail!("no profile `{name_or_path}`: not a file, and the built-in profiles are {}", known.join(", "));
-        };
-        toml::from_str(&text).with_context(|| format!("{origin} is invalid"))
-    }
-
-    /// Merges the profile's overrides into `overrides`: a key both have keeps the pipeline's
-    /// override with the profile's applied after it (as an unconditional variant).
-    pub fn merge_into(&self, overrides: &mut BTreeMap<String, RecipeOverride>) {
-        for (key, o) in &self.overrides {
-            match overrides.get_mut(key) {
-                Some(existing) => existing.variants.push(o.clone()),
-                None => {
-                    overrides.insert(key.clone(), o.clone());
-                }
-            }
-        }
-    }
-
-    /// The test command each key of the profile sets.
-    pub fn commands(&self) -> BTreeMap<String, String> {
-        self.overrides.iter().filter_map(|(k, o)| Some((k.clone(), o.test_command.clone()?))).collect()
-    }
-}
 
 /// Time before an instance's first run, kept across resumed runs.
 #[derive(Debug, Serialize, Deserialize)]
@@ -129,66 +73,82 @@ pub async fn revalidate_command(args: RevalidateArgs) -> Result<()> {
 
     let progress = out.join("revalidated.jsonl");
     let timings_path = out.join("timings.jsonl");
-    // With --fresh the selected instances run again; their earlier results stay in the file (it is
-    // only ever appended to) and the new ones, written later, win when it is read.
-    let again: HashSet<String> =
-        if args.fresh { published.iter().map(|r| r.instance_id.clone()).collect() } else { HashSet::new() };
-    let mut ours: HashMap<String, Instance> = HashMap::new();
-    if progress.exists() {
-        // A result that the engine cut short (infrastructure) is not kept: it runs again.
+    // Results live in the state store (`<out>/state.sqlite`): a killed run resumes from it, and a
+    // result the engine cut short (infrastructure) runs again. `revalidated.jsonl` is the same
+    // results as an append-only log (with --fresh, an earlier result stays there and the later
+    // one wins when it is read); an output folder from before the store is taken over from it.
+    let store_path = out.join("state.sqlite");
+    let new_store = !store_path.exists();
+    let mut store = Store::open(&store_path)?;
+    if new_store && progress.exists() {
         let file = std::fs::File::open(&progress).with_context(|| format!("opening {}", progress.display()))?;
         let earlier = swe_forge_core::read_jsonl_log(std::io::BufReader::new(file))
             .with_context(|| format!("reading {}", progress.display()))?;
-        for r in earlier.into_iter().filter(|r| !again.contains(&r.instance_id)) {
-            let infra =
-                r.swe_forge.iter().flat_map(|m| &m.rejections).any(|x| x.reason == RejectReason::Infrastructure);
-            if infra {
-                ours.remove(&r.instance_id);
-            } else {
-                ours.insert(r.instance_id.clone(), r);
-            }
+        let by_id: HashMap<&str, &Instance> = published.iter().map(|p| (p.instance_id.as_str(), p)).collect();
+        for r in earlier.iter().filter(|r| by_id.contains_key(r.instance_id.as_str())) {
+            store.enqueue(&[to_candidate(by_id[r.instance_id.as_str()])])?;
+            store.finish(r, &[])?;
         }
     }
+    if args.fresh && !args.report_only {
+        store.requeue(&published.iter().map(|r| r.instance_id.clone()).collect::<Vec<_>>())?;
+    }
+    let candidates: Vec<Instance> = published.iter().map(to_candidate).collect();
+    let todo_ids: HashSet<String> =
+        if args.report_only { HashSet::new() } else { store.enqueue(&candidates)?.into_iter().collect() };
+    let mut ours: HashMap<String, Instance> = store
+        .validated()?
+        .into_iter()
+        .filter(|r| !todo_ids.contains(&r.instance_id))
+        .map(|r| (r.instance_id.clone(), r))
+        .collect();
     let mut timings: HashMap<String, u64> = read_timings(&timings_path);
-    let todo: Vec<Instance> = if args.report_only {
-        Vec::new()
-    } else {
-        published.iter().filter(|r| !ours.contains_key(&r.instance_id)).map(to_candidate).collect()
-    };
+    let todo: Vec<Instance> = candidates.into_iter().filter(|c| todo_ids.contains(&c.instance_id)).collect();
     if !args.report_only && todo.len() < published.len() {
         eprintln!(
             "resuming: {} of {} instances already re-validated in {}",
             published.len() - todo.len(),
             published.len(),
-            progress.display()
+            store_path.display()
         );
     }
-    if !todo.is_empty() {
-        let engine = Engine::connect().await?;
+    if todo.is_empty() {
+        tidy_engine(&store_path).await;
+    } else {
+        let engine = connect_engine(&store_path).await?;
         let bars = Arc::new(Bars::new(todo.len()));
-        let jobs = settings.jobs.max(1);
         let validator = Validator::new(engine, settings, bars.clone())?;
         let mut file = append(&progress)?;
         let mut timing_file = append(&timings_path)?;
-        let validator = &validator;
-        let mut stream = futures_util::stream::iter(todo)
-            .map(|inst| async move {
-                let started = Instant::now();
-                let r = validator.validate(inst).await;
-                (r, started.elapsed())
-            })
-            .buffer_unordered(jobs);
-        while let Some((r, elapsed)) = stream.next().await {
-            bars.finished(&r);
+        // Each result is in the store before it counts as done; a write error stops the run.
+        let mut keep = |done: Done<Instance>| -> Result<()> {
+            let r = done.result;
+            let runs: Vec<RunRow> = r
+                .swe_forge
+                .iter()
+                .flat_map(|m| m.runs.iter())
+                .map(|run| RunRow { instance_id: r.instance_id.clone(), attempt: run.attempt, run: run.clone() })
+                .collect();
+            store.finish(&r, &runs)?;
             let run_ms: u64 = r.swe_forge.iter().flat_map(|m| &m.runs).map(|x| x.duration_ms).sum();
-            let build_ms = (elapsed.as_millis() as u64).saturating_sub(run_ms);
+            let build_ms = (done.elapsed.as_millis() as u64).saturating_sub(run_ms);
             writeln!(file, "{}", serde_json::to_string(&r)?).and_then(|()| file.sync_data())?;
             let t = Timing { instance_id: r.instance_id.clone(), build_ms };
             writeln!(timing_file, "{}", serde_json::to_string(&t)?)?;
             timings.insert(t.instance_id, build_ms);
             ours.insert(r.instance_id.clone(), r);
-        }
+            Ok(())
+        };
+        let kept = validator.validate_each(todo, &mut keep).await;
         bars.finish();
+        match kept {
+            Ok(()) => {}
+            Err(Stopped::Sink(e)) => {
+                return Err(e).with_context(|| format!("recording results in {}", store_path.display()));
+            }
+            // The finished results are in the store; the next run resumes from them.
+            Err(Stopped::Machine(e)) => return Err(e.into()),
+        }
     }
 
     let sizes = image_sizes(&ours).await;
@@ -297,7 +257,7 @@ fn append(path: &PathBuf) -> Result<std::fs::File> {
 }
 
 fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
-    std::fs::write(path, bytes).with_context(|| format!("writing {}", path.display()))
+    crate::commands::write_output(path, bytes)
 }
 
 fn print_summary(report: &AgreementReport) {
@@ -327,41 +287,4 @@ fn print_summary(report: &AgreementReport) {
         "profile {}: {} of {} compared instances agree exactly ({} instances, {} images built)",
         report.profile, o.exact_both, o.compared, o.instances, o.images_built
     );
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn built_in_profiles_load_and_name_known_parsers() {
-        for (name, _) in BUILT_IN {
-            let p = Profile::load(name).unwrap();
-            assert_eq!(p.name, *name);
-            for (key, o) in &p.overrides {
-                if let Some(parser) = &o.parser {
-                    assert!(parser.parse::<swe_forge_logparse::Framework>().is_ok(), "{name} {key}: {parser}");
-                }
-            }
-        }
-        let msb = Profile::load("msb").unwrap();
-        assert_eq!(msb.naming, Naming::Msb);
-        assert_eq!(msb.overrides["lang:rust"].test_command.as_deref(), Some("cargo test"));
-        assert!(Profile::load("nope").unwrap_err().to_string().contains("built-in profiles are msb, default"));
-    }
-
-    #[test]
-    fn profile_overrides_apply_after_the_pipeline_s() {
-        let msb = Profile::load("msb").unwrap();
-        let mut overrides = BTreeMap::new();
-        overrides.insert(
-            "lang:rust".to_owned(),
-            RecipeOverride { extra_packages: vec!["libssl-dev".into()], ..RecipeOverride::default() },
-        );
-        msb.merge_into(&mut overrides);
-        let rust = &overrides["lang:rust"];
-        assert_eq!(rust.extra_packages, ["libssl-dev"]);
-        assert_eq!(rust.variants[0].test_command.as_deref(), Some("cargo test"));
-        assert!(overrides.contains_key("lang:go"));
-    }
 }

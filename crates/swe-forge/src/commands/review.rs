@@ -3,7 +3,8 @@
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
-use swe_forge_curate::{Heuristic, KeepRule, ReviewServer, ServerOptions};
+use swe_forge_curate::{Heuristic, KeepRule};
+use swe_forge_review::{Limits, ReviewServer, ServerOptions};
 
 #[derive(Debug, clap::Args)]
 pub struct ReviewArgs {
@@ -70,13 +71,19 @@ pub fn review_command(args: ReviewArgs) -> Result<()> {
         keep_rule: args.keep.rule(),
         port: args.port,
         heuristic: Heuristic::CALIBRATED,
+        limits: Limits::default(),
     })
     .with_context(|| format!("serving the review page for {}", args.dataset.display()))?;
     eprintln!("{} instances; reviews go to {}", server.instances(), store.display());
     println!("http://{}/", server.local_addr());
     use std::io::Write as _;
     std::io::stdout().flush()?;
-    server.serve();
+    // A runtime of its own, not `crate::interrupt`'s: the review server starts no container, so
+    // SIGINT and SIGTERM end it at once (docs/reliability.md). Few threads: the routes read files
+    // and the store, and connections are bounded by `Limits`.
+    let runtime =
+        tokio::runtime::Builder::new_multi_thread().worker_threads(2).max_blocking_threads(8).enable_all().build()?;
+    runtime.block_on(server.serve())?;
     drop(jsonl_copy);
     Ok(())
 }

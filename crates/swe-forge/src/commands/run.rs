@@ -20,7 +20,9 @@ pub async fn run_command(path: &Path, fresh: bool, engine: &EngineArgs) -> Resul
     let accepted: Vec<_> = results.iter().filter(|r| r.status() == ValidationStatus::Accepted).cloned().collect();
     let out = |o: &Option<std::path::PathBuf>| o.as_ref().map(|x| p.path(x));
     let (jsonl, parquet, tests) = (out(&p.output.jsonl), out(&p.output.parquet), out(&p.output.tests_parquet));
+    let batch = swe_forge_fs::Batch::begin();
     export(&accepted, jsonl.as_deref(), parquet.as_deref(), tests.as_deref())?;
+    batch.commit()?;
     print_summary(&results);
     for f in [Some(validated), jsonl, parquet, tests].into_iter().flatten() {
         eprintln!("wrote {}", f.display());

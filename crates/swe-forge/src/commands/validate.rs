@@ -3,14 +3,14 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
 use swe_forge_core::{Instance, ValidationStatus};
 use swe_forge_docker::{CaBundle, Engine};
-use swe_forge_store::{RunRow, Stage, Store};
-use swe_forge_validate::{Reporter, Settings, Validator, plan_env_commits};
+use swe_forge_store::{RunRow, Store};
+use swe_forge_validate::{Done, Settings, Stopped, Validator, plan_env_commits};
 
 use crate::cli::{EngineArgs, ValidateArgs};
 use crate::pipeline::Pipeline;
@@ -28,6 +28,42 @@ pub async fn validate_command(args: ValidateArgs) -> Result<()> {
     let results = validate_records(records, settings, &args.out, args.fresh).await?;
     print_summary(&results);
     Ok(())
+}
+
+/// Connects to the engine for the work whose state store is `store`, and removes what killed
+/// runs of the same work left (containers of runs whose process is gone: SIGKILL, a reboot),
+/// so that a run started again leaves nothing of the killed one behind. Every container this
+/// process makes carries the work's job label; other work's containers are left alone.
+pub async fn connect_engine(store: &Path) -> Result<Engine> {
+    let job = job_of(store);
+    swe_forge_docker::set_job(&job);
+    let engine = Engine::connect().await?;
+    match engine.remove_orphan_containers_of_job(&job).await {
+        Ok(gone) if !gone.is_empty() => eprintln!("removed {} container(s) left by killed runs", gone.len()),
+        Ok(_) => {}
+        Err(e) => eprintln!("warning: could not look for containers left by killed runs: {e}"),
+    }
+    Ok(engine)
+}
+
+/// [`connect_engine`]'s cleanup when there is nothing to run: done when an engine answers,
+/// skipped without a word when none does (nothing needs it).
+pub async fn tidy_engine(store: &Path) {
+    let job = job_of(store);
+    if let Ok(engine) = Engine::connect().await
+        && let Ok(gone) = engine.remove_orphan_containers_of_job(&job).await
+        && !gone.is_empty()
+    {
+        eprintln!("removed {} container(s) left by killed runs", gone.len());
+    }
+}
+
+/// The job label of the work whose state store is `store`: a digest of its absolute path.
+fn job_of(store: &Path) -> String {
+    use sha2::Digest;
+    let path = std::path::absolute(store).unwrap_or_else(|_| store.to_owned());
+    let digest = sha2::Sha256::digest(path.as_os_str().as_encoded_bytes());
+    digest.iter().take(8).map(|b| format!("{b:02x}")).collect()
 }
 
 /// Records from JSONL or from an instances Parquet table swe-forge wrote (told apart by the
@@ -97,6 +133,12 @@ pub fn apply_pipeline(settings: &mut Settings, p: &Pipeline) {
     }
     if let Some(c) = v.cpus {
         settings.cpus = Some(c);
+    }
+    if let Some(r) = v.infra_retries {
+        settings.infra_retries = r;
+    }
+    if let Some(b) = v.infra_breaker {
+        settings.infra_breaker = b;
     }
 }
 
@@ -171,70 +213,42 @@ pub async fn validate_records(
             store_path.display()
         );
     }
-    let store = Arc::new(Mutex::new(store));
-    if !todo.is_empty() {
-        let engine = Engine::connect().await?;
+    let mut stopped = None;
+    if todo.is_empty() {
+        tidy_engine(&store_path).await;
+    } else {
+        let engine = connect_engine(&store_path).await?;
         let bars = Arc::new(Bars::new(todo.len()));
-        let reporter = Arc::new(StoreReporter { bars: bars.clone(), store: store.clone(), error: Mutex::new(None) });
-        let validator = Validator::new(engine, settings, reporter.clone())?;
-        validator.validate_all(todo, |_| {}).await;
+        let validator = Validator::new(engine, settings, bars.clone())?;
+        // Each result is in the store before it counts as done; a store error stops the run.
+        let mut keep = |done: Done<Instance>| {
+            let inst = &done.result;
+            let runs: Vec<RunRow> = inst
+                .swe_forge
+                .iter()
+                .flat_map(|m| m.runs.iter())
+                .map(|run| RunRow { instance_id: inst.instance_id.clone(), attempt: run.attempt, run: run.clone() })
+                .collect();
+            store.finish(inst, &runs)
+        };
+        let kept = validator.validate_each(todo, &mut keep).await;
         bars.finish();
-        if let Some(e) = reporter.error.lock().unwrap_or_else(|e| e.into_inner()).take() {
-            return Err(e).context("recording progress in the state store");
+        match kept {
+            Ok(()) => {}
+            Err(Stopped::Sink(e)) => return Err(e).context("recording progress in the state store"),
+            // The circuit breaker's stop: what was finished is written, then the error is reported.
+            Err(Stopped::Machine(e)) => stopped = Some(e),
         }
     }
-    let mut done: HashMap<String, Instance> = store
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .validated()?
-        .into_iter()
-        .map(|r| (r.instance_id.clone(), r))
-        .collect();
+    let mut done: HashMap<String, Instance> =
+        store.validated()?.into_iter().map(|r| (r.instance_id.clone(), r)).collect();
     let results: Vec<Instance> = records.iter().filter_map(|r| done.remove(&r.instance_id)).collect();
     swe_forge_export::write_jsonl(out, &results)?;
+    if let Some(e) = stopped {
+        eprintln!("{} instance(s) finished before the stop, written to {}", results.len(), out.display());
+        return Err(e.into());
+    }
     Ok(results)
-}
-
-/// Draws progress and records every step in the state store as it happens.
-struct StoreReporter {
-    bars: Arc<Bars>,
-    store: Arc<Mutex<Store>>,
-    error: Mutex<Option<swe_forge_store::StoreError>>,
-}
-
-impl StoreReporter {
-    fn keep(&self, r: Result<(), swe_forge_store::StoreError>) {
-        if let Err(e) = r {
-            self.error.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(e);
-        }
-    }
-}
-
-impl Reporter for StoreReporter {
-    fn note(&self, message: &str) {
-        self.bars.note(message);
-    }
-
-    fn step(&self, instance: &str, step: &str) {
-        self.bars.step(instance, step);
-    }
-
-    fn image_ready(&self, instance: &str) {
-        let r = self.store.lock().unwrap_or_else(|e| e.into_inner()).set_stage(instance, Stage::ImageBuilt, None);
-        self.keep(r);
-    }
-
-    fn finished(&self, inst: &Instance) {
-        let runs: Vec<RunRow> = inst
-            .swe_forge
-            .iter()
-            .flat_map(|m| m.runs.iter())
-            .map(|run| RunRow { instance_id: inst.instance_id.clone(), attempt: run.attempt, run: run.clone() })
-            .collect();
-        let r = self.store.lock().unwrap_or_else(|e| e.into_inner()).finish(inst, &runs);
-        self.keep(r);
-        self.bars.finished(inst);
-    }
 }
 
 pub fn print_summary(results: &[Instance]) {

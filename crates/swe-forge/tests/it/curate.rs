@@ -37,7 +37,9 @@ fn curate_labels_dedups_splits_and_validates_against_the_schema() {
     let dataset = tmp.path().join("validated.jsonl");
     let records = fixture(&dataset);
     let labels = tmp.path().join("labels.tsv");
-    std::fs::write(&labels, format!("instance_id\tlabel\n{}\thard\n", records[1].instance_id)).unwrap();
+    // The second label names no instance: it is ignored with a warning naming it.
+    std::fs::write(&labels, format!("instance_id\tlabel\n{}\thard\nnobody__nothing-7\teasy\n", records[1].instance_id))
+        .unwrap();
     let out = tmp.path().join("curated.jsonl");
     let splits = tmp.path().join("splits");
     let o = swe_forge(&[
@@ -54,6 +56,11 @@ fn curate_labels_dedups_splits_and_validates_against_the_schema() {
         "2022-01-01",
     ]);
     assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        text(&o).contains("warning: 1 label(s) of ") && text(&o).contains("are ignored: nobody__nothing-7"),
+        "{}",
+        text(&o)
+    );
     assert!(
         text(&o).contains(
             "23 records: 1 labelled by people, 0 reviewed (0 dropped by the keep rule), 1 duplicates; 21 kept"

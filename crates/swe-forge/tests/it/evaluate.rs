@@ -218,3 +218,58 @@ fn an_evaluation_killed_midway_resumes_to_the_same_report() {
     assert_eq!(outcomes(&out), outcomes(&fresh));
     assert_eq!(outcomes(&out).len(), 4);
 }
+
+/// A published dataset (records without a `swe_forge` block, lists in Multi-SWE-bench's names,
+/// as its harness and publishers write them) is evaluated in those names: the gold patch
+/// resolves and a wrong one names the failed test the way the record does.
+#[test]
+fn published_records_are_graded_in_multi_swe_bench_names() {
+    let s = setup();
+    let id = s.record.instance_id.as_str();
+    let named = s.dir.join("msb-named.jsonl");
+    let o = swe_forge(&[
+        "export",
+        "--records",
+        s.dataset.to_str().unwrap(),
+        "--jsonl",
+        named.to_str().unwrap(),
+        "--naming",
+        "msb",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let mut published: Value = serde_json::from_str(std::fs::read_to_string(&named).unwrap().trim()).unwrap();
+    published.as_object_mut().unwrap().remove("swe_forge");
+    assert!(published["f2p_tests"].get("TestPopEmptyReturnsError").is_some(), "{}", published["f2p_tests"]);
+    let dataset = s.dir.join("published.jsonl");
+    std::fs::write(&dataset, format!("{published}\n")).unwrap();
+
+    let repo = s.repos.join("forge-fixtures/gostack");
+    let wrong =
+        patch_of(&repo, &s.record.base.sha, &[("stack.go", "return zero, nil", "return zero, nil // no")], &s.dir);
+    let preds = [
+        json!({"instance_id": id, "model_name_or_path": "gold-copy", "model_patch": s.record.fix_patch}),
+        json!({"instance_id": id, "model_name_or_path": "wrong", "model_patch": wrong}),
+    ];
+    let file = s.dir.join("preds.jsonl");
+    std::fs::write(&file, preds.iter().map(|p| format!("{p}\n")).collect::<String>()).unwrap();
+    let out = s.dir.join("eval");
+    let summary = evaluate(&dataset, file.to_str().unwrap(), &s.repos, &out, &[]);
+    let got = outcomes(&out);
+    assert_eq!(
+        got.iter().map(|(m, _, o)| (m.as_str(), o.as_str())).collect::<Vec<_>>(),
+        [("gold-copy", "resolved"), ("wrong", "unresolved")],
+        "{}",
+        std::fs::read_to_string(out.join("evaluations.jsonl")).unwrap()
+    );
+    let report: Value =
+        serde_json::from_slice(&std::fs::read(out.join("logs/wrong").join(id).join("report.json")).unwrap()).unwrap();
+    assert_eq!(report["verdict"]["f2p_failed"], json!({"TestPopEmptyReturnsError": "FAIL"}), "{report}");
+    assert_eq!(summary["total_instances"], 1, "{summary}");
+
+    // Read in canonical names (a profile can say so), the published names match no test: unresolved.
+    let profile = s.dir.join("canonical.toml");
+    std::fs::write(&profile, "name = \"canonical\"\nnaming = \"canonical\"\n").unwrap();
+    let out = s.dir.join("eval-canonical");
+    evaluate(&dataset, "gold", &s.repos, &out, &["--profile", profile.to_str().unwrap()]);
+    assert_eq!(outcomes(&out), [("gold".into(), id.to_owned(), "unresolved".into())]);
+}

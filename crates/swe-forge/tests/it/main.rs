@@ -7,6 +7,7 @@ mod support;
 
 mod architecture;
 mod bad_input;
+mod breaker;
 mod curate;
 mod environments;
 mod evaluate;
@@ -14,6 +15,7 @@ mod export;
 mod fixtures;
 mod interrupt;
 mod mine;
+mod outputs;
 mod parse;
 mod pipeline;
 mod prune;

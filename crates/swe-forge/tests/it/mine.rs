@@ -188,3 +188,77 @@ fn the_pipeline_mine_section_mines_every_listed_repository() {
     let md = std::fs::read_to_string(tmp.path().join("out/mined.funnel.md")).unwrap();
     assert!(md.contains("| forge-fixtures/ringq | 1 | 1 | 0 | 0 | 0 | 0 | too_large 1 |"), "{md}");
 }
+
+/// An API answer holding terminal escape sequences: the error printed quotes it without its
+/// control characters, and log lines on a pipe carry no colour codes.
+#[test]
+fn escape_sequences_from_the_api_never_reach_the_terminal() {
+    let server = ReplayServer::start(|_| {
+        swe_forge_mine::replay::Reply::status(
+            422,
+            r#"{"message":"\u001b[2J\u001b]0;pwned\u0007Validation \u009b31mFailed"}"#,
+        )
+    });
+    let tmp = tempfile::tempdir().unwrap();
+    // -v: log lines too, which carry no colour codes on a pipe.
+    let o = mine_cmd(server.url(), &tmp.path().join("mined.jsonl")).arg("-v").output().unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("[2J]0;pwnedValidation 31mFailed"), "{stderr:?}");
+    assert!(!stderr.chars().any(|c| c.is_control() && c != '\n'), "{stderr:?}");
+}
+
+/// GitHub mode with nothing listening at the API's address (as with no network): the mine fails
+/// within seconds, saying the API cannot be reached, instead of retrying with backoff for a minute.
+#[test]
+fn github_mode_without_a_network_fails_within_seconds() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("mined.jsonl");
+    let started = Instant::now();
+    let o = mine_cmd(&format!("http://127.0.0.1:{port}"), &out).output().unwrap();
+    let took = started.elapsed();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert!(took < Duration::from_secs(10), "gave up after {took:?}: {stderr}");
+    assert!(stderr.contains("cannot reach the GitHub API at http://127.0.0.1:"), "{stderr}");
+    assert!(!stderr.contains("KILLTEST"), "{stderr}");
+    // stderr is a pipe here: log lines carry no colour codes.
+    assert!(!stderr.contains('\u{1b}'), "{stderr:?}");
+}
+
+/// One token GitHub refuses (401) among two: the mine goes on with the other, and the warning
+/// names the refused one by position, never by value. All refused: a clear error naming each.
+#[test]
+fn a_refused_token_is_skipped_and_named_by_its_position() {
+    let fake = Arc::new(big_repo(Duration::ZERO));
+    let f = fake.clone();
+    let server = ReplayServer::start(move |r| {
+        if r.header("authorization").unwrap_or_default().contains("BADCRED") {
+            return swe_forge_mine::replay::Reply::status(401, r#"{"message":"Bad credentials"}"#);
+        }
+        f.answer(r)
+    });
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("mined.jsonl");
+    let o = mine_cmd(server.url(), &out)
+        .env("GITHUB_TOKEN", "ghp_BADCREDtoken11111111111111111111111111,ghp_GOODtoken2222222222222222222222222222")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    assert!(stderr.contains("GitHub refused token #1 of 2 (401 Unauthorized: Bad credentials)"), "{stderr}");
+    assert!(!stderr.contains("BADCRED") && !stderr.contains("GOODtoken"), "{stderr}");
+    assert_eq!(candidates(&out).len(), 40);
+
+    let out = tmp.path().join("refused.jsonl");
+    let o = mine_cmd(server.url(), &out)
+        .env("GITHUB_TOKEN", "ghp_BADCREDtoken11111111111111111111111111,ghp_BADCREDtoken2222222222222222222222222")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("GitHub refused every token: token #1 of 2 (401"), "{stderr}");
+    assert!(stderr.contains("token #2 of 2 (401 Unauthorized: Bad credentials)"), "{stderr}");
+    assert!(!stderr.contains("BADCRED"), "{stderr}");
+}

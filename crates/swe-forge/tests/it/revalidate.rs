@@ -231,6 +231,31 @@ fn our_validated_fixture_records_agree_with_a_revalidation() {
     assert!(md.contains("**2 of 2 compared instances agree exactly**"), "{md}");
     assert!(md.contains("| repo `forge-fixtures/gostack` |"), "{md}");
 
+    // Started again, the run resumes from its state store and runs nothing; an output folder
+    // from before the store (revalidated.jsonl only) is taken over the same way.
+    let out = tmp.path().join("default");
+    let again = |what: &str| {
+        let o = swe_forge(&[
+            "revalidate",
+            "--records",
+            validated.to_str().unwrap(),
+            "--repos",
+            repos.to_str().unwrap(),
+            "--profile",
+            "default",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{what}: {}", text(&o));
+        assert!(text(&o).contains("resuming: 3 of 3 instances already re-validated"), "{what}: {}", text(&o));
+        assert_eq!(std::fs::read_to_string(out.join("agreement.md")).unwrap(), md, "{what}");
+    };
+    again("from the store");
+    std::fs::remove_file(out.join("state.sqlite")).unwrap();
+    let _ = std::fs::remove_file(out.join("state.sqlite-wal"));
+    let _ = std::fs::remove_file(out.join("state.sqlite-shm"));
+    again("from revalidated.jsonl");
+
     // The same Go instance as Multi-SWE-bench would have published it: bare test names.
     let go_msb = {
         let mut v: Value = serde_json::from_str(all.lines().next().unwrap()).unwrap();

@@ -235,3 +235,80 @@ fn review_page_in_chromium_then_curate_carries_the_decisions() {
     assert_eq!(kept.len(), 4000 - 1, "accepted minus the dropped one");
     assert!(!kept.iter().any(|r| r.instance_id == go[1].instance_id));
 }
+
+/// The dataset rewritten while the server runs: it is indexed again, every id still serves its
+/// own record, and a review of the record as it was is refused with 409, nothing saved.
+#[test]
+fn a_dataset_changed_while_served_is_indexed_again_and_a_stale_review_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dataset = tmp.path().join("validated.jsonl");
+    let store = tmp.path().join("state.sqlite");
+    let mut records = generate(&dataset, 20);
+    let server = Server::start(&dataset, &store);
+    let open = |id: &str| -> Value {
+        let (status, body) = server.request("GET", &format!("/api/instance?id={id}"), &[], "");
+        assert_eq!(status, 200, "{body}");
+        serde_json::from_str(&body).unwrap()
+    };
+    let (a, b) = (records[3].instance_id.clone(), records[5].instance_id.clone());
+    let (a_before, b_before) = (open(&a), open(&b));
+
+    // Rewritten in place: the first record gone (every offset moves), a's title changed.
+    records.remove(0);
+    records.iter_mut().find(|r| r.instance_id == a).unwrap().title = "a title changed after review began".into();
+    let mut text = Vec::new();
+    swe_forge_core::write_jsonl(&mut text, &records).unwrap();
+    std::fs::write(&dataset, text).unwrap();
+
+    let b_after = open(&b);
+    assert_eq!(b_after["record"]["instance_id"], b.as_str(), "another record served under {b}");
+    assert_eq!(b_after["digest"], b_before["digest"], "b did not change");
+    let a_after = open(&a);
+    assert_eq!(a_after["record"]["title"], "a title changed after review began");
+    assert_ne!(a_after["digest"], a_before["digest"]);
+    let (_, meta) = server.request("GET", "/api/meta", &[], "");
+    assert_eq!(serde_json::from_str::<Value>(&meta).unwrap()["total"], 19);
+
+    let post = |id: &str, digest: &Value| {
+        let body = format!(
+            r#"{{"id":"{id}","record_digest":{digest},"severe_problem":false,"issue_clarity":3,"test_adequacy":3}}"#
+        );
+        server.request("POST", "/api/review", &[("Content-Type", "application/json")], &body)
+    };
+    let (status, body) = post(&a, &a_before["digest"]);
+    assert_eq!(status, 409, "{body}");
+    assert!(body.contains("changed") && body.contains("nothing was saved"), "{body}");
+    assert!(open(&a)["review"].is_null(), "the stale review was saved");
+    let (status, body) = post(&b, &b_before["digest"]);
+    assert_eq!(status, 200, "{body}");
+    let (status, body) = post(&a, &a_after["digest"]);
+    assert_eq!(status, 200, "{body}");
+    // An instance gone from the dataset since it was opened.
+    let gone = open(&records[0].instance_id);
+    records.remove(0);
+    let mut text = Vec::new();
+    swe_forge_core::write_jsonl(&mut text, &records).unwrap();
+    std::fs::write(&dataset, text).unwrap();
+    let (status, body) = post(gone["id"].as_str().unwrap(), &gone["digest"]);
+    assert_eq!(status, 409, "{body}");
+    assert!(body.contains("no longer in"), "{body}");
+}
+
+/// A hundred clients that connect and say nothing: the server's threads stay few (no thread per
+/// connection) and it still answers once they go away.
+#[test]
+fn many_idle_connections_do_not_grow_the_servers_threads() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dataset = tmp.path().join("validated.jsonl");
+    generate(&dataset, 10);
+    let server = Server::start(&dataset, &tmp.path().join("state.sqlite"));
+    let threads = || std::fs::read_dir(format!("/proc/{}/task", server.child.id())).unwrap().count();
+    let before = threads();
+    let idle: Vec<TcpStream> = (0..100).map(|_| TcpStream::connect(("127.0.0.1", server.port)).unwrap()).collect();
+    std::thread::sleep(Duration::from_millis(500));
+    let during = threads();
+    assert!(during <= before + 4 && during < 24, "{before} threads before, {during} with 100 idle connections");
+    drop(idle);
+    let (status, body) = server.request("GET", "/api/meta", &[], "");
+    assert_eq!(status, 200, "{body}");
+}

@@ -1,5 +1,5 @@
-//! The validation engine under stress on the real engine: flaky tests, a process killed at
-//! several points, a fork bomb, a memory hog, hostile patches and a huge log.
+//! The validation engine under stress on the real engine: flaky tests, a 20-instance run killed
+//! ten times (the chaos test), a fork bomb, a memory hog, hostile patches and a huge log.
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -41,65 +41,126 @@ fn reruns_expose_a_flaky_test_and_leave_it_out_of_the_categories() {
     assert!(meta.runs.iter().all(|r| r.command_ms.is_some()));
 }
 
+/// 20 instances: fixtures of three languages (four rejected for four reasons: pass_to_fail, a test
+/// patch and a fix patch that do not apply, no fixed tests), plus copies of Go fixtures under
+/// other PR numbers: 10 accepted.
+fn twenty(dir: &std::path::Path) -> std::path::PathBuf {
+    let fixtures = read_records(&crate::support::root().join("data/fixtures/instances.jsonl"));
+    let pick =
+        ["gostack-1", "gostack-2", "gostack-3", "gostack-4", "gostack-5", "gostack-6", "cstr-9", "jsduration-12"];
+    let mut out: Vec<Instance> = pick.iter().map(|p| get(&fixtures, &format!("forge-fixtures__{p}")).clone()).collect();
+    for (i, p) in ["gostack-1", "gostack-2", "gostack-4", "gostack-6"].iter().cycle().take(12).enumerate() {
+        let mut copy = get(&fixtures, &format!("forge-fixtures__{p}")).clone();
+        copy.number += 100 * (i as u64 / 4 + 1);
+        copy.instance_id = format!("{}__{}-{}", copy.org, copy.repo, copy.number);
+        out.push(copy);
+    }
+    assert_eq!(out.len(), 20);
+    let path = dir.join("twenty.jsonl");
+    swe_forge_core::write_jsonl(std::fs::File::create(&path).unwrap(), &out).unwrap();
+    path
+}
+
+/// The chaos test: a 20-instance validation killed at pseudo-random points ten times, with
+/// SIGKILL and SIGINT in turn, then started again until it finishes, gives the same dataset as
+/// an uninterrupted run, each instance once with one set of runs, and no container of the
+/// killed runs is left (each start removes what killed runs of the same work left).
 #[test]
-fn a_killed_validation_resumes_to_the_same_dataset() {
-    let ids = [
-        "forge-fixtures__gostack-1",
-        "forge-fixtures__gostack-2",
-        "forge-fixtures__gostack-4",
-        "forge-fixtures__gostack-6",
-    ];
+fn a_validation_killed_ten_times_resumes_to_the_same_dataset() {
+    let validate = |dir: &std::path::Path, records: &std::path::Path| -> Vec<String> {
+        let p = pipeline_in(dir, "");
+        [
+            "validate",
+            "--records",
+            records.to_str().unwrap(),
+            "--out",
+            dir.join("out/validated.jsonl").to_str().unwrap(),
+            "--pipeline",
+            p.to_str().unwrap(),
+            "--repos",
+            dir.join("repos").to_str().unwrap(),
+            "--jobs",
+            "2",
+        ]
+        .map(str::to_owned)
+        .to_vec()
+    };
     // Reference: one uninterrupted run.
     let reference = tempfile::tempdir().unwrap();
-    let p = pipeline_in(reference.path(), &only(&ids));
-    let out = swe_forge(&["run", p.to_str().unwrap(), "--jobs", "1"]);
+    let records = twenty(reference.path());
+    let args = validate(reference.path(), &records);
+    let out = swe_forge(&args.iter().map(String::as_str).collect::<Vec<_>>());
     assert!(out.status.success(), "{}", text(&out));
     let expected = read_records(&reference.path().join("out/validated.jsonl"));
+    assert_eq!(expected.iter().filter(|r| r.status() == ValidationStatus::Accepted).count(), 10);
 
-    // The same work, killed with SIGKILL at several points, then restarted until it finishes.
     let tmp = tempfile::tempdir().unwrap();
-    let p = pipeline_in(tmp.path(), &only(&ids));
+    let records = twenty(tmp.path());
+    let args = validate(tmp.path(), &records);
+    let seed = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64;
+    let mut state = seed | 1;
+    let mut history = Vec::new();
     let mut killed = Vec::new();
-    for delay_ms in [700u64, 1500, 2500, 4000] {
+    for round in 0..10 {
+        // xorshift: a kill point between 0.3 and 6 s after the start.
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        let delay = Duration::from_millis(300 + state % 5700);
+        let signal = if round % 2 == 0 { "KILL" } else { "INT" };
         let mut child = Command::new(env!("CARGO_BIN_EXE_swe-forge"))
-            .args(["run", p.to_str().unwrap(), "--jobs", "1"])
+            .args(&args)
             .env("SWE_FORGE_NO_PROGRESS", "1")
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        std::thread::sleep(Duration::from_millis(delay_ms));
+        std::thread::sleep(delay);
         killed.push(child.id());
-        let _ = child.kill();
-        let _ = child.wait();
+        let _ = Command::new("kill").args([&format!("-{signal}"), &child.id().to_string()]).output();
+        let started = Instant::now();
+        let code = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status.code();
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(120),
+                "seed {seed}: round {round} did not stop on SIG{signal}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        if signal == "INT" {
+            assert!(matches!(code, Some(130) | Some(0)), "seed {seed}: round {round} exited {code:?} on SIGINT");
+        }
+        history.push(format!("round {round}: SIG{signal} after {delay:?}, exit {code:?}"));
     }
-    let out = swe_forge(&["run", p.to_str().unwrap(), "--jobs", "1"]);
-    // SIGKILL leaves the killed runs' containers; `images cleanup` removes those of dead runs.
-    let cleanup = swe_forge(&["images", "cleanup"]);
-    assert!(cleanup.status.success(), "{}", text(&cleanup));
+    let out = swe_forge(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    let context = format!("seed {seed}\n{}\n{}", history.join("\n"), text(&out));
+    assert!(out.status.success(), "{context}");
     let ps = Command::new("docker")
         .args(["ps", "-a", "--filter", "label=dev.swe-forge.run", "--format", "{{.Label \"dev.swe-forge.run\"}}"])
         .output()
         .unwrap();
     let left = String::from_utf8_lossy(&ps.stdout).into_owned();
-    assert!(!left.lines().any(|l| killed.iter().any(|pid| l.starts_with(&format!("{pid}-")))), "{left}");
-    assert!(out.status.success(), "{}", text(&out));
+    let ours: Vec<&str> = left.lines().filter(|l| killed.iter().any(|pid| l.starts_with(&format!("{pid}-")))).collect();
+    assert!(ours.is_empty(), "containers of killed runs left: {ours:?}\n{context}");
     let got = read_records(&tmp.path().join("out/validated.jsonl"));
-    assert_eq!(got.len(), ids.len(), "nothing lost, nothing duplicated");
+    assert_eq!(got.len(), expected.len(), "nothing lost, nothing duplicated\n{context}");
     for (a, b) in expected.iter().zip(&got) {
-        assert_eq!(a.instance_id, b.instance_id);
-        assert_eq!(a.status(), b.status(), "{}", a.instance_id);
-        assert_eq!(a.f2p_tests, b.f2p_tests, "{}", a.instance_id);
-        assert_eq!(a.p2p_tests, b.p2p_tests, "{}", a.instance_id);
-        assert_eq!(reasons(a), reasons(b), "{}", a.instance_id);
+        assert_eq!(a.instance_id, b.instance_id, "{context}");
+        assert_eq!(a.status(), b.status(), "{}\n{context}", a.instance_id);
+        assert_eq!(a.f2p_tests, b.f2p_tests, "{}\n{context}", a.instance_id);
+        assert_eq!(a.p2p_tests, b.p2p_tests, "{}\n{context}", a.instance_id);
+        assert_eq!(a.fixed_tests, b.fixed_tests, "{}\n{context}", a.instance_id);
+        assert_eq!(reasons(a), reasons(b), "{}\n{context}", a.instance_id);
     }
     // The store holds each instance once, with exactly one set of runs.
     let store = swe_forge_store::Store::open(&tmp.path().join("work/state.sqlite")).unwrap();
     let validated = store.validated().unwrap();
-    assert_eq!(validated.len(), ids.len());
+    assert_eq!(validated.len(), 20);
     for r in &validated {
         if r.status() == ValidationStatus::Accepted {
-            assert_eq!(store.run_count(&r.instance_id).unwrap(), 3, "{}", r.instance_id);
+            assert_eq!(store.run_count(&r.instance_id).unwrap(), 3, "{}\n{context}", r.instance_id);
         }
     }
 }

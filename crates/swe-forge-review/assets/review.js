@@ -17,6 +17,7 @@ const state = {
   id: null,
   answers: null,    // answers shown in the form
   saved: null,      // the latest saved review of the open instance
+  digest: null,     // the digest of the open record: a save names it, and the server refuses it when the record changed
   drafts: new Map(),
   active: 0,        // highlighted question
 };
@@ -155,6 +156,7 @@ async function openById(id) {
   const d = await api("/api/instance?id=" + encodeURIComponent(id));
   if (ticket !== opening) return; // a later j/k won
   state.id = id;
+  state.digest = d.digest;
   state.saved = d.review;
   state.answers = state.drafts.get(id) || answersOf(d.review);
   state.active = firstUnanswered();
@@ -315,6 +317,7 @@ async function save() {
   }
   const body = {
     id: state.id,
+    record_digest: state.digest,
     reviewer: $("reviewer").value.trim(),
     severe_problem: a.severe_problem === 1,
     issue_clarity: a.issue_clarity,

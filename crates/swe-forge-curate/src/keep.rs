@@ -1,10 +1,9 @@
-//! The review questionnaire and its keep rule, and the review page's server (`server`).
+//! The review questionnaire's keep rule and the record's form of a stored review (the review
+//! page itself is `swe-forge-review`).
 //!
 //! The questions follow Multi-SWE-bench's annotation sheets (themselves modelled on SWE-bench
 //! Verified): a severe problem not covered by the other questions (yes/no), issue clarity (0-3),
 //! test adequacy (0-3), time to fix (<15 min, 15 min-1 h, 1-4 h, >4 h), and free notes.
-
-pub mod server;
 
 use serde::{Deserialize, Serialize};
 use swe_forge_core::{Review, TimeToFix};

@@ -1,0 +1,24 @@
+//! Files as every swe-forge command writes and reads them.
+//!
+//! - [`Output`]: the one writer of output files. A regular file (or a new one) is written to an
+//!   unpredictable temporary file created with `O_EXCL` in its folder and renamed over it, so a
+//!   reader or a crash sees the old file or the complete new one; a symlink is never replaced
+//!   (its target is written, atomically when the target is a regular file); devices, FIFOs and
+//!   `-` (stdout) are written through. [`Batch`] renames the outputs of one run together;
+//!   [`remove_pending_temps`] is what a signal handler calls.
+//! - [`read_tree`] and [`read_capped`]: result folders and logs read without following symlinks
+//!   out of the tree or into loops, without blocking on FIFOs, and with at most [`READ_CAP`]
+//!   bytes of each file in memory (head and tail kept).
+//!
+//! Knows nothing of records or formats.
+
+mod error;
+mod output;
+mod tree;
+
+pub use error::OutputError;
+pub use output::{Batch, Output, remove_pending_temps};
+pub use tree::{Capped, READ_CAP, Skipped, Tree, read_capped, read_tree};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,292 @@
+//! The one writer of output files.
+//!
+//! Where the bytes go depends on what the path names, decided when the output is created:
+//!
+//! - `-`: stdout.
+//! - A device, FIFO or socket (after following symlinks): written through, never replaced, so
+//!   `--out /dev/null` or a FIFO works and root never turns `/dev/null` into a regular file.
+//! - A regular file reached through `/dev` or `/proc` (`/dev/stdout` redirected to a file):
+//!   appended through the link, as a shell would.
+//! - Anything else (a regular file, a new file, or a symlink to either): an unpredictable
+//!   temporary file `.<name>.XXXXXX.tmp` created with `O_EXCL` next to the real destination
+//!   (the symlink's final target, never the symlink), flushed, synced and renamed over it. The
+//!   symlink stays a symlink; the file keeps the mode of the one it replaces.
+//!
+//! Temporary files are removed when an output is dropped without being committed (an error),
+//! and by [`remove_pending_temps`], which the binary calls on SIGINT and SIGTERM. A [`Batch`]
+//! keeps the outputs committed on its thread and renames them all at the end, under the lock
+//! that [`remove_pending_temps`] takes: a signal sees either none or all of them renamed.
+
+use std::cell::RefCell;
+use std::collections::BTreeSet;
+use std::fs::{File, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, MutexGuard};
+
+use tempfile::NamedTempFile;
+
+use crate::OutputError;
+
+/// Temporary files of outputs not renamed into place yet, in the whole process.
+static PENDING: Mutex<BTreeSet<PathBuf>> = Mutex::new(BTreeSet::new());
+/// Set once [`remove_pending_temps`] ran: no new temporary file is made after it.
+static CLOSED: AtomicBool = AtomicBool::new(false);
+
+fn pending() -> MutexGuard<'static, BTreeSet<PathBuf>> {
+    PENDING.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Removes every temporary file of an output not committed yet and refuses new ones; for a
+/// signal handler about to exit. Waits for a [`Batch`] being renamed to finish. Returns how many
+/// files it removed.
+pub fn remove_pending_temps() -> usize {
+    let mut set = pending();
+    CLOSED.store(true, Ordering::SeqCst);
+    std::mem::take(&mut *set).into_iter().filter(|p| std::fs::remove_file(p).is_ok()).count()
+}
+
+/// An output file being written; see the module docs for where its bytes go. Nothing is in
+/// place until [`Output::commit`].
+pub struct Output {
+    path: PathBuf,
+    target: Target,
+}
+
+enum Target {
+    Stdout(io::Stdout),
+    Through(File),
+    Temp(Temp),
+}
+
+/// A temporary file and the path it is renamed to; forgotten by the registry when dropped.
+struct Temp {
+    file: Option<NamedTempFile>,
+    dest: PathBuf,
+}
+
+impl Drop for Temp {
+    fn drop(&mut self) {
+        if let Some(file) = self.file.take() {
+            pending().remove(file.path());
+            // NamedTempFile's own drop removes the file.
+        }
+    }
+}
+
+impl Output {
+    /// Prepares the output `path` (see the module docs). Creates no file at `path` itself.
+    pub fn create(path: impl AsRef<Path>) -> Result<Output, OutputError> {
+        let path = path.as_ref();
+        let err = |action| move |source| OutputError { action, path: path.to_owned(), source };
+        if path.as_os_str() == "-" {
+            return Ok(Output { path: path.to_owned(), target: Target::Stdout(io::stdout()) });
+        }
+        let target = match std::fs::metadata(path) {
+            Ok(m) if m.is_dir() => {
+                return Err(err("writing")(io::Error::new(io::ErrorKind::IsADirectory, "a folder, not a file")));
+            }
+            Ok(m) if !m.is_file() => {
+                Target::Through(OpenOptions::new().write(true).open(path).map_err(err("opening"))?)
+            }
+            Ok(m) => {
+                let dest = if is_symlink(path) {
+                    std::fs::canonicalize(path).map_err(err("resolving"))?
+                } else {
+                    path.to_owned()
+                };
+                if dest.starts_with("/proc") || dest.starts_with("/dev") {
+                    Target::Through(OpenOptions::new().append(true).open(path).map_err(err("opening"))?)
+                } else {
+                    Target::Temp(temp_for(&dest, Some(m.permissions())).map_err(err("creating a temporary file for"))?)
+                }
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                let dest =
+                    if is_symlink(path) { link_target(path).map_err(err("resolving"))? } else { path.to_owned() };
+                Target::Temp(temp_for(&dest, None).map_err(err("creating a temporary file for"))?)
+            }
+            Err(e) => return Err(err("reading")(e)),
+        };
+        Ok(Output { path: path.to_owned(), target })
+    }
+
+    /// The path given to [`Output::create`].
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Puts the output in place: flushes it and, for a temporary file, syncs and renames it over
+    /// the destination. Inside a [`Batch`] the rename waits for [`Batch::commit`].
+    pub fn commit(mut self) -> Result<(), OutputError> {
+        self.flush_and_sync()?;
+        let batched = BATCH.with(|b| match b.borrow_mut().as_mut() {
+            Some(outputs) => {
+                outputs.push(self);
+                None
+            }
+            None => Some(self),
+        });
+        match batched {
+            Some(one) => rename_all(vec![one]),
+            None => Ok(()),
+        }
+    }
+
+    fn flush_and_sync(&mut self) -> Result<(), OutputError> {
+        let path = self.path.clone();
+        let err = |action| move |source| OutputError { action, path, source };
+        match &mut self.target {
+            Target::Stdout(s) => s.flush().map_err(err("writing")),
+            // Devices and FIFOs cannot be synced; what was written is theirs.
+            Target::Through(f) => f.flush().map_err(err("writing")),
+            Target::Temp(t) => {
+                let file = t.file.as_mut().expect("a temporary file until renamed");
+                file.flush().and_then(|()| file.as_file().sync_all()).map_err(err("writing"))
+            }
+        }
+    }
+}
+
+impl Write for Output {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match &mut self.target {
+            Target::Stdout(s) => s.write(buf),
+            Target::Through(f) => f.write(buf),
+            Target::Temp(t) => t.file.as_mut().expect("a temporary file until renamed").write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match &mut self.target {
+            Target::Stdout(s) => s.flush(),
+            Target::Through(f) => f.flush(),
+            Target::Temp(t) => t.file.as_mut().expect("a temporary file until renamed").flush(),
+        }
+    }
+}
+
+thread_local! {
+    static BATCH: RefCell<Option<Vec<Output>>> = const { RefCell::new(None) };
+}
+
+/// The outputs of one run, renamed into place together: between [`Batch::begin`] and
+/// [`Batch::commit`], [`Output::commit`] on this thread writes and syncs its temporary file but
+/// leaves the rename to [`Batch::commit`], which renames them all in a row while holding the
+/// lock [`remove_pending_temps`] takes. A batch dropped without commit (an error) removes every
+/// temporary file: the previous outputs all stay. One batch per thread at a time.
+pub struct Batch {
+    /// A batch belongs to the thread that began it.
+    _thread: std::marker::PhantomData<*const ()>,
+}
+
+impl Batch {
+    /// Starts collecting this thread's committed outputs.
+    pub fn begin() -> Batch {
+        BATCH.with(|b| *b.borrow_mut() = Some(Vec::new()));
+        Batch { _thread: std::marker::PhantomData }
+    }
+
+    /// Renames every collected output into place.
+    pub fn commit(self) -> Result<(), OutputError> {
+        let outputs = BATCH.with(|b| b.borrow_mut().take()).unwrap_or_default();
+        rename_all(outputs)
+    }
+}
+
+impl Drop for Batch {
+    fn drop(&mut self) {
+        let outputs = BATCH.with(|b| b.borrow_mut().take());
+        drop(outputs);
+    }
+}
+
+/// Renames the temporary files of `outputs` over their destinations, one after the other,
+/// holding the registry's lock, then syncs their folders.
+fn rename_all(outputs: Vec<Output>) -> Result<(), OutputError> {
+    let mut renames: Vec<(PathBuf, NamedTempFile, PathBuf)> = Vec::new();
+    for o in outputs {
+        if let Target::Temp(mut t) = o.target {
+            let file = t.file.take().expect("a temporary file until renamed");
+            renames.push((o.path, file, t.dest.clone()));
+        }
+    }
+    let mut dirs: BTreeSet<PathBuf> = BTreeSet::new();
+    {
+        let mut set = pending();
+        let mut result = Ok(());
+        for (path, file, dest) in renames {
+            set.remove(file.path());
+            if result.is_err() {
+                continue; // dropped: removed
+            }
+            match file.persist(&dest) {
+                Ok(_) => {
+                    dirs.insert(parent(&dest).to_owned());
+                }
+                Err(e) => result = Err(OutputError { action: "renaming into place", path, source: e.error }),
+            }
+        }
+        result?;
+    }
+    // Make the renames durable; best effort, folders cannot be opened everywhere.
+    for d in dirs {
+        if let Ok(f) = File::open(&d) {
+            let _ = f.sync_all();
+        }
+    }
+    Ok(())
+}
+
+fn is_symlink(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+}
+
+/// The path a dangling symlink leads to, following a chain of links (at most 40, as the kernel).
+fn link_target(path: &Path) -> io::Result<PathBuf> {
+    let mut current = path.to_owned();
+    for _ in 0..40 {
+        match std::fs::read_link(&current) {
+            Ok(next) => current = parent(&current).join(next),
+            Err(e) if e.kind() == io::ErrorKind::InvalidInput || e.kind() == io::ErrorKind::NotFound => {
+                return Ok(current);
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Err(io::Error::other("too many levels of symbolic links"))
+}
+
+fn parent(path: &Path) -> &Path {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
+}
+
+/// A registered temporary file next to `dest`, with `dest`'s mode when it exists (0666 less
+/// the umask otherwise).
+fn temp_for(dest: &Path, permissions: Option<std::fs::Permissions>) -> io::Result<Temp> {
+    let prefix = match dest.file_name() {
+        Some(name) => format!(".{}.", name.to_string_lossy()),
+        None => ".swe-forge-output.".to_owned(),
+    };
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix).suffix(".tmp");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        // tempfile creates files 0600; the final file should get the usual mode.
+        builder.permissions(permissions.unwrap_or_else(|| std::fs::Permissions::from_mode(0o666)));
+    }
+    #[cfg(not(unix))]
+    let _ = permissions;
+    let mut set = pending();
+    if CLOSED.load(Ordering::SeqCst) {
+        return Err(io::Error::new(io::ErrorKind::Interrupted, "stopping: no new output files"));
+    }
+    let file = builder.tempfile_in(parent(dest))?;
+    set.insert(file.path().to_owned());
+    Ok(Temp { file: Some(file), dest: dest.to_owned() })
+}

@@ -1,0 +1,177 @@
+//! Outputs and tree reads against real files, symlinks, FIFOs and devices.
+
+use std::io::{Read, Write};
+use std::os::unix::fs::{FileTypeExt, PermissionsExt, symlink};
+use std::path::Path;
+use std::process::Command;
+
+use crate::{Batch, Output, READ_CAP, read_capped, read_tree};
+
+fn write(path: &Path, text: &str) -> Result<(), crate::OutputError> {
+    let mut out = Output::create(path)?;
+    out.write_all(text.as_bytes()).unwrap();
+    out.commit()
+}
+
+fn names(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> =
+        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    v.sort();
+    v
+}
+
+fn mkfifo(path: &Path) {
+    assert!(Command::new("mkfifo").arg(path).status().unwrap().success());
+}
+
+#[test]
+fn a_file_is_replaced_whole_and_keeps_its_mode() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("out.jsonl");
+    write(&p, "new file\n").unwrap();
+    assert_eq!(std::fs::read_to_string(&p).unwrap(), "new file\n");
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o640)).unwrap();
+    write(&p, "second\n").unwrap();
+    assert_eq!(std::fs::read_to_string(&p).unwrap(), "second\n");
+    assert_eq!(std::fs::metadata(&p).unwrap().permissions().mode() & 0o777, 0o640);
+    assert_eq!(names(dir.path()), ["out.jsonl"], "no temporary file left");
+}
+
+#[test]
+fn an_output_dropped_before_commit_leaves_the_old_file_and_no_temporary_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("out.jsonl");
+    std::fs::write(&p, "old\n").unwrap();
+    let mut out = Output::create(&p).unwrap();
+    out.write_all(b"half of the ne").unwrap();
+    assert_eq!(names(dir.path()).len(), 2, "the temporary file exists while writing");
+    let tmp = names(dir.path()).into_iter().find(|n| n != "out.jsonl").unwrap();
+    assert!(
+        tmp.starts_with(".out.jsonl.") && tmp.ends_with(".tmp") && tmp.len() > ".out.jsonl..tmp".len() + 4,
+        "{tmp}"
+    );
+    drop(out);
+    assert_eq!(std::fs::read_to_string(&p).unwrap(), "old\n");
+    assert_eq!(names(dir.path()), ["out.jsonl"]);
+}
+
+#[test]
+fn a_symlink_stays_a_symlink_and_its_target_is_replaced() {
+    let dir = tempfile::tempdir().unwrap();
+    let real = dir.path().join("real");
+    std::fs::create_dir(&real).unwrap();
+    std::fs::write(real.join("data.jsonl"), "old\n").unwrap();
+    let link = dir.path().join("link.jsonl");
+    symlink("real/data.jsonl", &link).unwrap();
+    write(&link, "new\n").unwrap();
+    assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+    assert_eq!(std::fs::read_link(&link).unwrap(), Path::new("real/data.jsonl"));
+    assert_eq!(std::fs::read_to_string(real.join("data.jsonl")).unwrap(), "new\n");
+    assert_eq!(names(&real), ["data.jsonl"], "the temporary file was made next to the target");
+    // A dangling symlink: its target is created, the link kept.
+    let dangling = dir.path().join("dangling.jsonl");
+    symlink("real/later.jsonl", &dangling).unwrap();
+    write(&dangling, "created\n").unwrap();
+    assert!(std::fs::symlink_metadata(&dangling).unwrap().file_type().is_symlink());
+    assert_eq!(std::fs::read_to_string(real.join("later.jsonl")).unwrap(), "created\n");
+}
+
+#[test]
+fn a_fifo_and_a_device_are_written_through() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("pipe");
+    mkfifo(&fifo);
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || {
+            let mut s = String::new();
+            std::fs::File::open(fifo).unwrap().read_to_string(&mut s).unwrap();
+            s
+        })
+    };
+    write(&fifo, "through the pipe\n").unwrap();
+    assert_eq!(reader.join().unwrap(), "through the pipe\n");
+    assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo(), "still a FIFO");
+    assert_eq!(names(dir.path()), ["pipe"]);
+    // /dev/null stays a device, even for root; and through a symlink to it.
+    write(Path::new("/dev/null"), "nothing\n").unwrap();
+    assert!(std::fs::metadata("/dev/null").unwrap().file_type().is_char_device());
+    let link = dir.path().join("null");
+    symlink("/dev/null", &link).unwrap();
+    write(&link, "nothing\n").unwrap();
+    assert_eq!(std::fs::read_link(&link).unwrap(), Path::new("/dev/null"));
+}
+
+#[test]
+fn a_batch_renames_all_its_outputs_or_none() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a.jsonl"), dir.path().join("b.parquet"));
+    std::fs::write(&a, "old a").unwrap();
+    std::fs::write(&b, "old b").unwrap();
+    {
+        let _batch = Batch::begin();
+        write(&a, "new a").unwrap();
+        assert_eq!(std::fs::read_to_string(&a).unwrap(), "old a", "not renamed before the batch commits");
+        // The second output fails (its folder is a file): the batch is dropped.
+        assert!(write(&a.join("x"), "never").is_err());
+    }
+    assert_eq!(std::fs::read_to_string(&a).unwrap(), "old a");
+    assert_eq!(std::fs::read_to_string(&b).unwrap(), "old b");
+    assert_eq!(names(dir.path()), ["a.jsonl", "b.parquet"]);
+    let batch = Batch::begin();
+    write(&a, "new a").unwrap();
+    write(&b, "new b").unwrap();
+    assert_eq!(std::fs::read_to_string(&b).unwrap(), "old b");
+    batch.commit().unwrap();
+    assert_eq!(std::fs::read_to_string(&a).unwrap(), "new a");
+    assert_eq!(std::fs::read_to_string(&b).unwrap(), "new b");
+    assert_eq!(names(dir.path()), ["a.jsonl", "b.parquet"]);
+}
+
+#[test]
+fn a_tree_read_skips_what_is_not_a_file_of_the_tree() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("results");
+    std::fs::create_dir_all(root.join("sub")).unwrap();
+    std::fs::write(root.join("sub/a.xml"), "a").unwrap();
+    std::fs::write(dir.path().join("outside.xml"), "outside").unwrap();
+    symlink("/dev/zero", root.join("zero.xml")).unwrap();
+    symlink("../outside.xml", root.join("out.xml")).unwrap();
+    symlink("sub/a.xml", root.join("inside.xml")).unwrap();
+    symlink("..", root.join("sub/loop")).unwrap();
+    symlink(dir.path(), root.join("up")).unwrap();
+    mkfifo(&root.join("fifo.xml"));
+    let tree = read_tree(&root, READ_CAP).unwrap();
+    let files: Vec<(&str, &[u8])> = tree.files.iter().map(|(p, b)| (p.as_str(), b.as_slice())).collect();
+    assert_eq!(files, [("inside.xml", b"a".as_slice()), ("sub/a.xml", b"a")]);
+    let skipped: Vec<String> = tree.skipped.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        skipped,
+        [
+            "fifo.xml: not a regular file",
+            "out.xml: symlink out of the tree",
+            "sub/loop: folder already read (symlink loop)",
+            "up: symlink out of the tree",
+            "zero.xml: symlink out of the tree",
+        ]
+    );
+    assert_eq!(read_tree(&dir.path().join("absent"), READ_CAP).unwrap(), Default::default());
+}
+
+#[test]
+fn reads_keep_head_and_tail_and_stop_on_endless_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("big.log");
+    std::fs::write(&p, format!("{}{}", "h".repeat(1000), "t".repeat(1000))).unwrap();
+    let c = read_capped(&p, 100).unwrap();
+    assert!(c.truncated);
+    assert_eq!(c.total, 2000);
+    let text = String::from_utf8(c.bytes).unwrap();
+    assert_eq!(text, format!("{}\n[swe-forge: 1900 bytes dropped here]\n{}", "h".repeat(50), "t".repeat(50)));
+    let c = read_capped(Path::new("/dev/zero"), 1000).unwrap();
+    assert!(c.truncated);
+    assert!(c.bytes.len() < 1100);
+    let c = read_capped(&p, 5000).unwrap();
+    assert!(!c.truncated);
+    assert_eq!(c.bytes.len(), 2000);
+}

@@ -1,0 +1,16 @@
+//! The review page: a loopback HTTP server (hyper on tokio) that serves a dataset to people who
+//! review its instances, and appends their reviews to the state store (`swe-forge-store`).
+//!
+//! `server` owns the connections (bound to 127.0.0.1, a bounded number at a time, each with a
+//! deadline); `api` the routes and the checks of origin; `index` the summary and byte range of
+//! every record, so a page of thousands of instances stays fast. The questionnaire's keep rule
+//! is `swe_forge_curate::KeepRule`. This crate never prints and never talks to Docker, git or
+//! any address but the loopback one it listens on.
+
+mod api;
+mod error;
+mod index;
+mod server;
+
+pub use error::ReviewError;
+pub use server::{Limits, ReviewServer, ServerOptions};

@@ -1,0 +1,98 @@
+//! The connection bounds, on an in-process server with short limits: a client that sends its
+//! request a byte at a time is cut off, and connections beyond the bound wait for a free slot.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+use super::*;
+
+fn server(limits: Limits) -> (tempfile::TempDir, SocketAddr) {
+    let tmp = tempfile::tempdir().unwrap();
+    let options = ServerOptions {
+        dataset: PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/devset/instances.jsonl")),
+        work_dir: None,
+        store: tmp.path().join("state.sqlite"),
+        reviewer: "alice".into(),
+        keep_rule: KeepRule::default(),
+        port: 0,
+        heuristic: Heuristic::CALIBRATED,
+        limits,
+    };
+    let server = ReviewServer::bind(options).unwrap();
+    let addr = server.local_addr();
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+        runtime.block_on(server.serve()).unwrap();
+    });
+    (tmp, addr)
+}
+
+fn get_meta(addr: SocketAddr) -> (Duration, String) {
+    let started = Instant::now();
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    write!(s, "GET /api/meta HTTP/1.1\r\nHost: {addr}\r\n\r\n").unwrap();
+    let mut out = String::new();
+    s.read_to_string(&mut out).unwrap();
+    (started.elapsed(), out)
+}
+
+/// Whether the server closed `s` within `within` (reads until EOF or error).
+fn closed_within(s: &mut TcpStream, within: Duration) -> bool {
+    s.set_read_timeout(Some(within)).unwrap();
+    let mut buf = [0; 1024];
+    loop {
+        match s.read(&mut buf) {
+            Ok(0) => return true,
+            Ok(_) => continue,
+            Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => {
+                return false;
+            }
+            Err(_) => return true,
+        }
+    }
+}
+
+#[test]
+fn a_client_that_trickles_its_request_is_cut_off() {
+    let limits =
+        Limits { connections: 4, header_timeout: Duration::from_secs(1), connection_timeout: Duration::from_secs(2) };
+    let (_tmp, addr) = server(limits);
+    let mut slow = TcpStream::connect(addr).unwrap();
+    let started = Instant::now();
+    // One byte every 100 ms: each read succeeds, the request never completes.
+    let trickle = format!("GET /api/meta HTTP/1.1\r\nHost: {addr}\r\nX-Slow: {}", "a".repeat(200));
+    let mut cut = false;
+    for b in trickle.bytes() {
+        if slow.write_all(&[b]).is_err() || closed_within(&mut slow, Duration::from_millis(100)) {
+            cut = true;
+            break;
+        }
+        assert!(started.elapsed() < Duration::from_secs(10), "still connected after 10 s");
+    }
+    assert!(cut, "the trickling client was never cut off");
+    let took = started.elapsed();
+    assert!(took >= Duration::from_millis(900) && took < Duration::from_secs(4), "cut off after {took:?}");
+    let (_, answer) = get_meta(addr);
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+}
+
+#[test]
+fn connections_beyond_the_bound_wait_for_a_free_slot() {
+    let limits =
+        Limits { connections: 2, header_timeout: Duration::from_secs(1), connection_timeout: Duration::from_secs(2) };
+    let (_tmp, addr) = server(limits);
+    let (took, answer) = get_meta(addr);
+    assert!(answer.starts_with("HTTP/1.1 200") && took < Duration::from_secs(1), "{took:?} {answer}");
+    // Two clients that connect and say nothing hold both slots until the header timeout.
+    let mut idle: Vec<TcpStream> = (0..2).map(|_| TcpStream::connect(addr).unwrap()).collect();
+    std::thread::sleep(Duration::from_millis(200));
+    let (took, answer) = get_meta(addr);
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(took >= Duration::from_millis(500), "answered in {took:?} while both slots were held");
+    assert!(took < Duration::from_secs(3), "answered only after {took:?}");
+    for s in &mut idle {
+        assert!(closed_within(s, Duration::from_secs(3)), "an idle connection was never closed");
+    }
+}
