@@ -237,6 +237,10 @@ fn published_records_are_graded_in_multi_swe_bench_names() {
         "msb",
     ]);
     assert!(o.status.success(), "{}", text(&o));
+    // swe-forge's own record exported in Multi-SWE-bench's names (its `swe_forge` block kept): the
+    // lists are read in the naming that finds them.
+    let gold = evaluate(&named, "gold", &s.repos, &s.dir.join("eval-named"), &[]);
+    assert_eq!(gold["resolved_ids"], json!([id]), "{gold}");
     let mut published: Value = serde_json::from_str(std::fs::read_to_string(&named).unwrap().trim()).unwrap();
     published.as_object_mut().unwrap().remove("swe_forge");
     assert!(published["f2p_tests"].get("TestPopEmptyReturnsError").is_some(), "{}", published["f2p_tests"]);
