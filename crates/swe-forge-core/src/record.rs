@@ -310,6 +310,17 @@ pub enum ValidationStatus {
     Rejected,
 }
 
+impl ValidationStatus {
+    /// The snake_case name, as in records.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ValidationStatus::Candidate => "candidate",
+            ValidationStatus::Accepted => "accepted",
+            ValidationStatus::Rejected => "rejected",
+        }
+    }
+}
+
 /// One run of the test command.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PhaseRun {

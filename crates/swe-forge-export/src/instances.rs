@@ -11,7 +11,7 @@ use std::sync::LazyLock;
 use arrow_array::cast::AsArray;
 use arrow_array::{ArrayRef, ListArray, RecordBatch, StringArray, StructArray};
 use arrow_schema::{Field, Fields};
-use swe_forge_core::{Base, ForgeMeta, Instance, ResolvedIssue, TestMap, TestResult, Transition, ValidationStatus};
+use swe_forge_core::{Base, ForgeMeta, Instance, ResolvedIssue, TestMap, TestResult, Transition};
 
 use crate::ExportError;
 use crate::atomic::write_atomic;
@@ -62,15 +62,6 @@ pub const INSTANCE_COLUMNS: [&str; 28] = [
 const MAP_COLUMNS: [&str; 5] = ["f2p_tests", "p2p_tests", "s2p_tests", "n2p_tests", "fixed_tests"];
 /// The three run-result columns, each `struct<passed_count, …, skipped_tests>`.
 const RESULT_COLUMNS: [&str; 3] = ["run_result", "test_patch_result", "fix_patch_result"];
-
-/// The snake_case spelling of a validation status, as in records.
-pub(crate) fn status_str(status: ValidationStatus) -> &'static str {
-    match status {
-        ValidationStatus::Candidate => "candidate",
-        ValidationStatus::Accepted => "accepted",
-        ValidationStatus::Rejected => "rejected",
-    }
-}
 
 fn base_fields() -> Fields {
     Fields::from(vec![text_field("label"), text_field("ref"), text_field("sha")])
@@ -156,7 +147,7 @@ fn instance_columns(path: &Path, xs: &[Instance]) -> Result<Vec<(Field, ArrayRef
             "hints" => nullable_texts(xs.iter().map(|i| i.hints.as_deref())),
             "tag" => nullable_texts(xs.iter().map(|i| i.tag.as_deref())),
             "number_interval" => nullable_texts(xs.iter().map(|i| i.number_interval.as_deref())),
-            "status" => texts(xs.iter().map(|i| status_str(i.status()))),
+            "status" => texts(xs.iter().map(|i| i.status().as_str())),
             "rejection_reasons" => text_list(
                 f,
                 xs.iter().map(|i| i.swe_forge.iter().flat_map(|m| &m.rejections).map(|r| r.reason.as_str())),

@@ -117,11 +117,7 @@ fn summary(inst: &Instance, heuristic: &Heuristic, offset: u64, len: usize, dige
         id: inst.instance_id.clone(),
         repo: format!("{}/{}", inst.org, inst.repo),
         lang: inst.lang.clone().unwrap_or_else(|| "unknown".into()),
-        status: match inst.status() {
-            swe_forge_core::ValidationStatus::Candidate => "candidate",
-            swe_forge_core::ValidationStatus::Accepted => "accepted",
-            swe_forge_core::ValidationStatus::Rejected => "rejected",
-        },
+        status: inst.status().as_str(),
         difficulty: difficulty.as_str(),
         title: inst.title.chars().take(200).collect(),
         fix_lines: features.fix_lines_added + features.fix_lines_removed,

@@ -44,5 +44,5 @@ pub use recipe::{ExtraSource, Recipe, RecipeOverride, Toolchain};
 pub use regrade::{RegradeError, regrade};
 pub use rules::keep_rules;
 pub use swe_forge_core::PARSED_SUFFIX;
-pub use validator::{Reporter, Settings, Silent, Validator};
+pub use validator::{Reporter, Settings, Silent, Step, Validator};
 pub use verify::{VOLATILE, VerifyReport};

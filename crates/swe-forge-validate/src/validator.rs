@@ -89,12 +89,39 @@ impl Settings {
     }
 }
 
+/// The steps an instance goes through, as progress shows them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step {
+    /// The patches are checked against the base tree.
+    CheckingPatches,
+    /// The instance image is built (or found).
+    BuildingImage,
+    /// The instance image is pulled from the registry its record names.
+    PullingImage,
+    /// A test run (its log label: `run`, `test-1`, `eval`, ...).
+    Running(String),
+    /// An evaluation ended (its outcome's name).
+    Evaluated(&'static str),
+}
+
+impl std::fmt::Display for Step {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Step::CheckingPatches => f.write_str("checking patches"),
+            Step::BuildingImage => f.write_str("building image"),
+            Step::PullingImage => f.write_str("pulling image"),
+            Step::Running(label) => write!(f, "{label} run"),
+            Step::Evaluated(outcome) => f.write_str(outcome),
+        }
+    }
+}
+
 /// Progress of a validation; the binary draws it.
 pub trait Reporter: Send + Sync {
     /// A one-off message (an image being built).
     fn note(&self, _message: &str) {}
     /// An instance moved to a new step.
-    fn step(&self, _instance: &str, _step: &str) {}
+    fn step(&self, _instance: &str, _step: Step) {}
     /// An instance's image exists (built now or found).
     fn image_ready(&self, _instance: &str) {}
     /// An instance is done.
@@ -228,7 +255,7 @@ impl Validator {
     ) -> Result<Prepared, Rejection> {
         let id = inst.instance_id.clone();
         let reject = |reason, detail: String| Rejection::new(reason, detail);
-        self.reporter.step(&id, "checking patches");
+        self.reporter.step(&id, Step::CheckingPatches);
         let repo = SourceRepo::locate(&self.settings.repos_root, &inst.org, &inst.repo)
             .and_then(|r| r.commit(&inst.base.sha).map(|_| ()).map(|()| r))
             .map_err(|e| reject(RejectReason::RepoUnavailable, e.to_string()))?;
@@ -263,7 +290,7 @@ impl Validator {
             let target = RunTarget::of(&recipe, parsers, tag);
             return Ok(Prepared { recipe, toolchain, detection, target, built: None, extras, base_tree });
         }
-        self.reporter.step(&id, "building image");
+        self.reporter.step(&id, Step::BuildingImage);
         meta.warnings.extend(crate::submodules::missing_warnings(
             &repo,
             &inst.base.sha,
@@ -324,7 +351,7 @@ impl Validator {
         meta: &mut ForgeMeta,
     ) -> Result<RunOutcome, Rejection> {
         let label = &request.label;
-        self.reporter.step(id, &format!("{label} run"));
+        self.reporter.step(id, Step::Running(label.clone()));
         let mut spec = RunSpec::new(&target.image, request.script.clone());
         spec.files.clone_from(&request.files);
         spec.timeout = self.settings.phase_timeout;

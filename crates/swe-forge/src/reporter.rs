@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use swe_forge_core::{Instance, ValidationStatus};
-use swe_forge_validate::Reporter;
+use swe_forge_validate::{Reporter, Step};
 
 /// Set by `-q`: no progress bars and no per-instance lines.
 static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
@@ -58,7 +58,7 @@ impl Reporter for Bars {
         let _ = self.multi.println(format!("  {message}"));
     }
 
-    fn step(&self, instance: &str, step: &str) {
+    fn step(&self, instance: &str, step: Step) {
         let mut spinners = self.spinners.lock().unwrap_or_else(|e| e.into_inner());
         let bar = spinners.entry(instance.to_owned()).or_insert_with(|| {
             let b = self.multi.add(ProgressBar::new_spinner());
@@ -69,7 +69,7 @@ impl Reporter for Bars {
             b.enable_steady_tick(Duration::from_millis(200));
             b
         });
-        bar.set_message(step.to_owned());
+        bar.set_message(step.to_string());
     }
 
     fn finished(&self, inst: &Instance) {

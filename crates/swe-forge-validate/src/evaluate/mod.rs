@@ -12,6 +12,7 @@ use swe_forge_core::{
 };
 
 use crate::Validator;
+use crate::validator::Step;
 
 mod summary;
 use swe_forge_git::SourceRepo;
@@ -166,7 +167,7 @@ impl Validator {
         ev.runs = meta.runs;
         ev.warnings = meta.warnings;
         ev.wall_ms = started.elapsed().as_millis() as u64;
-        self.reporter.step(&inst.instance_id, ev.outcome.as_str());
+        self.reporter.step(&inst.instance_id, Step::Evaluated(ev.outcome.as_str()));
         ev
     }
 
@@ -264,7 +265,7 @@ impl Validator {
         if let (false, Some(tag), Some(reference)) =
             (have, &recorded, inst.swe_forge.as_ref().and_then(|m| m.registry_image.as_deref()))
         {
-            self.reporter.step(&inst.instance_id, "pulling image");
+            self.reporter.step(&inst.instance_id, Step::PullingImage);
             let expected = inst.swe_forge.as_ref().and_then(|m| m.image_id.as_deref());
             match self.engine.pull_as(reference, tag, expected).await {
                 Ok(_) => have = true,

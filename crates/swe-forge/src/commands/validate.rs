@@ -257,11 +257,7 @@ pub fn print_summary(results: &[Instance]) {
     for r in results {
         let reasons: Vec<String> =
             r.swe_forge.iter().flat_map(|m| m.rejections.iter().map(|x| x.reason.as_str().to_owned())).collect();
-        let status = match r.status() {
-            ValidationStatus::Accepted => "accepted",
-            ValidationStatus::Rejected => "rejected",
-            ValidationStatus::Candidate => "candidate",
-        };
+        let status = r.status().as_str();
         println!(
             "{:<36} {:<9} {:>5} {:>5}  {}",
             r.instance_id,
