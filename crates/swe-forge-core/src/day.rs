@@ -40,3 +40,59 @@ mod tests {
         assert_eq!(parse_day("2000-02-29"), Some((2000, 2, 29)));
     }
 }
+
+/// A point in time as records carry it: RFC 3339 (`2024-01-02T03:04:05Z`) or a bare day
+/// (`2024-01-02`), checked when made or read, so its day can be taken without slicing text.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(transparent)]
+pub struct Timestamp(String);
+
+impl Timestamp {
+    /// `s` as a timestamp: a real `YYYY-MM-DD` day, then nothing or `T`/space and ASCII text.
+    pub fn parse(s: &str) -> Result<Timestamp, String> {
+        let ok = s.len() >= 10
+            && s.is_char_boundary(10)
+            && parse_day(&s[..10]).is_some()
+            && (s.len() == 10 || (matches!(s.as_bytes()[10], b'T' | b' ') && s.is_ascii()));
+        if ok { Ok(Timestamp(s.to_owned())) } else { Err(format!("`{s}` is not an RFC 3339 date")) }
+    }
+
+    /// The day, `YYYY-MM-DD`.
+    pub fn day(&self) -> &str {
+        &self.0[..10]
+    }
+
+    /// The text as given.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for Timestamp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Timestamp {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Timestamp::parse(&s).map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod timestamp_tests {
+    use super::*;
+
+    #[test]
+    fn timestamps_are_checked_and_give_their_day() {
+        assert_eq!(Timestamp::parse("2024-01-02T03:04:05Z").unwrap().day(), "2024-01-02");
+        assert_eq!(Timestamp::parse("2024-02-29").unwrap().day(), "2024-02-29");
+        for bad in ["2024", "2023-02-29T00:00:00Z", "2024-01-0é", "2024-01-02X", "", "2024-01-02T00:00:0é"] {
+            assert!(Timestamp::parse(bad).is_err(), "{bad}");
+        }
+        let t: Result<Timestamp, _> = serde_json::from_str("\"2024-13-01\"");
+        assert!(t.unwrap_err().to_string().contains("not an RFC 3339 date"));
+    }
+}

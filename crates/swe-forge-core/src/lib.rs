@@ -14,7 +14,7 @@ mod status;
 mod warning;
 
 pub use category::{Categorized, categorize};
-pub use day::{days_in_month, parse_day};
+pub use day::{Timestamp, days_in_month, parse_day};
 pub use error::RecordError;
 pub use layout::{PARSED_SUFFIX, RunLogs};
 pub use patch::PatchShape;

@@ -6,7 +6,7 @@ use std::io::{BufRead, Write};
 
 use serde::{Deserialize, Serialize};
 
-use crate::{Categorized, Phase, RecordError, Transition};
+use crate::{Categorized, Phase, RecordError, Timestamp, Transition};
 
 /// Version of the `swe_forge` block's layout; bumped on any incompatible change.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -191,7 +191,7 @@ pub struct ForgeMeta {
     pub registry_images: BTreeMap<String, String>,
     /// When the PR was merged (RFC 3339), when known; overrides may select on it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub merged_at: Option<String>,
+    pub merged_at: Option<Timestamp>,
     /// How the instance's environment was made.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provenance: Option<Provenance>,

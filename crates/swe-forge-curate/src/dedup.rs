@@ -119,7 +119,7 @@ pub fn find_duplicates(records: &[Instance], options: DedupOptions) -> Vec<Dupli
 
 /// Sort key of the member to keep (smallest first).
 fn keep_order(r: &Instance) -> (bool, bool, String, u64, String) {
-    let merged = r.swe_forge.as_ref().and_then(|m| m.merged_at.clone());
+    let merged = r.swe_forge.as_ref().and_then(|m| m.merged_at.as_ref()).map(|t| t.as_str().to_owned());
     (
         r.status() != ValidationStatus::Accepted,
         merged.is_none(),
@@ -312,7 +312,7 @@ mod tests {
         let c = record("o__r-1", 1, FIX);
         for (r, day) in [(&mut a, "2024-03-01"), (&mut b, "2023-01-01")] {
             let mut meta = swe_forge_core::ForgeMeta::new(ValidationStatus::Accepted);
-            meta.merged_at = Some(format!("{day}T00:00:00Z"));
+            meta.merged_at = Some(swe_forge_core::Timestamp::parse(&format!("{day}T00:00:00Z")).unwrap());
             r.swe_forge = Some(meta);
         }
         let groups = find_duplicates(&[a, b, c], DedupOptions::default());

@@ -108,12 +108,8 @@ pub fn write_report(records: &[Instance], options: &ReportOptions) -> Result<Pat
     for (repo, members) in &repos {
         let c = counts(members);
         let lang = language(members[0].inst);
-        let mut dates: Vec<&str> = members
-            .iter()
-            .filter_map(|r| r.inst.swe_forge.as_ref()?.merged_at.as_deref())
-            .filter(|d| d.len() >= 10)
-            .map(|d| &d[..10])
-            .collect();
+        let mut dates: Vec<&str> =
+            members.iter().filter_map(|r| r.inst.swe_forge.as_ref()?.merged_at.as_ref()).map(|d| d.day()).collect();
         dates.sort();
         let merged = match (dates.first(), dates.last()) {
             (Some(a), Some(b)) => format!("{a} to {b}"),

@@ -52,10 +52,10 @@ pub fn write_splits(records: &[&Instance], options: &SplitOptions) -> Result<Spl
             files.entry(options.out_dir.join("date").join(format!("{name}.jsonl"))).or_default();
         }
         for &r in records {
-            let merged = r.swe_forge.as_ref().and_then(|m| m.merged_at.as_deref()).filter(|d| d.len() >= 10);
+            let merged = r.swe_forge.as_ref().and_then(|m| m.merged_at.as_ref());
             let name = match merged {
                 None => "undated".to_owned(),
-                Some(d) if &d[..10] < cutoff.as_str() => format!("before-{cutoff}"),
+                Some(d) if d.day() < cutoff.as_str() => format!("before-{cutoff}"),
                 Some(_) => format!("from-{cutoff}"),
             };
             files.entry(options.out_dir.join("date").join(format!("{name}.jsonl"))).or_default().push(r);
@@ -133,7 +133,7 @@ mod tests {
         .unwrap();
         if let Some(m) = merged {
             let mut meta = swe_forge_core::ForgeMeta::new(swe_forge_core::ValidationStatus::Accepted);
-            meta.merged_at = Some(m.into());
+            meta.merged_at = Some(swe_forge_core::Timestamp::parse(m).unwrap());
             r.swe_forge = Some(meta);
         }
         r

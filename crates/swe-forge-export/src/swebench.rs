@@ -132,7 +132,7 @@ impl SweBenchRow {
             test_patch: inst.test_patch.clone(),
             problem_statement: problem_statement(inst),
             hints_text: inst.hints.clone().unwrap_or_default(),
-            created_at: meta.and_then(|m| m.merged_at.clone()),
+            created_at: meta.and_then(|m| m.merged_at.as_ref()).map(|t| t.as_str().to_owned()),
             version: env_commit.chars().take(12).collect(),
             fail_to_pass: json_list(inst.fixed_tests.keys().collect()),
             pass_to_pass: json_list(inst.p2p_tests.keys().collect()),
@@ -280,7 +280,7 @@ mod tests {
         inst.resolved_issues.clear();
         let mut meta = swe_forge_core::ForgeMeta::new(swe_forge_core::ValidationStatus::Accepted);
         meta.image = Some("swe-forge/o_r:pr-7".into());
-        meta.merged_at = Some("2024-01-02T03:04:05Z".into());
+        meta.merged_at = Some(swe_forge_core::Timestamp::parse("2024-01-02T03:04:05Z").unwrap());
         meta.provenance = Some(swe_forge_core::Provenance {
             env_commit: "fedcba9876543210fedcba9876543210fedcba98".into(),
             ..Default::default()

@@ -314,7 +314,7 @@ impl RecipeOverride {
         {
             return false;
         }
-        let merged = inst.swe_forge.as_ref().and_then(|m| m.merged_at.as_deref());
+        let merged = inst.swe_forge.as_ref().and_then(|m| m.merged_at.as_ref()).map(|t| t.day());
         if let Some(after) = &self.merged_after
             && merged.is_none_or(|m| m < after.as_str())
         {

@@ -14,7 +14,7 @@ pub fn fixture(path: &Path) -> Vec<Instance> {
     let mut records = read_records(&root().join("data/devset/instances.jsonl"));
     for (i, r) in records.iter_mut().enumerate() {
         let mut meta = ForgeMeta::new(ValidationStatus::Accepted);
-        meta.merged_at = Some(format!("20{}-06-01T00:00:00Z", 19 + i % 6));
+        meta.merged_at = Some(swe_forge_core::Timestamp::parse(&format!("20{}-06-01T00:00:00Z", 19 + i % 6)).unwrap());
         r.lang = Some(["rust", "c", "cpp", "go", "java", "js", "ts"][i % 7].to_owned());
         r.swe_forge = Some(meta);
     }

@@ -42,7 +42,7 @@ fn sample_records() -> Vec<Instance> {
     let mut meta = ForgeMeta::new(ValidationStatus::Accepted);
     meta.parser = Some("go-test".into());
     meta.image = Some("swe-forge/forge-fixtures_m_gostack:pr-1".into());
-    meta.merged_at = Some("2024-05-06T07:08:09Z".into());
+    meta.merged_at = Some(swe_forge_core::Timestamp::parse("2024-05-06T07:08:09Z").unwrap());
     meta.provenance = Some(Provenance { env_commit: go.base.sha.clone(), ..Provenance::default() });
     go.swe_forge = Some(meta);
     let mut rejected = records[1].clone();

@@ -36,7 +36,10 @@ pub fn generate(path: &Path, n: usize) -> Vec<Instance> {
             if i % 5 == 4 {
                 meta.rejections.push(Rejection::new(RejectReason::NoFixedTests, ""));
             }
-            meta.merged_at = Some(format!("20{:02}-{:02}-15T12:00:00Z", 18 + i % 7, 1 + i % 12));
+            meta.merged_at = Some(
+                swe_forge_core::Timestamp::parse(&format!("20{:02}-{:02}-15T12:00:00Z", 18 + i % 7, 1 + i % 12))
+                    .unwrap(),
+            );
             r.swe_forge = Some(meta);
             r
         })
