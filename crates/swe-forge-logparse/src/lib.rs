@@ -477,6 +477,20 @@ pub fn parse_files(framework: Framework, files: &[(String, Vec<u8>)]) -> ParsedL
     parsed
 }
 
+/// Runs only the line scan of the text parsers on `reader` (reading, cutting at 4 MiB, lossy
+/// UTF-8, ANSI and `\r` removal) with no parser behind it: (lines, bytes of cleaned text). For
+/// the benchmark (`benches/throughput.rs`), which measures the scan apart from the parsers.
+#[doc(hidden)]
+pub fn scan_lines(reader: impl Read) -> (u64, u64) {
+    let (mut lines, mut bytes) = (0u64, 0u64);
+    let reader = BufReader::with_capacity(1 << 16, reader);
+    text::for_each_line(reader, |l| {
+        lines += 1;
+        bytes += l.len() as u64;
+    });
+    (lines, bytes)
+}
+
 /// How much of a log [`detect`] reads: test output starts long before this.
 const DETECT_PREFIX: usize = 32 << 20;
 
