@@ -67,6 +67,8 @@ pub(crate) struct Parser {
     block: Option<Block>,
     /// Binary name (with kind marker) -> hashes seen, in order of appearance.
     binaries: HashMap<String, Vec<Option<String>>>,
+    /// The canonical id being built, kept to reuse its allocation.
+    id: String,
 }
 
 /// `ok`, `FAILED`, `ignored`, `ignored, reason`, `bench: ...` at the start of `s`.
@@ -241,14 +243,20 @@ impl Parser {
             Some(s) => (s.prefix.as_str(), s.doc),
             None => (UNKNOWN_BINARY, false),
         };
+        self.id.clear();
+        self.id.push_str(prefix);
         if doc {
-            self.parsed.record(format!("{prefix}::doc::{name}"), None, status);
+            self.id.push_str("::doc::");
+            self.id.push_str(name);
+            self.parsed.record_str(&self.id, || None, status);
         } else {
             let path = before_dash(name).trim_end();
+            self.id.push_str("::");
+            self.id.push_str(path);
             // Multi-SWE-bench's `test (\S+) ... ok` cannot match `test name - should panic ... ok`:
             // that harness never sees such tests, so they get no name there.
-            let msb = (path.len() == name.trim_end().len()).then(|| path.to_owned());
-            self.parsed.record(format!("{prefix}::{path}"), msb, status);
+            let msb = || (path.len() == name.trim_end().len()).then(|| path.to_owned());
+            self.parsed.record_str(&self.id, msb, status);
         }
     }
 

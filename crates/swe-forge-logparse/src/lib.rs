@@ -308,6 +308,16 @@ impl Recorder {
         self.set(id, msb_name, |_| status);
     }
 
+    /// [`Recorder::record`] for an id the caller built in a buffer of its own: a test reported
+    /// again (the common case in a long log) costs a lookup, no allocation; the Multi-SWE-bench
+    /// name is only made for a new id.
+    pub(crate) fn record_str(&mut self, id: &str, msb_name: impl FnOnce() -> Option<String>, status: TestStatus) {
+        match self.tests.get_mut(id) {
+            Some(old) => *old = status,
+            None => self.record(id.to_owned(), msb_name(), status),
+        }
+    }
+
     /// Records `status` for `id` unless a worse status is already there (FAIL > PASS > SKIP):
     /// for formats where a repeated id means two different tests that share a name.
     pub(crate) fn record_worst(&mut self, id: String, msb_name: Option<String>, status: TestStatus) {
