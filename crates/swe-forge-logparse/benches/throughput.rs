@@ -10,6 +10,10 @@
 //! means the two stay close. The logs repeat 20,000
 //! test names with the status fixed per name, and most of their bytes are test output, as in
 //! real logs.
+//!
+//! A second table runs only the line scan the text parsers share (reading, cutting, decoding,
+//! ANSI and `\r` removal; no parser) on the text logs just written, so the scan's own speed can
+//! be told apart from the parsers'. `LOGPARSE_BENCH_SCAN=0` leaves it out.
 
 use std::fmt::Write as _;
 use std::fs::File;
@@ -17,7 +21,7 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use swe_forge_logparse::{Framework, parse_reader};
+use swe_forge_logparse::{Framework, parse_reader, scan_lines};
 
 /// Distinct test names in a generated log.
 const DISTINCT: usize = 20_000;
@@ -363,15 +367,40 @@ fn thread_cpu_secs() -> Option<f64> {
 /// Parses `path`: (CPU seconds, wall seconds, tests found, peak RSS MiB).
 fn measure(framework: Framework, path: &Path) -> (f64, f64, usize, Option<f64>) {
     reset_peak();
+    let ((cpu, wall), parsed) = timed(|| parse_reader(framework, File::open(path).expect("generated log")));
+    (cpu, wall, parsed.tests.len(), peak_rss_mib())
+}
+
+/// Runs `f`: ((CPU seconds of this thread, wall seconds), its result).
+fn timed<T>(f: impl FnOnce() -> T) -> ((f64, f64), T) {
     let cpu = thread_cpu_secs();
     let start = Instant::now();
-    let parsed = parse_reader(framework, File::open(path).expect("generated log"));
+    let out = f();
     let wall = start.elapsed().as_secs_f64();
     let cpu = match (cpu, thread_cpu_secs()) {
         (Some(a), Some(b)) => b - a,
         _ => wall,
     };
-    (cpu, wall, parsed.tests.len(), peak_rss_mib())
+    ((cpu, wall), out)
+}
+
+/// The line-scan table: every text log among `logs`, scanned (best of three).
+#[allow(clippy::print_stdout)]
+fn scan_table(logs: &[(Framework, PathBuf)]) {
+    println!("\nline scan only (no parser):\n");
+    println!("| log | MB | CPU s | MB/s (CPU) | wall s | lines |");
+    println!("|---|---:|---:|---:|---:|---:|");
+    for (framework, path) in logs.iter().filter(|(f, _)| !f.is_structured()) {
+        let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0) as f64 / 1e6;
+        let (mut best, mut best_wall, mut lines) = (f64::MAX, f64::MAX, 0);
+        for _ in 0..3 {
+            let ((cpu, wall), (n, _)) = timed(|| scan_lines(File::open(path).expect("generated log")));
+            best = best.min(cpu);
+            best_wall = best_wall.min(wall);
+            lines = n;
+        }
+        println!("| {framework} | {size:.0} | {best:.3} | {:.0} | {best_wall:.3} | {lines} |", size / best);
+    }
 }
 
 #[allow(clippy::print_stdout)]
@@ -383,6 +412,7 @@ fn main() {
     println!("| framework | log MB | CPU s | MB/s (CPU) | wall s | tests | peak RSS MiB (log / tenth of it) |");
     println!("|---|---:|---:|---:|---:|---:|---:|");
     let only = std::env::var("LOGPARSE_BENCH_ONLY").ok();
+    let mut logs = Vec::new();
     for (framework, file, chunk, closing) in FORMATS {
         if only.as_deref().is_some_and(|o| !o.split(',').any(|name| name == framework.name())) {
             continue;
@@ -392,6 +422,7 @@ fn main() {
         generate(&full, mb * 1_000_000, *chunk, closing).expect("writing the log");
         generate(&tenth, mb * 100_000, *chunk, closing).expect("writing the log");
         let size = std::fs::metadata(&full).map(|m| m.len()).unwrap_or(0) as f64 / 1e6;
+        logs.push((*framework, full.clone()));
         let (_, _, _, small_peak) = measure(*framework, &tenth);
         // Best of three runs.
         let (mut best, mut best_wall) = (f64::MAX, f64::MAX);
@@ -410,5 +441,8 @@ fn main() {
             fmt_peak(peak),
             fmt_peak(small_peak)
         );
+    }
+    if std::env::var("LOGPARSE_BENCH_SCAN").map_or(true, |v| v != "0") {
+        scan_table(&logs);
     }
 }

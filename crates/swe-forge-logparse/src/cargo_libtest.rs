@@ -67,6 +67,8 @@ pub(crate) struct Parser {
     block: Option<Block>,
     /// Binary name (with kind marker) -> hashes seen, in order of appearance.
     binaries: HashMap<String, Vec<Option<String>>>,
+    /// The canonical id being built, kept to reuse its allocation.
+    id: String,
 }
 
 /// `ok`, `FAILED`, `ignored`, `ignored, reason`, `bench: ...` at the start of `s`.
@@ -230,26 +232,124 @@ impl Parser {
         self.block.get_or_insert_with(Block::default)
     }
 
-    fn record(&mut self, name: &str, status: TestStatus) {
+    /// Counts a result in the current block.
+    fn count(&mut self, status: TestStatus) {
         let block = self.block();
         match status {
             TestStatus::Pass => block.passed += 1,
             TestStatus::Fail => block.failed += 1,
             TestStatus::Skip | TestStatus::None => block.ignored += 1,
         }
+    }
+
+    /// Records test `name` (as libtest names it) of the current section.
+    fn record(&mut self, name: &str, status: TestStatus) {
+        self.count(status);
         let (prefix, doc) = match &self.section {
             Some(s) => (s.prefix.as_str(), s.doc),
             None => (UNKNOWN_BINARY, false),
         };
-        if doc {
-            self.parsed.record(format!("{prefix}::doc::{name}"), None, status);
-        } else {
-            let path = before_dash(name).trim_end();
-            // Multi-SWE-bench's `test (\S+) ... ok` cannot match `test name - should panic ... ok`:
-            // that harness never sees such tests, so they get no name there.
-            let msb = (path.len() == name.trim_end().len()).then(|| path.to_owned());
-            self.parsed.record(format!("{prefix}::{path}"), msb, status);
+        record_id(&mut self.parsed, &mut self.id, prefix, doc, name, status);
+    }
+
+    /// Records test `name` of the binary `prefix` (`mycrate`, `tool[bin]`), whatever the
+    /// current section: for runners that name the binary on every result (nextest).
+    /// `count`: whether the result counts in the current block (else the caller keeps count).
+    pub(crate) fn record_in(&mut self, prefix: &str, name: &str, status: TestStatus, count: bool) {
+        if count {
+            self.count(status);
+            self.forget_pending(name);
         }
+        record_id(&mut self.parsed, &mut self.id, prefix, false, name, status);
+    }
+
+    /// Adds a warning.
+    pub(crate) fn warn(&mut self, warning: String) {
+        self.parsed.warnings.push(warning);
+    }
+
+    /// Handles a header line (`Running …`, `Doc-tests …`); whether it was one.
+    pub(crate) fn header(&mut self, line: &str) -> bool {
+        let trimmed = line.trim();
+        if let Some(rest) = trimmed.strip_prefix("Running ")
+            && self.running(rest.trim())
+        {
+            return true;
+        }
+        if let Some(rest) = trimmed.strip_prefix("Doc-tests ")
+            && let Some(krate) = rest.split_whitespace().next()
+        {
+            self.open_section(Section { prefix: krate.to_owned(), doc: true });
+            return true;
+        }
+        false
+    }
+
+    /// A test binary starts (libtest's `running N tests`, or its JSON `suite started`).
+    pub(crate) fn suite_started(&mut self, expected: Option<usize>) {
+        self.close_block("a new test run started");
+        self.block = Some(Block { expected, ..Block::default() });
+    }
+
+    /// Test `name` started and has no status yet.
+    pub(crate) fn test_started(&mut self, name: &str) {
+        self.block().pending.push(name.to_owned());
+    }
+
+    /// Test `name` of the current section ended with `status`.
+    pub(crate) fn test_finished(&mut self, name: &str, status: TestStatus) {
+        self.forget_pending(name);
+        self.record(name, status);
+    }
+
+    fn forget_pending(&mut self, name: &str) {
+        if let Some(block) = self.block.as_mut()
+            && let Some(i) = block.pending.iter().rposition(|p| p == name)
+        {
+            block.pending.remove(i);
+        }
+    }
+
+    /// The test binary's summary: (passed, failed, ignored) when it gives them.
+    pub(crate) fn suite_finished(&mut self, counts: Option<(usize, usize, usize)>) {
+        let label = self.label();
+        let Some(block) = self.block.take() else { return };
+        if !block.pending.is_empty() {
+            let names: Vec<&str> = block.pending.iter().map(String::as_str).collect();
+            self.parsed.warnings.push(format!(
+                "{label}: {} test(s) printed no recognisable status; left out: {}",
+                names.len(),
+                list(&names)
+            ));
+        }
+        if let Some((p, f, i)) = counts
+            && (p, f, i) != (block.passed, block.failed, block.ignored)
+        {
+            self.parsed.warnings.push(format!(
+                "{label}: summary says {p} passed, {f} failed, {i} ignored but the log shows {} passed, {} failed, {} ignored",
+                block.passed, block.failed, block.ignored
+            ));
+        }
+    }
+
+    /// Lines that end a binary early or report a failed build; whether it was one.
+    pub(crate) fn stop_line(&mut self, line: &str) -> bool {
+        if line.starts_with("error: test failed") || line.starts_with("error: doctest failed") {
+            self.close_block("error: test failed");
+        } else if needle!("process didn't exit successfully").find(line.as_bytes()).is_some() {
+            self.close_block("process didn't exit successfully");
+        } else if line.starts_with("error: could not compile") {
+            self.parsed.warnings.push(format!("build failed: {}", line.trim()));
+        } else {
+            return false;
+        }
+        true
+    }
+
+    /// Ends the log: tests still without status are left out, with a warning.
+    pub(crate) fn finish_log(mut self) -> ParsedLog {
+        self.close_block("log ends");
+        self.parsed.into_parsed()
     }
 
     /// Handles a `test name ... rest` line, and any test lines or events glued onto it.
@@ -278,55 +378,20 @@ impl Parser {
     /// Lines that are neither headers nor test lines: summaries, crash reports, late statuses.
     fn other(&mut self, line: &str) {
         if let Some(rest) = line.strip_prefix("test result:") {
-            self.test_result(rest);
+            self.suite_finished(summary_counts(rest));
         } else if let Some(n) = running_count(line) {
-            self.close_block("a new test run started");
-            self.block = Some(Block { expected: Some(n), ..Block::default() });
+            self.suite_started(Some(n));
         } else if let Some(status) = lone_status(line) {
             if let Some(name) = self.block.as_mut().and_then(|b| b.pending.pop()) {
                 self.record(&name, status);
             }
-        } else if line.starts_with("error: test failed") || line.starts_with("error: doctest failed") {
-            self.close_block("error: test failed");
-        } else if needle!("process didn't exit successfully").find(line.as_bytes()).is_some() {
-            self.close_block("process didn't exit successfully");
-        } else if line.starts_with("error: could not compile") {
-            self.parsed.warnings.push(format!("build failed: {}", line.trim()));
-        }
-    }
-
-    fn test_result(&mut self, rest: &str) {
-        let label = self.label();
-        let Some(block) = self.block.take() else { return };
-        if !block.pending.is_empty() {
-            let names: Vec<&str> = block.pending.iter().map(String::as_str).collect();
-            self.parsed.warnings.push(format!(
-                "{label}: {} test(s) printed no recognisable status; left out: {}",
-                names.len(),
-                list(&names)
-            ));
-        }
-        if let Some((p, f, i)) = summary_counts(rest)
-            && (p, f, i) != (block.passed, block.failed, block.ignored)
-        {
-            self.parsed.warnings.push(format!(
-                "{label}: summary says {p} passed, {f} failed, {i} ignored but the log shows {} passed, {} failed, {} ignored",
-                block.passed, block.failed, block.ignored
-            ));
+        } else {
+            self.stop_line(line);
         }
     }
 
     fn handle(&mut self, line: &str) {
-        let trimmed = line.trim();
-        if let Some(rest) = trimmed.strip_prefix("Running ")
-            && self.running(rest.trim())
-        {
-            return;
-        }
-        if let Some(rest) = trimmed.strip_prefix("Doc-tests ")
-            && let Some(krate) = rest.split_whitespace().next()
-        {
-            self.open_section(Section { prefix: krate.to_owned(), doc: true });
+        if self.header(line) {
             return;
         }
         let line = line.trim_end();
@@ -337,14 +402,32 @@ impl Parser {
     }
 }
 
+/// Records `status` for test `name` of binary `prefix` (`id` is a reused buffer).
+fn record_id(parsed: &mut Recorder, id: &mut String, prefix: &str, doc: bool, name: &str, status: TestStatus) {
+    id.clear();
+    id.push_str(prefix);
+    if doc {
+        id.push_str("::doc::");
+        id.push_str(name);
+        parsed.record_str(id, || None, status);
+    } else {
+        let path = before_dash(name).trim_end();
+        id.push_str("::");
+        id.push_str(path);
+        // Multi-SWE-bench's `test (\S+) ... ok` cannot match `test name - should panic ... ok`:
+        // that harness never sees such tests, so they get no name there.
+        let msb = || (path.len() == name.trim_end().len()).then(|| path.to_owned());
+        parsed.record_str(id, msb, status);
+    }
+}
+
 impl LineParser for Parser {
     fn line(&mut self, line: &str) {
         self.handle(line);
     }
 
-    fn finish(mut self: Box<Self>) -> ParsedLog {
-        self.close_block("log ends");
-        self.parsed.into_parsed()
+    fn finish(self: Box<Self>) -> ParsedLog {
+        self.finish_log()
     }
 }
 

@@ -6,7 +6,7 @@
 
 use crate::{
     Framework, automake, cargo_libtest, catch2_text, ctest, go_json, go_verbose, gtest, jest_json, jest_text,
-    mocha_text, node_spec, surefire, tap, text, vitest_text,
+    libtest_json, mocha_text, node_spec, surefire, tap, text, vitest_text,
 };
 
 /// How far into the log XML markers are looked for.
@@ -29,6 +29,8 @@ pub(crate) fn detect(log: &str) -> Option<Framework> {
         let trimmed = line.trim_start();
         if trimmed.starts_with('{') {
             add(Framework::GoTestJson, u64::from(go_json::is_event(trimmed)));
+            // Above cargo's `Running` headers, which a libtest JSON log also holds.
+            add(Framework::LibtestJson, u64::from(libtest_json::is_event(trimmed)) * 2);
             match jest_json::signature(trimmed) {
                 Some(true) => add(Framework::JestJson, 10_000),
                 Some(false) => add(Framework::VitestJson, 10_000),

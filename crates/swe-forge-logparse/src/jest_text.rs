@@ -25,6 +25,8 @@ pub(crate) struct Parser {
     stack: Vec<(usize, String)>,
     /// After the first `●` detail of the current file: no more describe lines.
     in_details: bool,
+    /// The canonical id being built, kept to reuse its allocation.
+    id: String,
 }
 
 /// `PASS tests/a.test.js (5.1 s)`: the status and the path.
@@ -57,17 +59,17 @@ pub(crate) fn test_line(trimmed: &str) -> Option<(TestStatus, &str)> {
     (!title.is_empty()).then_some((status, title))
 }
 
-impl Parser {
-    fn id(&self, file: &str, level: usize, title: &str) -> String {
-        let mut id = file.to_owned();
-        for (_, name) in self.stack.iter().filter(|(i, _)| *i < level) {
-            id.push_str(" > ");
-            id.push_str(name);
-        }
+/// Writes the id of test `title` at indentation `level` into `id`: the file, the enclosing
+/// `describe` blocks, the title.
+fn build_id(id: &mut String, file: &str, stack: &[(usize, String)], level: usize, title: &str) {
+    id.clear();
+    id.push_str(file);
+    for (_, name) in stack.iter().filter(|(i, _)| *i < level) {
         id.push_str(" > ");
-        id.push_str(title);
-        id
+        id.push_str(name);
     }
+    id.push_str(" > ");
+    id.push_str(title);
 }
 
 impl LineParser for Parser {
@@ -104,9 +106,8 @@ impl LineParser for Parser {
             return;
         }
         if let Some((status, title)) = test_line(trimmed) {
-            let id = self.id(file, level, title);
-            let msb = format!("{file}:{title}");
-            self.parsed.record(id, Some(msb), status);
+            build_id(&mut self.id, file, &self.stack, level, title);
+            self.parsed.record_str(&self.id, || Some(format!("{file}:{title}")), status);
             return;
         }
         self.stack.retain(|(i, _)| *i < level);

@@ -28,6 +28,7 @@
 //! |---|---|---|
 //! | `go-test-json`, `go-test` | `<package>::<Test>/<sub>` | `<Test>/<sub>`; `<Test>` for the repositories whose handler drops the last `/` level ([`MsbNaming`], [`ParsedLog::name_go_subtests`]) |
 //! | `cargo-test` | `<binary>::<module>::<test>`, `<crate>::doc::<doctest>` | `<module>::<test>` (doctests: none) |
+//! | `libtest-json` | as `cargo-test` (nextest: `<binary>` from its `<package>::<binary>$<test>`) | as `cargo-test` |
 //! | `nextest-junit` | as `cargo-test` | as `cargo-test` |
 //! | `maven-surefire`, `junit-xml` | `<pkg>.<Class>#<method>` (`#method[1]` for parameterised), `<pkg>.<Class>` for class-level results; `junit-xml` without a class (node:test): `<suite> > <name>` | `<pkg>.<Class>`; the name |
 //! | `jest`, `jest-json`, `vitest-json` | `<file> > <describe> > <title>`; `<file>` for the file itself | `<file>:<title>`; `<file>` |
@@ -41,7 +42,7 @@
 //! | `catch2`, `catch2-xml`, `catch2-junit` | the test case name | the id |
 //! | `automake` | the test script (`tests/a.sh`), `<script>::<description>` for TAP-driver results | the script |
 //!
-//! One file per format: `go_json.rs`, `go_verbose.rs`, `cargo_libtest.rs`, `surefire.rs`,
+//! One file per format: `go_json.rs`, `go_verbose.rs`, `cargo_libtest.rs`, `libtest_json.rs`, `surefire.rs`,
 //! `junit.rs` (every JUnit XML dialect), `jest_text.rs`, `jest_json.rs` (jest and vitest JSON),
 //! `vitest_text.rs`, `mocha_text.rs`, `mocha_json.rs`, `node_spec.rs`, `tap.rs`, `ctest.rs`,
 //! `gtest.rs`, `catch2_text.rs`, `catch2_xml.rs`, `automake.rs`; `text.rs` owns line reading
@@ -84,6 +85,7 @@ mod jest_json;
 mod jest_text;
 mod json_doc;
 mod junit;
+mod libtest_json;
 mod mocha_json;
 mod mocha_text;
 mod msb;
@@ -108,6 +110,9 @@ pub enum Framework {
     GoTestVerbose,
     /// libtest text output of `cargo test` (`cargo-test`).
     CargoLibtest,
+    /// libtest JSON lines: `cargo test -- -Z unstable-options --format json`, nextest's
+    /// `libtest-json` (`libtest-json`).
+    LibtestJson,
     /// cargo-nextest JUnit XML (`nextest-junit`).
     NextestJunit,
     /// Maven Surefire console output (`maven-surefire`).
@@ -150,10 +155,11 @@ pub enum Framework {
 
 impl Framework {
     /// Every framework, in declaration order.
-    pub const ALL: [Framework; 22] = [
+    pub const ALL: [Framework; 23] = [
         Framework::GoTestJson,
         Framework::GoTestVerbose,
         Framework::CargoLibtest,
+        Framework::LibtestJson,
         Framework::NextestJunit,
         Framework::MavenSurefire,
         Framework::JunitXml,
@@ -181,6 +187,7 @@ impl Framework {
             Framework::GoTestJson => "go-test-json",
             Framework::GoTestVerbose => "go-test",
             Framework::CargoLibtest => "cargo-test",
+            Framework::LibtestJson => "libtest-json",
             Framework::NextestJunit => "nextest-junit",
             Framework::MavenSurefire => "maven-surefire",
             Framework::JunitXml => "junit-xml",
@@ -208,6 +215,7 @@ impl Framework {
         matches!(
             self,
             Framework::GoTestJson
+                | Framework::LibtestJson
                 | Framework::NextestJunit
                 | Framework::JunitXml
                 | Framework::JestJson
@@ -308,6 +316,16 @@ impl Recorder {
         self.set(id, msb_name, |_| status);
     }
 
+    /// [`Recorder::record`] for an id the caller built in a buffer of its own: a test reported
+    /// again (the common case in a long log) costs a lookup, no allocation; the Multi-SWE-bench
+    /// name is only made for a new id.
+    pub(crate) fn record_str(&mut self, id: &str, msb_name: impl FnOnce() -> Option<String>, status: TestStatus) {
+        match self.tests.get_mut(id) {
+            Some(old) => *old = status,
+            None => self.record(id.to_owned(), msb_name(), status),
+        }
+    }
+
     /// Records `status` for `id` unless a worse status is already there (FAIL > PASS > SKIP):
     /// for formats where a repeated id means two different tests that share a name.
     pub(crate) fn record_worst(&mut self, id: String, msb_name: Option<String>, status: TestStatus) {
@@ -370,6 +388,7 @@ fn line_parser(framework: Framework) -> Option<Box<dyn LineParser>> {
     Some(match framework {
         Framework::GoTestVerbose => Box::new(go_verbose::Parser::default()),
         Framework::CargoLibtest => Box::new(cargo_libtest::Parser::default()),
+        Framework::LibtestJson => Box::new(libtest_json::Parser::default()),
         Framework::MavenSurefire => Box::new(surefire::Parser::default()),
         Framework::Jest => Box::new(jest_text::Parser::default()),
         Framework::Mocha => Box::new(mocha_text::Parser::default()),
@@ -475,6 +494,20 @@ pub fn parse_files(framework: Framework, files: &[(String, Vec<u8>)]) -> ParsedL
         parsed.warnings.push(format!("no test results found in the files ({} parser)", framework.name()));
     }
     parsed
+}
+
+/// Runs only the line scan of the text parsers on `reader` (reading, cutting at 4 MiB, lossy
+/// UTF-8, ANSI and `\r` removal) with no parser behind it: (lines, bytes of cleaned text). For
+/// the benchmark (`benches/throughput.rs`), which measures the scan apart from the parsers.
+#[doc(hidden)]
+pub fn scan_lines(reader: impl Read) -> (u64, u64) {
+    let (mut lines, mut bytes) = (0u64, 0u64);
+    let reader = BufReader::with_capacity(1 << 16, reader);
+    text::for_each_line(reader, |l| {
+        lines += 1;
+        bytes += l.len() as u64;
+    });
+    (lines, bytes)
 }
 
 /// How much of a log [`detect`] reads: test output starts long before this.

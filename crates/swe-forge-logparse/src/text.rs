@@ -110,47 +110,89 @@ pub(crate) type FirstByte = fn(u8) -> bool;
 
 /// [`for_each_line`], skipping lines that `wants` rules out (lines holding `\r` or starting
 /// with an escape sequence are always kept: what follows may be anything).
+///
+/// The common case is scanned a buffer at a time: the complete lines in the reader's buffer are
+/// checked as UTF-8 in one pass, their `\n`s and their `\r`s and escapes found by `memchr`, and
+/// each line that holds neither `\r` nor an escape is handed over as a slice of the buffer, with
+/// no copy and no cleaning. Lines that span buffers, are longer than [`MAX_LINE`] or hold invalid
+/// UTF-8 go through [`Lines::next_raw`] and [`decode`], one at a time.
 pub(crate) fn for_each_line_where<R: BufRead>(
     reader: R,
     wants: Option<FirstByte>,
     mut f: impl FnMut(&str),
 ) -> Vec<String> {
     let mut lines = Lines::new(reader);
-    let keep = |raw: &[u8]| match (wants, raw.iter().find(|&&b| b != b' ' && b != b'\t')) {
-        (None, _) => true,
-        (Some(_), None) => false,
-        (Some(w), Some(&b)) => b == 0x1b || w(b) || memchr::memchr(b'\r', raw).is_some(),
-    };
     loop {
         let used = match lines.reader.fill_buf() {
-            Ok(chunk) => match memchr::memchr(b'\n', chunk) {
-                Some(i) if i <= MAX_LINE => {
-                    let raw = &chunk[..i];
-                    if keep(raw) {
-                        f(&clean_line(&decode(raw)));
-                    }
-                    Some(i + 1)
-                }
-                _ => None,
-            },
-            Err(_) => None,
+            Ok(chunk) => scan_complete_lines(chunk, wants, &mut f),
+            Err(_) => 0,
         };
-        match used {
-            Some(n) => {
-                lines.reader.consume(n);
-                lines.offset += n as u64;
-            }
-            None => match lines.next_raw() {
-                Some(raw) => {
-                    if keep(raw) {
-                        f(&clean_line(&decode(raw)));
-                    }
+        if used > 0 {
+            lines.reader.consume(used);
+            lines.offset += used as u64;
+            continue;
+        }
+        // The next line is not whole in the buffer, too long, or not valid UTF-8.
+        match lines.next_raw() {
+            Some(raw) => {
+                if keep(wants, raw) {
+                    f(&clean_line(&decode(raw)));
                 }
-                None => break,
-            },
+            }
+            None => break,
         }
     }
     lines.warnings()
+}
+
+/// Whether a raw line goes to the parser: see [`for_each_line_where`].
+fn keep(wants: Option<FirstByte>, raw: &[u8]) -> bool {
+    match (wants, raw.iter().find(|&&b| b != b' ' && b != b'\t')) {
+        (None, _) => true,
+        (Some(_), None) => false,
+        (Some(w), Some(&b)) => b == 0x1b || w(b) || memchr::memchr(b'\r', raw).is_some(),
+    }
+}
+
+/// Hands the complete, valid UTF-8 lines at the start of `chunk` to `f` (filtered and cleaned
+/// as [`for_each_line_where`] says); returns how many bytes they took, `\n`s included. Stops
+/// before the first line that is longer than [`MAX_LINE`] or not valid UTF-8, and before an
+/// unfinished last line.
+fn scan_complete_lines(chunk: &[u8], wants: Option<FirstByte>, f: &mut impl FnMut(&str)) -> usize {
+    let Some(last_newline) = memchr::memrchr(b'\n', chunk) else { return 0 };
+    let block = &chunk[..=last_newline];
+    // The valid prefix; a `\n` is never inside a multi-byte character, so every line that
+    // ends inside it is valid on its own.
+    let text = match std::str::from_utf8(block) {
+        Ok(t) => t,
+        Err(e) => match std::str::from_utf8(&block[..e.valid_up_to()]) {
+            Ok(t) => t,
+            Err(_) => return 0,
+        },
+    };
+    // Position of the next `\r` or escape (a line that needs cleaning), or past the end.
+    let next_dirty = |from: usize| memchr::memchr2(b'\r', 0x1b, &block[from..]).map_or(usize::MAX, |i| from + i);
+    let mut dirty = next_dirty(0);
+    let mut start = 0;
+    for newline in memchr::memchr_iter(b'\n', block) {
+        if newline - start > MAX_LINE {
+            return start;
+        }
+        let Some(line) = text.get(start..newline) else { return start };
+        if dirty < newline {
+            if keep(wants, line.as_bytes()) {
+                f(&clean_line(line));
+            }
+            dirty = next_dirty(newline + 1);
+        } else if match wants {
+            None => true,
+            Some(w) => line.bytes().find(|&b| b != b' ' && b != b'\t').is_some_and(w),
+        } {
+            f(line);
+        }
+        start = newline + 1;
+    }
+    start
 }
 
 /// Decodes `log` as UTF-8, replacing invalid sequences with U+FFFD (validation first: it is
@@ -303,6 +345,60 @@ mod tests {
         let warnings = for_each_line(&input[..], |l| seen.push(l.len().min(10)));
         assert_eq!(seen, [3, 3, 10, 4]);
         assert_eq!(warnings.len(), 1, "{warnings:?}");
+    }
+
+    /// The line-at-a-time reading every line took before the buffer scan: the scan must hand
+    /// over exactly these lines.
+    fn reference(input: &[u8], wants: Option<FirstByte>) -> Vec<String> {
+        let mut pieces: Vec<&[u8]> = input.split(|&b| b == b'\n').collect();
+        if pieces.last().is_some_and(|p| p.is_empty()) {
+            pieces.pop();
+        }
+        pieces.into_iter().filter(|raw| keep(wants, raw)).map(|raw| clean_line(&decode(raw)).into_owned()).collect()
+    }
+
+    /// A reader whose buffer holds `cap` bytes, so lines cross buffer boundaries.
+    fn scanned(input: &[u8], wants: Option<FirstByte>, cap: usize) -> Vec<String> {
+        let mut seen = Vec::new();
+        for_each_line_where(std::io::BufReader::with_capacity(cap, input), wants, |l| seen.push(l.to_owned()));
+        seen
+    }
+
+    #[test]
+    fn buffer_scan_hands_over_the_same_lines_as_line_at_a_time_reading() {
+        let pieces: [&[u8]; 14] = [
+            b"test a ... ok\n",
+            b"  \x1b[32mok\x1b[0m\n",
+            b"x\ry\n",
+            b"   \t\n",
+            b"\n",
+            b"\xff\xfe bad\n",
+            "caf\u{e9} \u{2713} done\n".as_bytes(),
+            b"\x1b]0;t\x07 [ RUN ] A.B\n",
+            b"[  PASSED  ] 1 test\r\n",
+            b"half \xe2\x9c",
+            b"\x93 mended\n",
+            b"no newline at the end",
+            b"\r\n",
+            b"\x1b",
+        ];
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let only_brackets: FirstByte = |b| b == b'[' || b == b't';
+        for round in 0..400 {
+            let mut input = Vec::new();
+            for _ in 0..(round % 40) {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                input.extend_from_slice(pieces[(state % pieces.len() as u64) as usize]);
+            }
+            for wants in [None, Some(only_brackets)] {
+                let expected = reference(&input, wants);
+                for cap in [1, 3, 16, 64, 1 << 16] {
+                    assert_eq!(scanned(&input, wants, cap), expected, "round {round}, buffer {cap}: {input:?}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -452,3 +452,55 @@ fn results_directories() {
     let trs = vec![("t/a.trs".to_owned(), b":test-result: XPASS\n:global-test-result: XPASS\n".to_vec())];
     assert_eq!(status(&parse_files(Framework::Automake, &trs), "t/a"), Some(Fail));
 }
+
+#[test]
+fn libtest_json_ids_and_names_are_cargo_tests() {
+    let text = parse(Framework::CargoLibtest, &data("cargo-test/no_fail_fast.log"));
+    let json = parse(Framework::LibtestJson, &data("libtest-json/no_fail_fast.log"));
+    assert_eq!(detect(&data("libtest-json/no_fail_fast.log")), Some(Framework::LibtestJson));
+    assert_eq!(detect(&data("libtest-json/nextest_plus.log")), Some(Framework::LibtestJson));
+    // The same run in both formats: the same ids and statuses, but for the suffix libtest's
+    // text adds to a compile-fail doctest's name.
+    let unsuffixed = |id: &String| id.replace(" - compile fail", "");
+    let text_tests: Vec<_> = text.tests.iter().map(|(id, s)| (unsuffixed(id), *s)).collect();
+    let json_tests: Vec<_> = json.tests.iter().map(|(id, s)| (id.clone(), *s)).collect();
+    assert_eq!(json_tests, text_tests);
+    for (id, name) in &text.msb_names {
+        assert_eq!(json.msb_names.get(id), Some(name), "{id}");
+    }
+    // Should-panic tests carry no marker in JSON, so Multi-SWE-bench's name is the path.
+    assert_eq!(json.msb_names.get("mycrate::tests::panics").map(String::as_str), Some("tests::panics"));
+    assert!(!json.msb_names.keys().any(|id| id.contains("::doc::")));
+    assert!(json.warnings.is_empty(), "{:?}", json.warnings);
+    // nextest: the binary from the name, `[bin]` from the kind, the last of three tries.
+    let nextest = parse(Framework::LibtestJson, &data("libtest-json/nextest_plus.log"));
+    let non_doc: Vec<_> = text.tests.iter().filter(|(id, _)| !id.contains("::doc::")).collect();
+    assert_eq!(nextest.tests.iter().collect::<Vec<_>>(), non_doc);
+    assert!(nextest.warnings.is_empty(), "{:?}", nextest.warnings);
+}
+
+#[test]
+fn libtest_json_truncated_and_stray_lines() {
+    let p = parse(Framework::LibtestJson, &data("libtest-json/truncated.log"));
+    assert_eq!(status(&p, "bar::shared"), Some(Pass));
+    assert_eq!(status(&p, "bar::bar_fails"), None);
+    assert!(warned(&p, "log ends") && warned(&p, "test binary bar") && warned(&p, "bar_fails"), "{:?}", p.warnings);
+    // Output that looks like libtest's text is not a result; a timeout is not a status; a
+    // summary that disagrees warns; a crashed binary leaves its running tests out.
+    let log = b"     Running tests/a.rs (target/debug/deps/a-0123456789abcdef)\n\
+        {\"type\":\"suite\",\"event\":\"started\",\"test_count\":3}\n\
+        {\"type\":\"test\",\"event\":\"started\",\"name\":\"one\"}\n\
+        test printed ... ok\n\
+        {\"type\":\"test\",\"event\":\"timeout\",\"name\":\"one\"}\n\
+        {\"type\":\"test\",\"event\":\"ok\",\"name\":\"one\"}\n\
+        {\"type\":\"suite\",\"event\":\"ok\",\"passed\":2,\"failed\":0,\"ignored\":0}\n\
+        \x20    Running tests/b.rs (target/debug/deps/b-0123456789abcdef)\n\
+        {\"type\":\"suite\",\"event\":\"started\",\"test_count\":2}\n\
+        {\"type\":\"test\",\"event\":\"started\",\"name\":\"crashes\"}\n\
+        error: test failed, to rerun pass `--test b`\n\
+        {\"type\":\"bench\",\"name\":\"fast\",\"median\":10,\"deviation\":1}\n";
+    let p = parse(Framework::LibtestJson, log);
+    assert_eq!(p.tests.keys().collect::<Vec<_>>(), ["a::one", "b::fast"]);
+    assert!(warned(&p, "summary says 2 passed"), "{:?}", p.warnings);
+    assert!(warned(&p, "left out: crashes"), "{:?}", p.warnings);
+}
