@@ -341,10 +341,7 @@ pub fn diff_commits(git: &Repository, old: Oid, new: Oid) -> Result<String, git2
     Ok(String::from_utf8_lossy(&buf).into_owned())
 }
 
-/// Added plus removed lines of a patch.
+/// Added plus removed lines of a patch (core's one rule: lines inside hunks).
 pub(crate) fn changed_lines(patch: &str) -> usize {
-    patch
-        .lines()
-        .filter(|l| (l.starts_with('+') && !l.starts_with("+++")) || (l.starts_with('-') && !l.starts_with("---")))
-        .count()
+    swe_forge_core::PatchShape::of(patch).changed_lines() as usize
 }

@@ -159,11 +159,9 @@ impl Pipeline {
     }
 }
 
+/// Added plus removed lines of a patch (core's one rule: lines inside hunks).
 fn changed_lines(patch: &str) -> usize {
-    patch
-        .lines()
-        .filter(|l| (l.starts_with('+') && !l.starts_with("+++")) || (l.starts_with('-') && !l.starts_with("---")))
-        .count()
+    swe_forge_core::PatchShape::of(patch).changed_lines() as usize
 }
 
 #[cfg(test)]
@@ -196,5 +194,9 @@ mod tests {
     #[test]
     fn changed_lines_ignores_headers() {
         assert_eq!(changed_lines("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n c\n"), 2);
+        // Inside a hunk, a removed line `-- x` and an added `++ y` are changes like any other, as
+        // the difficulty's line count reads them.
+        let diff = "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n--- x\n+++ y\n c\n";
+        assert_eq!(changed_lines(diff), 2);
     }
 }
