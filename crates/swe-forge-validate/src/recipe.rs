@@ -1,11 +1,13 @@
 //! Recipes: how to install, set up and test a repository. Toolchains (`recipes/toolchains.toml`)
 //! are the Debian packages of an image; recipes (`recipes/<name>.toml`) add the setup commands,
-//! the test command and the parsers. Per-repository overrides come from pipeline files (data,
-//! never code) and may have variants by PR-number range or merge date.
+//! the test command and the parsers. Per-repository overrides ([`RecipeOverride`], the data of
+//! pipeline files and profiles, owned by `swe-forge-config`) are applied here and their recipe and
+//! toolchain names checked.
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
+use swe_forge_config::{ExtraSource, RecipeOverride};
 use swe_forge_core::Instance;
 
 use crate::ValidateError;
@@ -94,86 +96,6 @@ pub struct Recipe {
     /// Trees of other repositories put into the image (see [`ExtraSource`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub extra_sources: Vec<ExtraSource>,
-}
-
-/// The tree of another repository at a revision, put into the source layer of a repository's
-/// environment as plain files (no `.git`) at `path`, outside the repository (so the repository
-/// still holds exactly its base tree), before any setup step: data a test suite would otherwise
-/// download at test time (nlohmann/json's `json_test_data`). The repository is taken from the
-/// same local mirrors folder as the instance's own (`<repos>/<org>/<name>`), never the network;
-/// `rev` (a tag, branch or sha) is resolved to a commit whose sha goes into the layer's tag and
-/// the record's provenance. Its submodules are not expanded. One that cannot be found rejects
-/// the instance as `repo_unavailable`, naming the repository, revision and where it was looked for.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ExtraSource {
-    /// `org/name` in the mirrors folder.
-    pub repo: String,
-    /// A tag, branch or commit sha.
-    pub rev: String,
-    /// Absolute path in the image, outside the repository (`/testbed`).
-    pub path: String,
-}
-
-/// Per-repository changes to a recipe; every field is optional. `numbers` and
-/// `merged_after`/`merged_before` restrict where it applies; `variants` nest further overrides.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RecipeOverride {
-    /// Applies only to PRs numbered within `[first, last]`.
-    pub numbers: Option<(u64, u64)>,
-    /// Applies only to PRs merged on or after this date (`YYYY-MM-DD`; needs `swe_forge.merged_at`).
-    pub merged_after: Option<String>,
-    /// Applies only to PRs merged before this date.
-    pub merged_before: Option<String>,
-    /// Use this recipe instead of the detected one.
-    pub recipe: Option<String>,
-    /// Use this toolchain.
-    pub toolchain: Option<String>,
-    /// Language written on the record.
-    pub language: Option<String>,
-    /// Packages added to the toolchain image (`name/suite` for one from a suite in `apt_suites`).
-    #[serde(default)]
-    pub extra_packages: Vec<String>,
-    /// Suites of the base image's Debian mirror added to the toolchain's, pinned below the base
-    /// suite (see [`Toolchain::apt_suites`]).
-    #[serde(default)]
-    pub apt_suites: Vec<String>,
-    /// Variables added to the toolchain image.
-    #[serde(default)]
-    pub env: BTreeMap<String, String>,
-    /// Replaces the setup commands.
-    pub setup: Option<Vec<String>>,
-    /// Replaces the pre-test commands.
-    pub pre_test: Option<Vec<String>>,
-    /// Replaces the test command.
-    pub test_command: Option<String>,
-    /// Replaces the log parser.
-    pub parser: Option<String>,
-    /// Replaces the result file patterns.
-    pub results: Option<Vec<String>>,
-    /// Replaces the result file parser.
-    pub results_parser: Option<String>,
-    /// Variables added to the test runs.
-    #[serde(default)]
-    pub run_env: BTreeMap<String, String>,
-    /// Let the test runs reach the network.
-    pub network_in_runs: Option<bool>,
-    /// Run the tests as this unprivileged user.
-    pub test_user: Option<String>,
-    /// Commit the repository environment is built at (dependencies fetched and warmed once, shared
-    /// by the repository's instances); used for an instance only when it is an ancestor of (or
-    /// equal to) its base commit. Without it: the oldest base commit among the repository's
-    /// records that is an ancestor of the instance's base.
-    pub env_commit: Option<String>,
-    /// Trees of other repositories put into the image at a path of their own, e.g.
-    /// `extra_sources = [{ repo = "org/data", rev = "v1.0", path = "/swe-forge/extra/data" }]`
-    /// (see [`ExtraSource`]); added to the recipe's, an entry with the same `path` replaced.
-    #[serde(default)]
-    pub extra_sources: Vec<ExtraSource>,
-    /// Narrower overrides, applied after this one when they match.
-    #[serde(default)]
-    pub variants: Vec<RecipeOverride>,
 }
 
 const TOOLCHAINS: &str = include_str!("../recipes/toolchains.toml");
@@ -290,72 +212,20 @@ impl Recipe {
     }
 }
 
-impl RecipeOverride {
-    /// Every name this override and its variants give (parsers, recipe, toolchain) exists, so a
-    /// typo is an error when the file loads, not a rejection of each instance it reaches.
-    pub fn check(&self) -> Result<(), ValidateError> {
-        for p in self.parser.iter().chain(&self.results_parser) {
-            p.parse::<swe_forge_logparse::Framework>()
-                .map_err(|e| ValidateError::Recipe { name: String::new(), message: e.to_string() })?;
-        }
-        if let Some(r) = &self.recipe {
-            Recipe::named(r)?;
-        }
-        if let Some(t) = &self.toolchain {
-            Toolchain::named(t)?;
-        }
-        self.variants.iter().try_for_each(RecipeOverride::check)
+/// Every name `o` and its variants give (parsers, recipe, toolchain) exists, so a typo is an error
+/// when validation starts, not a rejection of each instance it reaches.
+pub fn check_override(o: &RecipeOverride) -> Result<(), ValidateError> {
+    for p in o.parser.iter().chain(&o.results_parser) {
+        p.parse::<swe_forge_logparse::Framework>()
+            .map_err(|e| ValidateError::Recipe { name: String::new(), message: e.to_string() })?;
     }
-
-    /// Whether the PR-number range and merge dates (when given) admit `inst`.
-    pub fn matches(&self, inst: &Instance) -> bool {
-        if let Some((lo, hi)) = self.numbers
-            && !(lo..=hi).contains(&inst.number)
-        {
-            return false;
-        }
-        let merged = inst.swe_forge.as_ref().and_then(|m| m.merged_at.as_ref()).map(|t| t.day());
-        if let Some(after) = &self.merged_after
-            && merged.is_none_or(|m| m < after.as_str())
-        {
-            return false;
-        }
-        if let Some(before) = &self.merged_before
-            && merged.is_none_or(|m| m >= before.as_str())
-        {
-            return false;
-        }
-        true
+    if let Some(r) = &o.recipe {
+        Recipe::named(r)?;
     }
-
-    /// The environment commit this override names for `inst`, looking into matching variants too
-    /// (the last one wins).
-    pub fn env_commit_for(&self, inst: &Instance) -> Option<String> {
-        if !self.matches(inst) {
-            return None;
-        }
-        let mut c = self.env_commit.clone();
-        for v in &self.variants {
-            if let Some(x) = v.env_commit_for(inst) {
-                c = Some(x);
-            }
-        }
-        c
+    if let Some(t) = &o.toolchain {
+        Toolchain::named(t)?;
     }
-
-    /// The recipe this override forces, looking into matching variants too (the last one wins).
-    pub fn forced_recipe(&self, inst: &Instance) -> Option<String> {
-        if !self.matches(inst) {
-            return None;
-        }
-        let mut r = self.recipe.clone();
-        for v in &self.variants {
-            if let Some(x) = v.forced_recipe(inst) {
-                r = Some(x);
-            }
-        }
-        r
-    }
+    o.variants.iter().try_for_each(check_override)
 }
 
 #[cfg(test)]
@@ -391,9 +261,9 @@ mod tests {
         let o: RecipeOverride =
             toml::from_str("parser = \"go-test\"\n[[variants]]\nnumbers = [1, 5]\nresults_parser = \"junit-xm\"\n")
                 .unwrap();
-        assert!(o.check().unwrap_err().to_string().contains("junit-xm"));
+        assert!(check_override(&o).unwrap_err().to_string().contains("junit-xm"));
         let ok: RecipeOverride = toml::from_str("[[variants]]\nnumbers = [1, 5]\nparser = \"junit-xml\"\n").unwrap();
-        ok.check().unwrap();
+        check_override(&ok).unwrap();
     }
 
     #[test]

@@ -146,7 +146,7 @@ impl Validator {
     /// A validator; fails when an override names an unknown language or parser.
     pub fn new(engine: Engine, settings: Settings, reporter: Arc<dyn Reporter>) -> Result<Validator, ValidateError> {
         for (repo, o) in &settings.overrides {
-            o.check().map_err(|e| match e {
+            crate::check_override(o).map_err(|e| match e {
                 ValidateError::Recipe { message, .. } => ValidateError::Recipe { name: repo.clone(), message },
                 other => other,
             })?;

@@ -7,8 +7,6 @@
 mod cli;
 mod commands;
 mod interrupt;
-mod pipeline;
-mod profile;
 mod reporter;
 mod terminal;
 

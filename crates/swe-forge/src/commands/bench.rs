@@ -11,7 +11,7 @@ use anyhow::Result;
 use crate::cli::BenchCommand;
 use crate::commands::run::prepare;
 use crate::commands::validate::validate_records;
-use crate::pipeline::Pipeline;
+use swe_forge_config::Pipeline;
 
 pub async fn bench_command(cmd: BenchCommand) -> Result<()> {
     let BenchCommand::Overhead { pipeline, repeat, engine } = cmd;

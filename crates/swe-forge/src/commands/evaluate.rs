@@ -17,10 +17,10 @@ use crate::cli::EvaluateArgs;
 use crate::commands::validate::{
     apply_engine_args, apply_pipeline, connect_engine, folder_out, read_records, tidy_engine,
 };
-use crate::pipeline::Pipeline;
-use crate::profile::Profile;
 use crate::reporter::Bars;
 use swe_forge_agree::Naming;
+use swe_forge_config::Pipeline;
+use swe_forge_config::Profile;
 
 pub async fn evaluate_command(args: EvaluateArgs) -> Result<()> {
     folder_out("--out", &args.out)?;

@@ -11,7 +11,7 @@ use swe_forge_validate::{Settings, Silent, Validator};
 use crate::cli::{ImagesCommand, VerifyArgs};
 use crate::commands::ship;
 use crate::commands::validate::{apply_engine_args, apply_pipeline, read_records};
-use crate::pipeline::Pipeline;
+use swe_forge_config::Pipeline;
 
 pub async fn images_command(cmd: ImagesCommand) -> Result<()> {
     let engine = Engine::connect().await?;

@@ -14,8 +14,8 @@ use swe_forge_mine::{
 };
 
 use crate::cli::{IssueLinks, MineArgs};
-use crate::pipeline::Pipeline;
 use crate::terminal::clean;
+use swe_forge_config::Pipeline;
 
 /// One unit of work.
 enum Job {

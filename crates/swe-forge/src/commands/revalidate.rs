@@ -32,9 +32,9 @@ use swe_forge_validate::{Done, Settings, Stopped, Validator, kept_parse, plan_en
 
 use crate::cli::RevalidateArgs;
 use crate::commands::validate::{apply_engine_args, apply_pipeline, connect_engine, read_records, tidy_engine};
-use crate::pipeline::Pipeline;
-use crate::profile::Profile;
 use crate::reporter::Bars;
+use swe_forge_config::Pipeline;
+use swe_forge_config::Profile;
 
 /// Time before an instance's first run, kept across resumed runs.
 #[derive(Debug, Serialize, Deserialize)]

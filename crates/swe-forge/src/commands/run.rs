@@ -10,7 +10,7 @@ use swe_forge_validate::{Settings, plan_env_commits};
 use crate::cli::EngineArgs;
 use crate::commands::export::export;
 use crate::commands::validate::{apply_engine_args, apply_pipeline, print_summary, read_records, validate_records};
-use crate::pipeline::Pipeline;
+use swe_forge_config::Pipeline;
 
 pub async fn run_command(path: &Path, fresh: bool, engine: &EngineArgs) -> Result<()> {
     let p = Pipeline::load(path)?;

@@ -13,8 +13,8 @@ use swe_forge_store::{RunRow, Store};
 use swe_forge_validate::{Done, Settings, Stopped, Validator, plan_env_commits};
 
 use crate::cli::{EngineArgs, ValidateArgs};
-use crate::pipeline::Pipeline;
 use crate::reporter::Bars;
+use swe_forge_config::Pipeline;
 
 pub async fn validate_command(args: ValidateArgs) -> Result<()> {
     let records = read_records(&args.records)?;
@@ -105,7 +105,11 @@ pub fn write_records(path: &Path, records: &[Instance]) -> Result<()> {
 
 pub fn apply_pipeline(settings: &mut Settings, p: &Pipeline) {
     let v = &p.validate;
-    settings.base = p.base.clone();
+    let default = swe_forge_docker::BaseSpec::default();
+    settings.base = swe_forge_docker::BaseSpec {
+        suite: p.base.suite.clone().unwrap_or(default.suite),
+        mirror: p.base.mirror.clone().unwrap_or(default.mirror),
+    };
     settings.overrides = p.overrides.clone();
     if let Some(j) = v.jobs {
         settings.jobs = j;

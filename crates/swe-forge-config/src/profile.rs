@@ -6,19 +6,23 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use anyhow::{Context, Result, bail};
+use schemars::JsonSchema;
 use serde::Deserialize;
 use swe_forge_agree::Naming;
-use swe_forge_validate::RecipeOverride;
 
-const BUILT_IN: &[(&str, &str)] = &[
+use crate::overrides::override_key;
+use crate::{ConfigError, RecipeOverride};
+
+/// The built-in profiles: name and text.
+pub(crate) const BUILT_IN: &[(&str, &str)] = &[
     ("msb", include_str!("../../../pipelines/profiles/msb.toml")),
     ("default", include_str!("../../../pipelines/profiles/default.toml")),
 ];
 
 /// A profile file.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(title = "swe-forge profile")]
 pub struct Profile {
     /// Name shown in reports.
     pub name: String,
@@ -26,6 +30,7 @@ pub struct Profile {
     #[serde(default)]
     pub description: String,
     /// The naming both sides are compared in.
+    #[schemars(schema_with = "crate::schema::naming_schema")]
     pub naming: Naming,
     /// Recipe overrides keyed by `lang:<language>`, `recipe:<name>` or `org/repo`.
     #[serde(default)]
@@ -34,18 +39,31 @@ pub struct Profile {
 
 impl Profile {
     /// A built-in profile by name, or a profile file.
-    pub fn load(name_or_path: &str) -> Result<Profile> {
+    pub fn load(name_or_path: &str) -> Result<Profile, ConfigError> {
         let path = Path::new(name_or_path);
-        let (origin, text) = if path.is_file() {
-            let text = std::fs::read_to_string(path).with_context(|| format!("reading profile {}", path.display()))?;
-            (path.display().to_string(), text)
+        if path.is_file() {
+            let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+                what: "profile",
+                path: path.to_owned(),
+                source,
+            })?;
+            Profile::from_toml(&text, &path.display().to_string())
         } else if let Some((n, t)) = BUILT_IN.iter().find(|(n, _)| *n == name_or_path) {
-            (format!("built-in profile {n}"), (*t).to_owned())
+            Profile::from_toml(t, &format!("built-in profile {n}"))
         } else {
             let known: Vec<&str> = BUILT_IN.iter().map(|(n, _)| *n).collect();
-            bail!("no profile `{name_or_path}`: not a file, and the built-in profiles are {}", known.join(", "));
-        };
-        toml::from_str(&text).with_context(|| format!("{origin} is invalid"))
+            Err(ConfigError::UnknownProfile { name: name_or_path.to_owned(), known: known.join(", ") })
+        }
+    }
+
+    /// Parses and checks a profile's text; `origin` names it in errors.
+    pub fn from_toml(text: &str, origin: &str) -> Result<Profile, ConfigError> {
+        let p: Profile =
+            toml::from_str(text).map_err(|source| ConfigError::Parse { origin: origin.to_owned(), source })?;
+        for (key, o) in &p.overrides {
+            o.check_parsers(origin, &override_key(key))?;
+        }
+        Ok(p)
     }
 
     /// Merges the profile's overrides into `overrides`: a key both have keeps the pipeline's
@@ -72,20 +90,24 @@ mod tests {
     use super::*;
 
     #[test]
-    fn built_in_profiles_load_and_name_known_parsers() {
+    fn built_in_profiles_load() {
         for (name, _) in BUILT_IN {
-            let p = Profile::load(name).unwrap();
-            assert_eq!(p.name, *name);
-            for (key, o) in &p.overrides {
-                if let Some(parser) = &o.parser {
-                    assert!(parser.parse::<swe_forge_logparse::Framework>().is_ok(), "{name} {key}: {parser}");
-                }
-            }
+            assert_eq!(Profile::load(name).unwrap().name, *name);
         }
         let msb = Profile::load("msb").unwrap();
         assert_eq!(msb.naming, Naming::Msb);
         assert_eq!(msb.overrides["lang:rust"].test_command.as_deref(), Some("cargo test"));
-        assert!(Profile::load("nope").unwrap_err().to_string().contains("built-in profiles are msb, default"));
+        let e = Profile::load("nope").unwrap_err();
+        assert!(matches!(e, ConfigError::UnknownProfile { .. }));
+        assert!(e.to_string().contains("built-in profiles are msb, default"), "{e}");
+    }
+
+    #[test]
+    fn a_bad_naming_is_refused_at_load() {
+        let e = Profile::from_toml("name = \"p\"\nnaming = \"msbb\"\n", "p.toml").unwrap_err();
+        let ConfigError::Parse { origin, source } = e else { panic!("{e:?}") };
+        assert_eq!(origin, "p.toml");
+        assert!(source.to_string().contains("msbb"), "{source}");
     }
 
     #[test]

@@ -5,15 +5,17 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use schemars::JsonSchema;
 use serde::Deserialize;
 use swe_forge_core::Instance;
-use swe_forge_docker::BaseSpec;
-use swe_forge_validate::RecipeOverride;
+
+use crate::overrides::override_key;
+use crate::{ConfigError, RecipeOverride};
 
 /// A parsed pipeline file.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(title = "swe-forge pipeline file")]
 pub struct Pipeline {
     /// Name shown in reports.
     pub name: String,
@@ -27,11 +29,11 @@ pub struct Pipeline {
     pub filters: Filters,
     /// Base image.
     #[serde(default)]
-    pub base: BaseSpec,
+    pub base: BaseSection,
     /// Validation limits.
     #[serde(default)]
     pub validate: ValidateSection,
-    /// Per-repository recipe overrides, keyed by `org/repo`.
+    /// Per-repository recipe overrides, keyed by `org/repo`, `lang:<language>` or `recipe:<name>`.
     #[serde(default)]
     pub overrides: BTreeMap<String, RecipeOverride>,
     /// Output files.
@@ -43,7 +45,8 @@ pub struct Pipeline {
     dir: PathBuf,
 }
 
-#[derive(Debug, Deserialize)]
+/// `[source]`: where candidates come from.
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Source {
     /// Candidate records, JSONL.
@@ -54,7 +57,8 @@ pub struct Source {
     pub make_repos: Option<PathBuf>,
 }
 
-#[derive(Debug, Default, Deserialize)]
+/// `[filters]`: which candidates to validate.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Filters {
     /// Only these instance ids (all when empty).
@@ -67,13 +71,30 @@ pub struct Filters {
     pub max_fix_lines: Option<usize>,
 }
 
-#[derive(Debug, Default, Deserialize)]
+/// `[base]`: the Debian rootfs every image starts from; a key left out takes the built-in value
+/// (`swe_forge_docker::BaseSpec::default()`: trixie from deb.debian.org).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BaseSection {
+    /// Debian suite, e.g. `trixie`.
+    pub suite: Option<String>,
+    /// Debian mirror to bootstrap from.
+    pub mirror: Option<String>,
+}
+
+/// `[validate]`: validation limits; a key left out keeps the command's default.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ValidateSection {
+    /// Instances validated at once.
     pub jobs: Option<usize>,
+    /// Time limit of each run, in seconds.
     pub phase_timeout_secs: Option<u64>,
+    /// Time limit of the setup of an image, in seconds.
     pub setup_timeout_secs: Option<u64>,
+    /// Memory limit of every container, in MiB.
     pub memory_mb: Option<u64>,
+    /// Extra CA certificates (PEM) trusted during setup.
     pub ca_bundle: Option<PathBuf>,
     /// Logs and the state store.
     pub work_dir: Option<PathBuf>,
@@ -89,7 +110,8 @@ pub struct ValidateSection {
     pub infra_breaker: Option<u32>,
 }
 
-#[derive(Debug, Deserialize)]
+/// `[output]`: the files a run writes.
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Output {
     /// Every validated record, accepted or not.
@@ -103,45 +125,71 @@ pub struct Output {
 }
 
 /// `[mine]`: the window and filters of every repository, and `[[mine.repos]]`, one per repository.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MineSection {
+    /// First merge day mined (`YYYY-MM-DD`).
     pub since: Option<String>,
+    /// Last merge day mined (`YYYY-MM-DD`).
     pub until: Option<String>,
     /// Drop PRs that close no issue (default: true on GitHub, false for mirrors).
     pub require_issue: Option<bool>,
     /// Mirrors: drop PR refs that no merge or squash commit proves merged.
     pub merged_only: Option<bool>,
+    /// Drop PRs that change more files than this.
     pub max_files: Option<usize>,
+    /// Drop PRs whose fix changes more lines than this.
     pub max_fix_lines: Option<usize>,
     /// On-disk HTTP cache of GitHub answers.
     pub cache_dir: Option<PathBuf>,
     /// Funnel report (JSON, and Markdown next to it).
     pub funnel: Option<PathBuf>,
+    /// The repositories to mine.
     #[serde(default)]
     pub repos: Vec<MineRepo>,
 }
 
 /// One repository to mine: from GitHub, or from a local `mirror`; window and limits override `[mine]`'s.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MineRepo {
     /// `owner/name`.
     pub name: String,
+    /// A local clone holding `refs/pull/*` (instead of GitHub).
     pub mirror: Option<PathBuf>,
+    /// The branch PRs were merged into.
     pub branch: Option<String>,
+    /// First merge day mined (`YYYY-MM-DD`).
     pub since: Option<String>,
+    /// Last merge day mined (`YYYY-MM-DD`).
     pub until: Option<String>,
+    /// Drop PRs that change more files than this.
     pub max_files: Option<usize>,
+    /// Drop PRs whose fix changes more lines than this.
     pub max_fix_lines: Option<usize>,
 }
 
 impl Pipeline {
-    pub fn load(path: &Path) -> Result<Pipeline> {
-        let text = std::fs::read_to_string(path).with_context(|| format!("reading pipeline {}", path.display()))?;
-        let mut p: Pipeline =
-            toml::from_str(&text).with_context(|| format!("pipeline {} is invalid", path.display()))?;
+    /// Reads and checks the pipeline file at `path`.
+    pub fn load(path: &Path) -> Result<Pipeline, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            what: "pipeline",
+            path: path.to_owned(),
+            source,
+        })?;
+        let mut p = Pipeline::from_toml(&text, &format!("pipeline {}", path.display()))?;
         p.dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        Ok(p)
+    }
+
+    /// Parses and checks a pipeline's text; `origin` names it in errors. Relative paths resolve
+    /// against the current folder.
+    pub fn from_toml(text: &str, origin: &str) -> Result<Pipeline, ConfigError> {
+        let p: Pipeline =
+            toml::from_str(text).map_err(|source| ConfigError::Parse { origin: origin.to_owned(), source })?;
+        for (key, o) in &p.overrides {
+            o.check_parsers(origin, &override_key(key))?;
+        }
         Ok(p)
     }
 
@@ -168,27 +216,28 @@ fn changed_lines(patch: &str) -> usize {
 mod tests {
     use super::*;
 
+    const MINIMAL: &str = "name='x'\n[source]\nrecords='a'\nrepos='b'\n[output]\nvalidated='c'\n";
+
     #[test]
-    fn bundled_pipelines_parse() {
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../pipelines");
-        let mut n = 0;
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.extension().is_some_and(|e| e == "toml") {
-                Pipeline::load(&path).unwrap();
-                n += 1;
-            }
-        }
-        assert!(n >= 1);
+    fn unknown_keys_are_refused_naming_the_file_and_key() {
+        let err = Pipeline::from_toml(&format!("{MINIMAL}[validate]\njobz=2\n"), "pipeline p.toml").unwrap_err();
+        assert!(matches!(err, ConfigError::Parse { .. }));
+        assert_eq!(err.to_string(), "pipeline p.toml is invalid");
+        let ConfigError::Parse { source, .. } = err else { unreachable!() };
+        assert!(source.to_string().contains("jobz"), "{source}");
     }
 
     #[test]
-    fn unknown_keys_are_refused() {
-        let err = toml::from_str::<Pipeline>(
-            "name='x'\n[source]\nrecords='a'\nrepos='b'\n[output]\nvalidated='c'\n[validate]\njobz=2\n",
-        )
-        .unwrap_err();
-        assert!(err.to_string().contains("jobz"), "{err}");
+    fn an_unknown_parser_is_an_error_at_load() {
+        let text = format!("{MINIMAL}[overrides.\"o/r\"]\nparser = \"go-tset\"\n");
+        let err = Pipeline::from_toml(&text, "pipeline p.toml").unwrap_err().to_string();
+        assert!(err.contains("`overrides.\"o/r\".parser`") && err.contains("go-tset"), "{err}");
+    }
+
+    #[test]
+    fn a_missing_file_is_named() {
+        let err = Pipeline::load(Path::new("no/such/pipeline.toml")).unwrap_err().to_string();
+        assert_eq!(err, "reading pipeline no/such/pipeline.toml");
     }
 
     #[test]
