@@ -38,17 +38,6 @@ pub(crate) mod tests {
     //! Helpers shared by the unit tests.
 
     pub(crate) use crate::naming::tests::log;
-    use swe_forge_core::Instance;
 
-    /// A record with no test lists.
-    pub(crate) fn record(org: &str, repo: &str, number: u64) -> Instance {
-        let mut i: Instance = serde_json::from_value(serde_json::json!({
-            "org": org, "repo": repo, "number": number, "state": "closed", "title": "t", "body": null,
-            "base": {"label": "o:main", "ref": "main", "sha": "0000000000000000000000000000000000000000"},
-            "resolved_issues": [], "fix_patch": "", "test_patch": ""
-        }))
-        .unwrap();
-        i.instance_id = i.expected_id();
-        i
-    }
+    pub(crate) use swe_forge_test_support::record;
 }

@@ -136,11 +136,7 @@ mod tests {
     use super::*;
     use swe_forge_core::DifficultyLabel;
 
-    fn devset() -> Vec<Instance> {
-        let text =
-            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/devset/instances.jsonl")).unwrap();
-        swe_forge_core::read_jsonl(text.as_bytes()).unwrap()
-    }
+    use swe_forge_test_support::devset;
 
     fn row(id: &str, clarity: u8, time: Option<&str>) -> ReviewRow {
         ReviewRow {

@@ -22,14 +22,10 @@ fn producer() -> Producer {
     Producer { version: "9.9.9".into(), git_commit: Some("0123abcd".into()) }
 }
 
-const DEVSET: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/devset/instances.jsonl");
-
-fn devset_text() -> String {
-    std::fs::read_to_string(DEVSET).unwrap_or_else(|e| panic!("devset {DEVSET} not readable: {e}"))
-}
+use swe_forge_test_support::devset_text;
 
 fn devset() -> Vec<Instance> {
-    let records = read_jsonl(devset_text().as_bytes()).unwrap();
+    let records = swe_forge_test_support::devset();
     assert_eq!(records.len(), 22);
     records
 }

@@ -22,14 +22,4 @@ pub use submodule::{Submodule, SubmoduleExport};
 /// Runs the git command line in `dir` for the tests (a fixed identity, `main`, local submodule
 /// URLs allowed) and returns its trimmed stdout; a failing command fails the test.
 #[cfg(test)]
-pub(crate) fn test_git(dir: &std::path::Path, args: &[&str]) -> String {
-    let out = std::process::Command::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main"])
-        .args(["-c", "protocol.file.allow=always"])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8_lossy(&out.stdout).trim().to_owned()
-}
+pub(crate) use swe_forge_test_support::git as test_git;

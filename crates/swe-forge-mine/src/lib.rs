@@ -20,7 +20,6 @@ mod graphql;
 mod journal;
 mod links;
 mod mirror;
-pub mod replay;
 mod split;
 
 pub use candidate::{Candidate, IssueTexts, LinkedIssue, MergeEvidence, MineSource, MiningNotes};

@@ -242,11 +242,7 @@ impl Store {
 mod tests {
     use super::*;
 
-    fn devset() -> Vec<Instance> {
-        let text =
-            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/devset/instances.jsonl")).unwrap();
-        swe_forge_core::read_jsonl(text.as_bytes()).unwrap()
-    }
+    use swe_forge_test_support::devset;
 
     #[test]
     fn enqueue_finish_resume_and_change() {

@@ -76,31 +76,14 @@ fn oldest_ancestor(repo: &SourceRepo, base: &str, bases: &[(i64, String)]) -> St
 
 #[cfg(test)]
 mod tests {
-    use std::process::Command;
 
     use super::*;
 
-    fn git(dir: &Path, date: &str, args: &[&str]) -> String {
-        let out = Command::new("git")
-            .args(["-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main"])
-            .args(args)
-            .env("GIT_AUTHOR_DATE", date)
-            .env("GIT_COMMITTER_DATE", date)
-            .current_dir(dir)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-        String::from_utf8_lossy(&out.stdout).trim().to_owned()
-    }
+    use swe_forge_test_support::git_at as git;
 
     fn inst(number: u64, sha: &str) -> Instance {
-        let mut i: Instance = serde_json::from_value(serde_json::json!({
-            "org": "o", "repo": "r", "number": number, "state": "closed", "title": "t", "body": null,
-            "base": {"label": "o:main", "ref": "main", "sha": sha},
-            "resolved_issues": [], "fix_patch": "", "test_patch": ""
-        }))
-        .unwrap();
-        i.instance_id = i.expected_id();
+        let mut i = swe_forge_test_support::record("o", "r", number);
+        i.base.sha = sha.to_owned();
         i
     }
 

@@ -133,20 +133,10 @@ fn bad_path(path: &str) -> Option<&'static str> {
 
 #[cfg(test)]
 mod tests {
-    use std::process::Command;
 
     use super::*;
 
-    fn git(dir: &Path, args: &[&str]) -> String {
-        let out = Command::new("git")
-            .args(["-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main"])
-            .args(args)
-            .current_dir(dir)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-        String::from_utf8_lossy(&out.stdout).trim().to_owned()
-    }
+    use swe_forge_test_support::git;
 
     fn src(repo: &str, rev: &str, path: &str) -> ExtraSource {
         ExtraSource { repo: repo.to_owned(), rev: rev.to_owned(), path: path.to_owned() }

@@ -233,14 +233,7 @@ mod tests {
     use super::*;
 
     fn inst(number: u64) -> Instance {
-        let mut i: Instance = serde_json::from_value(serde_json::json!({
-            "org": "o", "repo": "r", "number": number, "state": "closed", "title": "t", "body": null,
-            "base": {"label": "o:main", "ref": "main", "sha": "0000000000000000000000000000000000000000"},
-            "resolved_issues": [], "fix_patch": "", "test_patch": ""
-        }))
-        .unwrap();
-        i.instance_id = i.expected_id();
-        i
+        swe_forge_test_support::record("o", "r", number)
     }
 
     #[test]

@@ -7,8 +7,8 @@ use std::time::Instant;
 
 use git2::build::TreeUpdateBuilder;
 use git2::{FileMode, Oid, Repository, Signature, Time};
-use swe_forge_mine::replay::{FakeGithub, FakePr, ReplayServer};
 use swe_forge_mine::{Client, ClientOptions, GithubOptions, Journal, Limits, Quiet, Token, diff_commits, mine_github};
+use swe_forge_test_support::replay::{FakeGithub, FakePr, ReplayServer};
 
 use crate::support::read_candidates;
 

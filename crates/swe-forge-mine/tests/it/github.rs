@@ -5,10 +5,10 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use swe_forge_mine::replay::{FakeGithub, FakePr, Fault, ReplayServer, Target};
 use swe_forge_mine::{
     Client, ClientOptions, Decision, GithubOptions, IssueTexts, Journal, Quiet, Token, mine_github, progress_path,
 };
+use swe_forge_test_support::replay::{FakeGithub, FakePr, Fault, ReplayServer, Target};
 
 use crate::support::{read_candidates, root};
 

@@ -19,22 +19,7 @@ pub fn make_fixture_repos(dir: &Path) -> PathBuf {
 
 /// Runs git in `dir` with a fixed identity and date; returns stdout.
 pub fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
-        .env("GIT_AUTHOR_DATE", "2024-03-01T00:00:00Z")
-        .env("GIT_COMMITTER_DATE", "2024-03-01T00:00:00Z")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8(out.stdout).unwrap().trim().to_owned()
+    swe_forge_test_support::git_at(dir, "2024-03-01T00:00:00Z", args)
 }
 
 pub fn write(dir: &Path, path: &str, text: &str) {

@@ -4,41 +4,55 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::support::root;
 
-/// The workspace crates each crate's `[dependencies]` name, short names (`core` for `swe-forge-core`).
-fn from_cargo_files() -> BTreeMap<String, BTreeSet<String>> {
+/// What one crate uses of the workspace: `[dependencies]` and `[dev-dependencies]`, short names.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Uses {
+    deps: BTreeSet<String>,
+    dev: BTreeSet<String>,
+}
+
+/// The workspace crates each crate's Cargo.toml names, short names (`core` for `swe-forge-core`).
+fn from_cargo_files() -> BTreeMap<String, Uses> {
     let mut graph = BTreeMap::new();
     for entry in std::fs::read_dir(root().join("crates")).unwrap().flatten() {
         let Ok(text) = std::fs::read_to_string(entry.path().join("Cargo.toml")) else { continue };
         let name = entry.file_name().to_string_lossy().into_owned();
         let short = name.strip_prefix("swe-forge-").unwrap_or(&name).to_owned();
-        let mut deps = BTreeSet::new();
-        let mut in_deps = false;
+        let mut uses = Uses::default();
+        let mut section = "";
         for line in text.lines() {
             if line.starts_with('[') {
-                in_deps = line.trim() == "[dependencies]";
-            } else if in_deps && let Some(dep) = line.strip_prefix("swe-forge-") {
-                deps.insert(dep.split(['.', ' ', '=']).next().unwrap().to_owned());
+                section = line.trim();
+            } else if let Some(dep) = line.strip_prefix("swe-forge-") {
+                let dep = dep.split(['.', ' ', '=']).next().unwrap().to_owned();
+                match section {
+                    "[dependencies]" => uses.deps.insert(dep),
+                    "[dev-dependencies]" => uses.dev.insert(dep),
+                    _ => false,
+                };
             }
         }
-        graph.insert(short, deps);
+        graph.insert(short, uses);
     }
     graph
 }
 
-/// The list under "Dependency graph" in ARCHITECTURE.md.
-fn from_architecture() -> BTreeMap<String, BTreeSet<String>> {
+/// The list under "Dependency graph" in ARCHITECTURE.md: `- \`name\`: deps` with `; dev: crates`
+/// after them when the crate has workspace dev-dependencies.
+fn from_architecture() -> BTreeMap<String, Uses> {
     let text = std::fs::read_to_string(root().join("ARCHITECTURE.md")).unwrap();
     let section = text.split("Dependency graph").nth(1).expect("ARCHITECTURE.md has a dependency graph");
     let mut graph = BTreeMap::new();
     for line in section.lines().skip_while(|l| !l.starts_with("- ")).take_while(|l| l.starts_with("- ")) {
-        let (name, deps) = line[2..].split_once(':').unwrap();
+        let (name, rest) = line[2..].split_once(':').unwrap();
+        let (deps, dev) = rest.split_once("; dev:").unwrap_or((rest, ""));
         let names = |s: &str| {
             s.split(',')
                 .map(|d| d.trim().trim_matches('`').to_owned())
                 .filter(|d| !d.is_empty() && d != "none")
                 .collect()
         };
-        graph.insert(name.trim_matches('`').to_owned(), names(deps));
+        graph.insert(name.trim_matches('`').to_owned(), Uses { deps: names(deps), dev: names(dev) });
     }
     graph
 }
@@ -48,4 +62,15 @@ fn the_dependency_graph_matches_the_cargo_files() {
     let cargo = from_cargo_files();
     assert!(cargo.len() >= 11, "{cargo:?}");
     assert_eq!(from_architecture(), cargo, "ARCHITECTURE.md's dependency graph differs from the Cargo.toml files");
+}
+
+#[test]
+fn test_support_is_only_ever_a_dev_dependency() {
+    let cargo = from_cargo_files();
+    assert!(cargo.contains_key("test-support"));
+    for (name, uses) in &cargo {
+        assert!(!uses.deps.contains("test-support"), "{name} links test-support outside its tests");
+    }
+    let manifest = std::fs::read_to_string(root().join("crates/swe-forge-test-support/Cargo.toml")).unwrap();
+    assert!(manifest.lines().any(|l| l.trim() == "publish = false"), "test-support is never published");
 }

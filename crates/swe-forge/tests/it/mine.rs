@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use swe_forge_mine::Candidate;
-use swe_forge_mine::replay::{FakeGithub, FakePr, ReplayServer};
+use swe_forge_test_support::replay::{FakeGithub, FakePr, ReplayServer};
 
 use crate::support::{make_repos, root, swe_forge, text};
 
@@ -194,7 +194,7 @@ fn the_pipeline_mine_section_mines_every_listed_repository() {
 #[test]
 fn escape_sequences_from_the_api_never_reach_the_terminal() {
     let server = ReplayServer::start(|_| {
-        swe_forge_mine::replay::Reply::status(
+        swe_forge_test_support::replay::Reply::status(
             422,
             r#"{"message":"\u001b[2J\u001b]0;pwned\u0007Validation \u009b31mFailed"}"#,
         )
@@ -235,7 +235,7 @@ fn a_refused_token_is_skipped_and_named_by_its_position() {
     let f = fake.clone();
     let server = ReplayServer::start(move |r| {
         if r.header("authorization").unwrap_or_default().contains("BADCRED") {
-            return swe_forge_mine::replay::Reply::status(401, r#"{"message":"Bad credentials"}"#);
+            return swe_forge_test_support::replay::Reply::status(401, r#"{"message":"Bad credentials"}"#);
         }
         f.answer(r)
     });

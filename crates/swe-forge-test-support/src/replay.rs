@@ -7,7 +7,7 @@
 //! with ETags and 304s, in the shapes GitHub documents; [`Fault`]s inject a secondary rate limit
 //! with `Retry-After`, a 502, a malformed body or a spent token at chosen requests.
 //!
-//! Test support only: not used by the miner itself.
+//! Test support only: the miner's tests and the binary's use it as a dev-dependency.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use regex::Regex;
 
-use crate::split::split_diff;
+use swe_forge_core::PatchShape;
 
 /// A request as the server saw it.
 #[derive(Debug, Clone)]
@@ -429,12 +429,12 @@ impl FakeGithub {
 
     fn node(&self, p: &FakePr) -> serde_json::Value {
         let owner = self.repo.split('/').next().unwrap_or_default();
-        let files: Vec<serde_json::Value> = split_diff(&p.diff)
+        let files: Vec<serde_json::Value> = file_diffs(&p.diff)
             .iter()
             .map(|f| {
-                let add = f.text.lines().filter(|l| l.starts_with('+') && !l.starts_with("+++")).count();
-                let del = f.text.lines().filter(|l| l.starts_with('-') && !l.starts_with("---")).count();
-                serde_json::json!({ "path": f.path, "additions": add, "deletions": del })
+                let shape = PatchShape::of(f);
+                let path = shape.files.first().cloned().unwrap_or_default();
+                serde_json::json!({ "path": path, "additions": shape.added, "deletions": shape.removed })
             })
             .collect();
         let (adds, dels) = files.iter().fold((0, 0), |(a, d), f| {
@@ -530,6 +530,20 @@ impl FakeGithub {
             delay: Duration::ZERO,
         }
     }
+}
+
+/// A diff cut at its `diff --git` lines, one piece per file (text before the first is dropped).
+fn file_diffs(diff: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for line in diff.split_inclusive('\n') {
+        if line.starts_with("diff --git ") {
+            out.push(String::new());
+        }
+        if let Some(piece) = out.last_mut() {
+            piece.push_str(line);
+        }
+    }
+    out
 }
 
 fn fnv(s: &str) -> u64 {
