@@ -1,10 +1,9 @@
 //! Curation of a validated dataset: difficulty labels from a transparent heuristic (calibrated
 //! against Multi-SWE-bench's human labels, see docs/difficulty-calibration.md), the keep rule of
-//! reviews (the review page is `swe-forge-review`), near-duplicate grouping of fix patches,
-//! splits, the dataset card with its SVG plots, and the Hugging Face Hub front matter of a
-//! published folder.
+//! reviews (the review page is `swe-forge-review`), near-duplicate grouping of fix patches and
+//! splits (the dataset card is `swe-forge-card`).
 //!
-//! Everything here is pure data in, data out, except the file writers of `splits` and `report`.
+//! Everything here is pure data in, data out, except the file writer of `splits`.
 //! Reviews live in the state store (`swe-forge-store`); this crate never prints and never talks
 //! to Docker, git or the network.
 
@@ -13,22 +12,17 @@ mod calibrate;
 mod dedup;
 mod difficulty;
 mod error;
-mod hub;
 mod keep;
 mod labels;
 mod lang;
-mod report;
 mod splits;
-mod svg;
 
 pub use apply::{CurateOptions, CurateSummary, curate, is_kept, kept_records, label_missing_difficulty};
 pub use calibrate::{Calibration, Confusion, calibrate, fit_thresholds};
 pub use dedup::{DedupOptions, DuplicateGroup, find_duplicates};
 pub use difficulty::{Heuristic, features, heuristic_label};
 pub use error::CurateError;
-pub use hub::{HUB_TAGS, HubCard, front_matter, size_category, split_name, split_path, valid_license};
 pub use keep::{KeepRule, review_from_row};
 pub use labels::{HumanLabel, parse_label, read_labels};
 pub use lang::language;
-pub use report::{ReportOptions, write_report};
 pub use splits::{SplitOptions, SplitSummary, valid_cutoff, write_records, write_splits};

@@ -5,8 +5,9 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
+use swe_forge_card::{HubCard, ReportOptions};
 use swe_forge_core::{Instance, ValidationStatus};
-use swe_forge_curate::{Heuristic, HubCard, ReportOptions, is_kept};
+use swe_forge_curate::{Heuristic, is_kept};
 
 use crate::commands::validate::read_records;
 
@@ -33,7 +34,7 @@ pub struct PublishArgs {
 }
 
 pub fn publish_command(args: PublishArgs) -> Result<()> {
-    if !swe_forge_curate::valid_license(&args.license) {
+    if !swe_forge_card::valid_license(&args.license) {
         bail!("--license {:?} is not a license id (letters, digits and . + - _)", args.license);
     }
     let records = read_records(&args.dataset)?;
@@ -49,11 +50,11 @@ pub fn publish_command(args: PublishArgs) -> Result<()> {
     let data = args.out.join("data");
     clear_parquet(&data)?;
     for (name, members) in &splits {
-        let path = args.out.join(swe_forge_curate::split_path(name));
+        let path = args.out.join(swe_forge_card::split_path(name));
         crate::commands::export::export(members, None, Some(&path), None)?;
         println!("{:>6}  {}", members.len(), path.display());
     }
-    let card = swe_forge_curate::write_report(
+    let card = swe_forge_card::write_report(
         &records,
         &ReportOptions { out_dir: args.out.clone(), title: title.clone(), heuristic: Heuristic::CALIBRATED },
     )?;
@@ -64,11 +65,11 @@ pub fn publish_command(args: PublishArgs) -> Result<()> {
     };
     let body = std::fs::read_to_string(&card).with_context(|| format!("reading {}", card.display()))?;
     let files: Vec<String> =
-        hub.splits.iter().map(|(name, n)| format!("`{}` ({n})", swe_forge_curate::split_path(name))).collect();
+        hub.splits.iter().map(|(name, n)| format!("`{}` ({n})", swe_forge_card::split_path(name))).collect();
     let text = format!(
         "{}{body}\n## Files\n\nOne row per instance, in swe-forge's instances table (the record's fields as \
          columns, `swe_forge` as JSON; columns in swe-forge's `schemas/parquet.md`): {}.\n",
-        swe_forge_curate::front_matter(&hub),
+        swe_forge_card::front_matter(&hub),
         files.join(", ")
     );
     crate::commands::write_output(&card, text.as_bytes())?;
@@ -121,7 +122,7 @@ fn split_files(dir: &Path) -> Result<Vec<(String, Vec<Instance>)>> {
     }
     let mut splits: Vec<(String, Vec<Instance>)> = Vec::new();
     for file in files {
-        let name = swe_forge_curate::split_name(&file.file_stem().unwrap_or_default().to_string_lossy());
+        let name = swe_forge_card::split_name(&file.file_stem().unwrap_or_default().to_string_lossy());
         if splits.iter().any(|(n, _)| *n == name) {
             bail!("two split files of {} give the split name {name:?}", dir.display());
         }

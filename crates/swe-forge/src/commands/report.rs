@@ -3,7 +3,8 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
-use swe_forge_curate::{Heuristic, ReportOptions};
+use swe_forge_card::ReportOptions;
+use swe_forge_curate::Heuristic;
 
 use crate::commands::validate::{folder_out, read_records};
 
@@ -26,7 +27,7 @@ pub fn report_command(args: ReportArgs) -> Result<()> {
     let title = args.title.clone().unwrap_or_else(|| {
         args.dataset.file_stem().map_or_else(|| "Dataset".into(), |s| s.to_string_lossy().into_owned())
     });
-    let card = swe_forge_curate::write_report(
+    let card = swe_forge_card::write_report(
         &records,
         &ReportOptions { out_dir: args.out.clone(), title, heuristic: Heuristic::CALIBRATED },
     )?;

@@ -8,10 +8,9 @@ use std::path::{Path, PathBuf};
 
 use swe_forge_core::{DifficultyLabel, Instance, LabelSource, ValidationStatus};
 
-use crate::CurateError;
-use crate::apply::kept_records;
-use crate::difficulty::{Heuristic, heuristic_label};
-use crate::lang::language;
+use swe_forge_curate::{Heuristic, heuristic_label, kept_records, language};
+
+use crate::CardError;
 use crate::svg;
 
 /// Where the card goes and what it is called.
@@ -39,9 +38,9 @@ struct Row<'a> {
 }
 
 /// Writes `README.md` and `plots/*.svg`; returns the card's path.
-pub fn write_report(records: &[Instance], options: &ReportOptions) -> Result<PathBuf, CurateError> {
+pub fn write_report(records: &[Instance], options: &ReportOptions) -> Result<PathBuf, CardError> {
     let plots = options.out_dir.join("plots");
-    std::fs::create_dir_all(&plots).map_err(CurateError::io(&plots))?;
+    std::fs::create_dir_all(&plots).map_err(CardError::io(&plots))?;
     let validated = records.iter().any(|r| r.status() != ValidationStatus::Candidate);
     let rows: Vec<Row> = kept_records(records)
         .into_iter()
@@ -303,9 +302,9 @@ fn cell(s: &str) -> String {
     crate::svg::escape(s).replace('|', "\\|").replace(['\n', '\r'], " ")
 }
 
-fn write(path: &Path, text: &str) -> Result<(), CurateError> {
+fn write(path: &Path, text: &str) -> Result<(), CardError> {
     let mut out = swe_forge_fs::Output::create(path)?;
-    std::io::Write::write_all(&mut out, text.as_bytes()).map_err(CurateError::io(path))?;
+    std::io::Write::write_all(&mut out, text.as_bytes()).map_err(CardError::io(path))?;
     Ok(out.commit()?)
 }
 

@@ -1,0 +1,13 @@
+//! The dataset card of a curated dataset (`swe-forge report`, `swe-forge publish`): a README.md
+//! with counts, the funnel, per-language and per-repository tables and distributions
+//! (`report.rs`), its plots as hand-written SVG (`svg.rs`), and the YAML front matter the
+//! Hugging Face Hub reads (`hub.rs`). Text from records goes into the card escaped.
+
+mod error;
+mod hub;
+mod report;
+mod svg;
+
+pub use error::CardError;
+pub use hub::{HUB_TAGS, HubCard, front_matter, size_category, split_name, split_path, valid_license};
+pub use report::{ReportOptions, write_report};
