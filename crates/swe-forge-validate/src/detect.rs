@@ -157,4 +157,43 @@ mod tests {
         assert_eq!(make_targets(makefile), ["all", "test", "check"]);
         assert!(make_targets("X := 1\n\ttest: no\n").is_empty());
     }
+
+    /// `files` committed in a fresh repository; the detection of that commit.
+    fn detect_files(files: &[(&str, &str)]) -> Detection {
+        let dir = tempfile::tempdir().unwrap();
+        swe_forge_test_support::git(dir.path(), &["init", "-q"]);
+        for (path, content) in files {
+            let p = dir.path().join(path);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, content).unwrap();
+        }
+        swe_forge_test_support::git(dir.path(), &["add", "-A"]);
+        swe_forge_test_support::git(dir.path(), &["commit", "-qm", "base"]);
+        let sha = swe_forge_test_support::git(dir.path(), &["rev-parse", "HEAD"]);
+        detect(&SourceRepo::open(dir.path()).unwrap(), &sha)
+    }
+
+    #[test]
+    fn a_plain_makefile_with_a_test_target_is_built_with_make() {
+        let d = detect_files(&[("Makefile", "all: t\n\tcc -o t t.c\ncheck: all\n\t./t\n"), ("t.c", "int main(){}\n")]);
+        assert_eq!((d.recipe.as_deref(), d.unsupported.as_deref()), (Some("c-make"), None));
+        let d = detect_files(&[("Makefile", "all:\n\tcc x.cc\n"), ("x.cc", "int main(){}\n")]);
+        assert_eq!(d.recipe, None);
+        assert!(d.unsupported.unwrap().contains("without a `check` or `test` target"));
+    }
+
+    #[test]
+    fn build_files_and_ci_both_ask_and_the_provenance_says_where() {
+        let d = detect_files(&[
+            (
+                "pom.xml",
+                "<project><properties><maven.compiler.source>1.6</maven.compiler.source></properties></project>",
+            ),
+            (".github/workflows/ci.yml", "jobs:\n  t:\n    strategy:\n      matrix:\n        java: [6, 8]\n"),
+        ]);
+        assert_eq!(d.recipe.as_deref(), Some("java-maven"));
+        assert_eq!(d.requested_versions["pom.xml maven.compiler.source"], "1.6");
+        assert_eq!(d.requested_versions[".github/workflows/ci.yml java"], "6, 8");
+        assert_eq!(d.requests.len(), 2);
+    }
 }

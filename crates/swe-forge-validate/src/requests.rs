@@ -25,6 +25,20 @@ pub fn read_requests(read: &dyn Fn(&str) -> Option<String>, paths: &[String]) ->
             push(Tool::Node, "package.json engines.node".into(), v, Want::Range(v.trim().to_owned()));
         }
     }
+    // npm reads lockfiles of version 2 and 3 from npm 7 on: Node 16 is the first line bundling it.
+    for f in ["package-lock.json", "npm-shrinkwrap.json"] {
+        if let Some(text) = read(f) {
+            let json: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+            if let Some(n) = json.get("lockfileVersion").and_then(|v| v.as_u64()).filter(|n| *n >= 2) {
+                push(
+                    Tool::Node,
+                    format!("{f} lockfileVersion"),
+                    &n.to_string(),
+                    Want::AtLeast(Version { major: 16, minor: 0 }),
+                );
+            }
+        }
+    }
     for f in [".nvmrc", ".node-version"] {
         if let Some(text) = read(f) {
             let raw = text.lines().next().unwrap_or("").trim().to_owned();
@@ -298,8 +312,17 @@ mod tests {
             (".nvmrc", "v14.17.0\n"),
             (".node-version", "lts/gallium\n"),
             (".tool-versions", "nodejs 16.13.0\njava temurin-17.0.2+8\nruby 3.1\n"),
+            ("package-lock.json", r#"{"name": "x", "lockfileVersion": 3}"#),
         ]);
-        let s = said(&got);
+        let mut s = said(&got);
+        let lock = s.remove(1);
+        assert_eq!(
+            lock,
+            (
+                "package-lock.json lockfileVersion".into(),
+                format!("{:?}", Want::AtLeast(Version { major: 16, minor: 0 }))
+            )
+        );
         assert_eq!(s[0], ("package.json engines.node".into(), format!("{:?}", Want::Range(">= 12 < 17".into()))));
         assert_eq!(s[1], (".nvmrc".into(), format!("{:?}", Want::Exact(Version { major: 14, minor: 17 }))));
         assert_eq!(s[2].0, ".tool-versions nodejs");

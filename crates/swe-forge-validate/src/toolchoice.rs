@@ -225,9 +225,17 @@ pub struct Choice {
 
 /// The version of `tool` for a commit made on `day` (YYYY-MM-DD) asking for `requests`: of the
 /// versions every request admits, one the CI tested when there is one; otherwise the nearest to
-/// an exact request; otherwise the newest current on `day` (the oldest when none was yet). When
-/// no version admits every request, the requests that admit none are left out (and said so).
-pub fn choose(releases: &Releases, tool: Tool, requests: &[VersionRequest], day: &str) -> Option<Choice> {
+/// an exact request; otherwise the newest current on `day` (the oldest when none was yet), never
+/// newer than `default` (the recipe's toolchain, the version every recent commit gets) unless a
+/// request needs it. When no version admits every request, the requests that admit none are left
+/// out (and said so).
+pub fn choose(
+    releases: &Releases,
+    tool: Tool,
+    requests: &[VersionRequest],
+    day: &str,
+    default: &str,
+) -> Option<Choice> {
     let list = releases.0.get(&tool)?;
     if list.is_empty() {
         return None;
@@ -275,6 +283,9 @@ pub fn choose(releases: &Releases, tool: Tool, requests: &[VersionRequest], day:
         let pick = pool.iter().find(|c| c.v(tool) >= v).or(pool.last()).copied()?;
         (pick, format!("asked for: {}", said(&binding).join(", ")))
     } else {
+        let cap = list.iter().find(|r| r.toolchain_name(tool) == default).map(|r| r.v(tool));
+        let capped: Vec<&Release> = pool.iter().copied().filter(|c| cap.is_none_or(|m| c.v(tool) <= m)).collect();
+        let pool = if capped.is_empty() { &pool } else { &capped };
         let pick = pool.iter().rev().find(current).or(pool.first()).copied()?;
         let when = if pick.current_from.as_str() <= day {
             format!("the version current on {day}")

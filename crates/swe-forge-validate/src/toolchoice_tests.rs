@@ -12,8 +12,18 @@ fn v(major: u32, minor: u32) -> Version {
     Version { major, minor }
 }
 
+/// The recipes' default toolchain of each family.
+fn default(tool: Tool) -> &'static str {
+    match tool {
+        Tool::Java => "java",
+        Tool::Node => "node",
+        Tool::Go => "go",
+        _ => "rust",
+    }
+}
+
 fn pick(tool: Tool, requests: &[VersionRequest], day: &str) -> String {
-    choose(&Releases::builtin(), tool, requests, day).unwrap().release.toolchain_name(tool)
+    choose(&Releases::builtin(), tool, requests, day, default(tool)).unwrap().release.toolchain_name(tool)
 }
 
 #[test]
@@ -47,7 +57,7 @@ fn a_java_language_level_picks_a_jdk_that_still_compiles_it() {
     assert_eq!(pick(Tool::Java, &six, "2012-05-01"), "java8");
     assert_eq!(pick(Tool::Java, &six, "2020-05-01"), "java11");
     assert_eq!(pick(Tool::Java, &six, "2026-05-01"), "java11");
-    let c = choose(&Releases::builtin(), Tool::Java, &six, "2012-05-01").unwrap();
+    let c = choose(&Releases::builtin(), Tool::Java, &six, "2012-05-01", "java").unwrap();
     assert!(c.reason.contains("pom.xml maven.compiler.source = 1.6"), "{}", c.reason);
     let seventeen = [req(Tool::Java, "pom.xml maven.compiler.release", "17", Want::Level(v(17, 0)))];
     assert_eq!(pick(Tool::Java, &seventeen, "2019-01-01"), "java17", "the oldest that fits when none was current");
@@ -56,6 +66,9 @@ fn a_java_language_level_picks_a_jdk_that_still_compiles_it() {
     assert_eq!(pick(Tool::Java, &[], "2016-01-01"), "java8");
     assert_eq!(pick(Tool::Java, &[], "2022-01-01"), "java17");
     assert_eq!(pick(Tool::Java, &[], "2024-01-01"), "java", "the fixtures' date keeps the default JDK");
+    assert_eq!(pick(Tool::Java, &[], "2026-12-01"), "java", "never newer than the default unasked");
+    let ci = [req(Tool::Java, ".github/workflows/ci.yml java-version", "25", Want::Tested(vec![v(25, 0)]))];
+    assert_eq!(pick(Tool::Java, &ci, "2026-12-01"), "java25", "unless asked");
 }
 
 #[test]
@@ -65,6 +78,7 @@ fn node_from_engines_nvmrc_ci_and_date() {
     assert_eq!(pick(Tool::Node, &[], "2021-01-01"), "node14");
     assert_eq!(pick(Tool::Node, &[], "2015-01-01"), "node10", "the oldest here");
     assert_eq!(pick(Tool::Node, &[], "2024-01-01"), "node", "the fixtures' date keeps Debian's Node 20");
+    assert_eq!(pick(Tool::Node, &[], "2026-12-01"), "node", "never newer than the default unasked");
     let nvmrc = |raw: &str, major| [req(Tool::Node, ".nvmrc", raw, Want::Exact(v(major, 0)))];
     assert_eq!(pick(Tool::Node, &nvmrc("v14.17.0", 14), "2025-01-01"), "node14");
     assert_eq!(pick(Tool::Node, &nvmrc("15", 15), "2025-01-01"), "node16", "an odd major: the next line");
@@ -73,11 +87,11 @@ fn node_from_engines_nvmrc_ci_and_date() {
     assert_eq!(pick(Tool::Node, &ci, "2019-01-01"), "node10", "the newest tested that was current");
     let both = [engines[0].clone(), ci[0].clone()];
     assert_eq!(pick(Tool::Node, &both, "2023-01-01"), "node12", "tested and admitted by engines");
-    let c = choose(&Releases::builtin(), Tool::Node, &both, "2023-01-01").unwrap();
+    let c = choose(&Releases::builtin(), Tool::Node, &both, "2023-01-01", "node").unwrap();
     assert!(c.reason.starts_with("tested by the project's CI: .travis.yml node_js"), "{}", c.reason);
     // A request nothing here fits is said and left out.
     let odd = [req(Tool::Node, "package.json engines.node", "<4", Want::Range("<4".into()))];
-    let c = choose(&Releases::builtin(), Tool::Node, &odd, "2023-01-01").unwrap();
+    let c = choose(&Releases::builtin(), Tool::Node, &odd, "2023-01-01", "node").unwrap();
     assert!(c.reason.contains("no version here fits package.json engines.node = <4"), "{}", c.reason);
 }
 
@@ -88,7 +102,7 @@ fn go_and_rust_minimums() {
     let rust = [req(Tool::Rust, "Cargo.toml rust-version", "1.88", Want::AtLeast(v(1, 88)))];
     assert_eq!(pick(Tool::Rust, &rust, "2025-07-01"), "rust-web");
     assert_eq!(pick(Tool::Rust, &[], "2024-08-13"), "rust");
-    assert_eq!(pick(Tool::Rust, &[], "2026-07-01"), "rust-web");
+    assert_eq!(pick(Tool::Rust, &[], "2026-07-01"), "rust", "never newer than the default unasked");
 }
 
 #[test]

@@ -573,7 +573,7 @@ impl Validator {
             ));
         }
         let day = rfc3339_utc(repo.commit(&inst.base.sha).ok()?.time().seconds())[..10].to_owned();
-        let c = crate::choose(&self.releases, tool, &detection.requests, &day)?;
+        let c = crate::choose(&self.releases, tool, &detection.requests, &day, &recipe.toolchain)?;
         Some((
             tool,
             ToolchainChoice {
