@@ -2,8 +2,8 @@
 //! project of 2012 whose pom asks for source 1.6 gets JDK 8 (JDK 21 no longer compiles it); a
 //! Node project whose `.nvmrc` asks for 16 gets Node 16 from the npm registry; a project whose
 //! setup fails on today's Node in a way that names the toolchain gets the next older version,
-//! both attempts in the provenance. Node 16 and 18 share one packages image; JDK 8 is the image
-//! the revalidate tests build too.
+//! both attempts in the provenance; a C project with only a Makefile runs its `test` target.
+//! Node 16 and 18 share one packages image; JDK 8 is the image the revalidate tests build too.
 
 use std::path::Path;
 
@@ -199,4 +199,40 @@ fn a_setup_that_fails_because_of_the_toolchain_gets_the_next_version() {
     assert_eq!(c.attempts[0].toolchain, "node");
     assert!(c.attempts[0].error.contains("digital envelope routines::unsupported"), "{c:?}");
     assert!(c.reason.starts_with("nothing pins a version"), "{c:?}");
+}
+
+#[test]
+fn a_c_project_with_only_a_makefile_runs_its_test_target() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = tmp.path().join("repos");
+    let makefile = "CC ?= cc\n\nall: tests\n\ntests: calc.c tests.c\n\t$(CC) -o tests calc.c tests.c\n\ntest: tests\n\t./tests\n\n.PHONY: all test\n";
+    let calc =
+        |sub: &str| format!("int add(int a, int b) {{ return a + b; }}\nint sub(int a, int b) {{ return {sub}; }}\n");
+    let tests = |checks: &str| {
+        format!(
+            "#include <stdio.h>\n\nint add(int, int);\nint sub(int, int);\nstatic int failed;\n\n\
+static void check(const char *name, int ok) {{\n    printf(\"%s: %s\\n\", ok ? \"PASS\" : \"FAIL\", name);\n    failed |= !ok;\n}}\n\n\
+int main(void) {{\n{checks}    return failed;\n}}\n"
+        )
+    };
+    let fx = fixture(
+        &repos.join("forge-fixtures/plainmake"),
+        "2024-01-01T00:00:00Z",
+        &[
+            ("Makefile", makefile),
+            ("calc.c", &calc("a + b")),
+            ("tests.c", &tests("    check(\"add\", add(2, 3) == 5);\n")),
+        ],
+        &[("tests.c", &tests("    check(\"add\", add(2, 3) == 5);\n    check(\"sub\", sub(5, 3) == 2);\n"))],
+        &[("calc.c", &calc("a - b"))],
+    );
+    let inst = instance("forge-fixtures", "plainmake", 2, fx);
+    let out = validate(&[&inst], &repos, &tmp.path().join("out"), None);
+    let r = &out[0];
+    accepted(r);
+    assert_eq!(r.f2p_tests.keys().collect::<Vec<_>>(), ["sub"]);
+    assert_eq!(r.p2p_tests.keys().collect::<Vec<_>>(), ["add"]);
+    let prov = r.swe_forge.as_ref().unwrap().provenance.as_ref().unwrap();
+    assert_eq!(prov.recipe, "c-make");
+    assert!(prov.toolchain_choice.is_none(), "one C toolchain: nothing to choose");
 }
