@@ -173,7 +173,7 @@ impl Validator {
     /// The toolchain image of `t`, built once, and what it is made of (the Dockerfile, then the
     /// fetch script of a toolchain from outside Debian).
     pub(crate) async fn toolchain_image(&self, t: &Toolchain) -> Result<(String, String), DockerError> {
-        let base = self.base_image().await?;
+        let base = self.base_image(t.base_suite.as_deref()).await?;
         let dockerfile = toolchain_dockerfile(&base, t);
         if t.fetch.is_empty() {
             let tag = format!("swe-forge/toolchain-{}:{}", t.name, short_hash(&[&dockerfile]));

@@ -51,6 +51,10 @@ pub struct Toolchain {
     /// The variables of a template's version (`NODE_VERSION`, `NODE_SHA512`, ...).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub vars: BTreeMap<String, String>,
+    /// The Debian suite of the base image under it, when not the pipeline's (an older C library:
+    /// `bullseye`'s glibc 2.31 for code that needs `MINSIGSTKSZ` to be a constant).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_suite: Option<String>,
 }
 
 /// Everything needed to build and test one repository.

