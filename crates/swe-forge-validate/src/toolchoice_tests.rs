@@ -108,6 +108,9 @@ fn the_c_library_is_never_chosen_by_date() {
 fn go_and_rust_minimums() {
     let go = [req(Tool::Go, "go.mod go", "1.21", Want::AtLeast(v(1, 21)))];
     assert_eq!(pick(Tool::Go, &go, "2023-01-01"), "go");
+    assert_eq!(pick(Tool::Go, &go, "2026-12-01"), "go", "never newer than the default unasked");
+    let go125 = [req(Tool::Go, "go.mod go", "1.25.0", Want::AtLeast(v(1, 25)))];
+    assert_eq!(pick(Tool::Go, &go125, "2025-09-01"), "go126");
     let rust = [req(Tool::Rust, "Cargo.toml rust-version", "1.88", Want::AtLeast(v(1, 88)))];
     assert_eq!(pick(Tool::Rust, &rust, "2025-07-01"), "rust-web");
     assert_eq!(pick(Tool::Rust, &[], "2024-08-13"), "rust");
