@@ -10,7 +10,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 
-use swe_forge_core::{Instance, ValidationStatus};
+use swe_forge_core::{DiffLine, Instance, ValidationStatus, diff_lines};
 
 /// Tokens per shingle.
 const SHINGLE: usize = 5;
@@ -215,22 +215,10 @@ fn hash(tokens: &[&str]) -> u64 {
 /// Tokens of the changed lines: runs of word characters, and single punctuation characters.
 fn tokens(patch: &str) -> Vec<&str> {
     let mut out = Vec::new();
-    let mut in_hunk = false;
-    for line in patch.lines() {
-        if line.starts_with("diff --git ") {
-            in_hunk = false;
-            continue;
-        }
-        if line.starts_with("@@") {
-            in_hunk = true;
-            continue;
-        }
-        if !in_hunk {
-            continue;
-        }
-        let (sign, body) = match line.as_bytes().first() {
-            Some(b'+') => ("+", &line[1..]),
-            Some(b'-') => ("-", &line[1..]),
+    for (_, line) in diff_lines(patch) {
+        let (sign, body) = match line {
+            DiffLine::Added(body) => ("+", body),
+            DiffLine::Removed(body) => ("-", body),
             _ => continue,
         };
         if body.trim().is_empty() {
