@@ -252,12 +252,10 @@ mod tests {
     use super::*;
 
     fn record(id: &str, number: u64, fix: &str) -> Instance {
-        let line = serde_json::json!({
-            "org": "o", "repo": "r", "number": number, "state": "closed", "title": "t", "body": null,
-            "base": {"label": "o:main", "ref": "main", "sha": "0"}, "resolved_issues": [],
-            "fix_patch": fix, "test_patch": "", "instance_id": id,
-        });
-        serde_json::from_value(line).unwrap()
+        let mut r = swe_forge_test_support::record("o", "r", number);
+        r.instance_id = id.into();
+        r.fix_patch = fix.into();
+        r
     }
 
     const FIX: &str = "diff --git a/src/main/java/Pipeline.java b/src/main/java/Pipeline.java\nindex 1..2 100644\n--- a/src/main/java/Pipeline.java\n+++ b/src/main/java/Pipeline.java\n@@ -10,7 +10,8 @@ class Pipeline {\n     void run() {\n-        if (queue.isEmpty()) return;\n+        if (queue == null || queue.isEmpty()) {\n+            return;\n+        }\n         queue.drain(this::flush);\n";
