@@ -17,7 +17,7 @@ pub use category::{Categorized, categorize};
 pub use day::{Timestamp, days_in_month, parse_day};
 pub use error::RecordError;
 pub use layout::{PARSED_SUFFIX, RunLogs};
-pub use patch::PatchShape;
+pub use patch::{DiffLine, DiffLines, FileDiff, PatchShape, diff_lines, file_diffs};
 pub use record::{
     Base, ExtraSourceProvenance, ForgeMeta, Instance, PassRates, PhaseRun, Provenance, RejectReason, Rejection,
     ResolvedIssue, SCHEMA_VERSION, TestMap, TestResult, ToolchainAttempt, ToolchainChoice, ValidationStatus,

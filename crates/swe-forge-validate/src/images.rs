@@ -8,6 +8,26 @@
 //! one commit holding the base tree, the setup run again on top of the warm environment, and the
 //! contract a harness runs it by: `/swe-forge/run-tests` and `/swe-forge/instance.json`). Tags
 //! are derived from everything that goes into a layer, so an existing tag is reused as is.
+//!
+//! Details every layer keeps:
+//! - A toolchain with a base suite of its own (`cfamily-bullseye`) stands on a base bootstrapped
+//!   from that suite. A toolchain from outside Debian (a `fetch` template: Node from the npm
+//!   registry) is its packages' image, shared by every version, plus the fetch run in a container
+//!   with network and the CA bundle (deleted before the commit), tarballs checked against the
+//!   registry's sha512 and removed, then committed.
+//! - The instance layer's files are written with the time of writing, so make, cargo and Maven see
+//!   them as newer than the environment's build products; paths the base lacks are removed; the
+//!   repository's index is staged from the environment's plus the changed paths, so build products
+//!   and untracked files never enter its one commit. At the environment commit itself the layer only
+//!   runs the future-leak check.
+//! - Every setup step sees `SWE_FORGE_COMMIT_TIME`, the committer time of the commit its layer holds,
+//!   exported by its script (in the tag, never in the image config), so dependencies a repository
+//!   does not lock resolve as of then.
+//! - When the environment does not build at an older commit it is built at the base (a warning on the
+//!   record); a failed setup is remembered for the run.
+//! - Environment and instance images carry `dev.swe-forge.role` and `dev.swe-forge.repository`:
+//!   `swe-forge images prune --keep <records>` removes those no kept record names; toolchains and the
+//!   base are never pruned.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
