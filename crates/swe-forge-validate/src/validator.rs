@@ -226,40 +226,60 @@ impl Validator {
             PatchCheck { name: "test_patch", patch: &test_patch, not_applying: RejectReason::TestPatchDoesNotApply },
             PatchCheck { name: "fix_patch", patch: &fix_patch, not_applying: RejectReason::FixPatchDoesNotApply },
         ];
-        let prepared = self.prepare(inst, meta, &checks, ImageRequest::Build).await?;
-        let logs = RunLogs::new(&self.settings.work_dir, &inst.instance_id);
-        if let Some(built) = &prepared.built {
-            if let Some(log) = &built.setup_log {
-                crate::parsed::write_log(&logs, "setup", log);
-            }
-            meta.provenance = Some(self.provenance(&prepared, built).await);
-        }
-        self.reporter.image_ready(&inst.instance_id);
-
-        let mut runs: [Vec<PhaseStatuses>; 3] = Default::default();
-        let mut rejections: Vec<Rejection> = Vec::new();
-        let patches =
-            vec![(TEST_PATCH.to_owned(), test_patch.into_bytes()), (FIX_PATCH.to_owned(), fix_patch.into_bytes())];
-        for (pi, phase) in Phase::ALL.into_iter().enumerate() {
-            for attempt in 0..=self.settings.reruns {
-                let request = RunRequest {
-                    phase,
-                    attempt,
-                    label: RunLogs::label(phase, attempt),
-                    script: script(phase, &prepared.recipe),
-                    files: patches.clone(),
-                };
-                let outcome = self.run_once(&inst.instance_id, &prepared.target, &request, &logs, meta).await?;
-                for r in outcome.limits {
-                    if !rejections.iter().any(|x| x.reason == r.reason) {
-                        rejections.push(r);
-                    }
+        let fresh = meta.clone();
+        let mut preset = None;
+        'toolchain: loop {
+            let prepared = self.prepare(inst, meta, &checks, ImageRequest::Build, preset.take()).await?;
+            let logs = RunLogs::new(&self.settings.work_dir, &inst.instance_id);
+            if let Some(built) = &prepared.built {
+                if let Some(log) = &built.setup_log {
+                    crate::parsed::write_log(&logs, "setup", log);
                 }
-                runs[pi].push(outcome.parsed.tests);
+                meta.provenance = Some(self.provenance(&prepared, built).await);
             }
+            self.reporter.image_ready(&inst.instance_id);
+
+            let mut runs: [Vec<PhaseStatuses>; 3] = Default::default();
+            let mut rejections: Vec<Rejection> = Vec::new();
+            let patches = vec![
+                (TEST_PATCH.to_owned(), test_patch.clone().into_bytes()),
+                (FIX_PATCH.to_owned(), fix_patch.clone().into_bytes()),
+            ];
+            for (pi, phase) in Phase::ALL.into_iter().enumerate() {
+                for attempt in 0..=self.settings.reruns {
+                    let request = RunRequest {
+                        phase,
+                        attempt,
+                        label: RunLogs::label(phase, attempt),
+                        script: script(phase, &prepared.recipe),
+                        files: patches.clone(),
+                    };
+                    let outcome = self.run_once(&inst.instance_id, &prepared.target, &request, &logs, meta).await?;
+                    // A base run that ran no test and names the toolchain: the next version, from
+                    // the image up (the runs start over).
+                    if let Some(sign) = &outcome.toolchain_sign {
+                        let mut choice = prepared.choice.clone();
+                        if let Some(next) = self.next_toolchain(&mut choice, &sign.line) {
+                            self.reporter.note(&format!(
+                                "{}: the base run failed on toolchain {} ({}); trying {next}",
+                                inst.instance_id, prepared.recipe.toolchain, sign.line
+                            ));
+                            *meta = fresh.clone();
+                            preset = choice;
+                            continue 'toolchain;
+                        }
+                    }
+                    for r in outcome.limits {
+                        if !rejections.iter().any(|x| x.reason == r.reason) {
+                            rejections.push(r);
+                        }
+                    }
+                    runs[pi].push(outcome.parsed.tests);
+                }
+            }
+            rejections.extend(grade(&runs).record(inst, meta));
+            return Ok(rejections);
         }
-        rejections.extend(grade(&runs).record(inst, meta));
-        Ok(rejections)
     }
 
     /// Everything before the runs: the repository and base commit, the patches (safe, and
@@ -271,6 +291,7 @@ impl Validator {
         meta: &mut ForgeMeta,
         checks: &[PatchCheck<'_>],
         image: ImageRequest,
+        preset: Option<(Tool, ToolchainChoice)>,
     ) -> Result<Prepared, Rejection> {
         let id = inst.instance_id.clone();
         let reject = |reason, detail: String| Rejection::new(reason, detail);
@@ -292,6 +313,14 @@ impl Validator {
 
         let Resolved { mut recipe, mut toolchain, detection, mut choice } =
             self.resolve_recipe(&repo, inst).map_err(|detail| reject(RejectReason::UnsupportedEnvironment, detail))?;
+        // A toolchain the search took after a base run that failed because of the chosen one.
+        if let Some((tool, c)) = preset {
+            let t =
+                Toolchain::named(&c.toolchain).map_err(|e| reject(RejectReason::ImageBuildFailed, e.to_string()))?;
+            recipe.toolchain.clone_from(&c.toolchain);
+            toolchain = effective_toolchain(t, &recipe);
+            choice = Some((tool, c));
+        }
         inst.lang = Some(recipe.language.clone());
         meta.test_command = Some(recipe.test_command.clone());
         meta.parser = Some(recipe.parser.clone());
@@ -419,6 +448,13 @@ impl Validator {
             return Err(Rejection::new(reason, format!("git apply of {patch} failed in the {label} run")));
         }
         let parsed = target.parsers.parse(&out.log, &out.files);
+        let toolchain_sign = (request.phase == Phase::Run
+            && request.attempt == 0
+            && out.exit_code != Some(0)
+            && !out.timed_out
+            && parsed.tests.is_empty())
+        .then(|| classify_failure(&String::from_utf8_lossy(&out.log)))
+        .flatten();
         crate::parsed::keep(logs, label, &parsed);
         if !out.timed_out
             && let Some(w) = swe_forge_logparse::exit_code_consistent(&parsed, out.exit_code)
@@ -455,7 +491,7 @@ impl Validator {
         if out.log_truncated {
             meta.warnings.push(format!("{label} run: log of {} bytes kept as head and tail", out.log_bytes));
         }
-        Ok(RunOutcome { parsed, limits })
+        Ok(RunOutcome { parsed, limits, toolchain_sign })
     }
 
     /// Runs `spec`, retrying engine failures (not test failures) with backoff: 2, 4, 8, 16 s.
@@ -698,6 +734,8 @@ pub(crate) struct RunRequest {
 pub(crate) struct RunOutcome {
     pub parsed: ParsedLog,
     pub limits: Vec<Rejection>,
+    /// A base run (the first) that ran no test and whose log names the toolchain's version.
+    pub toolchain_sign: Option<crate::toolchoice::ToolchainSign>,
 }
 
 /// The patch whose in-container `git apply` failed, read from the marker line.

@@ -273,3 +273,24 @@ int main() {{\n    check(\"stack\", sizeof altStackMem > 0);\n{checks}    return
     assert!(prov.base_image.starts_with("swe-forge/base:bullseye-"), "{prov:?}");
     assert!(prov.toolchain_versions.contains("(Debian 10."), "{}", prov.toolchain_versions);
 }
+
+#[test]
+fn a_base_run_that_fails_because_of_the_toolchain_gets_the_next_version() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = tmp.path().join("repos");
+    // The setup passes on Debian's Node 20; loading the suite fails as webpack 4 does on Node 17
+    // and later, so the base run runs no test. Node 18 is the next older version here.
+    let setup = "if (+process.versions.node.split('.')[0] >= 19) {\n  throw new Error('error:0308010C:digital envelope routines::unsupported');\n}\n";
+    let fx =
+        node_fixture(&repos.join("forge-fixtures/loadfail"), "2024-01-01T00:00:00Z", 18, &[("test/setup.js", setup)]);
+    let inst = instance("forge-fixtures", "loadfail", 8, fx);
+    let out = validate(&[&inst], &repos, &tmp.path().join("out"), None);
+    let r = &out[0];
+    accepted(r);
+    assert!(r.p2p_tests.keys().any(|k| k.contains("is version 18")), "{:?}", r.p2p_tests.keys());
+    let c = choice(r);
+    assert_eq!((c.toolchain.as_str(), c.attempts.len()), ("node18", 1), "{c:?}");
+    assert!(c.attempts[0].error.contains("digital envelope routines::unsupported"), "{c:?}");
+    let m = r.swe_forge.as_ref().unwrap();
+    assert_eq!(m.runs.len(), 3, "the runs on Node 20 are not kept: {:?}", m.runs);
+}
