@@ -1,8 +1,9 @@
 //! The toolchain of a pull request's own time, with no override, on the real engine: a Maven
 //! project of 2012 whose pom asks for source 1.6 gets JDK 8 (JDK 21 no longer compiles it); a
 //! Node project whose `.nvmrc` asks for 16 gets Node 16 from the npm registry; a project whose
-//! setup fails on today's Node in a way that names the toolchain gets the next older version,
-//! both attempts in the provenance; a C project with only a Makefile runs its `test` target.
+//! setup (or whose suite, in the base run) fails on today's Node in a way that names the toolchain
+//! gets the next older version, both attempts in the provenance; C++ that needs MINSIGSTKSZ to be a
+//! constant gets bullseye's C library; a C project with only a Makefile runs its `test` target.
 //! Node 16 and 18 share one packages image; JDK 8 is the image the revalidate tests build too.
 
 use std::path::Path;
