@@ -108,6 +108,9 @@ pub struct ValidateSection {
     pub infra_retries: Option<u32>,
     /// Instances in a row failing for infrastructure reasons after which validation stops (0: never).
     pub infra_breaker: Option<u32>,
+    /// Toolchain versions tried per instance (the first choice included) when its setup fails in
+    /// a way that names the toolchain (default 3; 1: no search).
+    pub toolchain_attempts: Option<u32>,
 }
 
 /// `[output]`: the files a run writes.

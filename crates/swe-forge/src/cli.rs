@@ -124,6 +124,11 @@ pub struct EngineArgs {
     /// CPUs each container may use (e.g. 1.5).
     #[arg(long)]
     pub cpus: Option<f64>,
+    /// Toolchain versions tried per instance (the first choice included) when its setup fails in
+    /// a way that names the toolchain, e.g. "Source option 6 is no longer supported" (default 3;
+    /// 1: no search).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub toolchain_attempts: Option<u32>,
 }
 
 #[derive(Debug, Args)]

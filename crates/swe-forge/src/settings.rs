@@ -55,6 +55,9 @@ pub fn apply_pipeline(settings: &mut Settings, p: &Pipeline) {
     if let Some(b) = v.infra_breaker {
         settings.infra_breaker = b;
     }
+    if let Some(n) = v.toolchain_attempts {
+        settings.toolchain_attempts = n;
+    }
 }
 
 pub fn apply_engine_args(settings: &mut Settings, a: &EngineArgs) {
@@ -78,6 +81,9 @@ pub fn apply_engine_args(settings: &mut Settings, a: &EngineArgs) {
     }
     if let Some(c) = a.cpus {
         settings.cpus = Some(c);
+    }
+    if let Some(n) = a.toolchain_attempts {
+        settings.toolchain_attempts = n;
     }
     // Setup steps trust what this machine trusts unless told otherwise (a TLS-intercepting
     // proxy's CA is in the system bundle); the bundle never enters an image.

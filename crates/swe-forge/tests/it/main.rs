@@ -24,3 +24,4 @@ mod registry;
 mod revalidate;
 mod review;
 mod robustness;
+mod toolchains;
