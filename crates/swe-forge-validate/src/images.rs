@@ -41,6 +41,42 @@ use tokio::sync::OnceCell;
 use crate::phases::{INSTANCE_JSON, RUN_TESTS};
 use crate::{Recipe, ResolvedExtraSource, Toolchain, Validator};
 
+/// How a request treats images that already exist.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum BuildMode {
+    /// An image whose tag exists is used as it is; a missing one is built once across jobs and
+    /// processes.
+    Reuse,
+    /// Every layer above the toolchain is built again without the build cache, under tags ending
+    /// in `-rebuild` (`images verify`: is the image reproducible?).
+    FromScratch,
+}
+
+impl BuildMode {
+    fn reuses(self) -> bool {
+        self == BuildMode::Reuse
+    }
+
+    fn tag_suffix(self) -> &'static str {
+        match self {
+            BuildMode::Reuse => "",
+            BuildMode::FromScratch => "-rebuild",
+        }
+    }
+}
+
+/// What one instance image is made of, and how to build it.
+pub(crate) struct ImageRequest<'a> {
+    pub repo: &'a SourceRepo,
+    pub inst: &'a swe_forge_core::Instance,
+    pub recipe: &'a Recipe,
+    pub toolchain: &'a Toolchain,
+    /// The commit its repository environment is wanted at (the base at worst).
+    pub env_commit: &'a str,
+    pub extras: &'a [ResolvedExtraSource],
+    pub mode: BuildMode,
+}
+
 /// Where the repository lives inside every instance image.
 pub(crate) const REPO_DIR: &str = "/testbed";
 
@@ -457,18 +493,10 @@ impl Validator {
         Ok(format!("{key}\nmtime {SOURCE_MTIME}"))
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn env_spec(
-        &self,
-        repo: &SourceRepo,
-        inst: &swe_forge_core::Instance,
-        toolchain_tag: &str,
-        toolchain: &Toolchain,
-        recipe: &Recipe,
-        commit: &str,
-        extras: &[ResolvedExtraSource],
-        suffix: &str,
-    ) -> Result<EnvSpec, ImageFailure> {
+    /// The repository environment of `req` at `commit`, on the toolchain image `toolchain_tag`.
+    fn env_spec(&self, req: &ImageRequest<'_>, toolchain_tag: &str, commit: &str) -> Result<EnvSpec, ImageFailure> {
+        let ImageRequest { repo, inst, recipe, toolchain, extras, .. } = *req;
+        let suffix = req.mode.tag_suffix();
         let name = format!("swe-forge/{}__{}", inst.org, inst.repo).to_lowercase();
         let mut tree_key = self.tree_key(repo, commit, &inst.org)?;
         for x in extras {
@@ -485,21 +513,14 @@ impl Validator {
 
     /// The repository environment `spec` describes, built once per tag (by this process and
     /// others); a setup that fails is remembered for the rest of the run.
-    async fn env_image(
-        &self,
-        repo: &SourceRepo,
-        inst: &swe_forge_core::Instance,
-        spec: &EnvSpec,
-        extras: &[ResolvedExtraSource],
-        rebuild: bool,
-    ) -> Result<EnvImage, ImageFailure> {
-        if rebuild {
-            return self.build_env(repo, inst, spec, extras, true).await;
+    async fn env_image(&self, req: &ImageRequest<'_>, spec: &EnvSpec) -> Result<EnvImage, ImageFailure> {
+        if !req.mode.reuses() {
+            return self.build_env(req, spec).await;
         }
         let cell = self.env_cell(&spec.tag);
         let got = cell
             .get_or_try_init(|| async {
-                match self.build_env(repo, inst, spec, extras, false).await {
+                match self.build_env(req, spec).await {
                     Ok(env) => Ok(Ok(env)),
                     Err(ImageFailure::Build(why)) => Ok(Err(why)),
                     Err(ImageFailure::Infra(e)) => Err(e),
@@ -513,14 +534,9 @@ impl Validator {
         }
     }
 
-    async fn build_env(
-        &self,
-        repo: &SourceRepo,
-        inst: &swe_forge_core::Instance,
-        spec: &EnvSpec,
-        extras: &[ResolvedExtraSource],
-        rebuild: bool,
-    ) -> Result<EnvImage, ImageFailure> {
+    async fn build_env(&self, req: &ImageRequest<'_>, spec: &EnvSpec) -> Result<EnvImage, ImageFailure> {
+        let ImageRequest { repo, inst, extras, .. } = *req;
+        let rebuild = !req.mode.reuses();
         let infra = ImageFailure::Infra;
         let _lock = if rebuild { None } else { Some(self.engine.lock_image(&spec.tag).await.map_err(infra)?) };
         let found = |id: String, source_image_id: String| EnvImage {
@@ -601,20 +617,10 @@ impl Validator {
 
     /// Builds (or finds) the instance image: the repository environment at `env_commit` (the
     /// base at worst: when the environment does not build at an older commit, it is built at the
-    /// base), then the instance layer. With `rebuild`, every layer above the toolchain is built
-    /// again from scratch (no build cache) under tags ending in `-rebuild`, to check that the
-    /// image is reproducible.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) async fn instance_image(
-        &self,
-        repo: &SourceRepo,
-        inst: &swe_forge_core::Instance,
-        recipe: &Recipe,
-        toolchain: &Toolchain,
-        env_commit: &str,
-        extras: &[ResolvedExtraSource],
-        rebuild: bool,
-    ) -> Result<InstanceImage, ImageFailure> {
+    /// base), then the instance layer, as `req.mode` says ([`BuildMode`]).
+    pub(crate) async fn instance_image(&self, req: &ImageRequest<'_>) -> Result<InstanceImage, ImageFailure> {
+        let ImageRequest { repo, inst, recipe, toolchain, env_commit, .. } = *req;
+        let rebuild = !req.mode.reuses();
         let (toolchain_tag, toolchain_dockerfile) =
             self.toolchain_image(toolchain).await.map_err(ImageFailure::Infra)?;
         let base = repo.commit(&inst.base.sha)?.id().to_string();
@@ -623,17 +629,17 @@ impl Validator {
             _ => base.clone(),
         };
         let name = format!("swe-forge/{}__{}", inst.org, inst.repo).to_lowercase();
-        let suffix = if rebuild { "-rebuild" } else { "" };
+        let suffix = req.mode.tag_suffix();
         let mut warnings = Vec::new();
-        let spec = self.env_spec(repo, inst, &toolchain_tag, toolchain, recipe, &env_commit, extras, suffix)?;
-        let env = match self.env_image(repo, inst, &spec, extras, rebuild).await {
+        let spec = self.env_spec(req, &toolchain_tag, &env_commit)?;
+        let env = match self.env_image(req, &spec).await {
             Err(ImageFailure::Build(why)) if env_commit != base => {
                 warnings.push(format!(
                     "the repository environment did not build at {env_commit}; built at the base commit instead: {}",
                     why.lines().take(3).collect::<Vec<_>>().join(" / ")
                 ));
-                let spec = self.env_spec(repo, inst, &toolchain_tag, toolchain, recipe, &base, extras, suffix)?;
-                self.env_image(repo, inst, &spec, extras, rebuild).await?
+                let spec = self.env_spec(req, &toolchain_tag, &base)?;
+                self.env_image(req, &spec).await?
             }
             other => other?,
         };

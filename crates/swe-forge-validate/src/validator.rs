@@ -17,7 +17,9 @@ use tokio::sync::OnceCell;
 
 use crate::detect::{Detection, detect};
 use crate::grade::{Parsers, grade};
-use crate::images::{ImageFailure, InstanceImage, effective_toolchain, rfc3339_utc, sha256_hex};
+use crate::images::{
+    BuildMode, ImageFailure, ImageRequest, InstanceImage, effective_toolchain, rfc3339_utc, sha256_hex,
+};
 use crate::phases::{
     APPLY_FAILED_EXIT, APPLY_FAILED_MARKER, EXIT_MARKER, FIX_PATCH, RESULTS_DIR, TEST_PATCH, command_ms, script,
 };
@@ -229,7 +231,7 @@ impl Validator {
         let fresh = meta.clone();
         let mut preset = None;
         'toolchain: loop {
-            let prepared = self.prepare(inst, meta, &checks, ImageRequest::Build, preset.take()).await?;
+            let prepared = self.prepare(inst, meta, &checks, ImageSource::Build, preset.take()).await?;
             let logs = RunLogs::new(&self.settings.work_dir, &inst.instance_id);
             if let Some(built) = &prepared.built {
                 if let Some(log) = &built.setup_log {
@@ -290,7 +292,7 @@ impl Validator {
         inst: &mut Instance,
         meta: &mut ForgeMeta,
         checks: &[PatchCheck<'_>],
-        image: ImageRequest,
+        image: ImageSource,
         preset: Option<(Tool, ToolchainChoice)>,
     ) -> Result<Prepared, Rejection> {
         let id = inst.instance_id.clone();
@@ -334,7 +336,7 @@ impl Validator {
         meta.warnings.extend(extras.iter().filter_map(|x| x.warning()));
 
         let base_tree = repo.commit(&inst.base.sha).map(|c| c.tree_id().to_string()).unwrap_or_default();
-        if let ImageRequest::Existing(tag) = image {
+        if let ImageSource::Existing(tag) = image {
             let target = RunTarget::of(&recipe, parsers, tag);
             return Ok(Prepared { recipe, toolchain, detection, target, built: None, extras, base_tree, choice });
         }
@@ -350,7 +352,16 @@ impl Validator {
         let mut delay = Duration::from_secs(2);
         let mut tries = 0;
         let image = loop {
-            match self.instance_image(&repo, inst, &recipe, &toolchain, &env_commit, &extras, false).await {
+            let req = ImageRequest {
+                repo: &repo,
+                inst,
+                recipe: &recipe,
+                toolchain: &toolchain,
+                env_commit: &env_commit,
+                extras: &extras,
+                mode: BuildMode::Reuse,
+            };
+            match self.instance_image(&req).await {
                 Ok(x) => break x,
                 Err(ImageFailure::Build(detail)) => match self.next_toolchain(&mut choice, &detail) {
                     // The setup failed because of the toolchain's version: the next one, same recipe.
@@ -676,7 +687,7 @@ pub(crate) struct PatchCheck<'a> {
 }
 
 /// Where an instance's image comes from.
-pub(crate) enum ImageRequest {
+pub(crate) enum ImageSource {
     /// Built, or found under the tag its inputs give.
     Build,
     /// This image, which exists.

@@ -7,7 +7,7 @@ use swe_forge_core::Instance;
 use swe_forge_git::SourceRepo;
 
 use crate::Validator;
-use crate::images::ImageFailure;
+use crate::images::{BuildMode, ImageFailure, ImageRequest};
 
 /// The outcome of rebuilding one instance image.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -60,7 +60,16 @@ impl Validator {
             .unwrap_or_else(|| self.env_commit(inst));
         let extras = crate::resolve_extra_sources(&self.settings.repos_root, &recipe.extra_sources)
             .map_err(|e| e.to_string())?;
-        let rebuilt = match self.instance_image(&repo, inst, &recipe, &toolchain, &env_commit, &extras, true).await {
+        let req = ImageRequest {
+            repo: &repo,
+            inst,
+            recipe: &recipe,
+            toolchain: &toolchain,
+            env_commit: &env_commit,
+            extras: &extras,
+            mode: BuildMode::FromScratch,
+        };
+        let rebuilt = match self.instance_image(&req).await {
             Ok(img) => img,
             Err(ImageFailure::Build(d)) => return Err(format!("{}: the rebuild failed: {d}", inst.instance_id)),
             Err(ImageFailure::Infra(e)) => return Err(format!("{}: {e}", inst.instance_id)),

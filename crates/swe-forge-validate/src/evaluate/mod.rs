@@ -20,7 +20,7 @@ use swe_forge_logparse::TestNaming;
 
 use crate::grade::{Parsers, Verdict, grade_prediction, in_naming_of};
 use crate::phases::{MODEL_PATCH, TEST_PATCH, contract_eval_script, eval_script};
-use crate::validator::{ImageRequest, PatchCheck, RunRequest, RunTarget};
+use crate::validator::{ImageSource, PatchCheck, RunRequest, RunTarget};
 pub use summary::Summary;
 
 /// Patches larger than this are refused unread.
@@ -276,8 +276,8 @@ impl Validator {
         let root = &self.settings.repos_root;
         if !root.as_os_str().is_empty() && SourceRepo::locate(root, &inst.org, &inst.repo).is_ok() {
             let request = match (have, recorded) {
-                (true, Some(tag)) => ImageRequest::Existing(tag),
-                _ => ImageRequest::Build,
+                (true, Some(tag)) => ImageSource::Existing(tag),
+                _ => ImageSource::Build,
             };
             let mut scratch = inst.clone();
             let checks = [PatchCheck {
