@@ -108,6 +108,24 @@ pub struct ValidateSection {
     pub infra_retries: Option<u32>,
     /// Instances in a row failing for infrastructure reasons after which validation stops (0: never).
     pub infra_breaker: Option<u32>,
+    /// Where test runs happen: `local` (this machine's engine, the default) or `swarm` (a job
+    /// per run on a Docker Swarm; needs `swarm_manager` and `registry`).
+    pub backend: Option<BackendKind>,
+    /// The swarm manager's API (`unix:///path` or `tcp://HOST:PORT`; default: the engine
+    /// swe-forge talks to).
+    pub swarm_manager: Option<String>,
+    /// The registry the swarm's nodes pull images from, `HOST:PORT`.
+    pub registry: Option<String>,
+}
+
+/// Where test runs happen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum BackendKind {
+    /// This machine's Docker engine.
+    Local,
+    /// A Docker Swarm, one job per run.
+    Swarm,
 }
 
 /// `[output]`: the files a run writes.

@@ -105,7 +105,8 @@ pub async fn evaluate_command(args: EvaluateArgs) -> Result<()> {
     } else {
         let engine = connect_engine(&store_path).await?;
         let bars = Arc::new(Bars::new(todo.len()));
-        let validator = Validator::new(engine, settings, bars.clone())?;
+        let backend = crate::commands::validate::backend_for(&settings, &engine).await?;
+        let validator = Validator::new(engine, settings, bars.clone())?.with_backend(backend);
         let work: Vec<(&Instance, &Prediction)> =
             todo.iter().map(|&i| (by_id[known[i].instance_id.as_str()], &known[i])).collect();
         // Each result is in the store before it counts as done; a store error stops the run.

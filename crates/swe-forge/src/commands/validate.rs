@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use swe_forge_core::{Instance, ValidationStatus};
-use swe_forge_docker::{CaBundle, Engine};
+use swe_forge_docker::{Backend, CaBundle, Engine, Swarm, SwarmSpec};
 use swe_forge_store::{RunRow, Store};
 use swe_forge_validate::{Done, Settings, Stopped, Validator, plan_env_commits};
 
@@ -138,6 +138,18 @@ pub fn apply_pipeline(settings: &mut Settings, p: &Pipeline) {
     if let Some(c) = v.cpus {
         settings.cpus = Some(c);
     }
+    if v.backend == Some(swe_forge_config::BackendKind::Swarm) || v.swarm_manager.is_some() || v.registry.is_some() {
+        let swarm = settings.swarm.get_or_insert_with(default_swarm);
+        if let Some(m) = &v.swarm_manager {
+            swarm.manager.clone_from(m);
+        }
+        if let Some(r) = &v.registry {
+            swarm.registry.clone_from(r);
+        }
+    }
+    if v.backend == Some(swe_forge_config::BackendKind::Local) {
+        settings.swarm = None;
+    }
     if let Some(r) = v.infra_retries {
         settings.infra_retries = r;
     }
@@ -146,7 +158,43 @@ pub fn apply_pipeline(settings: &mut Settings, p: &Pipeline) {
     }
 }
 
+/// A swarm whose manager is the engine swe-forge talks to; the registry still to be named.
+fn default_swarm() -> SwarmSpec {
+    let manager = std::env::var("DOCKER_HOST").unwrap_or_else(|_| "unix:///var/run/docker.sock".to_owned());
+    SwarmSpec { manager, registry: String::new() }
+}
+
+/// The backend test runs go to: the local engine, or the swarm the settings name (connected,
+/// checked to be a manager; its registry must be named).
+pub async fn backend_for(settings: &Settings, engine: &Engine) -> Result<Backend> {
+    let Some(spec) = &settings.swarm else { return Ok(Backend::Local(engine.clone())) };
+    if spec.registry.is_empty() {
+        anyhow::bail!(
+            "the swarm backend needs the registry its nodes pull from: --registry HOST:PORT (or `registry` in the pipeline's [validate])"
+        );
+    }
+    let swarm = Swarm::connect(spec, engine.clone())
+        .await
+        .with_context(|| format!("connecting to the swarm manager at {}", spec.manager))?;
+    Ok(Backend::Swarm(Arc::new(swarm)))
+}
+
 pub fn apply_engine_args(settings: &mut Settings, a: &EngineArgs) {
+    match a.backend.as_deref() {
+        Some("swarm") => {
+            settings.swarm.get_or_insert_with(default_swarm);
+        }
+        Some(_) => settings.swarm = None,
+        None => {}
+    }
+    if let Some(swarm) = &mut settings.swarm {
+        if let Some(m) = &a.swarm_manager {
+            swarm.manager.clone_from(m);
+        }
+        if let Some(r) = &a.registry {
+            swarm.registry.clone_from(r);
+        }
+    }
     if let Some(j) = a.jobs {
         settings.jobs = j;
     }
@@ -223,7 +271,8 @@ pub async fn validate_records(
     } else {
         let engine = connect_engine(&store_path).await?;
         let bars = Arc::new(Bars::new(todo.len()));
-        let validator = Validator::new(engine, settings, bars.clone())?;
+        let backend = backend_for(&settings, &engine).await?;
+        let validator = Validator::new(engine, settings, bars.clone())?.with_backend(backend);
         // Each result is in the store before it counts as done; a store error stops the run.
         let mut keep = |done: Done<Instance>| {
             let inst = &done.result;
