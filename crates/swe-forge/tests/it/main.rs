@@ -24,3 +24,5 @@ mod registry;
 mod revalidate;
 mod review;
 mod robustness;
+mod swarm;
+mod swarm_lab;
