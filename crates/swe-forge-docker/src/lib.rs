@@ -33,7 +33,7 @@ pub use run_label::{
     LABEL_JOB, LABEL_RUN, LABEL_RUN_HOST, LeftoverContainer, host_name, process_gone, run_created_containers, run_id,
     set_job,
 };
-pub use swarm::{Swarm, SwarmSpec};
+pub use swarm::{Swarm, SwarmSpec, remove_run_services};
 
 /// Label every image and container made by swe-forge carries, so they can be found and cleaned.
 pub const LABEL_ROLE: &str = "dev.swe-forge.role";

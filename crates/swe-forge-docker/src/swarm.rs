@@ -93,6 +93,12 @@ impl Swarm {
                 ),
             });
         }
+        {
+            let mut managers = MANAGERS.lock().unwrap_or_else(|e| e.into_inner());
+            if !managers.contains(&spec.manager) {
+                managers.push(spec.manager.clone());
+            }
+        }
         Ok(Swarm {
             manager,
             local,
@@ -419,8 +425,9 @@ impl Swarm {
     }
 
     /// Removes the services and configs this process made (an interrupted run).
-    pub async fn remove_run_services(&self) {
+    pub async fn remove_run_services(&self) -> usize {
         let filters = HashMap::from([("label".to_owned(), vec![format!("{}={}", crate::LABEL_RUN, crate::run_id())])]);
+        let mut removed = 0;
         if let Ok(services) = self
             .manager
             .docker
@@ -431,7 +438,9 @@ impl Swarm {
             .await
         {
             for s in services.into_iter().filter_map(|s| s.id) {
-                let _ = self.manager.docker.delete_service(&s).await;
+                if self.manager.docker.delete_service(&s).await.is_ok() {
+                    removed += 1;
+                }
             }
         }
         if let Ok(configs) = self
@@ -444,7 +453,25 @@ impl Swarm {
                 let _ = self.manager.docker.delete_config(&c).await;
             }
         }
+        removed
     }
+}
+
+/// The swarm managers this process has sent runs to.
+static MANAGERS: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+/// Removes the jobs (services and configs) this process made on every swarm it used, as the
+/// binary does on SIGINT/SIGTERM; returns how many services went.
+pub async fn remove_run_services(local: &Engine) -> usize {
+    let managers = MANAGERS.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    let mut removed = 0;
+    for m in managers {
+        let spec = SwarmSpec { manager: m, registry: String::new() };
+        if let Ok(swarm) = Swarm::connect(&spec, local.clone()).await {
+            removed += swarm.remove_run_services().await;
+        }
+    }
+    removed
 }
 
 /// Labels of every service, task container and config of this run.
