@@ -161,3 +161,147 @@ fn swarm_backend_gives_the_local_dataset_survives_a_dead_node_and_keeps_the_limi
     }
     before.assert_untouched(&base_image());
 }
+
+/// Median and 90th percentile, in ms.
+fn stats(mut ms: Vec<u128>) -> (u128, u128) {
+    ms.sort_unstable();
+    let at = |q: f64| ms[((ms.len() - 1) as f64 * q).round() as usize];
+    (at(0.5), at(0.9))
+}
+
+/// Container starts on `node` since `since` (Unix seconds): the runs it took.
+fn starts_on(node: &crate::swarm_lab::Node, since: u64) -> usize {
+    let until = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() + 1;
+    let o = node.docker(&[
+        "events",
+        "--since",
+        &since.to_string(),
+        "--until",
+        &until.to_string(),
+        "--filter",
+        "type=container",
+        "--filter",
+        "event=start",
+        "--format",
+        "{{.ID}}",
+    ]);
+    String::from_utf8_lossy(&o.stdout).lines().count()
+}
+
+fn unix_now() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs()
+}
+
+/// The measurements of `docs/benchmarks/swarm.md`, printed as Markdown:
+/// `cargo test -p swe-forge --test it swarm_bench -- --ignored --nocapture`
+/// (`SWE_FORGE_BENCH_WORKERS`, default 2, workers; `SWE_FORGE_BENCH_RUNS`, default 20, runs per
+/// backend for the fixed cost). Timing only, nothing asserted beyond the runs succeeding.
+#[test]
+#[ignore = "a benchmark: run it by name with --ignored"]
+fn swarm_bench() {
+    use swe_forge_docker::{Backend, Engine, RunSpec, Swarm, SwarmSpec};
+    let workers: usize = std::env::var("SWE_FORGE_BENCH_WORKERS").ok().and_then(|v| v.parse().ok()).unwrap_or(2);
+    let runs: usize = std::env::var("SWE_FORGE_BENCH_RUNS").ok().and_then(|v| v.parse().ok()).unwrap_or(20);
+    let tmp = tempfile::tempdir().unwrap();
+    // The gostack images exist (built by the local run) before the lab starts.
+    let t = Instant::now();
+    let local = validated(&tmp.path().join("local"), &only(&GOSTACK), &["--jobs".into(), "4".into()]);
+    let local_wall = t.elapsed();
+    let base = base_image();
+    let t = Instant::now();
+    let lab = Lab::start(workers);
+    let lab_start = t.elapsed();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let mut report = String::new();
+    let mut line = |s: String| {
+        eprintln!("{s}");
+        report.push_str(&s);
+        report.push('\n');
+    };
+    line(format!("lab: 1 drained manager + {workers} workers, started in {} ms", lab_start.as_millis()));
+    let (local_ms, swarm_ms, first_ms, burst) = rt.block_on(async {
+        let engine = Engine::connect().await.unwrap();
+        let spec = SwarmSpec { manager: lab.manager().host(), registry: lab.registry.addr.clone() };
+        let swarm = Swarm::connect(&spec, engine.clone()).await.unwrap();
+        let backends = [Backend::Local(engine.clone()), Backend::Swarm(std::sync::Arc::new(swarm))];
+        let mut trivial =
+            RunSpec::new(&base, "mkdir -p /swe-forge/results && echo ok > /swe-forge/results/r.txt && echo done");
+        trivial.collect = Some("/swe-forge/results".to_owned());
+        trivial.memory_bytes = Some(512 << 20);
+        trivial.pids_limit = Some(4096);
+        // First swarm run: push of the base image, pull on a worker.
+        let t = Instant::now();
+        let out = backends[1].run(&trivial).await.unwrap();
+        assert_eq!(out.log, b"done\n");
+        let first = t.elapsed().as_millis();
+        let mut per = Vec::new();
+        for b in &backends {
+            let mut ms = Vec::new();
+            for _ in 0..runs {
+                let t = Instant::now();
+                let out = b.run(&trivial).await.unwrap();
+                assert_eq!(out.files.len(), 1, "{}", b.name());
+                ms.push(t.elapsed().as_millis());
+            }
+            per.push(ms);
+        }
+        // Many at once: how the swarm spreads them and what the manager sustains.
+        let mut sleepy = RunSpec::new(&base, "sleep 2; echo done");
+        sleepy.memory_bytes = Some(256 << 20);
+        let n = 4 * workers;
+        let t = Instant::now();
+        let outs = futures_util::future::join_all((0..n).map(|_| backends[1].run(&sleepy))).await;
+        let wall = t.elapsed().as_millis();
+        let mut nodes: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
+        for o in outs {
+            *nodes.entry(o.unwrap().node.unwrap_or_default()).or_default() += 1;
+        }
+        (per.remove(0), per.remove(0), first, (n, wall, nodes))
+    });
+    let (l50, l90) = stats(local_ms);
+    let (s50, s90) = stats(swarm_ms);
+    line(format!(
+        "| backend | runs | median ms | p90 ms |\n|---|---|---|---|\n| local | {runs} | {l50} | {l90} |\n| swarm | {runs} | {s50} | {s90} |"
+    ));
+    line(format!("first swarm run (base image pushed, pulled by a worker): {first_ms} ms"));
+    let (n, wall, nodes) = burst;
+    line(format!("{n} runs of `sleep 2` at once through the swarm: {wall} ms wall; per node: {nodes:?}"));
+
+    // The gostack part of the demo through the swarm, 4 jobs: wall time and where the runs went.
+    let since = unix_now();
+    let t = Instant::now();
+    let mut args = swarm_args(&lab);
+    args.extend(["--jobs".to_owned(), "4".to_owned()]);
+    let swarm = validated(&tmp.path().join("swarm"), &only(&GOSTACK), &args);
+    let swarm_wall = t.elapsed();
+    same_dataset(&local, &swarm, "bench");
+    let spread: Vec<String> = lab.workers().iter().map(|w| format!("{}: {}", w.name, starts_on(w, since))).collect();
+    let command_ms: Vec<u64> =
+        swarm.iter().flat_map(|r| r.swe_forge.as_ref().unwrap().runs.iter().filter_map(|p| p.command_ms)).collect();
+    let runs_total: usize = swarm.iter().map(|r| r.swe_forge.as_ref().unwrap().runs.len()).sum();
+    line(format!(
+        "gostack (6 instances, {runs_total} runs, images built): local --jobs 4 {} ms, swarm --jobs 4 {} ms (first time: images pushed, pulled by the workers); runs per worker: {}; mean test command {} ms",
+        local_wall.as_millis(),
+        swarm_wall.as_millis(),
+        spread.join(", "),
+        command_ms.iter().sum::<u64>() / command_ms.len().max(1) as u64
+    ));
+    let second_since = unix_now();
+    let t = Instant::now();
+    let mut again = args.clone();
+    again.push("--fresh".to_owned());
+    let p_dir = tmp.path().join("swarm2");
+    let p = pipeline_in(&p_dir, &only(&GOSTACK));
+    let mut all = vec!["run".to_owned(), p.to_str().unwrap().to_owned()];
+    all.extend(again);
+    let o = swe_forge(&all.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(o.status.success(), "{}", text(&o));
+    let spread: Vec<String> =
+        lab.workers().iter().map(|w| format!("{}: {}", w.name, starts_on(w, second_since))).collect();
+    line(format!(
+        "gostack again (--fresh, images on the workers): swarm --jobs 4 {} ms; runs per worker: {}",
+        t.elapsed().as_millis(),
+        spread.join(", ")
+    ));
+    std::fs::write(crate::support::root().join("target/swarm-bench.md"), report).unwrap();
+}
