@@ -28,6 +28,13 @@ impl Backend {
         }
     }
 
+    /// Waits for cleanups still under way in the background (a swarm's configs).
+    pub async fn settle(&self) {
+        if let Backend::Swarm(swarm) = self {
+            swarm.settle().await;
+        }
+    }
+
     /// `local` or `swarm`.
     pub fn name(&self) -> &'static str {
         match self {

@@ -68,6 +68,7 @@ pub struct Swarm {
     pushed: Mutex<HashMap<String, Arc<OnceCell<String>>>>,
     network: OnceCell<String>,
     serial: AtomicU64,
+    cleanups: Mutex<Vec<tokio::task::JoinHandle<()>>>,
 }
 
 /// How one task ended, as the coordinator saw it.
@@ -99,14 +100,20 @@ impl Swarm {
                 managers.push(spec.manager.clone());
             }
         }
-        Ok(Swarm {
+        let swarm = Swarm {
             manager,
             local,
             registry: spec.registry.trim_end_matches('/').to_owned(),
             pushed: Mutex::new(HashMap::new()),
             network: OnceCell::new(),
             serial: AtomicU64::new(0),
-        })
+            cleanups: Mutex::new(Vec::new()),
+        };
+        let gone = swarm.remove_orphan_services().await;
+        if gone > 0 {
+            tracing::info!(services = gone, "removed swarm jobs left by killed runs");
+        }
+        Ok(swarm)
     }
 
     /// The manager's engine.
@@ -174,16 +181,35 @@ impl Swarm {
         }
         .await;
         let _ = self.manager.docker.delete_service(&name).await;
-        for id in configs {
-            // A config is in use until the service's task is gone: a few tries.
-            for _ in 0..20 {
-                if self.manager.docker.delete_config(&id).await.is_ok() {
-                    break;
+        // A config is in use until the service's task is gone: removed in the background, a few
+        // tries, so the run's result does not wait for it ([`Swarm::settle`] waits; a process
+        // killed before leaves them to the next one's orphan cleanup).
+        let docker = self.manager.docker.clone();
+        let cleanup = tokio::spawn(async move {
+            for id in configs {
+                for _ in 0..40 {
+                    if docker.delete_config(&id).await.is_ok() {
+                        break;
+                    }
+                    tokio::time::sleep(Duration::from_millis(250)).await;
                 }
-                tokio::time::sleep(Duration::from_millis(250)).await;
+            }
+        });
+        self.cleanups.lock().unwrap_or_else(|e| e.into_inner()).push(cleanup);
+        result
+    }
+
+    /// Waits for the background removal of finished runs' configs.
+    pub async fn settle(&self) {
+        loop {
+            let pending: Vec<_> = std::mem::take(&mut *self.cleanups.lock().unwrap_or_else(|e| e.into_inner()));
+            if pending.is_empty() {
+                return;
+            }
+            for p in pending {
+                let _ = p.await;
             }
         }
-        result
     }
 
     async fn run_service(
@@ -271,7 +297,13 @@ impl Swarm {
         let mut node_checked = Instant::now();
         let mut node: Option<String> = None;
         loop {
-            tokio::time::sleep(Duration::from_millis(250)).await;
+            // Often at first (short runs end soon), then less so (many runs poll one manager).
+            let pause = match created.elapsed().as_secs() {
+                0..5 => 100,
+                5..60 => 250,
+                _ => 1000,
+            };
+            tokio::time::sleep(Duration::from_millis(pause)).await;
             let filters = HashMap::from([("service".to_owned(), vec![name.to_owned()])]);
             let tasks = self
                 .manager
@@ -366,11 +398,7 @@ impl Swarm {
             self.local.image_id(image).await?.ok_or_else(|| DockerError::ImageMissing { image: image.to_owned() })?;
         let cell = self.pushed.lock().unwrap_or_else(|e| e.into_inner()).entry(id.clone()).or_default().clone();
         cell.get_or_try_init(|| async {
-            let name = if image.starts_with("sha256:") || !image.contains(':') && !image.contains('/') {
-                format!("swe-forge/run:{}", id.trim_start_matches("sha256:"))
-            } else {
-                image.to_owned()
-            };
+            let name = registry_name(image, &id);
             let reference = format!("{}/{}", self.registry, name);
             self.local.tag(&id, &reference).await?;
             let pushed = self.local.push(&reference).await;
@@ -426,7 +454,22 @@ impl Swarm {
 
     /// Removes the services and configs this process made (an interrupted run).
     pub async fn remove_run_services(&self) -> usize {
-        let filters = HashMap::from([("label".to_owned(), vec![format!("{}={}", crate::LABEL_RUN, crate::run_id())])]);
+        self.remove_services_where(&format!("{}={}", crate::LABEL_RUN, crate::run_id()), |_| true).await
+    }
+
+    /// Removes the jobs of runs whose process is gone (killed outright: no chance to clean up),
+    /// made from this host; returns how many services went.
+    pub async fn remove_orphan_services(&self) -> usize {
+        self.remove_services_where(crate::LABEL_RUN, |labels| {
+            let run = labels.get(crate::LABEL_RUN).map(String::as_str).unwrap_or_default();
+            let host = labels.get(crate::LABEL_RUN_HOST).map(String::as_str).unwrap_or_default();
+            run != crate::run_id() && crate::process_gone(run, host)
+        })
+        .await
+    }
+
+    async fn remove_services_where(&self, label: &str, keep: impl Fn(&HashMap<String, String>) -> bool) -> usize {
+        let filters = HashMap::from([("label".to_owned(), vec![label.to_owned()])]);
         let mut removed = 0;
         if let Ok(services) = self
             .manager
@@ -437,7 +480,10 @@ impl Swarm {
             }))
             .await
         {
-            for s in services.into_iter().filter_map(|s| s.id) {
+            let chosen = services
+                .into_iter()
+                .filter(|s| keep(&s.spec.as_ref().and_then(|spec| spec.labels.clone()).unwrap_or_default()));
+            for s in chosen.filter_map(|s| s.id) {
                 if self.manager.docker.delete_service(&s).await.is_ok() {
                     removed += 1;
                 }
@@ -449,7 +495,10 @@ impl Swarm {
             .list_configs(Some(bollard::query_parameters::ListConfigsOptions { filters: Some(filters) }))
             .await
         {
-            for c in configs.into_iter().filter_map(|c| c.id) {
+            let chosen = configs
+                .into_iter()
+                .filter(|c| keep(&c.spec.as_ref().and_then(|spec| spec.labels.clone()).unwrap_or_default()));
+            for c in chosen.filter_map(|c| c.id) {
                 let _ = self.manager.docker.delete_config(&c).await;
             }
         }
@@ -472,6 +521,19 @@ pub async fn remove_run_services(local: &Engine) -> usize {
         }
     }
     removed
+}
+
+/// The name `image` (a tag, or an id `id`) gets in the swarm's registry: its own, without the
+/// registry it may already name (`HOST:PORT/path:tag` from a pull); an id becomes
+/// `swe-forge/run:<id>`.
+fn registry_name(image: &str, id: &str) -> String {
+    if image.starts_with("sha256:") || image.contains('@') || !image.contains(':') && !image.contains('/') {
+        return format!("swe-forge/run:{}", id.trim_start_matches("sha256:"));
+    }
+    match image.split_once('/') {
+        Some((first, rest)) if first.contains('.') || first.contains(':') || first == "localhost" => rest.to_owned(),
+        _ => image.to_owned(),
+    }
 }
 
 /// Labels of every service, task container and config of this run.
@@ -614,6 +676,15 @@ pub(crate) fn base64_decode(text: &str) -> Option<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn images_keep_their_name_in_the_registry_without_another_registry() {
+        assert_eq!(registry_name("swe-forge/o__r:pr-1-ab", "sha256:1"), "swe-forge/o__r:pr-1-ab");
+        assert_eq!(registry_name("10.0.0.1:5000/swe-forge/o__r:pr-1", "sha256:1"), "swe-forge/o__r:pr-1");
+        assert_eq!(registry_name("registry.example/mswebench/x:pr-2", "sha256:1"), "mswebench/x:pr-2");
+        assert_eq!(registry_name("sha256:abc", "sha256:abc"), "swe-forge/run:abc");
+        assert_eq!(registry_name("h:5000/x@sha256:ff", "sha256:abc"), "swe-forge/run:abc");
+    }
 
     #[test]
     fn base64_round_trips() {

@@ -174,6 +174,11 @@ impl Validator {
         self
     }
 
+    /// Waits for the backend's cleanups still under way (call once the work is done).
+    pub async fn settle(&self) {
+        self.backend.settle().await;
+    }
+
     pub(crate) async fn base_image(&self) -> Result<String, DockerError> {
         self.base
             .get_or_try_init(|| async {

@@ -118,6 +118,7 @@ pub async fn evaluate_command(args: EvaluateArgs) -> Result<()> {
             Ok(())
         };
         let kept = validator.evaluate_each(work, out, &mut keep).await;
+        validator.settle().await;
         bars.finish();
         kept.with_context(|| format!("recording results in {}", store_path.display()))?;
     }

@@ -141,6 +141,7 @@ pub async fn revalidate_command(args: RevalidateArgs) -> Result<()> {
             Ok(())
         };
         let kept = validator.validate_each(todo, &mut keep).await;
+        validator.settle().await;
         bars.finish();
         match kept {
             Ok(()) => {}

@@ -285,6 +285,7 @@ pub async fn validate_records(
             store.finish(inst, &runs)
         };
         let kept = validator.validate_each(todo, &mut keep).await;
+        validator.settle().await;
         bars.finish();
         match kept {
             Ok(()) => {}
