@@ -70,13 +70,21 @@ fn must(cmd: &str, args: &[&str]) -> String {
 impl Lab {
     /// A manager (drained: it schedules, runs nothing) and `workers` workers.
     pub fn start(workers: usize) -> Lab {
-        let prefix = format!("swl{}", std::process::id() % 100_000);
+        sweep_dead_labs();
+        // Unique per lab on this machine (two labs of one test process have their own number).
+        static LABS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = LABS.fetch_add(1, Ordering::Relaxed) % 10;
+        let prefix = format!("swl{n}{}", std::process::id() % 100_000);
         let run_dir = PathBuf::from(format!("/run/{prefix}"));
         std::fs::create_dir_all(&run_dir).unwrap();
+        let data = tempfile::tempdir().unwrap();
+        // What a later test needs to undo this lab if this process is killed outright.
+        std::fs::write(run_dir.join("owner"), std::process::id().to_string()).unwrap();
+        std::fs::write(run_dir.join("data"), data.path().as_os_str().as_encoded_bytes()).unwrap();
         let mut lab = Lab {
             prefix: prefix.clone(),
             run_dir,
-            data: Some(tempfile::tempdir().unwrap()),
+            data: Some(data),
             nodes: Vec::new(),
             namespaces: Vec::new(),
             registry: Registry::start(),
@@ -312,6 +320,53 @@ fn kill_container_processes(id: &str) {
     }
 }
 
+/// Undoes the labs of test processes that were killed outright (no Drop ran): their engines and
+/// everything in their namespaces killed, mounts detached, namespaces and folders removed. Only
+/// labs whose owner file names a process that no longer exists are touched.
+fn sweep_dead_labs() {
+    let Ok(entries) = std::fs::read_dir("/run") else { return };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if !name.strip_prefix("swl").is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())) {
+            continue;
+        }
+        let Ok(owner) = std::fs::read_to_string(e.path().join("owner")) else { continue };
+        if Path::new(&format!("/proc/{}", owner.trim())).exists() {
+            continue;
+        }
+        let listed = String::from_utf8_lossy(&run("ip", &["netns", "list"]).stdout).into_owned();
+        let namespaces: Vec<String> = listed
+            .lines()
+            .filter_map(|l| l.split_whitespace().next())
+            .filter(|n| n.starts_with(&format!("{name}-")))
+            .map(str::to_owned)
+            .collect();
+        for ns in &namespaces {
+            kill_namespace_processes(ns);
+        }
+        std::thread::sleep(Duration::from_millis(300));
+        let data = std::fs::read_to_string(e.path().join("data")).ok().map(PathBuf::from);
+        for dir in [Some(e.path()), data.clone()].into_iter().flatten() {
+            detach_mounts(&dir);
+        }
+        for ns in &namespaces {
+            let _ = run("ip", &["netns", "del", ns]);
+        }
+        if let Some(d) = data {
+            let _ = std::fs::remove_dir_all(d);
+        }
+        let _ = std::fs::remove_dir_all(e.path());
+    }
+}
+
+fn detach_mounts(dir: &Path) {
+    for m in mounts_under(dir) {
+        let c = std::ffi::CString::new(m).unwrap();
+        // SAFETY: detaching a mount under a lab's own folders.
+        unsafe { libc::umount2(c.as_ptr(), libc::MNT_DETACH) };
+    }
+}
+
 /// Mount points under `dir`, deepest first.
 fn mounts_under(dir: &Path) -> Vec<String> {
     let text = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
@@ -319,7 +374,7 @@ fn mounts_under(dir: &Path) -> Vec<String> {
     let mut found: Vec<String> = text
         .lines()
         .filter_map(|l| l.split(' ').nth(4))
-        .filter(|p| p.starts_with(&prefix))
+        .filter(|p| *p == prefix || p.starts_with(&format!("{prefix}/")))
         .map(str::to_owned)
         .collect();
     found.sort_by_key(|p| std::cmp::Reverse(p.len()));
@@ -348,11 +403,7 @@ impl Drop for Lab {
         }
         let data = self.data.as_ref().map(|d| d.path().to_owned());
         for dir in [Some(self.run_dir.clone()), data].into_iter().flatten() {
-            for m in mounts_under(&dir) {
-                let c = std::ffi::CString::new(m).unwrap();
-                // SAFETY: detaching a mount under the lab's own folders.
-                unsafe { libc::umount2(c.as_ptr(), libc::MNT_DETACH) };
-            }
+            detach_mounts(&dir);
         }
         for ns in self.namespaces.iter().rev() {
             let _ = run("ip", &["netns", "del", ns]);
