@@ -56,6 +56,16 @@ impl Registry {
         registry
     }
 
+    /// The folder of its configuration and storage.
+    pub(crate) fn dir(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// The registry's process id.
+    pub(crate) fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// `GET /v2/` answers 200.
     fn answers(&self) -> bool {
         let Ok(mut s) = TcpStream::connect(&self.addr) else { return false };

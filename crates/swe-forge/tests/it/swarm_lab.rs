@@ -90,6 +90,8 @@ impl Lab {
             registry: Registry::start(),
             stop: Arc::new(AtomicBool::new(false)),
         };
+        std::fs::write(lab.run_dir.join("registry"), lab.registry.pid().to_string()).unwrap();
+        std::fs::write(lab.run_dir.join("registry-dir"), lab.registry.dir().as_os_str().as_encoded_bytes()).unwrap();
         let hub = format!("{prefix}-hub");
         must("ip", &["netns", "add", &hub]);
         lab.namespaces.push(hub.clone());
@@ -344,6 +346,14 @@ fn sweep_dead_labs() {
         for ns in &namespaces {
             kill_namespace_processes(ns);
         }
+        // The lab's registry, if it is still the process the lab started (its parent is gone).
+        if let Ok(pid) = std::fs::read_to_string(e.path().join("registry"))
+            && let Ok(pid) = pid.trim().parse::<i32>()
+            && std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|c| c.starts_with(b"docker-registry\0"))
+        {
+            // SAFETY: a plain kill(2) of the dead lab's registry.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
         std::thread::sleep(Duration::from_millis(300));
         let data = std::fs::read_to_string(e.path().join("data")).ok().map(PathBuf::from);
         for dir in [Some(e.path()), data.clone()].into_iter().flatten() {
@@ -353,6 +363,9 @@ fn sweep_dead_labs() {
             let _ = run("ip", &["netns", "del", ns]);
         }
         if let Some(d) = data {
+            let _ = std::fs::remove_dir_all(d);
+        }
+        if let Ok(d) = std::fs::read_to_string(e.path().join("registry-dir")) {
             let _ = std::fs::remove_dir_all(d);
         }
         let _ = std::fs::remove_dir_all(e.path());
