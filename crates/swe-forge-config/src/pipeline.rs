@@ -237,6 +237,16 @@ mod tests {
     const MINIMAL: &str = "name='x'\n[source]\nrecords='a'\nrepos='b'\n[output]\nvalidated='c'\n";
 
     #[test]
+    fn the_swarm_backend_is_named_in_validate() {
+        let text = format!("{MINIMAL}[validate]\nbackend='swarm'\nswarm_manager='tcp://m:2375'\nregistry='r:5000'\n");
+        let p = Pipeline::from_toml(&text, "p").unwrap();
+        assert_eq!(p.validate.backend, Some(BackendKind::Swarm));
+        assert_eq!(p.validate.swarm_manager.as_deref(), Some("tcp://m:2375"));
+        assert_eq!(p.validate.registry.as_deref(), Some("r:5000"));
+        assert!(Pipeline::from_toml(&format!("{MINIMAL}[validate]\nbackend='k8s'\n"), "p").is_err());
+    }
+
+    #[test]
     fn unknown_keys_are_refused_naming_the_file_and_key() {
         let err = Pipeline::from_toml(&format!("{MINIMAL}[validate]\njobz=2\n"), "pipeline p.toml").unwrap_err();
         assert!(matches!(err, ConfigError::Parse { .. }));

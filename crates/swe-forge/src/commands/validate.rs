@@ -323,3 +323,39 @@ pub fn print_summary(results: &[Instance]) {
     }
     println!("{accepted} of {} instances accepted", results.len());
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn no_flags() -> EngineArgs {
+        EngineArgs {
+            jobs: None,
+            timeout: None,
+            memory_mb: None,
+            ca_bundle: None,
+            reruns: None,
+            pids_limit: None,
+            cpus: None,
+            backend: None,
+            swarm_manager: None,
+            registry: None,
+        }
+    }
+
+    #[test]
+    fn the_backend_comes_from_the_pipeline_then_the_flags() {
+        let toml = "name='x'\n[source]\nrecords='a'\nrepos='b'\n[output]\nvalidated='c'\n[validate]\nbackend='swarm'\nswarm_manager='tcp://m:2375'\nregistry='r:5000'\n";
+        let mut s = Settings::new("repos".into(), "work".into());
+        apply_pipeline(&mut s, &Pipeline::from_toml(toml, "p").unwrap());
+        apply_engine_args(&mut s, &no_flags());
+        assert_eq!(s.swarm, Some(SwarmSpec { manager: "tcp://m:2375".into(), registry: "r:5000".into() }));
+        apply_engine_args(&mut s, &EngineArgs { registry: Some("other:5000".into()), ..no_flags() });
+        assert_eq!(s.swarm.as_ref().unwrap().registry, "other:5000");
+        apply_engine_args(&mut s, &EngineArgs { backend: Some("local".into()), ..no_flags() });
+        assert_eq!(s.swarm, None);
+        let mut plain = Settings::new("repos".into(), "work".into());
+        apply_engine_args(&mut plain, &no_flags());
+        assert_eq!(plain.swarm, None, "local unless asked");
+    }
+}

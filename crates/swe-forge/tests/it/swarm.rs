@@ -1,7 +1,8 @@
 //! The swarm backend (`--backend swarm`) on a real swarm the test makes (`swarm_lab`: a drained
 //! manager and two workers, each a `dockerd` in a network namespace of its own, and a registry):
 //! the gostack part of the demo (its six instances: accepted ones, a pass-to-fail, patches that do
-//! not apply, no fixed tests) validated through the swarm gives the local backend's dataset; a
+//! not apply, no fixed tests) validated through the swarm gives the local backend's dataset, and
+//! its gold patches evaluated through the swarm resolve every accepted instance; a
 //! worker killed in the middle of a run changes nothing but an infrastructure retry on the
 //! record; a run over its timeout or its memory ends with the labels it gets locally. The main
 //! engine is checked to be untouched afterwards.
@@ -93,6 +94,30 @@ fn swarm_backend_gives_the_local_dataset_survives_a_dead_node_and_keeps_the_limi
         let pulled: Vec<String> = lab.workers().iter().flat_map(|w| lab.images_of(w)).collect();
         assert!(!pulled.is_empty(), "no worker ran anything");
         assert!(pulled.iter().all(|i| i.starts_with(&lab.registry.addr)), "{pulled:?}");
+        // Evaluation through the swarm: the gold patches resolve every accepted instance.
+        let swarm_dir = tmp.path().join("swarm");
+        let accepted: Vec<&str> = swarm
+            .iter()
+            .filter(|r| r.status() == swe_forge_core::ValidationStatus::Accepted)
+            .map(|r| r.instance_id.as_str())
+            .collect();
+        let mut eval = vec![
+            "evaluate".to_owned(),
+            "--dataset".to_owned(),
+            swarm_dir.join("out/validated.jsonl").to_str().unwrap().to_owned(),
+            "--predictions".to_owned(),
+            "gold".to_owned(),
+            "--repos".to_owned(),
+            swarm_dir.join("repos").to_str().unwrap().to_owned(),
+            "--out".to_owned(),
+            swarm_dir.join("eval").to_str().unwrap().to_owned(),
+        ];
+        eval.extend(args.iter().cloned());
+        let o = swe_forge(&eval.iter().map(String::as_str).collect::<Vec<_>>());
+        assert!(o.status.success(), "{}", text(&o));
+        let summary: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(swarm_dir.join("eval/summary.json")).unwrap()).unwrap();
+        assert_eq!(summary["resolved_ids"], serde_json::json!(accepted), "{summary}");
         for what in ["service", "config"] {
             let o = lab.manager().docker(&[what, "ls", "-q"]);
             assert!(String::from_utf8_lossy(&o.stdout).trim().is_empty(), "{what}s left on the swarm");
