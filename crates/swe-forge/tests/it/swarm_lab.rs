@@ -6,7 +6,8 @@
 //! to the host's, so one image reference works everywhere and every engine trusts it over plain
 //! HTTP. Everything is undone when the lab is dropped, whatever happened: engines stopped
 //! (processes killed when they do not stop), mounts under their folders detached, namespaces
-//! (and with them the veths and the bridge) deleted, folders removed.
+//! (and with them the veths and the bridge) deleted, folders removed. The engines' data roots are a
+//! tmpfs when the machine has 8 GiB of memory available, a temporary folder on disk otherwise.
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -78,6 +79,11 @@ impl Lab {
         let run_dir = PathBuf::from(format!("/run/{prefix}"));
         std::fs::create_dir_all(&run_dir).unwrap();
         let data = tempfile::tempdir().unwrap();
+        // The engines' data roots in memory when the machine has it to spare: no disk taken, and
+        // nothing to delete file by file at the end (pulled toolchains are gigabytes).
+        if mem_available_gib() >= 8 {
+            must("mount", &["-t", "tmpfs", "-o", "size=5g,mode=0700", "swe-forge-lab", data.path().to_str().unwrap()]);
+        }
         // What a later test needs to undo this lab if this process is killed outright.
         std::fs::write(run_dir.join("owner"), std::process::id().to_string()).unwrap();
         std::fs::write(run_dir.join("data"), data.path().as_os_str().as_encoded_bytes()).unwrap();
@@ -370,6 +376,17 @@ fn sweep_dead_labs() {
         }
         let _ = std::fs::remove_dir_all(e.path());
     }
+}
+
+/// `MemAvailable` of /proc/meminfo, in GiB (0 when unknown).
+fn mem_available_gib() -> u64 {
+    let text = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
+    let kib = text
+        .lines()
+        .find_map(|l| l.strip_prefix("MemAvailable:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .unwrap_or(0);
+    kib >> 20
 }
 
 fn detach_mounts(dir: &Path) {
