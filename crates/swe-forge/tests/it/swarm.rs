@@ -3,8 +3,8 @@
 //! the gostack part of the demo (its six instances: accepted ones, a pass-to-fail, patches that do
 //! not apply, no fixed tests) validated through the swarm gives the local backend's dataset, and
 //! its gold patches evaluated through the swarm resolve every accepted instance; a
-//! worker killed in the middle of a run changes nothing but an infrastructure retry on the
-//! record; a run over its timeout or its memory ends with the labels it gets locally. The main
+//! worker drained, or killed, in the middle of a run changes nothing but an infrastructure retry
+//! on the record; a run over its timeout or its memory ends with the labels it gets locally. The main
 //! engine is checked to be untouched afterwards.
 
 use std::path::Path;
@@ -76,6 +76,55 @@ fn base_image() -> String {
     String::from_utf8_lossy(&o.stdout).lines().next().expect("a base image").to_owned()
 }
 
+/// Validates the gostack subset (its test command after a 3 s pause) through the swarm and, as
+/// soon as a worker runs a test, does `event` to it; returns the records, the worker's name and
+/// the infrastructure retries on the records (at least one).
+fn lost_in_the_middle(
+    lab: &mut Lab,
+    dir: &Path,
+    args: &[String],
+    event: impl FnOnce(&mut Lab, usize),
+) -> (Vec<Instance>, String, Vec<String>) {
+    let extra = format!(
+        "{}[overrides.\"forge-fixtures/gostack\"]\ntest_command = \"sleep 3; go test -json -count=1 ./...\"\n",
+        only(&GOSTACK)
+    );
+    let p = pipeline_in(dir, &extra);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_swe-forge"))
+        .arg("run")
+        .arg(&p)
+        .args(args)
+        .env("SWE_FORGE_NO_PROGRESS", "1")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    let victim = loop {
+        assert!(started.elapsed() < Duration::from_secs(600), "no run ever started on a worker");
+        assert!(child.try_wait().unwrap().is_none(), "the run ended before any worker ran a test");
+        if let Some(i) = (1..lab.nodes.len()).find(|&i| {
+            !lab.nodes[i].killed
+                && !String::from_utf8_lossy(&lab.nodes[i].docker(&["ps", "-q"]).stdout).trim().is_empty()
+        }) {
+            break i;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    std::thread::sleep(Duration::from_millis(500));
+    event(lab, victim);
+    let out = child.wait_with_output().unwrap();
+    let log = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{log}");
+    let records = read_records(&dir.join("out/validated.jsonl"));
+    let retried: Vec<String> = warnings(&records)
+        .into_iter()
+        .filter(|w| w.starts_with(&swe_forge_core::Warning::InfraRetry.with("")))
+        .collect();
+    assert!(!retried.is_empty(), "no run was retried after the event on {}\n{log}", lab.nodes[victim].name);
+    (records, lab.nodes[victim].name.clone(), retried)
+}
+
 #[test]
 fn swarm_backend_gives_the_local_dataset_survives_a_dead_node_and_keeps_the_limits() {
     let before = MainEngine::now();
@@ -123,48 +172,24 @@ fn swarm_backend_gives_the_local_dataset_survives_a_dead_node_and_keeps_the_limi
             assert!(String::from_utf8_lossy(&o.stdout).trim().is_empty(), "{what}s left on the swarm");
         }
 
-        // A worker dies in the middle of a run (the test command starts with a pause so that
-        // the run is surely under way): the run is retried on the other worker, the dataset is
-        // the same, the record says why it was retried.
-        let dir = tmp.path().join("killed");
-        let extra = format!(
-            "{}[overrides.\"forge-fixtures/gostack\"]\ntest_command = \"sleep 3; go test -json -count=1 ./...\"\n",
-            only(&GOSTACK)
-        );
-        let p = pipeline_in(&dir, &extra);
-        let mut child = Command::new(env!("CARGO_BIN_EXE_swe-forge"))
-            .arg("run")
-            .arg(&p)
-            .args(&args)
-            .env("SWE_FORGE_NO_PROGRESS", "1")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let started = Instant::now();
-        let victim = loop {
-            assert!(started.elapsed() < Duration::from_secs(600), "no run ever started on a worker");
-            assert!(child.try_wait().unwrap().is_none(), "the run ended before any worker ran a test");
-            if let Some(i) = (1..lab.nodes.len())
-                .find(|&i| !String::from_utf8_lossy(&lab.nodes[i].docker(&["ps", "-q"]).stdout).trim().is_empty())
-            {
-                break i;
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        };
-        std::thread::sleep(Duration::from_millis(500));
-        lab.kill_node(victim);
-        let out = child.wait_with_output().unwrap();
-        let log = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-        assert!(out.status.success(), "{log}");
-        let survived = read_records(&dir.join("out/validated.jsonl"));
-        same_dataset(&local, &survived, "a worker killed mid-run");
-        let retried: Vec<String> = warnings(&survived)
-            .into_iter()
-            .filter(|w| w.starts_with(&swe_forge_core::Warning::InfraRetry.with("")))
-            .collect();
-        assert!(!retried.is_empty(), "no run was retried after the worker died\n{log}");
-        eprintln!("retried after the kill of {}: {retried:#?}", lab.nodes[victim].name);
+        // A worker is drained, then (active again) another dies, each in the middle of a run
+        // (the test command starts with a pause so that the run is surely under way): the run is
+        // retried on the other worker, the dataset is the same, the record says why it was retried.
+        let drained = lost_in_the_middle(&mut lab, &tmp.path().join("drained"), &args, |lab, i| {
+            let id = lab.node_id(i);
+            let o = lab.manager().docker(&["node", "update", "--availability", "drain", &id]);
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        });
+        same_dataset(&local, &drained.0, "a worker drained mid-run");
+        eprintln!("retried after draining {}: {:#?}", drained.1, drained.2);
+        for i in 1..lab.nodes.len() {
+            let id = lab.node_id(i);
+            let o = lab.manager().docker(&["node", "update", "--availability", "active", &id]);
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        }
+        let killed = lost_in_the_middle(&mut lab, &tmp.path().join("killed"), &args, |lab, i| lab.kill_node(i));
+        same_dataset(&local, &killed.0, "a worker killed mid-run");
+        eprintln!("retried after the kill of {}: {:#?}", killed.1, killed.2);
 
         // Limits: a run over its timeout, a run over its memory: the labels of a local run.
         for (name, command, flags, reason) in [

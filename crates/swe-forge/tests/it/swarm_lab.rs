@@ -269,6 +269,12 @@ impl Lab {
         self.nodes[i].killed = true;
     }
 
+    /// The swarm's id of node `i`.
+    pub fn node_id(&self, i: usize) -> String {
+        let o = self.nodes[i].docker(&["info", "--format", "{{.Swarm.NodeID}}"]);
+        String::from_utf8_lossy(&o.stdout).trim().to_owned()
+    }
+
     /// Images each worker holds (repositories).
     pub fn images_of(&self, n: &Node) -> Vec<String> {
         String::from_utf8_lossy(&n.docker(&["images", "--format", "{{.Repository}}"]).stdout)
