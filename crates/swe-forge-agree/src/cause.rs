@@ -174,13 +174,9 @@ pub fn looks_like_toolchain(detail: &str) -> bool {
     TOOLCHAIN_SIGNS.iter().any(|s| detail.contains(s))
 }
 
-/// Words in a parser's warnings saying that the code did not build in that run.
-const BUILD_FAILED_SIGNS: &[&str] =
-    &["build failed", "none of its tests ran", "failed to compile", "could not compile"];
-
 /// Whether a run's parsed log says the code did not build.
 pub fn build_failed(log: &ParsedLog) -> bool {
-    log.warnings.iter().any(|w| BUILD_FAILED_SIGNS.iter().any(|s| w.contains(s)))
+    log.build_failed
 }
 
 /// Whether a test ended the same way in every run it has a status in.

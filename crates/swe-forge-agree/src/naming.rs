@@ -261,6 +261,7 @@ pub(crate) mod tests {
                 .collect(),
             warnings: Vec::new(),
             timed_out: BTreeSet::new(),
+            build_failed: false,
         }
     }
 

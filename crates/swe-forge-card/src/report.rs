@@ -314,9 +314,7 @@ mod tests {
 
     #[test]
     fn card_of_the_devset() {
-        let text =
-            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/devset/instances.jsonl")).unwrap();
-        let records = swe_forge_core::read_jsonl(text.as_bytes()).unwrap();
+        let records = swe_forge_test_support::devset();
         let dir = tempfile::tempdir().unwrap();
         let options =
             ReportOptions { out_dir: dir.path().to_owned(), title: "Devset".into(), heuristic: Heuristic::CALIBRATED };
@@ -334,9 +332,7 @@ mod tests {
 
     #[test]
     fn html_from_records_is_escaped_in_the_card() {
-        let text =
-            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/devset/instances.jsonl")).unwrap();
-        let mut records = swe_forge_core::read_jsonl(text.as_bytes()).unwrap();
+        let mut records = swe_forge_test_support::devset();
         records[0].org = "<img src=x onerror=alert(1)>".into();
         records[0].lang = Some("<script>alert(1)</script>|x\ny".into());
         let dir = tempfile::tempdir().unwrap();

@@ -116,6 +116,9 @@ pub struct ValidateSection {
     pub swarm_manager: Option<String>,
     /// The registry the swarm's nodes pull images from, `HOST:PORT`.
     pub registry: Option<String>,
+    /// Toolchain versions tried per instance (the first choice included) when its setup fails in
+    /// a way that names the toolchain (default 3; 1: no search).
+    pub toolchain_attempts: Option<u32>,
 }
 
 /// Where test runs happen.

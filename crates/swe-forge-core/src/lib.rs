@@ -17,11 +17,11 @@ pub use category::{Categorized, categorize};
 pub use day::{Timestamp, days_in_month, parse_day};
 pub use error::RecordError;
 pub use layout::{PARSED_SUFFIX, RunLogs};
-pub use patch::PatchShape;
+pub use patch::{DiffLine, DiffLines, FileDiff, PatchShape, diff_lines, file_diffs};
 pub use record::{
     Base, ExtraSourceProvenance, ForgeMeta, Instance, PassRates, PhaseRun, Provenance, RejectReason, Rejection,
-    ResolvedIssue, SCHEMA_VERSION, TestMap, TestResult, ValidationStatus, path_component_problem, read_jsonl,
-    read_jsonl_log, write_jsonl,
+    ResolvedIssue, SCHEMA_VERSION, TestMap, TestResult, ToolchainAttempt, ToolchainChoice, ValidationStatus,
+    path_component_problem, read_jsonl, read_jsonl_log, write_jsonl,
 };
 pub use record::{Difficulty, DifficultyFeatures, DifficultyLabel, Duplicate, LabelSource, Review, TimeToFix};
 pub use status::{Phase, PhaseStatuses, TestStatus, Transition};

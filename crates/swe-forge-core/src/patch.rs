@@ -1,8 +1,201 @@
-//! Reading a unified diff for its shape: files, hunks, added and removed lines, directories.
-//! Pure text; never applies a patch or reads a repository. Used by curation (difficulty features)
-//! and evaluation (the files a test patch owns).
+//! The one reader of unified diffs: lines classified by following each hunk's line counts
+//! ([`diff_lines`]), a diff cut into per-file pieces ([`file_diffs`]) with the path each is about,
+//! and a diff's shape: files, hunks, added and removed lines, every path it names
+//! ([`PatchShape`]). Pure text; never applies a patch or reads a repository. Used by mining (the
+//! test/fix split), the pipeline filters, curation (difficulty features, duplicate detection) and
+//! evaluation (the files a test patch owns), so that all of them count the same lines.
 
 use std::collections::BTreeSet;
+
+/// One line of a unified diff.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DiffLine<'a> {
+    /// The first line of one file's diff: `diff --git a/x b/y`, or the `--- x` line that starts a
+    /// file in a plain unified diff without git headers.
+    FileStart(&'a str),
+    /// Any other line outside hunks: `index ..`, `--- a/x`, `+++ b/x`, `rename from x`, mode lines,
+    /// binary markers, text before the first file.
+    Header(&'a str),
+    /// `@@ -a,b +c,d @@ context`.
+    HunkStart(&'a str),
+    /// An added line, without its `+`.
+    Added(&'a str),
+    /// A removed line, without its `-`.
+    Removed(&'a str),
+    /// A context line, without its leading space.
+    Context(&'a str),
+    /// `\ No newline at end of file`.
+    NoNewline,
+}
+
+/// Iterator of [`DiffLine`]s with the byte offset where each line starts.
+#[derive(Debug, Clone)]
+pub struct DiffLines<'a> {
+    text: &'a str,
+    pos: usize,
+    hunk: Hunk,
+    /// The current file was opened by a `diff --git` line and has had no hunk yet: its `---`
+    /// line is a header, not the start of another file.
+    git_headers: bool,
+}
+
+/// Where the reader is relative to hunks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Hunk {
+    Outside,
+    /// Inside a hunk with this many old and new lines left.
+    Counted(u64, u64),
+    /// Inside a hunk whose header gave no counts: it lasts until a line that cannot be in one.
+    Uncounted,
+}
+
+/// Reads `diff` line by line. A hunk lasts as long as its `@@ -a,b +c,d @@` header says, so an
+/// added line `++x` or a removed line `--- x` inside it is never taken for a file header.
+pub fn diff_lines(diff: &str) -> DiffLines<'_> {
+    DiffLines { text: diff, pos: 0, hunk: Hunk::Outside, git_headers: false }
+}
+
+impl<'a> Iterator for DiffLines<'a> {
+    type Item = (usize, DiffLine<'a>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.pos >= self.text.len() {
+            return None;
+        }
+        let start = self.pos;
+        let rest = &self.text[start..];
+        let end = rest.find('\n').map_or(rest.len(), |i| i + 1);
+        self.pos += end;
+        let line = rest[..end].strip_suffix('\n').unwrap_or(&rest[..end]);
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        Some((start, self.classify(line)))
+    }
+}
+
+impl<'a> DiffLines<'a> {
+    fn classify(&mut self, line: &'a str) -> DiffLine<'a> {
+        let first = line.as_bytes().first().copied();
+        match self.hunk {
+            Hunk::Counted(old, new) => {
+                let (kind, old, new) = match first {
+                    Some(b'+') => (DiffLine::Added(&line[1..]), old, new.saturating_sub(1)),
+                    Some(b'-') => (DiffLine::Removed(&line[1..]), old.saturating_sub(1), new),
+                    Some(b' ') => (DiffLine::Context(&line[1..]), old.saturating_sub(1), new.saturating_sub(1)),
+                    None => (DiffLine::Context(""), old.saturating_sub(1), new.saturating_sub(1)),
+                    Some(b'\\') => return DiffLine::NoNewline,
+                    // A line no hunk can hold: the hunk was shorter than its header said.
+                    _ => return self.outside(line),
+                };
+                self.hunk = if old == 0 && new == 0 { Hunk::Outside } else { Hunk::Counted(old, new) };
+                kind
+            }
+            Hunk::Uncounted => match first {
+                Some(b'+') if !line.starts_with("+++ ") => DiffLine::Added(&line[1..]),
+                Some(b'-') if !line.starts_with("--- ") => DiffLine::Removed(&line[1..]),
+                Some(b' ') => DiffLine::Context(&line[1..]),
+                None => DiffLine::Context(""),
+                Some(b'\\') => DiffLine::NoNewline,
+                _ => self.outside(line),
+            },
+            Hunk::Outside => self.outside(line),
+        }
+    }
+
+    fn outside(&mut self, line: &'a str) -> DiffLine<'a> {
+        self.hunk = Hunk::Outside;
+        if line.starts_with("diff --git ") {
+            self.git_headers = true;
+            DiffLine::FileStart(line)
+        } else if line.starts_with("@@") {
+            self.git_headers = false;
+            self.hunk = hunk_counts(line)
+                .map_or(Hunk::Uncounted, |(o, n)| if o == 0 && n == 0 { Hunk::Outside } else { Hunk::Counted(o, n) });
+            DiffLine::HunkStart(line)
+        } else if line.starts_with('\\') {
+            DiffLine::NoNewline
+        } else if line.starts_with("--- ") && !self.git_headers {
+            DiffLine::FileStart(line)
+        } else {
+            DiffLine::Header(line)
+        }
+    }
+}
+
+/// The old and new line counts of a hunk header `@@ -a[,b] +c[,d] @@` (a missing count is 1).
+fn hunk_counts(line: &str) -> Option<(u64, u64)> {
+    let mut parts = line.strip_prefix("@@ ")?.split(' ');
+    let count = |range: &str, sign: char| -> Option<u64> {
+        let range = range.strip_prefix(sign)?;
+        match range.split_once(',') {
+            Some((_, n)) => n.parse().ok(),
+            None => range.parse::<u64>().ok().map(|_| 1),
+        }
+    };
+    let old = count(parts.next()?, '-')?;
+    let new = count(parts.next()?, '+')?;
+    (parts.next()? == "@@").then_some((old, new))
+}
+
+/// One file's part of a unified diff.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileDiff<'a> {
+    /// Path after the change (the old path for a deletion).
+    pub path: String,
+    /// The text of this file's diff, from its first line to the next file's.
+    pub text: &'a str,
+}
+
+/// Cuts a unified diff into per-file pieces; every byte from the first file on belongs to exactly
+/// one piece, and text before the first file is dropped.
+pub fn file_diffs(diff: &str) -> Vec<FileDiff<'_>> {
+    let starts: Vec<usize> =
+        diff_lines(diff).filter(|(_, l)| matches!(l, DiffLine::FileStart(_))).map(|(at, _)| at).collect();
+    starts
+        .iter()
+        .enumerate()
+        .map(|(i, &at)| {
+            let text = &diff[at..starts.get(i + 1).copied().unwrap_or(diff.len())];
+            FileDiff { path: file_path(text), text }
+        })
+        .collect()
+}
+
+/// The path one file's diff is about: `+++ b/...` unless the file is deleted, then `--- a/...`;
+/// `rename to` / `copy to` for pure renames and copies; the `diff --git` header as a last resort.
+fn file_path(text: &str) -> String {
+    let (mut minus, mut plus, mut rename_to) = (None, None, None);
+    for (_, line) in diff_lines(text) {
+        let line = match line {
+            DiffLine::Header(line) | DiffLine::FileStart(line) => line,
+            DiffLine::HunkStart(_) => break,
+            _ => continue,
+        };
+        if line.starts_with("GIT binary patch") {
+            break;
+        }
+        if let Some(p) = line.strip_prefix("+++ ") {
+            plus = Some(p);
+        } else if let Some(p) = line.strip_prefix("--- ") {
+            minus = Some(p);
+        } else if let Some(p) = line.strip_prefix("rename to ").or_else(|| line.strip_prefix("copy to ")) {
+            rename_to = Some(p);
+        }
+    }
+    let clean = |p: &str, prefix: &str| -> Option<String> {
+        let p = p.split('\t').next().unwrap_or(p).trim_matches('"');
+        if p == "/dev/null" { None } else { Some(p.strip_prefix(prefix).unwrap_or(p).to_owned()) }
+    };
+    if let Some(p) = plus.and_then(|p| clean(p, "b/")) {
+        return p;
+    }
+    if let Some(p) = rename_to {
+        return p.trim_matches('"').to_owned();
+    }
+    if let Some(p) = minus.and_then(|p| clean(p, "a/")) {
+        return p;
+    }
+    diff_git_path(text.lines().next().unwrap_or_default().trim_start_matches("diff --git "))
+}
 
 /// The shape of one unified diff (`git diff` / GitHub `.diff` format).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -23,35 +216,24 @@ impl PatchShape {
     /// Reads a diff. Anything that is not a diff (empty text, prose) gives an empty shape.
     pub fn of(diff: &str) -> PatchShape {
         let mut shape = PatchShape::default();
-        let mut in_hunk = false;
-        for line in diff.lines() {
-            if let Some(rest) = line.strip_prefix("diff --git ") {
-                in_hunk = false;
-                let path = diff_git_path(rest);
-                shape.touch(&path);
-                shape.files.push(path);
-            } else if line.starts_with("@@") {
-                in_hunk = true;
-                shape.hunks += 1;
-            } else if in_hunk {
-                match line.as_bytes().first() {
-                    Some(b'+') => shape.added += 1,
-                    Some(b'-') => shape.removed += 1,
-                    Some(b' ') | Some(b'\\') | None => {}
-                    // Anything else ends the hunk (a header line of the next file without `diff --git`).
-                    _ => in_hunk = false,
+        for file in file_diffs(diff) {
+            shape.touch(&file.path);
+            for (_, line) in diff_lines(file.text) {
+                match line {
+                    DiffLine::HunkStart(_) => shape.hunks += 1,
+                    DiffLine::Added(_) => shape.added += 1,
+                    DiffLine::Removed(_) => shape.removed += 1,
+                    DiffLine::FileStart(l) | DiffLine::Header(l) => {
+                        if let Some(path) =
+                            ["--- a/", "rename from ", "copy from ", "+++ b/"].iter().find_map(|p| l.strip_prefix(p))
+                        {
+                            shape.touch(path.split('\t').next().unwrap_or(path).trim_matches('"'));
+                        }
+                    }
+                    DiffLine::Context(_) | DiffLine::NoNewline => {}
                 }
-            } else if let Some(path) = line.strip_prefix("+++ b/")
-                && shape.files.is_empty()
-            {
-                // A plain unified diff without `diff --git` lines.
-                shape.touch(path);
-                shape.files.push(path.to_owned());
-            } else if let Some(path) =
-                ["--- a/", "rename from ", "copy from ", "+++ b/"].iter().find_map(|p| line.strip_prefix(p))
-            {
-                shape.touch(path.split('\t').next().unwrap_or(path).trim_matches('"'));
             }
+            shape.files.push(file.path);
         }
         shape
     }
@@ -104,6 +286,55 @@ mod tests {
         assert_eq!(s.touched, s.files);
         let rename = "diff --git a/t/old.go b/t/new.go\nsimilarity index 90%\nrename from t/old.go\nrename to t/new.go\n--- a/t/old.go\n+++ b/t/new.go\n@@ -1 +1 @@\n-a\n+b\n";
         assert_eq!(PatchShape::of(rename).touched, ["t/new.go", "t/old.go"]);
+    }
+
+    #[test]
+    fn hunks_last_as_long_as_their_counts() {
+        // Inside a hunk, `--- x` is a removed line and `+++ y` an added one, not file headers.
+        let diff = "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n--- x\n+++ y\n c\n\\ No newline at end of file\ndiff --git a/y b/y\n--- a/y\n+++ b/y\n@@ -3 +3,2 @@\n-a\n+b\n+\n";
+        let kinds: Vec<DiffLine> = diff_lines(diff).map(|(_, l)| l).collect();
+        assert_eq!(
+            kinds,
+            [
+                DiffLine::FileStart("diff --git a/x b/x"),
+                DiffLine::Header("--- a/x"),
+                DiffLine::Header("+++ b/x"),
+                DiffLine::HunkStart("@@ -1,2 +1,2 @@"),
+                DiffLine::Removed("-- x"),
+                DiffLine::Added("++ y"),
+                DiffLine::Context("c"),
+                DiffLine::NoNewline,
+                DiffLine::FileStart("diff --git a/y b/y"),
+                DiffLine::Header("--- a/y"),
+                DiffLine::Header("+++ b/y"),
+                DiffLine::HunkStart("@@ -3 +3,2 @@"),
+                DiffLine::Removed("a"),
+                DiffLine::Added("b"),
+                DiffLine::Added(""),
+            ]
+        );
+        let files = file_diffs(diff);
+        assert_eq!(files.iter().map(|f| f.path.as_str()).collect::<Vec<_>>(), ["x", "y"]);
+        assert_eq!(files.iter().map(|f| f.text).collect::<String>(), diff, "every byte in one piece");
+        assert_eq!(PatchShape::of(diff).changed_lines(), 5);
+    }
+
+    #[test]
+    fn paths_of_deletions_renames_binaries_and_plain_diffs() {
+        let deleted = "diff --git a/old_test.go b/old_test.go\ndeleted file mode 100644\n--- a/old_test.go\n+++ /dev/null\n@@ -1 +0,0 @@\n-package x\n";
+        let renamed = "diff --git a/a.go b/b_test.go\nsimilarity index 100%\nrename from a.go\nrename to b_test.go\n";
+        let binary = "diff --git a/testdata/img.png b/testdata/img.png\nindex 1..2 100644\nBinary files a/testdata/img.png and b/testdata/img.png differ\n";
+        let plain = "--- a/x.c\t2020-01-01\n+++ b/x.c\t2020-01-02\n@@ -1 +1 @@\n-a\n+b\n--- a/y.c\n+++ b/y.c\n@@ -1 +1 @@\n-a\n+b\n";
+        let all = format!("preamble\n{deleted}{renamed}{binary}");
+        let paths: Vec<String> = file_diffs(&all).into_iter().map(|f| f.path).collect();
+        assert_eq!(paths, ["old_test.go", "b_test.go", "testdata/img.png"]);
+        let plain_paths: Vec<String> = file_diffs(plain).into_iter().map(|f| f.path).collect();
+        assert_eq!(plain_paths, ["x.c", "y.c"]);
+        assert_eq!(PatchShape::of(plain).changed_lines(), 4);
+        // A header without counts: the hunk lasts until a line no hunk can hold.
+        let uncounted = "diff --git a/z b/z\n@@ weird @@\n+a\n-b\nrename from q\n";
+        assert_eq!(PatchShape::of(uncounted).changed_lines(), 2);
+        assert_eq!(PatchShape::of(uncounted).touched, ["z", "q"]);
     }
 
     #[test]

@@ -255,6 +255,40 @@ pub struct Provenance {
     /// with the commit its revision resolved to.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub extra_sources: Vec<ExtraSourceProvenance>,
+    /// How the toolchain's version was chosen (families whose version is chosen: Java, Node, Go,
+    /// Rust), and the versions tried before it when a setup failed because of the toolchain.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub toolchain_choice: Option<ToolchainChoice>,
+}
+
+/// The choice of a toolchain version for an instance.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ToolchainChoice {
+    /// The family (`java`, `node`, `go`, `rust`).
+    pub family: String,
+    /// The version chosen (`8`, `16`).
+    pub version: String,
+    /// The toolchain image's name (`java8`, `node16`).
+    pub toolchain: String,
+    /// Why: the requests (and where each came from) or the base commit's date that decided it.
+    pub reason: String,
+    /// Whether a pipeline override named another toolchain, which was used instead.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub overridden: bool,
+    /// Versions tried before, each with the setup error that named the toolchain, in order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub attempts: Vec<ToolchainAttempt>,
+}
+
+/// A toolchain version whose setup failed in a way that names the toolchain.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ToolchainAttempt {
+    /// The toolchain tried (`java`).
+    pub toolchain: String,
+    /// The line of the setup log that names the toolchain.
+    pub error: String,
 }
 
 /// An extra source in an image: the tree of repository `repo` at commit `sha` (what `rev`

@@ -251,12 +251,9 @@ mod tests {
     fn record(id: &str, changed_lines: usize) -> Instance {
         let body: String = (0..changed_lines).map(|i| format!("+line {i}\n")).collect();
         let fix = format!("diff --git a/a.c b/a.c\n--- a/a.c\n+++ b/a.c\n@@ -1 +1,{changed_lines} @@\n{body}");
-        serde_json::from_value(serde_json::json!({
-            "org": "o", "repo": "r", "number": 1, "state": "closed", "title": "", "body": null,
-            "base": {"label": "", "ref": "", "sha": ""}, "resolved_issues": [],
-            "fix_patch": fix, "test_patch": "", "instance_id": id, "lang": "c",
-        }))
-        .unwrap()
+        let mut r = swe_forge_test_support::record("o", "r", 1);
+        (r.instance_id, r.fix_patch, r.lang) = (id.into(), fix, Some("c".into()));
+        r
     }
 
     #[test]

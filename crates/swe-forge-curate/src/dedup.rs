@@ -10,7 +10,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 
-use swe_forge_core::{Instance, ValidationStatus};
+use swe_forge_core::{DiffLine, Instance, ValidationStatus, diff_lines};
 
 /// Tokens per shingle.
 const SHINGLE: usize = 5;
@@ -215,22 +215,10 @@ fn hash(tokens: &[&str]) -> u64 {
 /// Tokens of the changed lines: runs of word characters, and single punctuation characters.
 fn tokens(patch: &str) -> Vec<&str> {
     let mut out = Vec::new();
-    let mut in_hunk = false;
-    for line in patch.lines() {
-        if line.starts_with("diff --git ") {
-            in_hunk = false;
-            continue;
-        }
-        if line.starts_with("@@") {
-            in_hunk = true;
-            continue;
-        }
-        if !in_hunk {
-            continue;
-        }
-        let (sign, body) = match line.as_bytes().first() {
-            Some(b'+') => ("+", &line[1..]),
-            Some(b'-') => ("-", &line[1..]),
+    for (_, line) in diff_lines(patch) {
+        let (sign, body) = match line {
+            DiffLine::Added(body) => ("+", body),
+            DiffLine::Removed(body) => ("-", body),
             _ => continue,
         };
         if body.trim().is_empty() {
@@ -264,12 +252,10 @@ mod tests {
     use super::*;
 
     fn record(id: &str, number: u64, fix: &str) -> Instance {
-        let line = serde_json::json!({
-            "org": "o", "repo": "r", "number": number, "state": "closed", "title": "t", "body": null,
-            "base": {"label": "o:main", "ref": "main", "sha": "0"}, "resolved_issues": [],
-            "fix_patch": fix, "test_patch": "", "instance_id": id,
-        });
-        serde_json::from_value(line).unwrap()
+        let mut r = swe_forge_test_support::record("o", "r", number);
+        r.instance_id = id.into();
+        r.fix_patch = fix.into();
+        r
     }
 
     const FIX: &str = "diff --git a/src/main/java/Pipeline.java b/src/main/java/Pipeline.java\nindex 1..2 100644\n--- a/src/main/java/Pipeline.java\n+++ b/src/main/java/Pipeline.java\n@@ -10,7 +10,8 @@ class Pipeline {\n     void run() {\n-        if (queue.isEmpty()) return;\n+        if (queue == null || queue.isEmpty()) {\n+            return;\n+        }\n         queue.drain(this::flush);\n";

@@ -75,12 +75,8 @@ mod tests {
                 .map(|f| format!("diff --git a/{f} b/{f}\n--- a/{f}\n+++ b/{f}\n@@ -1 +1 @@\n-a\n+b\n"))
                 .collect()
         };
-        let mut r: Instance = serde_json::from_value(serde_json::json!({
-            "org": "o", "repo": "r", "number": 1, "state": "closed", "title": "", "body": null,
-            "base": {"label": "", "ref": "", "sha": ""}, "resolved_issues": [],
-            "fix_patch": diff(fix), "test_patch": diff(test), "instance_id": "o__r-1", "lang": lang,
-        }))
-        .unwrap();
+        let mut r = swe_forge_test_support::record("o", "r", 1);
+        (r.fix_patch, r.test_patch, r.lang) = (diff(fix), diff(test), lang.map(str::to_owned));
         if let Some(name) = recipe {
             let mut meta = swe_forge_core::ForgeMeta::new(swe_forge_core::ValidationStatus::Accepted);
             meta.provenance = Some(swe_forge_core::Provenance { recipe: name.into(), ..Default::default() });

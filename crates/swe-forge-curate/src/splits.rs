@@ -125,12 +125,8 @@ mod tests {
     use super::*;
 
     fn record(org: &str, number: u64, lang: Option<&str>, merged: Option<&str>) -> Instance {
-        let mut r: Instance = serde_json::from_value(serde_json::json!({
-            "org": org, "repo": "r", "number": number, "state": "closed", "title": "", "body": null,
-            "base": {"label": "", "ref": "", "sha": ""}, "resolved_issues": [],
-            "fix_patch": "", "test_patch": "", "instance_id": format!("{org}__r-{number}"), "lang": lang,
-        }))
-        .unwrap();
+        let mut r = swe_forge_test_support::record(org, "r", number);
+        r.lang = lang.map(str::to_owned);
         if let Some(m) = merged {
             let mut meta = swe_forge_core::ForgeMeta::new(swe_forge_core::ValidationStatus::Accepted);
             meta.merged_at = Some(swe_forge_core::Timestamp::parse(m).unwrap());

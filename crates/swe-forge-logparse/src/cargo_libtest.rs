@@ -339,7 +339,7 @@ impl Parser {
         } else if needle!("process didn't exit successfully").find(line.as_bytes()).is_some() {
             self.close_block("process didn't exit successfully");
         } else if line.starts_with("error: could not compile") {
-            self.parsed.warnings.push(format!("build failed: {}", line.trim()));
+            self.parsed.build_failed(format!("build failed: {}", line.trim()));
         } else {
             return false;
         }

@@ -150,7 +150,7 @@ impl LineParser for Parser {
         }
         if self.missing_exe && !self.not_run.is_empty() {
             let names: Vec<&str> = self.not_run.iter().map(String::as_str).collect();
-            self.parsed.warnings.push(crate::not_built_warning(&names));
+            self.parsed.build_failed(crate::not_built_warning(&names));
         }
         self.parsed.into_parsed()
     }

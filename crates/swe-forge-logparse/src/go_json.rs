@@ -189,7 +189,7 @@ fn report(packages: BTreeMap<String, Package>) -> ParsedLog {
             }
         }
         if let Some(why) = &pkg.build_failed {
-            parsed.warnings.push(format!("package {pkg_name}: {why}; none of its tests ran"));
+            parsed.build_failed(format!("package {pkg_name}: {why}; none of its tests ran"));
         } else if pkg.result == Some(TestStatus::Fail) && pkg.tests.is_empty() {
             parsed.warnings.push(format!(
                 "package {pkg_name} failed without reporting any test (setup, TestMain or init failure?)"

@@ -262,7 +262,7 @@ impl LineParser for Parser {
                 Summary::Ok(pkg) => self.flush(pkg, Some(TestStatus::Pass)),
                 Summary::Fail(pkg) => self.flush(pkg, Some(TestStatus::Fail)),
                 Summary::BuildFailed(pkg, what) => {
-                    self.parsed.warnings.push(format!("package {pkg}: {what} failed; none of its tests ran"));
+                    self.parsed.build_failed(format!("package {pkg}: {what} failed; none of its tests ran"));
                     self.flush(pkg, Some(TestStatus::Fail));
                 }
                 Summary::NoTestFiles => {}

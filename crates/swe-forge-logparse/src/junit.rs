@@ -130,7 +130,7 @@ impl Parser {
         if !self.not_built.is_empty() {
             let names = std::mem::take(&mut self.not_built);
             let names: Vec<&str> = names.iter().map(String::as_str).collect();
-            self.parsed.warnings.push(crate::not_built_warning(&names));
+            self.parsed.build_failed(crate::not_built_warning(&names));
         }
     }
 

@@ -296,6 +296,11 @@ pub struct ParsedLog {
     /// tests:` list). Each is also in [`ParsedLog::tests`] as FAIL.
     #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
     pub timed_out: BTreeSet<String>,
+    /// The code under test did not build in this run (a Go package, a crate, a test executable
+    /// ctest or a JUnit report found missing); one of the warnings says which. What callers act
+    /// on, instead of the warnings' text.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub build_failed: bool,
 }
 
 /// Collects results while a log is parsed. Hash maps, because canonical ids share long
@@ -307,9 +312,16 @@ pub(crate) struct Recorder {
     pub(crate) msb_names: HashMap<String, String>,
     pub(crate) warnings: Vec<String>,
     pub(crate) timed_out: BTreeSet<String>,
+    pub(crate) build_failed: bool,
 }
 
 impl Recorder {
+    /// Notes that the code under test did not build, with the warning that says what.
+    pub(crate) fn build_failed(&mut self, warning: String) {
+        self.build_failed = true;
+        self.warnings.push(warning);
+    }
+
     /// Records `status` for `id` (a later report of the same id replaces an earlier one, as a
     /// retried test's last attempt is its result).
     pub(crate) fn record(&mut self, id: String, msb_name: Option<String>, status: TestStatus) {
@@ -355,6 +367,7 @@ impl Recorder {
             msb_names: self.msb_names.into_iter().collect(),
             warnings: self.warnings,
             timed_out: self.timed_out,
+            build_failed: self.build_failed,
         }
     }
 }
@@ -477,6 +490,7 @@ pub fn parse_files(framework: Framework, files: &[(String, Vec<u8>)]) -> ParsedL
                 merged.tests.extend(one.tests);
                 merged.msb_names.extend(one.msb_names);
                 merged.timed_out.extend(one.timed_out);
+                merged.build_failed |= one.build_failed;
                 merged.warnings.extend(one.warnings.into_iter().map(|w| format!("{path}: {w}")));
             }
             merged.warnings.retain(|w| !w.contains("no test results found"));
@@ -523,7 +537,7 @@ pub fn detect(log: &[u8]) -> Option<Framework> {
 const NAMES_IN_WARNING: usize = 5;
 
 /// The warning for ctest tests whose executable was missing: the run's build failed and ctest went
-/// on (`build failed` is what readers of warnings look for).
+/// on.
 pub(crate) fn not_built_warning(names: &[&str]) -> String {
     format!("build failed: {} ctest test(s) had no executable: {}", names.len(), list(names))
 }

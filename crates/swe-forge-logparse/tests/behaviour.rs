@@ -113,6 +113,20 @@ fn cargo_truncated_and_mismatched_logs_warn() {
     let p = parse(Framework::CargoLibtest, &data("cargo-test/compile_error.log"));
     assert!(p.tests.is_empty());
     assert!(warned(&p, "could not compile") && warned(&p, "no test results"), "{:?}", p.warnings);
+    assert!(p.build_failed);
+    assert!(!parse(Framework::CargoLibtest, &data("cargo-test/truncated.log")).build_failed);
+}
+
+#[test]
+fn a_go_package_that_did_not_build_is_a_build_failure_in_both_go_formats() {
+    let verbose = "ok  \texample.com/m/a\t0.01s\nFAIL\texample.com/m/b [build failed]\nFAIL\n";
+    let p = parse(Framework::GoTestVerbose, verbose.as_bytes());
+    assert!(p.build_failed && warned(&p, "none of its tests ran"), "{:?}", p.warnings);
+    let json = "{\"Action\":\"output\",\"Package\":\"p\",\"Output\":\"FAIL\\tp [build failed]\\n\"}\n{\"Action\":\"fail\",\"Package\":\"p\",\"FailedBuild\":\"p.test\"}\n";
+    let p = parse(Framework::GoTestJson, json.as_bytes());
+    assert!(p.build_failed && warned(&p, "none of its tests ran"), "{:?}", p.warnings);
+    let passing = "=== RUN   TestA\n--- PASS: TestA (0.00s)\nPASS\nok  \texample.com/m/a\t0.01s\n";
+    assert!(!parse(Framework::GoTestVerbose, passing.as_bytes()).build_failed);
 }
 
 #[test]
@@ -307,13 +321,14 @@ fn ctest_tests_without_an_executable_say_the_build_failed() {
         let p = parse(f, &data(file));
         assert_eq!(status(&p, "missing_exe"), Some(Fail), "{file}");
         assert!(warned(&p, "build failed: 1 ctest test(s) had no executable: missing_exe"), "{file}: {:?}", p.warnings);
+        assert!(p.build_failed, "{file}");
     }
     // A disabled test, or a `Not Run` without a missing executable, is no build failure.
     let log = "      Start  1: off\n1/2 Test #1: off ....***Not Run (Disabled)   0.00 sec\n      Start  2: req\n\
                2/2 Test #2: req ....***Not Run   0.00 sec\n";
     let p = parse(Framework::Ctest, log.as_bytes());
     assert_eq!(status(&p, "req"), Some(Fail));
-    assert!(!warned(&p, "build failed"), "{:?}", p.warnings);
+    assert!(!warned(&p, "build failed") && !p.build_failed, "{:?}", p.warnings);
 }
 
 #[test]

@@ -13,7 +13,7 @@ use std::path::Path;
 
 use swe_forge_logparse::{Framework, GoSubtests, MsbNaming, msb_rollup, parse, parse_files};
 
-const DEVSET: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/devset/instances.jsonl");
+use swe_forge_test_support::DEVSET;
 
 /// Published test names per `org/repo` (keys of every `*_tests` map).
 fn published() -> BTreeMap<String, BTreeSet<String>> {

@@ -31,7 +31,7 @@ pub use github::{GithubOptions, mine_github};
 pub use journal::{Journal, progress_path};
 pub use links::{IssueRef, closing_references, strip_html_comments};
 pub use mirror::{MirrorOptions, diff_commits, mine_mirror, repo_name_from_path};
-pub use split::{FilePatch, SplitFlag, SplitPatch, is_test_path, split_diff, split_patch};
+pub use split::{SplitFlag, SplitPatch, is_test_path, split_patch};
 
 use swe_forge_core::{Base, Instance, TestResult};
 

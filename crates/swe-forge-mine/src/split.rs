@@ -2,20 +2,12 @@
 //! of each language, never by a substring of the path (Multi-SWE-bench's split puts `latest/` and
 //! `contest.c` into the test patch).
 //!
-//! Owns: cutting a unified diff into per-file pieces, deciding which paths are tests, fixtures
+//! Owns: deciding which paths of a diff (cut by `swe_forge_core::file_diffs`) are tests, fixtures
 //! next to tests, and the flag for Rust `#[cfg(test)]` modules edited inside source files. Does
 //! not read repositories or the network.
 
 use serde::{Deserialize, Serialize};
-
-/// One file's part of a unified diff.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FilePatch {
-    /// Path after the change (the old path for a deletion).
-    pub path: String,
-    /// The text of this file's diff, from its `diff --git` line to the next one.
-    pub text: String,
-}
+use swe_forge_core::{DiffLine, diff_lines, file_diffs};
 
 /// A diff divided into its two halves.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -48,66 +40,6 @@ impl SplitPatch {
     pub fn is_candidate(&self) -> bool {
         !self.fix_patch.is_empty() && !self.test_patch.is_empty()
     }
-}
-
-/// Cuts a unified diff (`git diff` / GitHub `.diff` format) into per-file pieces. Text before the
-/// first `diff --git` line is dropped.
-pub fn split_diff(diff: &str) -> Vec<FilePatch> {
-    let mut out: Vec<FilePatch> = Vec::new();
-    let mut current: Option<String> = None;
-    for line in diff.split_inclusive('\n') {
-        if line.starts_with("diff --git ") {
-            if let Some(text) = current.take() {
-                out.push(FilePatch { path: patch_path(&text), text });
-            }
-            current = Some(String::new());
-        }
-        if let Some(text) = current.as_mut() {
-            text.push_str(line);
-        }
-    }
-    if let Some(text) = current {
-        out.push(FilePatch { path: patch_path(&text), text });
-    }
-    out
-}
-
-/// The path a file diff is about: `+++ b/...` unless the file is deleted, then `--- a/...`;
-/// `rename to` for pure renames; the `diff --git` header as a last resort.
-fn patch_path(text: &str) -> String {
-    let mut minus = None;
-    let mut plus = None;
-    let mut rename_to = None;
-    for line in text.lines() {
-        if line.starts_with("@@") || line.starts_with("GIT binary patch") {
-            break;
-        }
-        if let Some(p) = line.strip_prefix("+++ ") {
-            plus = Some(p);
-        } else if let Some(p) = line.strip_prefix("--- ") {
-            minus = Some(p);
-        } else if let Some(p) = line.strip_prefix("rename to ").or_else(|| line.strip_prefix("copy to ")) {
-            rename_to = Some(p);
-        }
-    }
-    let clean = |p: &str, prefix: &str| -> Option<String> {
-        let p = p.trim_end_matches('\t').trim_matches('"');
-        if p == "/dev/null" { None } else { Some(p.strip_prefix(prefix).unwrap_or(p).to_owned()) }
-    };
-    if let Some(p) = plus.and_then(|p| clean(p, "b/")) {
-        return p;
-    }
-    if let Some(p) = rename_to {
-        return p.to_owned();
-    }
-    if let Some(p) = minus.and_then(|p| clean(p, "a/")) {
-        return p;
-    }
-    // `diff --git a/x b/x`, binary files without ---/+++ lines: both paths are equal, take the second half.
-    let header = text.lines().next().unwrap_or_default().trim_start_matches("diff --git ");
-    let half = header.len() / 2;
-    let second = header.get(half..).map(str::trim).unwrap_or(header);
-    second.strip_prefix("b/").unwrap_or(second).to_owned()
 }
 
 /// Directory names whose whole subtree is tests or test data, in any language:
@@ -181,7 +113,7 @@ const CODE_EXTS: &[&str] = &[
 /// the test side when the same PR has a test file next to it: in the folder's parent directory or
 /// in a test directory (`__tests__/`, `test/`, ...) right under that parent.
 pub fn split_patch(diff: &str) -> SplitPatch {
-    let files = split_diff(diff);
+    let files = file_diffs(diff);
     let mut is_test: Vec<bool> = files.iter().map(|f| is_test_path(&f.path)).collect();
     let test_dirs: Vec<String> = files
         .iter()
@@ -212,13 +144,13 @@ pub fn split_patch(diff: &str) -> SplitPatch {
     let mut out = SplitPatch::default();
     for (f, test) in files.into_iter().zip(is_test) {
         if test {
-            out.test_patch.push_str(&f.text);
+            out.test_patch.push_str(f.text);
             out.test_files.push(f.path);
         } else {
-            if f.path.ends_with(".rs") && edits_inline_rust_tests(&f.text) {
+            if f.path.ends_with(".rs") && edits_inline_rust_tests(f.text) {
                 out.flags.push(SplitFlag::RustInlineTests(f.path.clone()));
             }
-            out.fix_patch.push_str(&f.text);
+            out.fix_patch.push_str(f.text);
             out.fix_files.push(f.path);
         }
     }
@@ -235,16 +167,11 @@ fn is_code_path(path: &str) -> bool {
 /// An added or removed line, or the hunk's context header, mentions a Rust test module or test
 /// function.
 fn edits_inline_rust_tests(text: &str) -> bool {
-    text.lines().any(|l| {
-        let changed = (l.starts_with('+') && !l.starts_with("+++")) || (l.starts_with('-') && !l.starts_with("---"));
-        let body = if changed {
-            &l[1..]
-        } else if l.starts_with("@@") {
-            l
-        } else {
-            return false;
-        };
-        body.contains("#[cfg(test)]") || body.contains("#[test]") || body.contains("mod tests")
+    diff_lines(text).any(|(_, l)| match l {
+        DiffLine::Added(body) | DiffLine::Removed(body) | DiffLine::HunkStart(body) => {
+            body.contains("#[cfg(test)]") || body.contains("#[test]") || body.contains("mod tests")
+        }
+        _ => false,
     })
 }
 
@@ -327,16 +254,16 @@ mod tests {
     }
 
     #[test]
-    fn split_diff_keeps_every_byte_and_finds_paths() {
+    fn file_pieces_keep_every_byte_and_find_paths() {
         let new_file = "diff --git a/new.go b/new.go\nnew file mode 100644\nindex 0000000..3333333\n--- /dev/null\n+++ b/new.go\n@@ -0,0 +1 @@\n+package x\n";
         let deleted = "diff --git a/old_test.go b/old_test.go\ndeleted file mode 100644\nindex 3333333..0000000\n--- a/old_test.go\n+++ /dev/null\n@@ -1 +0,0 @@\n-package x\n";
         let renamed = "diff --git a/a.go b/b_test.go\nsimilarity index 100%\nrename from a.go\nrename to b_test.go\n";
         let binary = "diff --git a/testdata/img.png b/testdata/img.png\nindex 1111111..2222222 100644\nBinary files a/testdata/img.png and b/testdata/img.png differ\n";
         let all = format!("{}{new_file}{deleted}{renamed}{binary}", file_diff("stack.go", "y"));
-        let files = split_diff(&all);
+        let files = file_diffs(&all);
         let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
         assert_eq!(paths, ["stack.go", "new.go", "old_test.go", "b_test.go", "testdata/img.png"]);
-        assert_eq!(files.iter().map(|f| f.text.as_str()).collect::<String>(), all);
+        assert_eq!(files.iter().map(|f| f.text).collect::<String>(), all);
     }
 
     #[test]

@@ -1,9 +1,12 @@
 //! Detection of the recipe and of the toolchain versions a repository asks for, from the
-//! files of its base commit (go.mod, Cargo.toml, pom.xml, package.json, CMakeLists.txt, ...).
+//! files of its base commit (go.mod, Cargo.toml, pom.xml, package.json, CMakeLists.txt, a plain
+//! Makefile, ...) and its CI configuration (`requests.rs`).
 
 use std::collections::BTreeMap;
 
 use swe_forge_git::SourceRepo;
+
+use crate::toolchoice::VersionRequest;
 
 /// What the files of a commit say about building it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -12,18 +15,16 @@ pub struct Detection {
     pub recipe: Option<String>,
     /// Language override for the recipe (`typescript`, `cpp`).
     pub language: Option<String>,
-    /// Toolchain override (`rust-web` when the crate needs a newer compiler).
-    pub toolchain: Option<String>,
     /// Why the repository cannot be built here, when it cannot.
     pub unsupported: Option<String>,
-    /// Versions asked for, by source (`go.mod go`, `Cargo.toml rust-version`, ...).
+    /// Versions asked for, by source (`go.mod go`, `Cargo.toml rust-version`,
+    /// `.github/workflows/ci.yml node-version`, ...), as written: the provenance's form of `requests`.
     pub requested_versions: BTreeMap<String, String>,
+    /// The same requests, read: which family, what they admit.
+    pub requests: Vec<VersionRequest>,
     /// Build and lock files at the root: path -> blob id.
     pub lockfiles: BTreeMap<String, String>,
 }
-
-/// Rust compiler of the `rust` toolchain (trixie's rustc); newer requests get `rust-web`.
-const RUSTC_STABLE: (u32, u32) = (1, 85);
 
 pub(crate) const LOCKFILES: &[&str] = &[
     "go.mod",
@@ -57,40 +58,17 @@ pub fn detect(repo: &SourceRepo, sha: &str) -> Detection {
             d.lockfiles.insert((*f).to_owned(), id);
         }
     }
-    if let Some(gomod) = read("go.mod") {
+    let paths = repo.paths_at(sha).unwrap_or_default();
+    d.requests = crate::requests::read_requests(&read, &paths);
+    for r in &d.requests {
+        d.requested_versions.entry(r.source.clone()).or_insert_with(|| r.raw.clone());
+    }
+    if exists("go.mod") {
         d.recipe = Some("go".into());
-        if let Some(v) = gomod.lines().find_map(|l| l.trim().strip_prefix("go ")) {
-            d.requested_versions.insert("go.mod go".into(), v.trim().to_owned());
-        }
-    } else if let Some(cargo) = read("Cargo.toml") {
+    } else if exists("Cargo.toml") {
         d.recipe = Some("rust".into());
-        let mut wants: Option<String> = None;
-        if let Some(v) = toml_string(&cargo, "rust-version") {
-            d.requested_versions.insert("Cargo.toml rust-version".into(), v.clone());
-            wants = Some(v);
-        }
-        for f in ["rust-toolchain", "rust-toolchain.toml"] {
-            if let Some(t) = read(f) {
-                let channel = toml_string(&t, "channel").unwrap_or_else(|| t.trim().to_owned());
-                d.requested_versions.insert(format!("{f} channel"), channel.clone());
-                wants = Some(channel);
-            }
-        }
-        if let Some(v) = wants.as_deref().and_then(parse_version)
-            && v > RUSTC_STABLE
-        {
-            d.toolchain = Some("rust-web".into());
-        }
-    } else if let Some(pom) = read("pom.xml") {
+    } else if exists("pom.xml") {
         d.recipe = Some("java-maven".into());
-        for tag in ["maven.compiler.release", "maven.compiler.source", "maven.compiler.target", "java.version"] {
-            if let Some(v) = xml_tag(&pom, tag) {
-                d.requested_versions.insert(format!("pom.xml {tag}"), v);
-            }
-        }
-        for (tag, v) in compiler_plugin_versions(&pom) {
-            d.requested_versions.entry(format!("pom.xml maven-compiler-plugin {tag}")).or_insert(v);
-        }
     } else if exists("build.gradle") || exists("build.gradle.kts") {
         d.unsupported =
             Some("Gradle build: no Gradle distribution can be downloaded on this network; add a Maven override or a gradle wrapper cache".into());
@@ -110,16 +88,9 @@ pub fn detect(repo: &SourceRepo, sha: &str) -> Detection {
             "js-jest"
         };
         d.recipe = Some(recipe.into());
-        let ts_files =
-            repo.paths_at(sha).unwrap_or_default().iter().filter(|p| p.ends_with(".ts") || p.ends_with(".tsx")).count();
+        let ts_files = paths.iter().filter(|p| p.ends_with(".ts") || p.ends_with(".tsx")).count();
         if exists("tsconfig.json") || has_dep("typescript") || ts_files > 0 {
             d.language = Some("typescript".into());
-        }
-        if let Some(v) = json.pointer("/engines/node").and_then(|v| v.as_str()) {
-            d.requested_versions.insert("package.json engines.node".into(), v.to_owned());
-        }
-        if let Some(v) = read(".nvmrc") {
-            d.requested_versions.insert(".nvmrc".into(), v.trim().to_owned());
         }
     } else if exists("CMakeLists.txt") {
         d.recipe = Some("c-cmake".into());
@@ -127,8 +98,17 @@ pub fn detect(repo: &SourceRepo, sha: &str) -> Detection {
         d.recipe = Some("c-meson".into());
     } else if ["configure.ac", "configure.in", "Makefile.am", "configure"].iter().any(|f| exists(f)) {
         d.recipe = Some("c-autotools".into());
+    } else if let Some(makefile) = ["Makefile", "makefile", "GNUmakefile"].iter().find_map(|f| read(f)) {
+        // A plain Makefile (no configure, CMake or meson): its `check` or `test` target.
+        if make_targets(&makefile).iter().any(|t| t == "check" || t == "test") {
+            d.recipe = Some("c-make".into());
+        } else {
+            d.unsupported = Some(
+                "a Makefile without a `check` or `test` target and no other build files: name a recipe and a test command in an override".into(),
+            );
+        }
     }
-    if d.recipe.as_deref().is_some_and(|r| r.starts_with("c-")) && is_cpp(&repo.paths_at(sha).unwrap_or_default()) {
+    if d.recipe.as_deref().is_some_and(|r| r.starts_with("c-")) && is_cpp(&paths) {
         d.language = Some("cpp".into());
     }
     d
@@ -147,50 +127,23 @@ fn is_cpp(paths: &[String]) -> bool {
     cpp > c
 }
 
-fn toml_string(text: &str, key: &str) -> Option<String> {
+pub(crate) fn toml_string(text: &str, key: &str) -> Option<String> {
     text.lines().find_map(|l| {
         let (k, v) = l.split_once('=')?;
         (k.trim() == key).then(|| v.trim().trim_matches('"').to_owned())
     })
 }
 
-fn xml_tag(text: &str, tag: &str) -> Option<String> {
-    let open = format!("<{tag}>");
-    let start = text.find(&open)? + open.len();
-    let end = text[start..].find('<')? + start;
-    Some(text[start..end].trim().to_owned())
-}
-
-/// The `release`, `source` and `target` of the maven-compiler-plugin's configuration, with a
-/// `${property}` resolved from the pom's own properties (dubbo's `${java_source_version}`).
-fn compiler_plugin_versions(pom: &str) -> Vec<(&'static str, String)> {
-    let Some(start) = pom.find("<artifactId>maven-compiler-plugin</artifactId>") else {
-        return Vec::new();
-    };
-    let plugin = &pom[start..];
-    let plugin = &plugin[..plugin.find("</plugin>").unwrap_or(plugin.len())];
-    let mut out = Vec::new();
-    for tag in ["release", "source", "target"] {
-        let Some(mut v) = xml_tag(plugin, tag) else { continue };
-        if let Some(name) = v.strip_prefix("${").and_then(|r| r.strip_suffix('}')) {
-            match xml_tag(pom, name) {
-                Some(resolved) => v = resolved,
-                None => continue,
-            }
-        }
-        if !v.is_empty() {
-            out.push((tag, v));
-        }
-    }
-    out
-}
-
-/// `1.70`, `1.70.0`, `stable` -> (major, minor).
-fn parse_version(v: &str) -> Option<(u32, u32)> {
-    let mut parts = v.trim().split('.');
-    let major = parts.next()?.parse().ok()?;
-    let minor = parts.next().and_then(|p| p.parse().ok()).unwrap_or(0);
-    Some((major, minor))
+/// The targets a Makefile defines (`name:` at the start of a line, not `:=` assignments).
+fn make_targets(text: &str) -> Vec<String> {
+    text.lines()
+        .filter(|l| !l.starts_with(['\t', ' ', '#', '.']))
+        .filter_map(|l| {
+            let (names, rest) = l.split_once(':')?;
+            (!rest.starts_with('=')).then(|| names.split_whitespace().map(str::to_owned).collect::<Vec<_>>())
+        })
+        .flatten()
+        .collect()
 }
 
 #[cfg(test)]
@@ -200,17 +153,47 @@ mod tests {
     #[test]
     fn small_parsers() {
         assert_eq!(toml_string("[package]\nrust-version = \"1.88\"\n", "rust-version").as_deref(), Some("1.88"));
-        assert_eq!(
-            xml_tag("<p><maven.compiler.release>17</maven.compiler.release>", "maven.compiler.release").as_deref(),
-            Some("17")
-        );
-        assert_eq!(parse_version("1.70.0"), Some((1, 70)));
-        let dubbo = "<properties><java_source_version>1.8</java_source_version></properties><build><plugins>\
-            <plugin><artifactId>maven-surefire-plugin</artifactId><configuration><source>9</source></configuration></plugin>\
-            <plugin><groupId>org.apache.maven.plugins</groupId><artifactId>maven-compiler-plugin</artifactId>\
-            <configuration><source>${java_source_version}</source><target>${unset}</target></configuration></plugin>";
-        assert_eq!(compiler_plugin_versions(dubbo), [("source", "1.8".to_owned())]);
-        assert!(compiler_plugin_versions("<project/>").is_empty());
-        assert_eq!(parse_version("stable"), None);
+        let makefile = "CC ?= cc\nCFLAGS := -O2\nall: lib\n\tcc x.c\ntest check: all\n\t./run\n.PHONY: test\n";
+        assert_eq!(make_targets(makefile), ["all", "test", "check"]);
+        assert!(make_targets("X := 1\n\ttest: no\n").is_empty());
+    }
+
+    /// `files` committed in a fresh repository; the detection of that commit.
+    fn detect_files(files: &[(&str, &str)]) -> Detection {
+        let dir = tempfile::tempdir().unwrap();
+        swe_forge_test_support::git(dir.path(), &["init", "-q"]);
+        for (path, content) in files {
+            let p = dir.path().join(path);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, content).unwrap();
+        }
+        swe_forge_test_support::git(dir.path(), &["add", "-A"]);
+        swe_forge_test_support::git(dir.path(), &["commit", "-qm", "base"]);
+        let sha = swe_forge_test_support::git(dir.path(), &["rev-parse", "HEAD"]);
+        detect(&SourceRepo::open(dir.path()).unwrap(), &sha)
+    }
+
+    #[test]
+    fn a_plain_makefile_with_a_test_target_is_built_with_make() {
+        let d = detect_files(&[("Makefile", "all: t\n\tcc -o t t.c\ncheck: all\n\t./t\n"), ("t.c", "int main(){}\n")]);
+        assert_eq!((d.recipe.as_deref(), d.unsupported.as_deref()), (Some("c-make"), None));
+        let d = detect_files(&[("Makefile", "all:\n\tcc x.cc\n"), ("x.cc", "int main(){}\n")]);
+        assert_eq!(d.recipe, None);
+        assert!(d.unsupported.unwrap().contains("without a `check` or `test` target"));
+    }
+
+    #[test]
+    fn build_files_and_ci_both_ask_and_the_provenance_says_where() {
+        let d = detect_files(&[
+            (
+                "pom.xml",
+                "<project><properties><maven.compiler.source>1.6</maven.compiler.source></properties></project>",
+            ),
+            (".github/workflows/ci.yml", "jobs:\n  t:\n    strategy:\n      matrix:\n        java: [6, 8]\n"),
+        ]);
+        assert_eq!(d.recipe.as_deref(), Some("java-maven"));
+        assert_eq!(d.requested_versions["pom.xml maven.compiler.source"], "1.6");
+        assert_eq!(d.requested_versions[".github/workflows/ci.yml java"], "6, 8");
+        assert_eq!(d.requests.len(), 2);
     }
 }

@@ -8,6 +8,26 @@
 //! one commit holding the base tree, the setup run again on top of the warm environment, and the
 //! contract a harness runs it by: `/swe-forge/run-tests` and `/swe-forge/instance.json`). Tags
 //! are derived from everything that goes into a layer, so an existing tag is reused as is.
+//!
+//! Details every layer keeps:
+//! - A toolchain with a base suite of its own (`cfamily-bullseye`) stands on a base bootstrapped
+//!   from that suite. A toolchain from outside Debian (a `fetch` template: Node from the npm
+//!   registry) is its packages' image, shared by every version, plus the fetch run in a container
+//!   with network and the CA bundle (deleted before the commit), tarballs checked against the
+//!   registry's sha512 and removed, then committed.
+//! - The instance layer's files are written with the time of writing, so make, cargo and Maven see
+//!   them as newer than the environment's build products; paths the base lacks are removed; the
+//!   repository's index is staged from the environment's plus the changed paths, so build products
+//!   and untracked files never enter its one commit. At the environment commit itself the layer only
+//!   runs the future-leak check.
+//! - Every setup step sees `SWE_FORGE_COMMIT_TIME`, the committer time of the commit its layer holds,
+//!   exported by its script (in the tag, never in the image config), so dependencies a repository
+//!   does not lock resolve as of then.
+//! - When the environment does not build at an older commit it is built at the base (a warning on the
+//!   record); a failed setup is remembered for the run.
+//! - Environment and instance images carry `dev.swe-forge.role` and `dev.swe-forge.repository`:
+//!   `swe-forge images prune --keep <records>` removes those no kept record names; toolchains and the
+//!   base are never pruned.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -170,26 +190,71 @@ impl Validator {
         parse_sha256sums(&String::from_utf8_lossy(&out.log))
     }
 
+    /// The toolchain image of `t`, built once, and what it is made of (the Dockerfile, then the
+    /// fetch script of a toolchain from outside Debian).
     pub(crate) async fn toolchain_image(&self, t: &Toolchain) -> Result<(String, String), DockerError> {
-        let base = self.base_image().await?;
+        let base = self.base_image(t.base_suite.as_deref()).await?;
         let dockerfile = toolchain_dockerfile(&base, t);
-        let tag = format!("swe-forge/toolchain-{}:{}", t.name, short_hash(&[&dockerfile]));
+        if t.fetch.is_empty() {
+            let tag = format!("swe-forge/toolchain-{}:{}", t.name, short_hash(&[&dockerfile]));
+            self.build_toolchain(&tag, &dockerfile, &t.name).await?;
+            return Ok((tag, dockerfile));
+        }
+        // The packages (shared by every version of the template), then the fetch, committed.
+        let packages = format!("swe-forge/toolchain-packages:{}", short_hash(&[&dockerfile]));
+        self.build_toolchain(&packages, &dockerfile, "packages").await?;
+        let script = fetch_script(t);
+        let made_of = format!("{dockerfile}# then, with network, committed:\n{script}");
+        let tag = format!("swe-forge/toolchain-{}:{}", t.name, short_hash(&[&dockerfile, &script]));
         let cell = self.once_cell(&tag);
         cell.get_or_try_init(|| async {
-            if self.engine.image_id(&tag).await?.is_none() {
-                self.reporter.note(&format!("building toolchain image {tag}"));
+            let _lock = self.engine.lock_image(&tag).await?;
+            if self.engine.image_id(&tag).await?.is_some() {
+                return Ok(tag.clone());
             }
+            self.reporter.note(&format!("building toolchain image {tag}"));
             let labels = HashMap::from([
                 (LABEL_ROLE.to_owned(), "toolchain".to_owned()),
                 ("dev.swe-forge.toolchain".to_owned(), t.name.clone()),
             ]);
-            let context = || BuildContext::new().finish(&dockerfile);
-            self.engine.build_once(&tag, context, &labels, &mut |l| tracing::debug!(target: "build", "{l}")).await?;
-            Ok(tag.clone())
+            let mut run = RunSpec::new(&packages, &script);
+            run.network = true;
+            run.ca_bundle = self.settings.ca_bundle.clone();
+            run.timeout = self.settings.setup_timeout;
+            let (out, committed) = self.engine.run_and_commit(&run, &tag, &labels).await?;
+            match committed {
+                Some(_) => Ok(tag.clone()),
+                None => Err(DockerError::BuildFailed {
+                    tag: tag.clone(),
+                    message: format!(
+                        "fetching toolchain {} failed (exit {:?}); a registry this machine cannot reach, or a changed tarball",
+                        t.name, out.exit_code
+                    ),
+                    log_tail: tail_lines(&out.log, 20),
+                }),
+            }
         })
         .await
         .cloned()
-        .map(|tag| (tag, dockerfile))
+        .map(|tag| (tag, made_of))
+    }
+
+    async fn build_toolchain(&self, tag: &str, dockerfile: &str, name: &str) -> Result<(), DockerError> {
+        let cell = self.once_cell(tag);
+        cell.get_or_try_init(|| async {
+            if self.engine.image_id(tag).await?.is_none() {
+                self.reporter.note(&format!("building toolchain image {tag}"));
+            }
+            let labels = HashMap::from([
+                (LABEL_ROLE.to_owned(), "toolchain".to_owned()),
+                ("dev.swe-forge.toolchain".to_owned(), name.to_owned()),
+            ]);
+            let context = || BuildContext::new().finish(dockerfile);
+            self.engine.build_once(tag, context, &labels, &mut |l| tracing::debug!(target: "build", "{l}")).await?;
+            Ok::<_, DockerError>(tag.to_owned())
+        })
+        .await?;
+        Ok(())
     }
 
     /// What the toolchain image says of its versions (run once per image).
@@ -203,6 +268,20 @@ impl Validator {
             .await;
         got.cloned().unwrap_or_else(|e| format!("unknown ({e})"))
     }
+}
+
+/// The fetch script of a template toolchain: its version's variables exported, then the script.
+pub(crate) fn fetch_script(t: &Toolchain) -> String {
+    let mut s: String = t.vars.iter().map(|(k, v)| format!("export {k}={}\n", shell_quote(v))).collect();
+    s.push_str(&t.fetch);
+    s
+}
+
+/// The last `n` lines of a log.
+fn tail_lines(log: &[u8], n: usize) -> String {
+    let text = String::from_utf8_lossy(log);
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
 }
 
 /// The toolchain's version command, then the exact version of every package taken from another
@@ -328,7 +407,16 @@ fn setup_failure(out: &swe_forge_docker::RunOutput, timeout: std::time::Duration
     } else {
         format!("exited with {:?}", out.exit_code)
     };
-    let mut text = format!("setup {why}:\n{}", tail.into_iter().rev().collect::<Vec<_>>().join("\n"));
+    let tail = tail.into_iter().rev().collect::<Vec<_>>().join("\n");
+    let mut text = format!("setup {why}:\n{tail}");
+    // A line naming the toolchain's version (above the tail), for the search of another version.
+    if let Some(sign) = crate::toolchoice::classify_failure(&text)
+        .is_none()
+        .then(|| crate::toolchoice::classify_failure(&String::from_utf8_lossy(&out.log)))
+        .flatten()
+    {
+        text.push_str(&format!("\nearlier in the log: {}", sign.line));
+    }
     if let Some(hint) = crate::faults::tls_hint(&out.log) {
         text.push('\n');
         text.push_str(hint);

@@ -24,8 +24,10 @@ mod parsed;
 mod phases;
 mod recipe;
 mod regrade;
+mod requests;
 mod rules;
 mod submodules;
+mod toolchoice;
 mod validator;
 mod verify;
 
@@ -45,5 +47,9 @@ pub use regrade::{RegradeError, regrade};
 pub use rules::keep_rules;
 pub use swe_forge_config::{ExtraSource, RecipeOverride};
 pub use swe_forge_core::PARSED_SUFFIX;
+pub use toolchoice::{
+    Choice, Direction, Release, Releases, Tool, ToolchainSign, Version, VersionRequest, Want, choose, classify_failure,
+    next_candidate, semver_range_admits,
+};
 pub use validator::{Reporter, Settings, Silent, Step, Validator};
 pub use verify::{VOLATILE, VerifyReport};

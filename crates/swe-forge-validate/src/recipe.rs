@@ -42,6 +42,19 @@ pub struct Toolchain {
     /// where it has none of its own.
     #[serde(default)]
     pub like: Option<String>,
+    /// A script run once with network (and the CA bundle, deleted before the commit) on the image
+    /// of the packages, then committed as the toolchain image: a toolchain from outside Debian
+    /// (Node from the npm registry). A toolchain with one is a template: releases.toml gives each
+    /// version its `vars`, exported before the script.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub fetch: String,
+    /// The variables of a template's version (`NODE_VERSION`, `NODE_SHA512`, ...).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub vars: BTreeMap<String, String>,
+    /// The Debian suite of the base image under it, when not the pipeline's (an older C library:
+    /// `bullseye`'s glibc 2.31 for code that needs `MINSIGSTKSZ` to be a constant).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_suite: Option<String>,
 }
 
 /// Everything needed to build and test one repository.
@@ -110,18 +123,41 @@ const RECIPES: &[(&str, &str)] = &[
     ("c-cmake", include_str!("../recipes/c-cmake.toml")),
     ("c-autotools", include_str!("../recipes/c-autotools.toml")),
     ("c-meson", include_str!("../recipes/c-meson.toml")),
+    ("c-make", include_str!("../recipes/c-make.toml")),
 ];
 
 impl Toolchain {
-    /// The toolchain named `name`.
+    /// The toolchain named `name`: a table of toolchains.toml, or a version of a template that
+    /// releases.toml names (`node16`: `node-dist` with Node 16's variables).
     pub fn named(name: &str) -> Result<Toolchain, ValidateError> {
         let all: BTreeMap<String, Toolchain> = toml::from_str(TOOLCHAINS)
             .map_err(|e| ValidateError::Recipe { name: "toolchains".into(), message: e.to_string() })?;
-        let known = all.keys().cloned().collect::<Vec<_>>().join(", ");
-        let mut t = all.get(name).cloned().ok_or_else(|| ValidateError::Recipe {
-            name: name.to_owned(),
-            message: format!("no such toolchain (have: {known})"),
-        })?;
+        let releases = crate::Releases::builtin();
+        let versions: Vec<String> = releases
+            .0
+            .iter()
+            .flat_map(|(tool, list)| list.iter().filter(|r| !r.vars.is_empty()).map(|r| r.toolchain_name(*tool)))
+            .collect();
+        let known =
+            all.keys().filter(|k| all[*k].fetch.is_empty()).chain(&versions).cloned().collect::<Vec<_>>().join(", ");
+        let (mut t, vars) = match (all.get(name), releases.template_named(name)) {
+            (Some(t), _) if t.fetch.is_empty() => (t.clone(), BTreeMap::new()),
+            (None, Some(r)) if all.get(&r.toolchain).is_some_and(|t| !t.fetch.is_empty()) => {
+                (all[&r.toolchain].clone(), r.vars.clone())
+            }
+            (Some(_), _) => {
+                return Err(ValidateError::Recipe {
+                    name: name.to_owned(),
+                    message: format!("a template of versions: name one of them (have: {known})"),
+                });
+            }
+            _ => {
+                return Err(ValidateError::Recipe {
+                    name: name.to_owned(),
+                    message: format!("no such toolchain (have: {known})"),
+                });
+            }
+        };
         if let Some(like) = &t.like {
             let l = all.get(like).ok_or_else(|| ValidateError::Recipe {
                 name: name.to_owned(),
@@ -138,6 +174,7 @@ impl Toolchain {
             }
         }
         t.name = name.to_owned();
+        t.vars = vars;
         Ok(t)
     }
 }

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use swe_forge_core::{
     ForgeMeta, Instance, Phase, PhaseRun, PhaseStatuses, Provenance, RejectReason, Rejection, RunLogs,
-    ValidationStatus, Warning,
+    ToolchainAttempt, ToolchainChoice, ValidationStatus, Warning,
 };
 use swe_forge_docker::{Backend, BaseSpec, CaBundle, DockerError, Engine, RunSpec, SwarmSpec};
 use swe_forge_git::{SourceRepo, apply_patches, unsafe_patch_reason};
@@ -17,10 +17,11 @@ use tokio::sync::OnceCell;
 
 use crate::detect::{Detection, detect};
 use crate::grade::{Parsers, grade};
-use crate::images::{ImageFailure, InstanceImage, effective_toolchain, sha256_hex};
+use crate::images::{ImageFailure, InstanceImage, effective_toolchain, rfc3339_utc, sha256_hex};
 use crate::phases::{
     APPLY_FAILED_EXIT, APPLY_FAILED_MARKER, EXIT_MARKER, FIX_PATCH, RESULTS_DIR, TEST_PATCH, command_ms, script,
 };
+use crate::toolchoice::{Releases, Tool, classify_failure, next_candidate};
 use crate::{Recipe, RecipeOverride, Toolchain, ValidateError};
 
 /// Everything a validation needs to know, resolved by the caller.
@@ -67,6 +68,9 @@ pub struct Settings {
     /// built here, then pushed to the swarm's registry); the caller connects it
     /// ([`Validator::with_backend`]).
     pub swarm: Option<SwarmSpec>,
+    /// Toolchain versions tried per instance when a setup fails in a way that names the
+    /// toolchain (the first choice included); 1 never searches.
+    pub toolchain_attempts: u32,
 }
 
 impl Settings {
@@ -90,6 +94,7 @@ impl Settings {
             env_commits: BTreeMap::new(),
             eval_naming: None,
             swarm: None,
+            toolchain_attempts: 3,
         }
     }
 }
@@ -146,6 +151,10 @@ pub struct Validator {
     base: OnceCell<String>,
     cells: Mutex<HashMap<String, Arc<OnceCell<String>>>>,
     pub(crate) env_cells: Mutex<HashMap<String, crate::images::EnvCell>>,
+    /// The toolchain versions each family can have (`recipes/releases.toml`).
+    releases: Releases,
+    /// Toolchains found by a search, by repository and family: later instances start there.
+    worked: Mutex<HashMap<(String, Tool), String>>,
 }
 
 impl Validator {
@@ -165,6 +174,8 @@ impl Validator {
             base: OnceCell::new(),
             cells: Mutex::new(HashMap::new()),
             env_cells: Mutex::new(HashMap::new()),
+            releases: Releases::builtin(),
+            worked: Mutex::new(HashMap::new()),
         })
     }
 
@@ -179,14 +190,22 @@ impl Validator {
         self.backend.settle().await;
     }
 
-    pub(crate) async fn base_image(&self) -> Result<String, DockerError> {
-        self.base
-            .get_or_try_init(|| async {
-                let reporter = self.reporter.clone();
-                self.engine.ensure_base(&self.settings.base, &move |m| reporter.note(m)).await
-            })
-            .await
-            .cloned()
+    /// The base image of the pipeline's suite, or of `suite` (a toolchain's own).
+    pub(crate) async fn base_image(&self, suite: Option<&str>) -> Result<String, DockerError> {
+        let spec = match suite {
+            Some(s) if *s != self.settings.base.suite => BaseSpec { suite: s.to_owned(), ..self.settings.base.clone() },
+            _ => self.settings.base.clone(),
+        };
+        let cell =
+            if spec == self.settings.base { None } else { Some(self.once_cell(&format!("base {}", spec.suite))) };
+        let make = || async {
+            let reporter = self.reporter.clone();
+            self.engine.ensure_base(&spec, &move |m| reporter.note(m)).await
+        };
+        match cell {
+            None => self.base.get_or_try_init(make).await.cloned(),
+            Some(c) => c.get_or_try_init(make).await.cloned(),
+        }
     }
 
     /// The commit the repository environment of `inst` is built at (see [`Settings::env_commits`]).
@@ -225,40 +244,60 @@ impl Validator {
             PatchCheck { name: "test_patch", patch: &test_patch, not_applying: RejectReason::TestPatchDoesNotApply },
             PatchCheck { name: "fix_patch", patch: &fix_patch, not_applying: RejectReason::FixPatchDoesNotApply },
         ];
-        let prepared = self.prepare(inst, meta, &checks, ImageRequest::Build).await?;
-        let logs = RunLogs::new(&self.settings.work_dir, &inst.instance_id);
-        if let Some(built) = &prepared.built {
-            if let Some(log) = &built.setup_log {
-                crate::parsed::write_log(&logs, "setup", log);
-            }
-            meta.provenance = Some(self.provenance(&prepared, built).await);
-        }
-        self.reporter.image_ready(&inst.instance_id);
-
-        let mut runs: [Vec<PhaseStatuses>; 3] = Default::default();
-        let mut rejections: Vec<Rejection> = Vec::new();
-        let patches =
-            vec![(TEST_PATCH.to_owned(), test_patch.into_bytes()), (FIX_PATCH.to_owned(), fix_patch.into_bytes())];
-        for (pi, phase) in Phase::ALL.into_iter().enumerate() {
-            for attempt in 0..=self.settings.reruns {
-                let request = RunRequest {
-                    phase,
-                    attempt,
-                    label: RunLogs::label(phase, attempt),
-                    script: script(phase, &prepared.recipe),
-                    files: patches.clone(),
-                };
-                let outcome = self.run_once(&inst.instance_id, &prepared.target, &request, &logs, meta).await?;
-                for r in outcome.limits {
-                    if !rejections.iter().any(|x| x.reason == r.reason) {
-                        rejections.push(r);
-                    }
+        let fresh = meta.clone();
+        let mut preset = None;
+        'toolchain: loop {
+            let prepared = self.prepare(inst, meta, &checks, ImageRequest::Build, preset.take()).await?;
+            let logs = RunLogs::new(&self.settings.work_dir, &inst.instance_id);
+            if let Some(built) = &prepared.built {
+                if let Some(log) = &built.setup_log {
+                    crate::parsed::write_log(&logs, "setup", log);
                 }
-                runs[pi].push(outcome.parsed.tests);
+                meta.provenance = Some(self.provenance(&prepared, built).await);
             }
+            self.reporter.image_ready(&inst.instance_id);
+
+            let mut runs: [Vec<PhaseStatuses>; 3] = Default::default();
+            let mut rejections: Vec<Rejection> = Vec::new();
+            let patches = vec![
+                (TEST_PATCH.to_owned(), test_patch.clone().into_bytes()),
+                (FIX_PATCH.to_owned(), fix_patch.clone().into_bytes()),
+            ];
+            for (pi, phase) in Phase::ALL.into_iter().enumerate() {
+                for attempt in 0..=self.settings.reruns {
+                    let request = RunRequest {
+                        phase,
+                        attempt,
+                        label: RunLogs::label(phase, attempt),
+                        script: script(phase, &prepared.recipe),
+                        files: patches.clone(),
+                    };
+                    let outcome = self.run_once(&inst.instance_id, &prepared.target, &request, &logs, meta).await?;
+                    // A base run that ran no test and names the toolchain: the next version, from
+                    // the image up (the runs start over).
+                    if let Some(sign) = &outcome.toolchain_sign {
+                        let mut choice = prepared.choice.clone();
+                        if let Some(next) = self.next_toolchain(&mut choice, &sign.line) {
+                            self.reporter.note(&format!(
+                                "{}: the base run failed on toolchain {} ({}); trying {next}",
+                                inst.instance_id, prepared.recipe.toolchain, sign.line
+                            ));
+                            *meta = fresh.clone();
+                            preset = choice;
+                            continue 'toolchain;
+                        }
+                    }
+                    for r in outcome.limits {
+                        if !rejections.iter().any(|x| x.reason == r.reason) {
+                            rejections.push(r);
+                        }
+                    }
+                    runs[pi].push(outcome.parsed.tests);
+                }
+            }
+            rejections.extend(grade(&runs).record(inst, meta));
+            return Ok(rejections);
         }
-        rejections.extend(grade(&runs).record(inst, meta));
-        Ok(rejections)
     }
 
     /// Everything before the runs: the repository and base commit, the patches (safe, and
@@ -270,6 +309,7 @@ impl Validator {
         meta: &mut ForgeMeta,
         checks: &[PatchCheck<'_>],
         image: ImageRequest,
+        preset: Option<(Tool, ToolchainChoice)>,
     ) -> Result<Prepared, Rejection> {
         let id = inst.instance_id.clone();
         let reject = |reason, detail: String| Rejection::new(reason, detail);
@@ -289,8 +329,16 @@ impl Validator {
             Err(e) => return Err(reject(RejectReason::RepoUnavailable, e.to_string())),
         }
 
-        let (recipe, toolchain, detection) =
+        let Resolved { mut recipe, mut toolchain, detection, mut choice } =
             self.resolve_recipe(&repo, inst).map_err(|detail| reject(RejectReason::UnsupportedEnvironment, detail))?;
+        // A toolchain the search took after a base run that failed because of the chosen one.
+        if let Some((tool, c)) = preset {
+            let t =
+                Toolchain::named(&c.toolchain).map_err(|e| reject(RejectReason::ImageBuildFailed, e.to_string()))?;
+            recipe.toolchain.clone_from(&c.toolchain);
+            toolchain = effective_toolchain(t, &recipe);
+            choice = Some((tool, c));
+        }
         inst.lang = Some(recipe.language.clone());
         meta.test_command = Some(recipe.test_command.clone());
         meta.parser = Some(recipe.parser.clone());
@@ -306,7 +354,7 @@ impl Validator {
         let base_tree = repo.commit(&inst.base.sha).map(|c| c.tree_id().to_string()).unwrap_or_default();
         if let ImageRequest::Existing(tag) = image {
             let target = RunTarget::of(&recipe, parsers, tag);
-            return Ok(Prepared { recipe, toolchain, detection, target, built: None, extras, base_tree });
+            return Ok(Prepared { recipe, toolchain, detection, target, built: None, extras, base_tree, choice });
         }
         self.reporter.step(&id, Step::BuildingImage);
         meta.warnings.extend(crate::submodules::missing_warnings(
@@ -322,18 +370,35 @@ impl Validator {
         let image = loop {
             match self.instance_image(&repo, inst, &recipe, &toolchain, &env_commit, &extras, false).await {
                 Ok(x) => break x,
-                Err(ImageFailure::Build(detail)) => return Err(reject(RejectReason::ImageBuildFailed, detail)),
+                Err(ImageFailure::Build(detail)) => match self.next_toolchain(&mut choice, &detail) {
+                    // The setup failed because of the toolchain's version: the next one, same recipe.
+                    Some(next) => {
+                        self.reporter
+                            .note(&format!("{id}: the setup failed on toolchain {}; trying {next}", recipe.toolchain));
+                        let t = Toolchain::named(&next)
+                            .map_err(|e| reject(RejectReason::ImageBuildFailed, e.to_string()))?;
+                        recipe.toolchain = next;
+                        toolchain = effective_toolchain(t, &recipe);
+                    }
+                    None => return Err(reject(RejectReason::ImageBuildFailed, with_attempts(detail, choice.as_ref()))),
+                },
                 Err(ImageFailure::Infra(e)) if tries < self.settings.infra_retries => {
                     self.pause_before_retry(&id, &error_chain(&e), &mut tries, &mut delay, &mut meta.warnings).await;
                 }
                 Err(ImageFailure::Infra(e)) => return Err(reject(RejectReason::Infrastructure, error_chain(&e))),
             }
         };
+        if let Some((tool, c)) = &choice
+            && !c.attempts.is_empty()
+        {
+            let key = (format!("{}/{}", inst.org, inst.repo), *tool);
+            self.worked.lock().unwrap_or_else(|e| e.into_inner()).insert(key, c.toolchain.clone());
+        }
         meta.image = Some(image.tag.clone());
         meta.image_id = self.engine.image_id(&image.tag).await.ok().flatten();
         meta.warnings.extend(image.warnings.iter().cloned());
         let target = RunTarget::of(&recipe, parsers, image.tag.clone());
-        Ok(Prepared { recipe, toolchain, detection, target, built: Some(image), extras, base_tree })
+        Ok(Prepared { recipe, toolchain, detection, target, built: Some(image), extras, base_tree, choice })
     }
 
     /// Where an instance's image came from: recipe, toolchain and its versions, lockfiles, trees.
@@ -341,7 +406,7 @@ impl Validator {
         Provenance {
             recipe: p.recipe.name.clone(),
             recipe_sha256: sha256_hex(&[&serde_json::to_string(&p.recipe).unwrap_or_default()]),
-            base_image: self.base_image().await.unwrap_or_default(),
+            base_image: self.base_image(p.toolchain.base_suite.as_deref()).await.unwrap_or_default(),
             toolchain_image: image.toolchain_tag.clone(),
             toolchain_dockerfile_sha256: sha256_hex(&[&image.toolchain_dockerfile]),
             toolchain_versions: self.toolchain_versions(&image.toolchain_tag, &p.toolchain).await,
@@ -354,6 +419,7 @@ impl Validator {
             env_image: image.env.tag.clone(),
             env_image_id: image.env.id.clone(),
             extra_sources: p.extras.iter().map(|x| x.provenance()).collect(),
+            toolchain_choice: p.choice.as_ref().map(|(_, c)| c.clone()),
         }
     }
 
@@ -400,6 +466,13 @@ impl Validator {
             return Err(Rejection::new(reason, format!("git apply of {patch} failed in the {label} run")));
         }
         let parsed = target.parsers.parse(&out.log, &out.files);
+        let toolchain_sign = (request.phase == Phase::Run
+            && request.attempt == 0
+            && out.exit_code != Some(0)
+            && !out.timed_out
+            && parsed.tests.is_empty())
+        .then(|| classify_failure(&String::from_utf8_lossy(&out.log)))
+        .flatten();
         crate::parsed::keep(logs, label, &parsed);
         if !out.timed_out
             && let Some(w) = swe_forge_logparse::exit_code_consistent(&parsed, out.exit_code)
@@ -436,7 +509,7 @@ impl Validator {
         if out.log_truncated {
             meta.warnings.push(format!("{label} run: log of {} bytes kept as head and tail", out.log_bytes));
         }
-        Ok(RunOutcome { parsed, limits })
+        Ok(RunOutcome { parsed, limits, toolchain_sign })
     }
 
     /// Runs `spec`, retrying engine failures (not test failures) with backoff: 2, 4, 8, 16 s.
@@ -485,12 +558,9 @@ impl Validator {
         *delay *= 2;
     }
 
-    /// Recipe (override > detection), with overrides applied, and its toolchain.
-    pub(crate) fn resolve_recipe(
-        &self,
-        repo: &SourceRepo,
-        inst: &Instance,
-    ) -> Result<(Recipe, Toolchain, Detection), String> {
+    /// Recipe (override > detection), its toolchain (the version chosen for the instance, unless
+    /// an override names one), with overrides applied.
+    pub(crate) fn resolve_recipe(&self, repo: &SourceRepo, inst: &Instance) -> Result<Resolved, String> {
         let key = format!("{}/{}", inst.org, inst.repo);
         let over = self.settings.overrides.get(&key).cloned().unwrap_or_default();
         let detection = detect(repo, &inst.base.sha);
@@ -499,16 +569,18 @@ impl Validator {
             (None, _, Some(why)) => return Err(why.clone()),
             (None, Some(n), None) => n.clone(),
             (None, None, None) => {
-                return Err("no known build files at the base commit (go.mod, Cargo.toml, pom.xml, package.json, CMakeLists.txt, configure.ac, meson.build); name a recipe in an override".into());
+                return Err("no known build files at the base commit (go.mod, Cargo.toml, pom.xml, package.json, CMakeLists.txt, configure.ac, meson.build, a Makefile with a check or test target); name a recipe in an override".into());
             }
         };
         let mut recipe = Recipe::named(&name).map_err(|e| e.to_string())?;
+        let mut choice = None;
         if over.forced_recipe(inst).is_none() {
             if let Some(l) = &detection.language {
                 recipe.language.clone_from(l);
             }
-            if let Some(t) = &detection.toolchain {
-                recipe.toolchain.clone_from(t);
+            choice = self.choose_toolchain(repo, inst, &recipe, &detection);
+            if let Some((_, c)) = &choice {
+                recipe.toolchain.clone_from(&c.toolchain);
             }
         }
         // Overrides by language and by recipe (keys `lang:<language>`, `recipe:<name>`, as profiles
@@ -520,9 +592,98 @@ impl Validator {
             }
         }
         recipe.apply(&over, inst);
+        if let Some((_, c)) = &mut choice {
+            c.overridden = recipe.toolchain != c.toolchain;
+        }
         let toolchain = Toolchain::named(&recipe.toolchain).map_err(|e| e.to_string())?;
-        Ok((recipe.clone(), effective_toolchain(toolchain, &recipe), detection))
+        Ok(Resolved { toolchain: effective_toolchain(toolchain, &recipe), recipe, detection, choice })
     }
+
+    /// The toolchain version of `inst` for its recipe's family (none for families with one
+    /// version): the record's own earlier choice, else the one a search found for an earlier
+    /// instance of the repository, else [`crate::choose`] over what the base commit asks for and
+    /// its date.
+    fn choose_toolchain(
+        &self,
+        repo: &SourceRepo,
+        inst: &Instance,
+        recipe: &Recipe,
+        detection: &Detection,
+    ) -> Option<(Tool, ToolchainChoice)> {
+        let (tool, _) = self.releases.family_of(&recipe.toolchain)?;
+        let earlier =
+            inst.swe_forge.as_ref().and_then(|m| m.provenance.as_ref()).and_then(|p| p.toolchain_choice.as_ref());
+        if let Some(c) =
+            earlier.filter(|c| !c.overridden && c.family == tool.name() && Toolchain::named(&c.toolchain).is_ok())
+        {
+            return Some((tool, c.clone()));
+        }
+        let repo_key = (format!("{}/{}", inst.org, inst.repo), tool);
+        let found = self.worked.lock().unwrap_or_else(|e| e.into_inner()).get(&repo_key).cloned();
+        if let Some(name) = found
+            && let Some(r) = self.releases.0.get(&tool).and_then(|l| l.iter().find(|r| r.toolchain_name(tool) == name))
+        {
+            return Some((
+                tool,
+                ToolchainChoice {
+                    family: tool.name().to_owned(),
+                    version: r.version.clone(),
+                    toolchain: name,
+                    reason: format!("found by the search of an earlier instance of {}/{}", inst.org, inst.repo),
+                    ..ToolchainChoice::default()
+                },
+            ));
+        }
+        let day = rfc3339_utc(repo.commit(&inst.base.sha).ok()?.time().seconds())[..10].to_owned();
+        let c = crate::choose(&self.releases, tool, &detection.requests, &day, &recipe.toolchain)?;
+        Some((
+            tool,
+            ToolchainChoice {
+                family: tool.name().to_owned(),
+                version: c.release.version.clone(),
+                toolchain: c.release.toolchain_name(tool),
+                reason: c.reason,
+                ..ToolchainChoice::default()
+            },
+        ))
+    }
+
+    /// After a setup that failed with `detail`: the next toolchain to try, when the failure names
+    /// the chosen family, no override named the toolchain and attempts are left. The failed one
+    /// goes onto the choice's attempts.
+    fn next_toolchain(&self, choice: &mut Option<(Tool, ToolchainChoice)>, detail: &str) -> Option<String> {
+        let (tool, c) = choice.as_mut()?;
+        let sign = classify_failure(detail).filter(|s| s.tool == *tool && !c.overridden)?;
+        c.attempts.push(ToolchainAttempt { toolchain: c.toolchain.clone(), error: sign.line });
+        if c.attempts.len() >= self.settings.toolchain_attempts.max(1) as usize {
+            return None;
+        }
+        let tried: Vec<String> = c.attempts.iter().map(|a| a.toolchain.clone()).collect();
+        let next = next_candidate(&self.releases, *tool, &tried, sign.direction)?;
+        c.toolchain = next.toolchain_name(*tool);
+        c.version.clone_from(&next.version);
+        Some(c.toolchain.clone())
+    }
+}
+
+/// A rejection's detail with the toolchain versions a search tried.
+fn with_attempts(detail: String, choice: Option<&(Tool, ToolchainChoice)>) -> String {
+    match choice {
+        Some((_, c)) if !c.attempts.is_empty() => {
+            let tried: Vec<String> = c.attempts.iter().map(|a| format!("{} ({})", a.toolchain, a.error)).collect();
+            format!("{detail}\ntoolchain versions tried, each failing because of the toolchain: {}", tried.join("; "))
+        }
+        _ => detail,
+    }
+}
+
+/// The recipe of an instance and what decided its toolchain.
+pub(crate) struct Resolved {
+    pub recipe: Recipe,
+    pub toolchain: Toolchain,
+    pub detection: Detection,
+    /// The toolchain version chosen, for families with several.
+    pub choice: Option<(Tool, ToolchainChoice)>,
 }
 
 /// A patch to check before anything runs, and the rejection when it does not apply.
@@ -551,6 +712,7 @@ pub(crate) struct Prepared {
     pub built: Option<InstanceImage>,
     pub extras: Vec<crate::ResolvedExtraSource>,
     pub base_tree: String,
+    pub choice: Option<(Tool, ToolchainChoice)>,
 }
 
 /// What every run of an instance starts from: the image, who runs the script, with which
@@ -590,6 +752,8 @@ pub(crate) struct RunRequest {
 pub(crate) struct RunOutcome {
     pub parsed: ParsedLog,
     pub limits: Vec<Rejection>,
+    /// A base run (the first) that ran no test and whose log names the toolchain's version.
+    pub toolchain_sign: Option<crate::toolchoice::ToolchainSign>,
 }
 
 /// The patch whose in-container `git apply` failed, read from the marker line.

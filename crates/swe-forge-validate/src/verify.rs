@@ -49,7 +49,7 @@ impl Validator {
             return Err(format!("{}: image {original} is not in the engine", inst.instance_id));
         }
         let repo = SourceRepo::locate(&self.settings.repos_root, &inst.org, &inst.repo).map_err(|e| e.to_string())?;
-        let (recipe, toolchain, _) = self.resolve_recipe(&repo, inst)?;
+        let crate::validator::Resolved { recipe, toolchain, .. } = self.resolve_recipe(&repo, inst)?;
         // The environment commit on record, so that the same layers are rebuilt.
         let env_commit = inst
             .swe_forge

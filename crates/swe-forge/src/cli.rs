@@ -135,6 +135,11 @@ pub struct EngineArgs {
     /// The registry the swarm's nodes pull from, HOST:PORT (`--backend swarm`).
     #[arg(long)]
     pub registry: Option<String>,
+    /// Toolchain versions tried per instance (the first choice included) when its setup fails in
+    /// a way that names the toolchain, e.g. "Source option 6 is no longer supported" (default 3;
+    /// 1: no search).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub toolchain_attempts: Option<u32>,
 }
 
 #[derive(Debug, Args)]
@@ -366,7 +371,7 @@ pub enum ImagesCommand {
         /// `msb`: also name each instance image `mswebench/<org>_m_<repo>:pr-<N>`, as
         /// Multi-SWE-bench does, locally and in the registry.
         #[arg(long, value_enum, default_value = "forge")]
-        tag_style: crate::commands::ship::TagStyle,
+        tag_style: crate::ship::TagStyle,
         /// Where the records go [default: `<records>.pushed.jsonl` beside them].
         #[arg(long, short)]
         out: Option<PathBuf>,
@@ -529,4 +534,28 @@ pub struct ParseArgs {
     /// The test command's exit code: warn when the parsed results contradict it.
     #[arg(long, allow_negative_numbers = true)]
     pub exit_code: Option<i64>,
+}
+
+/// The keep rule's settings (review and curate share them).
+#[derive(Debug, Clone, clap::Args)]
+pub struct KeepArgs {
+    /// Lowest issue clarity (0-3) that keeps an instance.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(0..=3))]
+    pub min_clarity: u8,
+    /// Lowest test adequacy (0-3) that keeps an instance.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(0..=3))]
+    pub min_adequacy: u8,
+    /// Keep instances a reviewer flagged with a severe problem.
+    #[arg(long)]
+    pub allow_severe: bool,
+}
+
+impl KeepArgs {
+    pub fn rule(&self) -> swe_forge_curate::KeepRule {
+        swe_forge_curate::KeepRule {
+            allow_severe: self.allow_severe,
+            min_clarity: self.min_clarity,
+            min_adequacy: self.min_adequacy,
+        }
+    }
 }

@@ -6,9 +6,15 @@
 
 mod cli;
 mod commands;
+mod engine;
+mod exporting;
 mod interrupt;
+mod records;
 mod reporter;
+mod settings;
+mod ship;
 mod terminal;
+mod validation;
 
 use std::process::ExitCode;
 

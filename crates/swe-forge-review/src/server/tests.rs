@@ -10,7 +10,7 @@ use super::*;
 fn server(limits: Limits) -> (tempfile::TempDir, SocketAddr) {
     let tmp = tempfile::tempdir().unwrap();
     let options = ServerOptions {
-        dataset: PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/devset/instances.jsonl")),
+        dataset: PathBuf::from(swe_forge_test_support::DEVSET),
         work_dir: None,
         store: tmp.path().join("state.sqlite"),
         reviewer: "alice".into(),

@@ -285,7 +285,7 @@ impl Validator {
                 patch: &pred.patch,
                 not_applying: RejectReason::FixPatchDoesNotApply,
             }];
-            let prepared = self.prepare(&mut scratch, meta, &checks, request).await.map_err(outcome_of)?;
+            let prepared = self.prepare(&mut scratch, meta, &checks, request, None).await.map_err(outcome_of)?;
             let script = eval_script(&prepared.recipe, test_files);
             return Ok((prepared.target, script));
         }

@@ -197,12 +197,9 @@ mod tests {
     use super::*;
 
     fn record(id: &str, lang: &str) -> Instance {
-        let mut inst: Instance = serde_json::from_value(serde_json::json!({
-            "org": "o", "repo": "r", "number": 1, "state": "closed", "title": "t", "body": null,
-            "base": {"label": "o:main", "ref": "main", "sha": "0000000000000000000000000000000000000000"},
-            "resolved_issues": [], "fix_patch": "", "test_patch": "", "instance_id": id, "lang": lang
-        }))
-        .unwrap();
+        let mut inst = swe_forge_test_support::record("o", "r", 1);
+        inst.instance_id = id.into();
+        inst.lang = Some(lang.into());
         inst.swe_forge = Some(swe_forge_core::ForgeMeta::new(swe_forge_core::ValidationStatus::Accepted));
         let t = swe_forge_core::TestStatus::Pass;
         let f = swe_forge_core::TestStatus::Fail;

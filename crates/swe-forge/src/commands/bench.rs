@@ -9,8 +9,8 @@ use std::time::Instant;
 use anyhow::Result;
 
 use crate::cli::BenchCommand;
-use crate::commands::run::prepare;
-use crate::commands::validate::validate_records;
+use crate::settings::prepare;
+use crate::validation::validate_records;
 use swe_forge_config::Pipeline;
 
 pub async fn bench_command(cmd: BenchCommand) -> Result<()> {

@@ -8,8 +8,8 @@ use anyhow::{Context, Result, bail};
 use swe_forge_core::Instance;
 use swe_forge_curate::{CurateOptions, DedupOptions, Heuristic, SplitOptions, kept_records};
 
-use crate::commands::review::KeepArgs;
-use crate::commands::validate::read_records;
+use crate::cli::KeepArgs;
+use crate::records::read_records;
 
 #[derive(Debug, clap::Args)]
 pub struct CurateArgs {

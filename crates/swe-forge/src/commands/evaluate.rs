@@ -14,10 +14,10 @@ use swe_forge_store::{Store, input_digest};
 use swe_forge_validate::{Done, Evaluation, Prediction, Settings, Summary, Validator, evaluable, plan_env_commits};
 
 use crate::cli::EvaluateArgs;
-use crate::commands::validate::{
-    apply_engine_args, apply_pipeline, connect_engine, folder_out, read_records, tidy_engine,
-};
+use crate::engine::{connect_engine, tidy_engine};
+use crate::records::{folder_out, read_records};
 use crate::reporter::Bars;
+use crate::settings::{apply_engine_args, apply_pipeline};
 use swe_forge_agree::Naming;
 use swe_forge_config::Pipeline;
 use swe_forge_config::Profile;
@@ -105,7 +105,7 @@ pub async fn evaluate_command(args: EvaluateArgs) -> Result<()> {
     } else {
         let engine = connect_engine(&store_path).await?;
         let bars = Arc::new(Bars::new(todo.len()));
-        let backend = crate::commands::validate::backend_for(&settings, &engine).await?;
+        let backend = crate::engine::backend_for(&settings, &engine).await?;
         let validator = Validator::new(engine, settings, bars.clone())?.with_backend(backend);
         let work: Vec<(&Instance, &Prediction)> =
             todo.iter().map(|&i| (by_id[known[i].instance_id.as_str()], &known[i])).collect();

@@ -4,14 +4,14 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use swe_forge_agree::{Naming, View, rederive};
 use swe_forge_core::{Instance, ValidationStatus};
-use swe_forge_export::Producer;
 
 use crate::cli::{ExportArgs, ExportFormat, ExportNaming};
-use crate::commands::revalidate::read_logs;
-use crate::commands::validate::{read_records, write_records};
+use crate::exporting::{create_parents, export, producer};
+use crate::records::read_logs;
+use crate::records::read_records;
 
 pub fn export_command(args: ExportArgs) -> Result<()> {
     if args.jsonl.is_none() && args.parquet.is_none() && args.tests_parquet.is_none() {
@@ -71,14 +71,6 @@ fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
-/// swe-forge's version and the commit it was built from, for the Parquet files' metadata.
-pub fn producer() -> Producer {
-    Producer {
-        version: env!("CARGO_PKG_VERSION").to_owned(),
-        git_commit: option_env!("SWE_FORGE_GIT_COMMIT").map(str::to_owned),
-    }
-}
-
 /// `records` with Multi-SWE-bench test names: each swe-forge record's three runs (their kept
 /// parses under `work_dir`) rolled up to Multi-SWE-bench names and categorised again, exactly
 /// as `revalidate --profile msb` compares them. Records without a `swe_forge` block did not come
@@ -100,40 +92,6 @@ fn msb_named(records: Vec<Instance>, work_dir: &Path) -> Result<Vec<Instance>> {
             Ok(rederive(&r, &View::ours(&logs, Naming::Msb, &flaky)))
         })
         .collect()
-}
-
-/// Every exported record carries a difficulty label: the heuristic's where curation put none.
-fn labelled(records: &[Instance]) -> std::borrow::Cow<'_, [Instance]> {
-    if records.iter().all(|r| r.swe_forge.as_ref().is_some_and(|m| m.difficulty.is_some())) {
-        return records.into();
-    }
-    let mut out = records.to_vec();
-    swe_forge_curate::label_missing_difficulty(&mut out, &swe_forge_curate::Heuristic::CALIBRATED);
-    out.into()
-}
-
-fn create_parents(paths: [Option<&Path>; 3]) -> Result<()> {
-    for p in paths.into_iter().flatten().filter(|p| p.as_os_str() != "-") {
-        if let Some(dir) = p.parent() {
-            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        }
-    }
-    Ok(())
-}
-
-pub fn export(records: &[Instance], jsonl: Option<&Path>, parquet: Option<&Path>, tests: Option<&Path>) -> Result<()> {
-    let records = labelled(records);
-    create_parents([jsonl, parquet, tests])?;
-    if let Some(p) = jsonl {
-        write_records(p, &records)?;
-    }
-    if let Some(p) = parquet {
-        swe_forge_export::write_instances_parquet(p, &records, &producer())?;
-    }
-    if let Some(p) = tests {
-        swe_forge_export::write_tests_parquet(p, &records, &producer())?;
-    }
-    Ok(())
 }
 
 fn export_swebench(

@@ -9,8 +9,9 @@ use swe_forge_docker::{BaseSpec, Engine, LABEL_REPOSITORY, LABEL_ROLE};
 use swe_forge_validate::{Settings, Silent, Validator};
 
 use crate::cli::{ImagesCommand, VerifyArgs};
-use crate::commands::ship;
-use crate::commands::validate::{apply_engine_args, apply_pipeline, read_records};
+use crate::records::read_records;
+use crate::settings::{apply_engine_args, apply_pipeline};
+use crate::ship;
 use swe_forge_config::Pipeline;
 
 pub async fn images_command(cmd: ImagesCommand) -> Result<()> {

@@ -2,7 +2,6 @@
 
 mod bench;
 pub(crate) mod curate;
-mod demo;
 mod evaluate;
 mod export;
 mod images;
@@ -14,12 +13,9 @@ pub(crate) mod report;
 mod revalidate;
 pub(crate) mod review;
 mod run;
-pub(crate) mod ship;
 mod validate;
 
-use std::path::Path;
-
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 use crate::cli::{Cli, Command};
 
@@ -31,7 +27,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Validate(args) => runtime.block_on(validate::validate_command(args)),
         Command::Export(args) => runtime.run_sync(|| export::export_command(args)),
         Command::Run(args) => runtime.block_on(run::run_command(&args.pipeline, args.fresh, &args.engine)),
-        Command::Demo(args) => runtime.block_on(demo::demo_command(args)),
+        Command::Demo(args) => runtime.block_on(run::demo_command(args)),
         Command::Mine(args) => runtime.block_on(mine::mine_command(args)),
         Command::Parse(args) => runtime.run_sync(|| parse::parse_command(args)),
         Command::Revalidate(args) => runtime.block_on(revalidate::revalidate_command(args)),
@@ -49,11 +45,4 @@ pub fn dispatch(cli: Cli) -> Result<()> {
             Ok(())
         }
     }
-}
-
-/// Writes `bytes` to `path` with the one output writer (`swe_forge_fs::Output`).
-pub(crate) fn write_output(path: &Path, bytes: &[u8]) -> Result<()> {
-    let mut out = swe_forge_fs::Output::create(path)?;
-    std::io::Write::write_all(&mut out, bytes).with_context(|| format!("writing {}", path.display()))?;
-    Ok(out.commit()?)
 }

@@ -9,7 +9,7 @@ use swe_forge_card::{HubCard, ReportOptions};
 use swe_forge_core::{Instance, ValidationStatus};
 use swe_forge_curate::{Heuristic, is_kept};
 
-use crate::commands::validate::read_records;
+use crate::records::read_records;
 
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Example:\n  swe-forge publish --dataset curated.jsonl --out hub/ --license apache-2.0")]
@@ -51,7 +51,7 @@ pub fn publish_command(args: PublishArgs) -> Result<()> {
     clear_parquet(&data)?;
     for (name, members) in &splits {
         let path = args.out.join(swe_forge_card::split_path(name));
-        crate::commands::export::export(members, None, Some(&path), None)?;
+        crate::exporting::export(members, None, Some(&path), None)?;
         println!("{:>6}  {}", members.len(), path.display());
     }
     let card = swe_forge_card::write_report(
@@ -72,7 +72,7 @@ pub fn publish_command(args: PublishArgs) -> Result<()> {
         swe_forge_card::front_matter(&hub),
         files.join(", ")
     );
-    crate::commands::write_output(&card, text.as_bytes())?;
+    crate::records::write_output(&card, text.as_bytes())?;
     println!("{}", card.display());
     Ok(())
 }

@@ -4,7 +4,8 @@ use anyhow::Result;
 use swe_forge_core::Instance;
 
 use crate::cli::RegradeArgs;
-use crate::commands::validate::{print_summary, read_records, write_records};
+use crate::records::{read_records, write_records};
+use crate::validation::print_summary;
 
 pub fn regrade_command(args: RegradeArgs) -> Result<()> {
     let records = read_records(&args.records)?;

@@ -6,7 +6,7 @@ use anyhow::Result;
 use swe_forge_card::ReportOptions;
 use swe_forge_curate::Heuristic;
 
-use crate::commands::validate::{folder_out, read_records};
+use crate::records::{folder_out, read_records};
 
 #[derive(Debug, clap::Args)]
 pub struct ReportArgs {

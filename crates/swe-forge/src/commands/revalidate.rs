@@ -23,16 +23,19 @@ use std::sync::Arc;
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 use swe_forge_agree::{
-    AgreementReport, InstanceAgreement, PhaseLogs, Revalidated, agree, agreement_markdown, environments_markdown,
+    AgreementReport, InstanceAgreement, Revalidated, agree, agreement_markdown, environments_markdown,
 };
-use swe_forge_core::{Instance, Phase, TestResult};
+use swe_forge_core::{Instance, TestResult};
 use swe_forge_docker::Engine;
 use swe_forge_store::{RunRow, Store};
-use swe_forge_validate::{Done, Settings, Stopped, Validator, kept_parse, plan_env_commits};
+use swe_forge_validate::{Done, Settings, Stopped, Validator, plan_env_commits};
 
 use crate::cli::RevalidateArgs;
-use crate::commands::validate::{apply_engine_args, apply_pipeline, connect_engine, read_records, tidy_engine};
+use crate::engine::{connect_engine, tidy_engine};
+use crate::records::read_logs;
+use crate::records::read_records;
 use crate::reporter::Bars;
+use crate::settings::{apply_engine_args, apply_pipeline};
 use swe_forge_config::Pipeline;
 use swe_forge_config::Profile;
 
@@ -117,7 +120,7 @@ pub async fn revalidate_command(args: RevalidateArgs) -> Result<()> {
     } else {
         let engine = connect_engine(&store_path).await?;
         let bars = Arc::new(Bars::new(todo.len()));
-        let backend = crate::commands::validate::backend_for(&settings, &engine).await?;
+        let backend = crate::engine::backend_for(&settings, &engine).await?;
         let validator = Validator::new(engine, settings, bars.clone())?.with_backend(backend);
         let mut file = append(&progress)?;
         let mut timing_file = append(&timings_path)?;
@@ -207,14 +210,6 @@ fn to_candidate(published: &Instance) -> Instance {
     c
 }
 
-/// The first attempt of each run: its kept log parsed again with this build's parsers, else the
-/// parse kept when it ran, Go subtests named as the repository's Multi-SWE-bench handler names
-/// them (`pipelines/naming/msb.toml`); None unless all three exist.
-pub(crate) fn read_logs(work_dir: &Path, ours: &Instance) -> Option<PhaseLogs> {
-    let get = |p: Phase| kept_parse(ours, work_dir, p.as_str());
-    Some(PhaseLogs { run: get(Phase::Run)?, test: get(Phase::Test)?, fix: get(Phase::Fix)? })
-}
-
 /// Bytes each instance image adds on top of its repository environment (its toolchain image for
 /// records made before environments), when both exist.
 /// What an instance image adds, and its environment image (if any) over its toolchain.
@@ -259,7 +254,7 @@ fn append(path: &PathBuf) -> Result<std::fs::File> {
 }
 
 fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
-    crate::commands::write_output(path, bytes)
+    crate::records::write_output(path, bytes)
 }
 
 fn print_summary(report: &AgreementReport) {

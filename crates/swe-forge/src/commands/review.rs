@@ -3,8 +3,10 @@
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
-use swe_forge_curate::{Heuristic, KeepRule};
+use swe_forge_curate::Heuristic;
 use swe_forge_review::{Limits, ReviewServer, ServerOptions};
+
+use crate::cli::KeepArgs;
 
 #[derive(Debug, clap::Args)]
 pub struct ReviewArgs {
@@ -28,26 +30,6 @@ pub struct ReviewArgs {
     pub reviewer: Option<String>,
     #[command(flatten)]
     pub keep: KeepArgs,
-}
-
-/// The keep rule's settings (review and curate share them).
-#[derive(Debug, Clone, clap::Args)]
-pub struct KeepArgs {
-    /// Lowest issue clarity (0-3) that keeps an instance.
-    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(0..=3))]
-    pub min_clarity: u8,
-    /// Lowest test adequacy (0-3) that keeps an instance.
-    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(0..=3))]
-    pub min_adequacy: u8,
-    /// Keep instances a reviewer flagged with a severe problem.
-    #[arg(long)]
-    pub allow_severe: bool,
-}
-
-impl KeepArgs {
-    pub fn rule(&self) -> KeepRule {
-        KeepRule { allow_severe: self.allow_severe, min_clarity: self.min_clarity, min_adequacy: self.min_adequacy }
-    }
 }
 
 pub fn review_command(args: ReviewArgs) -> Result<()> {
@@ -93,7 +75,7 @@ fn jsonl_copy(dataset: &std::path::Path) -> Result<Option<tempfile::NamedTempFil
     if !swe_forge_export::is_parquet(dataset)? {
         return Ok(None);
     }
-    let records = crate::commands::validate::read_records(dataset)?;
+    let records = crate::records::read_records(dataset)?;
     let file = tempfile::Builder::new().prefix("swe-forge-review-").suffix(".jsonl").tempfile()?;
     swe_forge_export::write_jsonl(file.path(), &records)?;
     Ok(Some(file))

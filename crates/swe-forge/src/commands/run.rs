@@ -1,16 +1,16 @@
-//! `swe-forge run PIPELINE.toml`: source -> filters -> validate -> export, as the file says.
+//! `swe-forge run PIPELINE.toml`: source -> filters -> validate -> export, as the file says; and
+//! `swe-forge demo`: `run` on pipelines/demo.toml over the bundled fixtures.
 
-use std::path::Path;
-use std::process::Command;
+use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, bail};
-use swe_forge_core::{Instance, ValidationStatus};
-use swe_forge_validate::{Settings, plan_env_commits};
-
-use crate::cli::EngineArgs;
-use crate::commands::export::export;
-use crate::commands::validate::{apply_engine_args, apply_pipeline, print_summary, read_records, validate_records};
+use anyhow::{Result, bail};
 use swe_forge_config::Pipeline;
+use swe_forge_core::ValidationStatus;
+
+use crate::cli::{DemoArgs, EngineArgs};
+use crate::exporting::export;
+use crate::settings::prepare;
+use crate::validation::{print_summary, validate_records};
 
 pub async fn run_command(path: &Path, fresh: bool, engine: &EngineArgs) -> Result<()> {
     let p = Pipeline::load(path)?;
@@ -30,35 +30,15 @@ pub async fn run_command(path: &Path, fresh: bool, engine: &EngineArgs) -> Resul
     Ok(())
 }
 
-/// The candidates a pipeline keeps and the validation settings it asks for, with its
-/// repositories created first when the pipeline names a script for that.
-pub fn prepare(p: &Pipeline, engine: &EngineArgs) -> Result<(Vec<Instance>, Settings)> {
-    let repos = p.path(&p.source.repos);
-    if !repos.exists() {
-        let Some(script) = &p.source.make_repos else {
-            bail!("repositories folder {} does not exist", repos.display());
-        };
-        let script = p.path(script);
-        eprintln!("creating repositories with {}", script.display());
-        let status = Command::new("bash")
-            .arg(&script)
-            .arg(&repos)
-            .stdout(std::process::Stdio::null())
-            .status()
-            .with_context(|| format!("running {}", script.display()))?;
-        if !status.success() {
-            bail!("{} failed ({status})", script.display());
-        }
-    }
-    let all = read_records(&p.path(&p.source.records))?;
-    let total = all.len();
-    let validated = p.path(&p.output.validated);
-    let mut settings = Settings::new(repos, validated.with_extension("work"));
-    apply_pipeline(&mut settings, p);
-    apply_engine_args(&mut settings, engine);
-    // Environment commits from every candidate, so that a filtered run builds the same images.
-    settings.env_commits = plan_env_commits(&all, &settings.repos_root, &settings.overrides);
-    let records: Vec<_> = all.into_iter().filter(|r| p.keeps(r)).collect();
-    eprintln!("pipeline {} ({}): {} of {total} candidates pass the filters", p.name, p.description, records.len());
-    Ok((records, settings))
+pub async fn demo_command(args: DemoArgs) -> Result<()> {
+    let here = PathBuf::from("pipelines/demo.toml");
+    let built_in = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../pipelines/demo.toml"));
+    let pipeline = if here.exists() {
+        here
+    } else if built_in.exists() {
+        built_in
+    } else {
+        bail!("pipelines/demo.toml not found: run the demo from the swe-forge repository root");
+    };
+    run_command(&pipeline, args.fresh && !args.resume, &args.engine).await
 }

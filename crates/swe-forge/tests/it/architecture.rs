@@ -74,3 +74,23 @@ fn test_support_is_only_ever_a_dev_dependency() {
     let manifest = std::fs::read_to_string(root().join("crates/swe-forge-test-support/Cargo.toml")).unwrap();
     assert!(manifest.lines().any(|l| l.trim() == "publish = false"), "test-support is never published");
 }
+
+#[test]
+fn commands_import_none_of_each_other() {
+    let dir = root().join("crates/swe-forge/src/commands");
+    let mut files = 0;
+    for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name == "mod.rs" {
+            continue;
+        }
+        files += 1;
+        let text = std::fs::read_to_string(entry.path()).unwrap();
+        assert!(
+            !text.contains("crate::commands::")
+                && !text.lines().any(|l| l.contains("super::") && l.trim() != "use super::*;"),
+            "commands/{name} uses another command's module; what commands share lives beside them in src/"
+        );
+    }
+    assert!(files >= 10, "{files} command modules");
+}

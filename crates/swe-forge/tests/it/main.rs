@@ -26,3 +26,4 @@ mod review;
 mod robustness;
 mod swarm;
 mod swarm_lab;
+mod toolchains;

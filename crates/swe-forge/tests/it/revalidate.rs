@@ -9,7 +9,6 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::{Value, json};
 use swe_forge_core::Instance;
@@ -18,25 +17,7 @@ use crate::support::{make_repos, read_records, root, swe_forge, text};
 
 /// Runs git in `dir` with a fixed identity and dates.
 fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args([
-            "-c",
-            "user.name=fixtures",
-            "-c",
-            "user.email=fixtures@swe-forge.invalid",
-            "-c",
-            "init.defaultBranch=main",
-        ])
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_AUTHOR_DATE", "2024-01-01T00:00:00Z")
-        .env("GIT_COMMITTER_DATE", "2024-01-01T00:00:00Z")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}: {}", text(&out));
-    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    swe_forge_test_support::git_at(dir, "2024-01-01T00:00:00Z", args)
 }
 
 fn write(dir: &Path, files: &[(&str, &str)]) {

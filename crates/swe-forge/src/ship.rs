@@ -13,7 +13,7 @@ use anyhow::{Context, Result, bail};
 use swe_forge_core::Instance;
 use swe_forge_docker::{Engine, split_reference};
 
-use crate::commands::validate::read_records;
+use crate::records::read_records;
 
 /// How pushed images are named besides their own names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

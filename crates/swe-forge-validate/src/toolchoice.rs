@@ -1,0 +1,502 @@
+//! The toolchain version of an instance: what the repository asks for at its base commit (build
+//! files and CI configuration, read by `detect.rs` into [`VersionRequest`]s), the versions this
+//! machine can install (`recipes/releases.toml`, data), the choice between them ([`choose`]), and
+//! the bounded search when a setup fails in a way that names the toolchain ([`classify_failure`],
+//! [`next_candidate`]). Pure: never runs a container or reads a repository.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+/// A toolchain family whose version is chosen per instance.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Tool {
+    /// The JDK (`maven.compiler.source`, `java-version`).
+    Java,
+    /// Node.js (`engines.node`, `.nvmrc`, `node-version`).
+    Node,
+    /// Go (`go.mod`'s `go` and `toolchain`, `go-version`).
+    Go,
+    /// rustc (`rust-version`, `rust-toolchain`).
+    Rust,
+    /// CMake (`cmake_minimum_required`); recorded, not chosen.
+    Cmake,
+    /// The C library (and compiler) under C and C++ code: changed only by the search.
+    C,
+}
+
+impl Tool {
+    /// The family's name, as in releases.toml.
+    pub fn name(self) -> &'static str {
+        match self {
+            Tool::Java => "java",
+            Tool::Node => "node",
+            Tool::Go => "go",
+            Tool::Rust => "rust",
+            Tool::Cmake => "cmake",
+            Tool::C => "c",
+        }
+    }
+}
+
+/// What a request says about the versions that fit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Want {
+    /// This version (`.nvmrc`): the nearest version at or above it.
+    Exact(Version),
+    /// This version or newer (`go.mod`, `rust-version`).
+    AtLeast(Version),
+    /// A language level (Java source/target/release): a JDK at least this new that still
+    /// compiles it.
+    Level(Version),
+    /// A semver range (`engines.node`: `>=12 <17`, `^14 || ^16`).
+    Range(String),
+    /// Versions the project's CI ran (a matrix): preferred among those that fit.
+    Tested(Vec<Version>),
+}
+
+/// One version a repository asks for, and where it says so.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VersionRequest {
+    /// The family asked for.
+    pub tool: Tool,
+    /// Where: `pom.xml maven.compiler.source`, `.github/workflows/ci.yml node-version`.
+    pub source: String,
+    /// The text as written (`1.6`, `>=14`, `[10, 12, 14]`).
+    pub raw: String,
+    /// What it means.
+    pub want: Want,
+}
+
+/// `major.minor` (Java `1.8` is 8; a missing minor is 0).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Version {
+    /// Major.
+    pub major: u32,
+    /// Minor.
+    pub minor: u32,
+}
+
+impl std::fmt::Display for Version {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.minor == 0 { write!(f, "{}", self.major) } else { write!(f, "{}.{}", self.major, self.minor) }
+    }
+}
+
+impl Version {
+    /// Reads `16`, `v16.20.2`, `1.8`, `18.x`, `go1.22.3`, `openjdk11`, `'1.21'` (Java's `1.x` is x).
+    pub fn parse(tool: Tool, text: &str) -> Option<Version> {
+        let t = text.trim().trim_matches(|c| c == '"' || c == '\'').trim();
+        let start = t.find(|c: char| c.is_ascii_digit())?;
+        // Names around the number: `go1.22`, `openjdk11`, `v16`; not words like `lts/hydrogen`.
+        let prefix = &t[..start];
+        if !prefix.is_empty()
+            && !["v", "go", "jdk", "openjdk", "oraclejdk", "java"].contains(&prefix.to_lowercase().as_str())
+        {
+            return None;
+        }
+        let mut parts = t[start..].split(['.', '-', '_', '+']);
+        let major: u32 = parts.next()?.parse().ok()?;
+        let minor: u32 = parts.next().and_then(|p| p.parse().ok()).unwrap_or(0);
+        if tool == Tool::Java && major == 1 && minor > 0 {
+            return Some(Version { major: minor, minor: 0 });
+        }
+        Some(Version { major, minor })
+    }
+
+    fn full(tool: Tool, text: &str) -> Option<(u32, u32, u32)> {
+        let v = Version::parse(tool, text)?;
+        let patch = text
+            .trim()
+            .trim_start_matches(|c: char| !c.is_ascii_digit())
+            .split('.')
+            .nth(2)
+            .and_then(|p| p.parse().ok())
+            .unwrap_or(0);
+        Some((v.major, v.minor, patch))
+    }
+}
+
+/// One version of a family this machine can install (a `[[<family>]]` entry of releases.toml).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Release {
+    /// The version (`16`, `1.24`, `8`).
+    pub version: String,
+    /// The toolchain (table of toolchains.toml) that holds it.
+    pub toolchain: String,
+    /// From this day on (YYYY-MM-DD) it was the version of its time.
+    pub current_from: String,
+    /// Java: the oldest language level its compiler accepts.
+    #[serde(default)]
+    pub accepts_from: Option<String>,
+    /// Variables of a template toolchain (`fetch`): the image is then `<family><version>`.
+    #[serde(default)]
+    pub vars: BTreeMap<String, String>,
+}
+
+impl Release {
+    /// The name of its toolchain image: the toolchain's, or `<family><version>` for a template.
+    pub fn toolchain_name(&self, tool: Tool) -> String {
+        if self.vars.is_empty() { self.toolchain.clone() } else { format!("{}{}", tool.name(), self.version) }
+    }
+
+    fn v(&self, tool: Tool) -> Version {
+        Version::parse(tool, &self.version).unwrap_or(Version { major: 0, minor: 0 })
+    }
+
+    /// The exact version, for ranges: `NODE_VERSION`, else the version itself.
+    fn exact(&self, tool: Tool) -> (u32, u32, u32) {
+        let text = self.vars.get("NODE_VERSION").map(String::as_str).unwrap_or(&self.version);
+        Version::full(tool, text).unwrap_or((0, 0, 0))
+    }
+}
+
+/// Every family's installable versions, oldest first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Releases(pub BTreeMap<Tool, Vec<Release>>);
+
+const RELEASES: &str = include_str!("../recipes/releases.toml");
+
+impl Releases {
+    /// The built-in data (`recipes/releases.toml`).
+    pub fn builtin() -> Releases {
+        Releases::parse(RELEASES).expect("recipes/releases.toml is checked by its tests")
+    }
+
+    /// Reads releases.toml text.
+    pub fn parse(text: &str) -> Result<Releases, String> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct File {
+            #[serde(default)]
+            java: Vec<Release>,
+            #[serde(default)]
+            node: Vec<Release>,
+            #[serde(default)]
+            go: Vec<Release>,
+            #[serde(default)]
+            rust: Vec<Release>,
+            #[serde(default)]
+            c: Vec<Release>,
+        }
+        let f: File = toml::from_str(text).map_err(|e| e.to_string())?;
+        let mut all = BTreeMap::new();
+        for (tool, mut list) in
+            [(Tool::Java, f.java), (Tool::Node, f.node), (Tool::Go, f.go), (Tool::Rust, f.rust), (Tool::C, f.c)]
+        {
+            for r in &list {
+                if Version::parse(tool, &r.version).is_none() {
+                    return Err(format!("{}: version {:?} is not a version", tool.name(), r.version));
+                }
+                if swe_forge_core::parse_day(&r.current_from).is_none() {
+                    return Err(format!(
+                        "{} {}: current_from {:?} is not YYYY-MM-DD",
+                        tool.name(),
+                        r.version,
+                        r.current_from
+                    ));
+                }
+            }
+            list.sort_by_key(|r| r.v(tool));
+            all.insert(tool, list);
+        }
+        Ok(Releases(all))
+    }
+
+    /// The family whose releases include toolchain `name` (a recipe's default), and that release.
+    pub fn family_of(&self, toolchain: &str) -> Option<(Tool, &Release)> {
+        self.0
+            .iter()
+            .find_map(|(tool, list)| list.iter().find(|r| r.toolchain_name(*tool) == toolchain).map(|r| (*tool, r)))
+    }
+
+    /// The release whose image is named `name` (`node16`), for templates.
+    pub fn template_named(&self, name: &str) -> Option<&Release> {
+        self.0
+            .iter()
+            .find_map(|(tool, list)| list.iter().find(|r| !r.vars.is_empty() && r.toolchain_name(*tool) == name))
+    }
+}
+
+/// Why a version was chosen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Choice {
+    /// The family.
+    pub tool: Tool,
+    /// The release taken.
+    pub release: Release,
+    /// In words: which requests decided it.
+    pub reason: String,
+}
+
+/// The version of `tool` for a commit made on `day` (YYYY-MM-DD) asking for `requests`: of the
+/// versions every request admits, one the CI tested when there is one; otherwise the nearest to
+/// an exact request; otherwise the newest current on `day` (the oldest when none was yet), never
+/// newer than `default` (the recipe's toolchain, the version every recent commit gets) unless a
+/// request needs it. When no version admits every request, the requests that admit none are left
+/// out (and said so).
+pub fn choose(
+    releases: &Releases,
+    tool: Tool,
+    requests: &[VersionRequest],
+    day: &str,
+    default: &str,
+) -> Option<Choice> {
+    let list = releases.0.get(&tool)?;
+    if tool == Tool::C {
+        // Old C code mostly builds on today's C library: the default, unless the setup says not.
+        let release = list.iter().find(|r| r.toolchain_name(tool) == default)?.clone();
+        let reason = "the C library of the base image; an older one only when a setup fails on the newer".into();
+        return Some(Choice { tool, release, reason });
+    }
+    if list.is_empty() {
+        return None;
+    }
+    let requests: Vec<&VersionRequest> = requests.iter().filter(|r| r.tool == tool).collect();
+    let mut notes = Vec::new();
+    let mut binding: Vec<&VersionRequest> = Vec::new();
+    for r in requests.iter().filter(|r| !matches!(r.want, Want::Tested(_))) {
+        if list.iter().any(|c| admits(tool, r, c)) {
+            binding.push(r);
+        } else {
+            notes.push(format!("no version here fits {} = {}", r.source, r.raw));
+        }
+    }
+    let mut pool: Vec<&Release> = list.iter().filter(|c| binding.iter().all(|r| admits(tool, r, c))).collect();
+    if pool.is_empty() {
+        // Requests that contradict each other: the first one wins.
+        notes.push("the requests contradict each other; the first one decides".into());
+        binding.truncate(1);
+        pool = list.iter().filter(|c| binding.iter().all(|r| admits(tool, r, c))).collect();
+    }
+    let said = |rs: &[&VersionRequest]| rs.iter().map(|r| format!("{} = {}", r.source, r.raw)).collect::<Vec<_>>();
+    let current = |c: &&&Release| c.current_from.as_str() <= day;
+    let tested: Vec<&VersionRequest> = requests.iter().copied().filter(|r| matches!(r.want, Want::Tested(_))).collect();
+    let in_ci: Vec<&Release> = pool
+        .iter()
+        .copied()
+        .filter(|c| {
+            tested.iter().any(|r| match &r.want {
+                Want::Tested(vs) => vs.iter().any(|v| same_version(tool, *v, c.v(tool))),
+                _ => false,
+            })
+        })
+        .collect();
+    let exact = binding.iter().find_map(|r| match r.want {
+        Want::Exact(v) => Some(v),
+        _ => None,
+    });
+    let (release, mut reason) = if !in_ci.is_empty() {
+        let pick = in_ci.iter().rev().find(current).or(in_ci.first()).copied()?;
+        let mut why = said(&tested);
+        why.extend(said(&binding));
+        (pick, format!("tested by the project's CI: {}", why.join(", ")))
+    } else if let Some(v) = exact {
+        let pick = pool.iter().find(|c| c.v(tool) >= v).or(pool.last()).copied()?;
+        (pick, format!("asked for: {}", said(&binding).join(", ")))
+    } else {
+        let cap = list.iter().find(|r| r.toolchain_name(tool) == default).map(|r| r.v(tool));
+        let capped: Vec<&Release> = pool.iter().copied().filter(|c| cap.is_none_or(|m| c.v(tool) <= m)).collect();
+        let pool = if capped.is_empty() { &pool } else { &capped };
+        let pick = pool.iter().rev().find(current).or(pool.first()).copied()?;
+        let when = if pick.current_from.as_str() <= day {
+            format!("the version current on {day}")
+        } else {
+            format!("the oldest version here (none was current on {day})")
+        };
+        if binding.is_empty() {
+            (pick, format!("nothing pins a version: {when}"))
+        } else {
+            (pick, format!("{when} among those that fit {}", said(&binding).join(", ")))
+        }
+    };
+    if !notes.is_empty() {
+        reason.push_str(&format!(" ({})", notes.join("; ")));
+    }
+    Some(Choice { tool, release: release.clone(), reason })
+}
+
+fn same_version(tool: Tool, asked: Version, have: Version) -> bool {
+    match tool {
+        // Go and Rust minors are releases of their own.
+        Tool::Go | Tool::Rust => asked.major == have.major && asked.minor == have.minor,
+        _ => asked.major == have.major,
+    }
+}
+
+/// Whether release `c` fits request `r`.
+fn admits(tool: Tool, r: &VersionRequest, c: &Release) -> bool {
+    let have = c.v(tool);
+    match &r.want {
+        Want::Exact(v) => have.major >= v.major,
+        Want::AtLeast(v) => have >= *v,
+        Want::Level(v) => {
+            let oldest = c.accepts_from.as_deref().and_then(|a| Version::parse(tool, a));
+            have.major >= v.major && oldest.is_none_or(|o| v.major >= o.major)
+        }
+        Want::Range(range) => semver_range_admits(range, c.exact(tool)),
+        Want::Tested(_) => true,
+    }
+}
+
+/// Whether `v` satisfies an npm semver range (`||` of space-separated comparators; `^`, `~`,
+/// `x` wildcards, hyphen ranges). A range it cannot read admits everything.
+pub fn semver_range_admits(range: &str, v: (u32, u32, u32)) -> bool {
+    let range = range.trim();
+    if range.is_empty() || range == "*" {
+        return true;
+    }
+    range.split("||").any(|alt| {
+        let alt = alt.trim();
+        if let Some((lo, hi)) = alt.split_once(" - ") {
+            return comparator(&format!(">={}", lo.trim()), v) != Some(false)
+                && comparator(&format!("<={}", hi.trim()), v) != Some(false);
+        }
+        // `>= 12` is `>=12`.
+        let mut tokens: Vec<String> = Vec::new();
+        for t in alt.split_whitespace() {
+            match tokens.last_mut() {
+                Some(last) if ["<", "<=", ">", ">=", "=", "^", "~"].contains(&last.as_str()) => last.push_str(t),
+                _ => tokens.push(t.to_owned()),
+            }
+        }
+        tokens.iter().all(|t| comparator(t, v) != Some(false))
+    })
+}
+
+/// One comparator; None when it cannot be read.
+fn comparator(t: &str, v: (u32, u32, u32)) -> Option<bool> {
+    let (op, rest) = ["<=", ">=", "<", ">", "=", "^", "~"]
+        .iter()
+        .find_map(|op| t.strip_prefix(op).map(|r| (*op, r)))
+        .unwrap_or(("", t));
+    let rest = rest.trim().trim_start_matches('v');
+    let parts: Vec<Option<u32>> = rest.split('.').map(|p| p.parse().ok()).collect();
+    let major = (*parts.first()?)?;
+    let minor = parts.get(1).copied().flatten();
+    let patch = parts.get(2).copied().flatten();
+    let lo = (major, minor.unwrap_or(0), patch.unwrap_or(0));
+    // The first version past a partial one (`14` -> 15.0.0, `14.2` -> 14.3.0).
+    let next_partial = match (minor, patch) {
+        (None, _) => (major + 1, 0, 0),
+        (Some(m), None) => (major, m + 1, 0),
+        (Some(m), Some(p)) => (major, m, p + 1),
+    };
+    Some(match op {
+        ">=" => v >= lo,
+        ">" => v >= next_partial,
+        "<" => v < lo,
+        "<=" => v < next_partial,
+        "^" => v >= lo && v < if major > 0 { (major + 1, 0, 0) } else { (0, lo.1 + 1, 0) },
+        "~" => v >= lo && v < if minor.is_some() { (major, lo.1 + 1, 0) } else { (major + 1, 0, 0) },
+        _ => v >= lo && v < next_partial,
+    })
+}
+
+/// Which way a failure points: the toolchain was too new, too old, or it is not said.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    /// An older version may work (a removed source level, a removed API).
+    TooNew,
+    /// A newer version may work (a release the compiler does not know, an engines minimum).
+    TooOld,
+    /// The toolchain is named but not which way.
+    Unknown,
+}
+
+/// A failure that names the toolchain: which family, which way, and the line that says so.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolchainSign {
+    /// The family it names.
+    pub tool: Tool,
+    /// Which way to look.
+    pub direction: Direction,
+    /// The line of the log.
+    pub line: String,
+}
+
+/// Signs in a setup log that the toolchain's version is to blame, each with the family it names
+/// and which way it points; the first sign found decides.
+const SIGNS: &[(Tool, Direction, &str)] = &[
+    (Tool::Java, Direction::TooNew, "is no longer supported. Use "),
+    (Tool::Java, Direction::TooNew, "Unsupported class file major version"),
+    (Tool::Java, Direction::TooNew, "java.lang.NoClassDefFoundError: javax/xml/bind"),
+    (Tool::Java, Direction::TooNew, "java.lang.reflect.InaccessibleObjectException"),
+    (Tool::Java, Direction::TooNew, "package sun.misc does not exist"),
+    (Tool::Java, Direction::TooOld, "invalid target release:"),
+    (Tool::Java, Direction::TooOld, "invalid source release:"),
+    (Tool::Java, Direction::TooOld, "error: release version "),
+    (Tool::Java, Direction::TooOld, "has been compiled by a more recent version of the Java Runtime"),
+    (Tool::Java, Direction::TooOld, "class file has wrong version"),
+    (Tool::Node, Direction::TooOld, "The engine \"node\" is incompatible with this module"),
+    (Tool::Node, Direction::Unknown, "EBADENGINE"),
+    (Tool::Node, Direction::TooNew, "digital envelope routines::unsupported"),
+    (Tool::Node, Direction::TooNew, "gyp ERR! build error"),
+    (Tool::Node, Direction::TooOld, "SyntaxError: Unexpected token '?'"),
+    (Tool::Node, Direction::TooOld, "SyntaxError: Unexpected token '.'"),
+    (Tool::Node, Direction::TooOld, "ERR_UNKNOWN_BUILTIN_MODULE"),
+    (Tool::Go, Direction::TooOld, "requires go >= "),
+    (Tool::Go, Direction::TooOld, "note: module requires Go "),
+    (Tool::Rust, Direction::TooOld, "or newer, while the currently active rustc version is"),
+    (Tool::Rust, Direction::TooOld, "feature `edition2024` is required"),
+    // glibc 2.34 made MINSIGSTKSZ and SIGSTKSZ run-time values (sysconf).
+    (Tool::C, Direction::TooNew, "MINSIGSTKSZ"),
+    (Tool::C, Direction::TooNew, "sigStackSize"),
+    (Tool::C, Direction::TooNew, "altStackMem"),
+];
+
+/// The first sign in `log` that the setup failed because of the toolchain's version, if any.
+pub fn classify_failure(log: &str) -> Option<ToolchainSign> {
+    for line in log.lines() {
+        for (tool, direction, needle) in SIGNS {
+            if line.contains(needle) {
+                let mut direction = *direction;
+                if *tool == Tool::Node && direction == Direction::Unknown {
+                    // npm's `required: { node: '>=18' }` says which way.
+                    if log.contains("required: { node: '>") || log.contains("required: { node: '^") {
+                        direction = Direction::TooOld;
+                    }
+                }
+                return Some(ToolchainSign { tool: *tool, direction, line: line.trim().chars().take(300).collect() });
+            }
+        }
+    }
+    None
+}
+
+/// The next release to try after `tried` (in the order tried; the last one failed with `sign`):
+/// the nearest untried release beyond the last one in the direction the sign points; when it
+/// does not say, the untried release nearest the first choice (the older on a tie).
+pub fn next_candidate<'a>(
+    releases: &'a Releases,
+    tool: Tool,
+    tried: &[String],
+    direction: Direction,
+) -> Option<&'a Release> {
+    let list = releases.0.get(&tool)?;
+    let anchor = match direction {
+        Direction::Unknown => tried.first()?,
+        _ => tried.last()?,
+    };
+    let at = list.iter().position(|r| &r.toolchain_name(tool) == anchor)?;
+    let untried = |r: &&Release| !tried.contains(&r.toolchain_name(tool));
+    let mut older = list[..at].iter().rev().filter(untried);
+    let mut newer = list[at + 1..].iter().filter(untried);
+    match direction {
+        Direction::TooNew => older.next(),
+        Direction::TooOld => newer.next(),
+        Direction::Unknown => match (older.next(), newer.next()) {
+            (Some(a), Some(b)) => Some(if at - index_of(list, a) <= index_of(list, b) - at { a } else { b }),
+            (a, b) => a.or(b),
+        },
+    }
+}
+
+fn index_of(list: &[Release], r: &Release) -> usize {
+    list.iter().position(|x| x == r).unwrap_or(0)
+}
+
+#[cfg(test)]
+#[path = "toolchoice_tests.rs"]
+mod tests;

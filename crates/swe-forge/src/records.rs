@@ -1,0 +1,60 @@
+//! Files in and out of the commands: records as JSONL or Parquet (stdin and stdout for `-`), any
+//! other output through the one output writer, and the kept run logs of a record.
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use swe_forge_agree::PhaseLogs;
+use swe_forge_core::{Instance, Phase};
+use swe_forge_validate::kept_parse;
+
+/// Records from a JSONL file or an instances Parquet table swe-forge wrote (told apart by the
+/// file's first bytes); `-` reads either from stdin.
+pub fn read_records(path: &Path) -> Result<Vec<Instance>> {
+    if path.as_os_str() == "-" {
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes).context("reading records from stdin")?;
+        if bytes.starts_with(b"PAR1") {
+            let tmp = tempfile::NamedTempFile::new().context("buffering Parquet from stdin")?;
+            std::fs::write(tmp.path(), &bytes).context("buffering Parquet from stdin")?;
+            return swe_forge_export::read_records(tmp.path()).context("reading records from stdin");
+        }
+        return swe_forge_core::read_jsonl(bytes.as_slice()).context("reading records from stdin");
+    }
+    swe_forge_export::read_records(path).with_context(|| format!("reading records {}", path.display()))
+}
+
+/// Refuses `-` as a folder output: a folder of files cannot go to stdout.
+pub fn folder_out(flag: &str, path: &Path) -> Result<()> {
+    if path.as_os_str() == "-" {
+        anyhow::bail!(
+            "{flag} - : this command writes a folder of files, which cannot go to stdout; give a folder path"
+        );
+    }
+    Ok(())
+}
+
+/// Writes `records` as JSONL to `path` (atomically), or to stdout when `path` is `-`.
+pub fn write_records(path: &Path, records: &[Instance]) -> Result<()> {
+    if path.as_os_str() == "-" {
+        let mut out = std::io::stdout().lock();
+        swe_forge_core::write_jsonl(&mut out, records).context("writing records to stdout")?;
+        return Ok(());
+    }
+    swe_forge_export::write_jsonl(path, records).with_context(|| format!("writing {}", path.display()))
+}
+
+/// The first attempt of each run: its kept log parsed again with this build's parsers, else the
+/// parse kept when it ran, Go subtests named as the repository's Multi-SWE-bench handler names
+/// them (`pipelines/naming/msb.toml`); None unless all three exist.
+pub(crate) fn read_logs(work_dir: &Path, ours: &Instance) -> Option<PhaseLogs> {
+    let get = |p: Phase| kept_parse(ours, work_dir, p.as_str());
+    Some(PhaseLogs { run: get(Phase::Run)?, test: get(Phase::Test)?, fix: get(Phase::Fix)? })
+}
+
+/// Writes `bytes` to `path` with the one output writer (`swe_forge_fs::Output`).
+pub fn write_output(path: &Path, bytes: &[u8]) -> Result<()> {
+    let mut out = swe_forge_fs::Output::create(path)?;
+    std::io::Write::write_all(&mut out, bytes).with_context(|| format!("writing {}", path.display()))?;
+    Ok(out.commit()?)
+}

@@ -1,0 +1,297 @@
+//! The toolchain of a pull request's own time, with no override, on the real engine: a Maven
+//! project of 2012 whose pom asks for source 1.6 gets JDK 8 (JDK 21 no longer compiles it); a
+//! Node project whose `.nvmrc` asks for 16 gets Node 16 from the npm registry; a project whose
+//! setup (or whose suite, in the base run) fails on today's Node in a way that names the toolchain
+//! gets the next older version, both attempts in the provenance; C++ that needs MINSIGSTKSZ to be a
+//! constant gets bullseye's C library; a C project with only a Makefile runs its `test` target.
+//! Node 16 and 18 share one packages image; JDK 8 is the image the revalidate tests build too.
+
+use std::path::Path;
+
+use swe_forge_core::{Instance, ToolchainChoice, ValidationStatus};
+use swe_forge_test_support::{git, git_at, record};
+
+use crate::environments::{in_image, validate};
+
+/// A repository at `dir` whose one commit (made at `date`) holds `files`; returns the commit,
+/// the test patch and the fix patch (`test` and `fix` files changed).
+fn fixture(
+    dir: &Path,
+    date: &str,
+    files: &[(&str, &str)],
+    test: &[(&str, &str)],
+    fix: &[(&str, &str)],
+) -> (String, String, String) {
+    std::fs::create_dir_all(dir).unwrap();
+    git(dir, &["init", "-q"]);
+    let write = |files: &[(&str, &str)]| {
+        for (path, content) in files {
+            let p = dir.join(path);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, content).unwrap();
+        }
+    };
+    write(files);
+    git(dir, &["add", "-A"]);
+    git_at(dir, date, &["commit", "-qm", "base"]);
+    let base = git(dir, &["rev-parse", "HEAD"]);
+    let diff = |files: &[(&str, &str)]| {
+        write(files);
+        git(dir, &["add", "-A"]);
+        let d = git(dir, &["diff", "--cached", "--binary"]) + "\n";
+        git(dir, &["reset", "-q", "--hard"]);
+        d
+    };
+    (base.clone(), diff(test), diff(fix))
+}
+
+fn instance(org: &str, repo: &str, number: u64, (sha, test_patch, fix_patch): (String, String, String)) -> Instance {
+    let mut r = record(org, repo, number);
+    r.base.sha = sha;
+    r.test_patch = test_patch;
+    r.fix_patch = fix_patch;
+    r
+}
+
+fn choice(r: &Instance) -> &ToolchainChoice {
+    let prov = r.swe_forge.as_ref().unwrap().provenance.as_ref().unwrap_or_else(|| panic!("{r:?}"));
+    prov.toolchain_choice.as_ref().unwrap_or_else(|| panic!("{prov:?}"))
+}
+
+fn accepted(r: &Instance) {
+    let m = r.swe_forge.as_ref().unwrap();
+    assert_eq!(m.status, ValidationStatus::Accepted, "{:?}", m.rejections);
+}
+
+#[test]
+fn a_pom_asking_for_source_6_gets_jdk_8_with_no_override() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = tmp.path().join("repos");
+    let pom = r#"<?xml version="1.0" encoding="UTF-8"?>
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>dev.swe-forge.fixtures</groupId>
+  <artifactId>legacy</artifactId>
+  <version>1.0</version>
+  <properties>
+    <maven.compiler.source>1.6</maven.compiler.source>
+    <maven.compiler.target>1.6</maven.compiler.target>
+    <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>
+  </properties>
+  <dependencies>
+    <dependency>
+      <groupId>junit</groupId>
+      <artifactId>junit</artifactId>
+      <version>4.12</version>
+      <scope>test</scope>
+    </dependency>
+  </dependencies>
+</project>
+"#;
+    let half = |body: &str| {
+        format!(
+            "package fixtures;\n\npublic class Half {{\n    public static int of(int x) {{\n        return {body};\n    }}\n}}\n"
+        )
+    };
+    let version_test = "package fixtures;\n\nimport static org.junit.Assert.assertEquals;\n\nimport org.junit.Test;\n\npublic class JavaVersionTest {\n    @Test\n    public void runsOnJava8() {\n        assertEquals(\"1.8\", System.getProperty(\"java.specification.version\"));\n    }\n}\n";
+    let half_test = "package fixtures;\n\nimport static org.junit.Assert.assertEquals;\n\nimport org.junit.Test;\n\npublic class HalfTest {\n    @Test\n    public void halves() {\n        assertEquals(2, Half.of(4));\n    }\n}\n";
+    let fx = fixture(
+        &repos.join("forge-fixtures/legacy"),
+        "2012-06-01T00:00:00Z",
+        &[
+            ("pom.xml", pom),
+            ("src/main/java/fixtures/Half.java", &half("x / 2 + 1")),
+            ("src/test/java/fixtures/JavaVersionTest.java", version_test),
+        ],
+        &[("src/test/java/fixtures/HalfTest.java", half_test)],
+        &[("src/main/java/fixtures/Half.java", &half("x / 2"))],
+    );
+    let inst = instance("forge-fixtures", "legacy", 3, fx);
+    let out = validate(&[&inst], &repos, &tmp.path().join("out"), None);
+    let r = &out[0];
+    accepted(r);
+    assert!(r.p2p_tests.keys().any(|k| k.contains("JavaVersionTest")), "ran on Java 8: {:?}", r.p2p_tests.keys());
+    assert!(r.f2p_tests.keys().any(|k| k.contains("HalfTest")), "{:?}", r.f2p_tests.keys());
+    let c = choice(r);
+    assert_eq!((c.family.as_str(), c.version.as_str(), c.toolchain.as_str()), ("java", "8", "java8"), "{c:?}");
+    assert!(c.reason.contains("pom.xml maven.compiler.source = 1.6") && c.reason.contains("2012-06-01"), "{c:?}");
+    assert!(c.attempts.is_empty() && !c.overridden, "{c:?}");
+    let prov = r.swe_forge.as_ref().unwrap().provenance.as_ref().unwrap();
+    assert!(prov.toolchain_image.contains("toolchain-java8"), "{prov:?}");
+    assert_eq!(prov.requested_versions["pom.xml maven.compiler.target"], "1.6");
+    assert!(prov.toolchain_versions.contains("1.8.0"), "{}", prov.toolchain_versions);
+}
+
+/// A mocha project; `version.test.js` passes only on Node `major`, `sum.test.js` is the test
+/// patch's (failing before the fix).
+fn node_fixture(dir: &Path, date: &str, major: u32, extra: &[(&str, &str)]) -> (String, String, String) {
+    let package = r#"{
+  "name": "legacy-node",
+  "version": "1.0.0",
+  "scripts": { "test": "mocha" },
+  "devDependencies": { "mocha": "10.2.0" }
+}
+"#;
+    let sum = |body: &str| format!("module.exports = function sum(a, b) {{\n  return {body};\n}};\n");
+    let version_test = format!(
+        "const assert = require('assert');\n\ndescribe('node', function () {{\n  it('is version {major}', function () {{\n    assert.strictEqual(process.versions.node.split('.')[0], '{major}');\n  }});\n}});\n"
+    );
+    let sum_test = "const assert = require('assert');\nconst sum = require('../sum');\n\ndescribe('sum', function () {\n  it('adds', function () {\n    assert.strictEqual(sum(2, 3), 5);\n  });\n});\n";
+    let sum_js = sum("a - b");
+    let mut files: Vec<(&str, &str)> =
+        vec![("package.json", package), ("sum.js", &sum_js), ("test/version.test.js", &version_test)];
+    files.extend_from_slice(extra);
+    fixture(dir, date, &files, &[("test/sum.test.js", sum_test)], &[("sum.js", &sum("a + b"))])
+}
+
+#[test]
+fn an_nvmrc_asking_for_node_16_gets_node_16_from_the_npm_registry() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = tmp.path().join("repos");
+    let fx = node_fixture(&repos.join("forge-fixtures/oldnode"), "2024-01-01T00:00:00Z", 16, &[(".nvmrc", "v16\n")]);
+    let inst = instance("forge-fixtures", "oldnode", 5, fx);
+    let out = validate(&[&inst], &repos, &tmp.path().join("out"), None);
+    let r = &out[0];
+    accepted(r);
+    assert!(r.p2p_tests.keys().any(|k| k.contains("is version 16")), "{:?}", r.p2p_tests.keys());
+    let c = choice(r);
+    assert_eq!((c.family.as_str(), c.version.as_str(), c.toolchain.as_str()), ("node", "16", "node16"), "{c:?}");
+    assert!(c.reason.contains(".nvmrc = v16"), "{c:?}");
+    let prov = r.swe_forge.as_ref().unwrap().provenance.as_ref().unwrap();
+    assert!(prov.toolchain_versions.starts_with("v16.20.2\n8.19.4"), "{}", prov.toolchain_versions);
+    // The tarballs were fetched with the CA bundle, which is in no image, nor are the tarballs.
+    let (found, _) = in_image(
+        &prov.toolchain_image,
+        "ls /run/swe-forge /tmp/node.tgz /tmp/npm.tgz 2>/dev/null; env | grep -c -i -e ca_bundle -e ssl_cert -e extra_ca",
+    );
+    assert_eq!(found, "0", "{found}");
+}
+
+#[test]
+fn a_setup_that_fails_because_of_the_toolchain_gets_the_next_version() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = tmp.path().join("repos");
+    // Nothing pins a version and the commit is of 2024: Debian's Node 20 first. Its install
+    // fails as webpack 4 does on Node 17 and later; Node 18 is the next older version here.
+    let preinstall = r#"{
+  "name": "legacy-node",
+  "version": "1.0.0",
+  "scripts": {
+    "preinstall": "node -e \"if (+process.versions.node.split('.')[0] >= 19) { console.error('Error: error:0308010C:digital envelope routines::unsupported'); process.exit(1) }\"",
+    "test": "mocha"
+  },
+  "devDependencies": { "mocha": "10.2.0" }
+}
+"#;
+    let fx = node_fixture(
+        &repos.join("forge-fixtures/webpack4"),
+        "2024-01-01T00:00:00Z",
+        18,
+        &[("package.json", preinstall)],
+    );
+    let inst = instance("forge-fixtures", "webpack4", 7, fx);
+    let out = validate(&[&inst], &repos, &tmp.path().join("out"), None);
+    let r = &out[0];
+    accepted(r);
+    assert!(r.p2p_tests.keys().any(|k| k.contains("is version 18")), "{:?}", r.p2p_tests.keys());
+    let c = choice(r);
+    assert_eq!(c.toolchain, "node18", "{c:?}");
+    assert_eq!(c.attempts.len(), 1, "{c:?}");
+    assert_eq!(c.attempts[0].toolchain, "node");
+    assert!(c.attempts[0].error.contains("digital envelope routines::unsupported"), "{c:?}");
+    assert!(c.reason.starts_with("nothing pins a version"), "{c:?}");
+}
+
+#[test]
+fn a_c_project_with_only_a_makefile_runs_its_test_target() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = tmp.path().join("repos");
+    let makefile = "CC ?= cc\n\nall: tests\n\ntests: calc.c tests.c\n\t$(CC) -o tests calc.c tests.c\n\ntest: tests\n\t./tests\n\n.PHONY: all test\n";
+    let calc =
+        |sub: &str| format!("int add(int a, int b) {{ return a + b; }}\nint sub(int a, int b) {{ return {sub}; }}\n");
+    let tests = |checks: &str| {
+        format!(
+            "#include <stdio.h>\n\nint add(int, int);\nint sub(int, int);\nstatic int failed;\n\n\
+static void check(const char *name, int ok) {{\n    printf(\"%s: %s\\n\", ok ? \"PASS\" : \"FAIL\", name);\n    failed |= !ok;\n}}\n\n\
+int main(void) {{\n{checks}    return failed;\n}}\n"
+        )
+    };
+    let fx = fixture(
+        &repos.join("forge-fixtures/plainmake"),
+        "2024-01-01T00:00:00Z",
+        &[
+            ("Makefile", makefile),
+            ("calc.c", &calc("a + b")),
+            ("tests.c", &tests("    check(\"add\", add(2, 3) == 5);\n")),
+        ],
+        &[("tests.c", &tests("    check(\"add\", add(2, 3) == 5);\n    check(\"sub\", sub(5, 3) == 2);\n"))],
+        &[("calc.c", &calc("a - b"))],
+    );
+    let inst = instance("forge-fixtures", "plainmake", 2, fx);
+    let out = validate(&[&inst], &repos, &tmp.path().join("out"), None);
+    let r = &out[0];
+    accepted(r);
+    assert_eq!(r.f2p_tests.keys().collect::<Vec<_>>(), ["sub"]);
+    assert_eq!(r.p2p_tests.keys().collect::<Vec<_>>(), ["add"]);
+    let prov = r.swe_forge.as_ref().unwrap().provenance.as_ref().unwrap();
+    assert_eq!(prov.recipe, "c-make");
+    let c = choice(r);
+    assert_eq!((c.family.as_str(), c.toolchain.as_str()), ("c", "cfamily"), "{c:?}");
+}
+
+#[test]
+fn cpp_code_that_needs_a_constant_minsigstksz_gets_an_older_c_library() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = tmp.path().join("repos");
+    // Sized by MINSIGSTKSZ at file scope, as Catch2 2 and doctest did: glibc 2.34 made it a
+    // sysconf() call, so this compiles on bullseye's glibc 2.31 only.
+    let makefile = "CXX ?= g++\n\nall: tests\n\ntests: calc.cpp tests.cpp\n\t$(CXX) -o tests calc.cpp tests.cpp\n\ntest: tests\n\t./tests\n";
+    let calc = |sub: &str| format!("int sub(int a, int b) {{ return {sub}; }}\n");
+    let tests = |checks: &str| {
+        format!(
+            "#include <csignal>\n#include <cstdio>\n\nint sub(int, int);\nstatic char altStackMem[MINSIGSTKSZ];\nstatic int failed;\n\n\
+static void check(const char *name, bool ok) {{\n    std::printf(\"%s: %s\\n\", ok ? \"PASS\" : \"FAIL\", name);\n    failed |= !ok;\n}}\n\n\
+int main() {{\n    check(\"stack\", sizeof altStackMem > 0);\n{checks}    return failed;\n}}\n"
+        )
+    };
+    let fx = fixture(
+        &repos.join("forge-fixtures/sigstack"),
+        "2019-06-01T00:00:00Z",
+        &[("Makefile", makefile), ("calc.cpp", &calc("a + b")), ("tests.cpp", &tests(""))],
+        &[("tests.cpp", &tests("    check(\"sub\", sub(5, 3) == 2);\n"))],
+        &[("calc.cpp", &calc("a - b"))],
+    );
+    let inst = instance("forge-fixtures", "sigstack", 4, fx);
+    let out = validate(&[&inst], &repos, &tmp.path().join("out"), None);
+    let r = &out[0];
+    accepted(r);
+    assert_eq!(r.f2p_tests.keys().collect::<Vec<_>>(), ["sub"]);
+    let c = choice(r);
+    assert_eq!((c.toolchain.as_str(), c.attempts.len()), ("cfamily-bullseye", 1), "{c:?}");
+    assert_eq!(c.attempts[0].toolchain, "cfamily");
+    assert!(c.attempts[0].error.contains("altStackMem") || c.attempts[0].error.contains("MINSIGSTKSZ"), "{c:?}");
+    let prov = r.swe_forge.as_ref().unwrap().provenance.as_ref().unwrap();
+    assert!(prov.base_image.starts_with("swe-forge/base:bullseye-"), "{prov:?}");
+    assert!(prov.toolchain_versions.contains("(Debian 10."), "{}", prov.toolchain_versions);
+}
+
+#[test]
+fn a_base_run_that_fails_because_of_the_toolchain_gets_the_next_version() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = tmp.path().join("repos");
+    // The setup passes on Debian's Node 20; loading the suite fails as webpack 4 does on Node 17
+    // and later, so the base run runs no test. Node 18 is the next older version here.
+    let setup = "if (+process.versions.node.split('.')[0] >= 19) {\n  throw new Error('error:0308010C:digital envelope routines::unsupported');\n}\n";
+    let fx =
+        node_fixture(&repos.join("forge-fixtures/loadfail"), "2024-01-01T00:00:00Z", 18, &[("test/setup.js", setup)]);
+    let inst = instance("forge-fixtures", "loadfail", 8, fx);
+    let out = validate(&[&inst], &repos, &tmp.path().join("out"), None);
+    let r = &out[0];
+    accepted(r);
+    assert!(r.p2p_tests.keys().any(|k| k.contains("is version 18")), "{:?}", r.p2p_tests.keys());
+    let c = choice(r);
+    assert_eq!((c.toolchain.as_str(), c.attempts.len()), ("node18", 1), "{c:?}");
+    assert!(c.attempts[0].error.contains("digital envelope routines::unsupported"), "{c:?}");
+    let m = r.swe_forge.as_ref().unwrap();
+    assert_eq!(m.runs.len(), 3, "the runs on Node 20 are not kept: {:?}", m.runs);
+}
