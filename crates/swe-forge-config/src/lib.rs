@@ -21,6 +21,8 @@ mod schema;
 
 pub use error::ConfigError;
 pub use overrides::{ExtraSource, RecipeOverride};
-pub use pipeline::{BaseSection, Filters, MineRepo, MineSection, Output, Pipeline, Source, ValidateSection};
+pub use pipeline::{
+    BackendKind, BaseSection, Filters, MineRepo, MineSection, Output, Pipeline, Source, ValidateSection,
+};
 pub use profile::Profile;
 pub use schema::{pipeline_schema, profile_schema};

@@ -108,9 +108,27 @@ pub struct ValidateSection {
     pub infra_retries: Option<u32>,
     /// Instances in a row failing for infrastructure reasons after which validation stops (0: never).
     pub infra_breaker: Option<u32>,
+    /// Where test runs happen: `local` (this machine's engine, the default) or `swarm` (a job
+    /// per run on a Docker Swarm; needs `swarm_manager` and `registry`).
+    pub backend: Option<BackendKind>,
+    /// The swarm manager's API (`unix:///path` or `tcp://HOST:PORT`; default: the engine
+    /// swe-forge talks to).
+    pub swarm_manager: Option<String>,
+    /// The registry the swarm's nodes pull images from, `HOST:PORT`.
+    pub registry: Option<String>,
     /// Toolchain versions tried per instance (the first choice included) when its setup fails in
     /// a way that names the toolchain (default 3; 1: no search).
     pub toolchain_attempts: Option<u32>,
+}
+
+/// Where test runs happen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum BackendKind {
+    /// This machine's Docker engine.
+    Local,
+    /// A Docker Swarm, one job per run.
+    Swarm,
 }
 
 /// `[output]`: the files a run writes.
@@ -220,6 +238,16 @@ mod tests {
     use super::*;
 
     const MINIMAL: &str = "name='x'\n[source]\nrecords='a'\nrepos='b'\n[output]\nvalidated='c'\n";
+
+    #[test]
+    fn the_swarm_backend_is_named_in_validate() {
+        let text = format!("{MINIMAL}[validate]\nbackend='swarm'\nswarm_manager='tcp://m:2375'\nregistry='r:5000'\n");
+        let p = Pipeline::from_toml(&text, "p").unwrap();
+        assert_eq!(p.validate.backend, Some(BackendKind::Swarm));
+        assert_eq!(p.validate.swarm_manager.as_deref(), Some("tcp://m:2375"));
+        assert_eq!(p.validate.registry.as_deref(), Some("r:5000"));
+        assert!(Pipeline::from_toml(&format!("{MINIMAL}[validate]\nbackend='k8s'\n"), "p").is_err());
+    }
 
     #[test]
     fn unknown_keys_are_refused_naming_the_file_and_key() {

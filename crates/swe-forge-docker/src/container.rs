@@ -122,6 +122,8 @@ pub struct RunOutput {
     pub duration: Duration,
     /// Files copied out of `RunSpec::collect`: path relative to that folder, content.
     pub files: Vec<(String, Vec<u8>)>,
+    /// The machine that ran it: None on the local engine, the node's id on a swarm.
+    pub node: Option<String>,
 }
 
 impl Engine {
@@ -183,19 +185,7 @@ impl Engine {
     }
 
     async fn create(&self, spec: &RunSpec) -> Result<String, DockerError> {
-        let mut files = spec.files.clone();
-        let mut script = String::from("exec 2>&1\n");
-        if let (true, Some(ca)) = (spec.network, &spec.ca_bundle) {
-            // Copied in, used, and deleted before the script ends: a layer committed from this
-            // container never holds it, and the variables live only in this shell.
-            let pem = std::fs::read(&ca.0).map_err(DockerError::io(format!("reading CA bundle {}", ca.0.display())))?;
-            files.push((CA_BUNDLE_PATH.to_owned(), pem));
-            script.push_str("trap 'rm -rf /run/swe-forge' EXIT\n");
-            for var in CaBundle::env() {
-                script.push_str(&format!("export {var}\n"));
-            }
-        }
-        script.push_str(&spec.script);
+        let (script, files) = full_script(spec)?;
         let network = if spec.network { "bridge".to_owned() } else { self.isolated_network().await? };
         // Without the network, a lookup of an outside name can only fail: fail it after one try of
         // one second, not glibc's default two tries of five (tests that need the internet wait
@@ -308,6 +298,7 @@ impl Engine {
             log_sha256,
             duration,
             files,
+            node: None,
         })
     }
 
@@ -331,24 +322,7 @@ impl Engine {
                 Err(e) => return Err(DockerError::api("copy results out of container", id)(e)),
             }
         }
-        let mut out = Vec::new();
-        let mut archive = tar::Archive::new(tar_bytes.as_slice());
-        let Ok(entries) = archive.entries() else { return Ok(out) };
-        for entry in entries.flatten() {
-            let mut entry = entry;
-            if entry.header().entry_type() != tar::EntryType::Regular {
-                continue;
-            }
-            let path = entry.path().map(|p| p.to_string_lossy().into_owned()).unwrap_or_default();
-            // The archive's top folder is `dir` itself.
-            let rel = path.split_once('/').map(|(_, r)| r.to_owned()).unwrap_or(path);
-            let mut content = Vec::new();
-            if std::io::Read::read_to_end(&mut entry, &mut content).is_ok() {
-                out.push((rel, content));
-            }
-        }
-        out.sort();
-        Ok(out)
+        Ok(files_of_tar(&tar_bytes))
     }
 
     /// An internal bridge network: containers on it have an interface and resolve `localhost`
@@ -399,8 +373,70 @@ impl Engine {
     }
 }
 
+/// Files as (path, content).
+pub(crate) type Files = Vec<(String, Vec<u8>)>;
+
+/// The script a run executes (stdout and stderr merged, the CA bundle's variables when it is
+/// given) and the files placed before it starts (the caller's, plus the bundle).
+pub(crate) fn full_script(spec: &RunSpec) -> Result<(String, Files), DockerError> {
+    let mut files = spec.files.clone();
+    let mut script = String::from("exec 2>&1\n");
+    if let (true, Some(ca)) = (spec.network, &spec.ca_bundle) {
+        // Copied in, used, and deleted before the script ends: a layer committed from this
+        // container never holds it, and the variables live only in this shell.
+        let pem = std::fs::read(&ca.0).map_err(DockerError::io(format!("reading CA bundle {}", ca.0.display())))?;
+        files.push((CA_BUNDLE_PATH.to_owned(), pem));
+        script.push_str("trap 'rm -rf /run/swe-forge' EXIT\n");
+        for var in CaBundle::env() {
+            script.push_str(&format!("export {var}\n"));
+        }
+    }
+    script.push_str(&spec.script);
+    Ok((script, files))
+}
+
+/// The regular files of a tar archive of one folder, paths relative to that folder (its own
+/// name, or `.`, is the first component of every path), sorted. A damaged archive gives what
+/// could be read.
+pub(crate) fn files_of_tar(tar_bytes: &[u8]) -> Files {
+    let mut out = Vec::new();
+    let mut archive = tar::Archive::new(tar_bytes);
+    let Ok(entries) = archive.entries() else { return out };
+    for entry in entries.flatten() {
+        let mut entry = entry;
+        if entry.header().entry_type() != tar::EntryType::Regular {
+            continue;
+        }
+        let path = entry.path().map(|p| p.to_string_lossy().into_owned()).unwrap_or_default();
+        // The archive's top folder is the collected folder itself.
+        let rel = path.split_once('/').map(|(_, r)| r.to_owned()).unwrap_or(path);
+        let mut content = Vec::new();
+        if std::io::Read::read_to_end(&mut entry, &mut content).is_ok() {
+            out.push((rel, content));
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The log as [`LogSink`] keeps it, from the bytes another process kept of it: the whole log
+/// when `total` fits `cap`, otherwise its first `cap / 2` bytes followed by its last bytes.
+pub(crate) fn kept_log(kept: &[u8], total: u64, cap: usize) -> (Vec<u8>, bool) {
+    let cap = cap.max(2);
+    if total <= cap as u64 || kept.len() as u64 >= total {
+        return (kept.to_vec(), false);
+    }
+    let head = (cap / 2).min(kept.len());
+    let mut log = kept[..head].to_vec();
+    log.extend_from_slice(
+        format!("\n[swe-forge: {} bytes of log dropped here]\n", total - kept.len() as u64).as_bytes(),
+    );
+    log.extend_from_slice(&kept[head..]);
+    (log, true)
+}
+
 /// Keeps the first and the last halves of a log beyond `cap` bytes, and hashes all of it.
-struct LogSink {
+pub(crate) struct LogSink {
     cap: usize,
     head: Vec<u8>,
     tail: VecDeque<u8>,
@@ -409,11 +445,11 @@ struct LogSink {
 }
 
 impl LogSink {
-    fn new(cap: usize) -> LogSink {
+    pub(crate) fn new(cap: usize) -> LogSink {
         LogSink { cap: cap.max(2), head: Vec::new(), tail: VecDeque::new(), total: 0, hasher: Sha256::new() }
     }
 
-    fn push(&mut self, bytes: &[u8]) {
+    pub(crate) fn push(&mut self, bytes: &[u8]) {
         self.hasher.update(bytes);
         self.total += bytes.len() as u64;
         let head_cap = self.cap / 2;
@@ -426,7 +462,7 @@ impl LogSink {
         self.tail.drain(..excess);
     }
 
-    fn finish(self) -> (Vec<u8>, bool, u64, String) {
+    pub(crate) fn finish(self) -> (Vec<u8>, bool, u64, String) {
         let truncated = self.total > (self.head.len() + self.tail.len()) as u64;
         let mut log = self.head;
         if truncated {

@@ -20,11 +20,28 @@ impl Engine {
     /// Connects to `DOCKER_HOST` (or the local socket), negotiates the API version and pings.
     /// One clear error, saying how to start an engine, when none answers.
     pub async fn connect() -> Result<Engine, DockerError> {
-        let host = std::env::var("DOCKER_HOST").unwrap_or_else(|_| "unix:///var/run/docker.sock".to_owned());
+        match std::env::var("DOCKER_HOST") {
+            Ok(host) => Engine::connect_to(&host).await,
+            Err(_) => Engine::connect_to("unix:///var/run/docker.sock").await,
+        }
+    }
+
+    /// Connects to the engine at `host`: `unix:///path/to/socket`, a bare socket path, or
+    /// `tcp://HOST:PORT` (plain HTTP), negotiates the API version and pings.
+    pub async fn connect_to(host: &str) -> Result<Engine, DockerError> {
+        let host = host.to_owned();
         let unreachable = |source| DockerError::Unreachable { host: host.clone(), source };
         // Builds of large contexts and long test runs: the per-request timeout is only a backstop,
         // phases enforce their own timeouts.
-        let docker = Docker::connect_with_defaults().map_err(unreachable)?.with_timeout(Duration::from_secs(6 * 3600));
+        let timeout = 6 * 3600;
+        let docker = if host.starts_with("tcp://") || host.starts_with("http://") {
+            Docker::connect_with_http(&host, timeout, bollard::API_DEFAULT_VERSION)
+        } else {
+            let path = host.strip_prefix("unix://").unwrap_or(&host);
+            Docker::connect_with_unix(path, timeout, bollard::API_DEFAULT_VERSION)
+        }
+        .map_err(unreachable)?
+        .with_timeout(Duration::from_secs(timeout));
         let docker = docker.negotiate_version().await.map_err(unreachable)?;
         docker.ping().await.map_err(unreachable)?;
         let version = docker.version().await.map_err(unreachable)?;

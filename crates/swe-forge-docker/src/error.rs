@@ -71,6 +71,15 @@ pub enum DockerError {
         /// What the engine said.
         message: String,
     },
+    /// A run on a swarm was lost (its node went down or was drained, the swarm shut its task
+    /// down, its output did not come back whole) or the swarm refused it: not a test result.
+    #[error("swarm {op}: {message}")]
+    Swarm {
+        /// What was being done.
+        op: &'static str,
+        /// What happened.
+        message: String,
+    },
     /// Local I/O around the engine (temporary files, tar streams).
     #[error("i/o error while {what}")]
     Io {

@@ -1,12 +1,14 @@
 //! Everything that talks to the Docker engine, through bollard: connecting (honouring
 //! `DOCKER_HOST`, negotiating the API version), bootstrapping the Debian base image with
 //! debootstrap (no registry is ever pulled from), building toolchain and instance images,
-//! running one phase of tests in a fresh container with a timeout, and shipping images to other
-//! machines (registry push and pull, `docker save` archives).
+//! running one phase of tests in a fresh container with a timeout (on this engine, or as a job on
+//! a Docker Swarm: [`Backend`]), and shipping images to other machines (registry push and pull,
+//! `docker save` archives).
 //!
 //! This crate knows nothing about records, categories or log formats: it takes Dockerfiles,
 //! build contexts and scripts, and returns image ids and raw logs.
 
+mod backend;
 mod base;
 mod build;
 mod container;
@@ -17,7 +19,9 @@ mod inspect;
 mod lock;
 mod registry;
 mod run_label;
+mod swarm;
 
+pub use backend::Backend;
 pub use base::BaseSpec;
 pub use build::BuildContext;
 pub use container::{CaBundle, RunOutput, RunSpec};
@@ -29,6 +33,7 @@ pub use run_label::{
     LABEL_JOB, LABEL_RUN, LABEL_RUN_HOST, LeftoverContainer, host_name, process_gone, run_created_containers, run_id,
     set_job,
 };
+pub use swarm::{Swarm, SwarmSpec, remove_run_services};
 
 /// Label every image and container made by swe-forge carries, so they can be found and cleaned.
 pub const LABEL_ROLE: &str = "dev.swe-forge.role";

@@ -10,7 +10,7 @@ use swe_forge_core::{
     ForgeMeta, Instance, Phase, PhaseRun, PhaseStatuses, Provenance, RejectReason, Rejection, RunLogs,
     ToolchainAttempt, ToolchainChoice, ValidationStatus, Warning,
 };
-use swe_forge_docker::{BaseSpec, CaBundle, DockerError, Engine, RunSpec};
+use swe_forge_docker::{Backend, BaseSpec, CaBundle, DockerError, Engine, RunSpec, SwarmSpec};
 use swe_forge_git::{SourceRepo, apply_patches, unsafe_patch_reason};
 use swe_forge_logparse::{ParsedLog, TestNaming};
 use tokio::sync::OnceCell;
@@ -66,6 +66,10 @@ pub struct Settings {
     /// records swe-forge made (they carry a `swe_forge` block), Multi-SWE-bench's names for
     /// published records without one.
     pub eval_naming: Option<TestNaming>,
+    /// Run the tests as jobs on this swarm instead of on the local engine (images are still
+    /// built here, then pushed to the swarm's registry); the caller connects it
+    /// ([`Validator::with_backend`]).
+    pub swarm: Option<SwarmSpec>,
     /// Toolchain versions tried per instance when a setup fails in a way that names the
     /// toolchain (the first choice included); 1 never searches.
     pub toolchain_attempts: u32,
@@ -91,6 +95,7 @@ impl Settings {
             infra_breaker: 3,
             env_commits: BTreeMap::new(),
             eval_naming: None,
+            swarm: None,
             toolchain_attempts: 3,
         }
     }
@@ -142,6 +147,7 @@ impl Reporter for Silent {}
 /// Validates instances against one engine, sharing images between them.
 pub struct Validator {
     pub(crate) engine: Engine,
+    backend: Backend,
     pub(crate) settings: Settings,
     pub(crate) reporter: Arc<dyn Reporter>,
     base: OnceCell<String>,
@@ -163,6 +169,7 @@ impl Validator {
             })?;
         }
         Ok(Validator {
+            backend: Backend::Local(engine.clone()),
             engine,
             settings,
             reporter,
@@ -172,6 +179,17 @@ impl Validator {
             releases: Releases::builtin(),
             worked: Mutex::new(HashMap::new()),
         })
+    }
+
+    /// Test runs go to `backend` from now on (images are still built by the local engine).
+    pub fn with_backend(mut self, backend: Backend) -> Validator {
+        self.backend = backend;
+        self
+    }
+
+    /// Waits for the backend's cleanups still under way (call once the work is done).
+    pub async fn settle(&self) {
+        self.backend.settle().await;
     }
 
     /// The base image of the pipeline's suite, or of `suite` (a toolchain's own).
@@ -515,7 +533,7 @@ impl Validator {
         let mut delay = Duration::from_secs(2);
         let mut tries = 0;
         loop {
-            let why = match self.engine.run(spec).await {
+            let why = match self.backend.run(spec).await {
                 // A script that ends neither by itself nor by our timeout or the memory limit was
                 // killed from outside (an engine restart, `docker kill`): not a test result.
                 Ok(out)

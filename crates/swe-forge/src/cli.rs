@@ -124,6 +124,17 @@ pub struct EngineArgs {
     /// CPUs each container may use (e.g. 1.5).
     #[arg(long)]
     pub cpus: Option<f64>,
+    /// Where test runs happen: `local` (this engine) or `swarm` (a Docker Swarm job per run, on
+    /// any node; images are built here and pushed to --registry, which every node pulls from).
+    #[arg(long, value_parser = ["local", "swarm"])]
+    pub backend: Option<String>,
+    /// The swarm manager's API for `--backend swarm` (`unix:///path` or `tcp://HOST:PORT`;
+    /// default: the engine swe-forge talks to, DOCKER_HOST).
+    #[arg(long)]
+    pub swarm_manager: Option<String>,
+    /// The registry the swarm's nodes pull from, HOST:PORT (`--backend swarm`).
+    #[arg(long)]
+    pub registry: Option<String>,
     /// Toolchain versions tried per instance (the first choice included) when its setup fails in
     /// a way that names the toolchain, e.g. "Source option 6 is no longer supported" (default 3;
     /// 1: no search).

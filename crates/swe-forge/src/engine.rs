@@ -3,8 +3,11 @@
 
 use std::path::Path;
 
-use anyhow::Result;
-use swe_forge_docker::Engine;
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use swe_forge_docker::{Backend, Engine, Swarm};
+use swe_forge_validate::Settings;
 
 /// Connects to the engine for the work whose state store is `store`, and removes what killed
 /// runs of the same work left (containers of runs whose process is gone: SIGKILL, a reboot),
@@ -40,4 +43,19 @@ fn job_of(store: &Path) -> String {
     let path = std::path::absolute(store).unwrap_or_else(|_| store.to_owned());
     let digest = sha2::Sha256::digest(path.as_os_str().as_encoded_bytes());
     digest.iter().take(8).map(|b| format!("{b:02x}")).collect()
+}
+
+/// The backend test runs go to: the local engine, or the swarm the settings name (connected,
+/// checked to be a manager; its registry must be named).
+pub async fn backend_for(settings: &Settings, engine: &Engine) -> Result<Backend> {
+    let Some(spec) = &settings.swarm else { return Ok(Backend::Local(engine.clone())) };
+    if spec.registry.is_empty() {
+        anyhow::bail!(
+            "the swarm backend needs the registry its nodes pull from: --registry HOST:PORT (or `registry` in the pipeline's [validate])"
+        );
+    }
+    let swarm = Swarm::connect(spec, engine.clone())
+        .await
+        .with_context(|| format!("connecting to the swarm manager at {}", spec.manager))?;
+    Ok(Backend::Swarm(Arc::new(swarm)))
 }

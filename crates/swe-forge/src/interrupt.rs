@@ -137,12 +137,16 @@ async fn remove_run_containers(started: Instant) -> Result<String> {
     }
     let engine = Engine::connect().await?;
     let removed = engine.remove_run_containers().await?;
+    let jobs = swe_forge_docker::remove_run_services(&engine).await;
     let mut message = format!(
         "removed {} container(s) of run {} in {} ms",
         removed.len(),
         swe_forge_docker::run_id(),
         started.elapsed().as_millis()
     );
+    if jobs > 0 {
+        message.push_str(&format!(" and {jobs} swarm job(s)"));
+    }
     for c in &removed {
         message.push_str(&format!("\n  {} {} ({})", c.id, c.image, c.state));
     }

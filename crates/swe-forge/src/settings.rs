@@ -8,7 +8,7 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 use swe_forge_config::Pipeline;
 use swe_forge_core::Instance;
-use swe_forge_docker::CaBundle;
+use swe_forge_docker::{CaBundle, SwarmSpec};
 use swe_forge_validate::{Settings, plan_env_commits};
 
 use crate::cli::EngineArgs;
@@ -58,9 +58,42 @@ pub fn apply_pipeline(settings: &mut Settings, p: &Pipeline) {
     if let Some(n) = v.toolchain_attempts {
         settings.toolchain_attempts = n;
     }
+    if v.backend == Some(swe_forge_config::BackendKind::Swarm) || v.swarm_manager.is_some() || v.registry.is_some() {
+        let swarm = settings.swarm.get_or_insert_with(default_swarm);
+        if let Some(m) = &v.swarm_manager {
+            swarm.manager.clone_from(m);
+        }
+        if let Some(r) = &v.registry {
+            swarm.registry.clone_from(r);
+        }
+    }
+    if v.backend == Some(swe_forge_config::BackendKind::Local) {
+        settings.swarm = None;
+    }
+}
+
+/// A swarm whose manager is the engine swe-forge talks to; the registry still to be named.
+fn default_swarm() -> SwarmSpec {
+    let manager = std::env::var("DOCKER_HOST").unwrap_or_else(|_| "unix:///var/run/docker.sock".to_owned());
+    SwarmSpec { manager, registry: String::new() }
 }
 
 pub fn apply_engine_args(settings: &mut Settings, a: &EngineArgs) {
+    match a.backend.as_deref() {
+        Some("swarm") => {
+            settings.swarm.get_or_insert_with(default_swarm);
+        }
+        Some(_) => settings.swarm = None,
+        None => {}
+    }
+    if let Some(swarm) = &mut settings.swarm {
+        if let Some(m) = &a.swarm_manager {
+            swarm.manager.clone_from(m);
+        }
+        if let Some(r) = &a.registry {
+            swarm.registry.clone_from(r);
+        }
+    }
     if let Some(j) = a.jobs {
         settings.jobs = j;
     }
@@ -137,4 +170,41 @@ pub fn prepare(p: &Pipeline, engine: &EngineArgs) -> Result<(Vec<Instance>, Sett
     let records: Vec<_> = all.into_iter().filter(|r| p.keeps(r)).collect();
     eprintln!("pipeline {} ({}): {} of {total} candidates pass the filters", p.name, p.description, records.len());
     Ok((records, settings))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn no_flags() -> EngineArgs {
+        EngineArgs {
+            jobs: None,
+            timeout: None,
+            memory_mb: None,
+            ca_bundle: None,
+            reruns: None,
+            pids_limit: None,
+            cpus: None,
+            backend: None,
+            swarm_manager: None,
+            registry: None,
+            toolchain_attempts: None,
+        }
+    }
+
+    #[test]
+    fn the_backend_comes_from_the_pipeline_then_the_flags() {
+        let toml = "name='x'\n[source]\nrecords='a'\nrepos='b'\n[output]\nvalidated='c'\n[validate]\nbackend='swarm'\nswarm_manager='tcp://m:2375'\nregistry='r:5000'\n";
+        let mut s = Settings::new("repos".into(), "work".into());
+        apply_pipeline(&mut s, &Pipeline::from_toml(toml, "p").unwrap());
+        apply_engine_args(&mut s, &no_flags());
+        assert_eq!(s.swarm, Some(SwarmSpec { manager: "tcp://m:2375".into(), registry: "r:5000".into() }));
+        apply_engine_args(&mut s, &EngineArgs { registry: Some("other:5000".into()), ..no_flags() });
+        assert_eq!(s.swarm.as_ref().unwrap().registry, "other:5000");
+        apply_engine_args(&mut s, &EngineArgs { backend: Some("local".into()), ..no_flags() });
+        assert_eq!(s.swarm, None);
+        let mut plain = Settings::new("repos".into(), "work".into());
+        apply_engine_args(&mut plain, &no_flags());
+        assert_eq!(plain.swarm, None, "local unless asked");
+    }
 }

@@ -47,7 +47,8 @@ pub async fn validate_records(
     } else {
         let engine = connect_engine(&store_path).await?;
         let bars = Arc::new(Bars::new(todo.len()));
-        let validator = Validator::new(engine, settings, bars.clone())?;
+        let backend = crate::engine::backend_for(&settings, &engine).await?;
+        let validator = Validator::new(engine, settings, bars.clone())?.with_backend(backend);
         // Each result is in the store before it counts as done; a store error stops the run.
         let mut keep = |done: Done<Instance>| {
             let inst = &done.result;
@@ -60,6 +61,7 @@ pub async fn validate_records(
             store.finish(inst, &runs)
         };
         let kept = validator.validate_each(todo, &mut keep).await;
+        validator.settle().await;
         bars.finish();
         match kept {
             Ok(()) => {}

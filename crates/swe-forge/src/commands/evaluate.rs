@@ -105,7 +105,8 @@ pub async fn evaluate_command(args: EvaluateArgs) -> Result<()> {
     } else {
         let engine = connect_engine(&store_path).await?;
         let bars = Arc::new(Bars::new(todo.len()));
-        let validator = Validator::new(engine, settings, bars.clone())?;
+        let backend = crate::engine::backend_for(&settings, &engine).await?;
+        let validator = Validator::new(engine, settings, bars.clone())?.with_backend(backend);
         let work: Vec<(&Instance, &Prediction)> =
             todo.iter().map(|&i| (by_id[known[i].instance_id.as_str()], &known[i])).collect();
         // Each result is in the store before it counts as done; a store error stops the run.
@@ -117,6 +118,7 @@ pub async fn evaluate_command(args: EvaluateArgs) -> Result<()> {
             Ok(())
         };
         let kept = validator.evaluate_each(work, out, &mut keep).await;
+        validator.settle().await;
         bars.finish();
         kept.with_context(|| format!("recording results in {}", store_path.display()))?;
     }

@@ -120,7 +120,8 @@ pub async fn revalidate_command(args: RevalidateArgs) -> Result<()> {
     } else {
         let engine = connect_engine(&store_path).await?;
         let bars = Arc::new(Bars::new(todo.len()));
-        let validator = Validator::new(engine, settings, bars.clone())?;
+        let backend = crate::engine::backend_for(&settings, &engine).await?;
+        let validator = Validator::new(engine, settings, bars.clone())?.with_backend(backend);
         let mut file = append(&progress)?;
         let mut timing_file = append(&timings_path)?;
         // Each result is in the store before it counts as done; a write error stops the run.
@@ -143,6 +144,7 @@ pub async fn revalidate_command(args: RevalidateArgs) -> Result<()> {
             Ok(())
         };
         let kept = validator.validate_each(todo, &mut keep).await;
+        validator.settle().await;
         bars.finish();
         match kept {
             Ok(()) => {}

@@ -24,4 +24,6 @@ mod registry;
 mod revalidate;
 mod review;
 mod robustness;
+mod swarm;
+mod swarm_lab;
 mod toolchains;

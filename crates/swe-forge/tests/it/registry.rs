@@ -17,14 +17,14 @@ use crate::support::{make_repos, read_records, root, swe_forge, text};
 
 /// A registry of its own: config and storage in a temporary folder, stopped (and the folder
 /// removed) when dropped, whatever happened.
-struct Registry {
+pub(crate) struct Registry {
     child: Child,
-    addr: String,
+    pub(crate) addr: String,
     dir: tempfile::TempDir,
 }
 
 impl Registry {
-    fn start() -> Registry {
+    pub(crate) fn start() -> Registry {
         let dir = tempfile::tempdir().unwrap();
         let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
         let addr = format!("127.0.0.1:{port}");
@@ -56,6 +56,16 @@ impl Registry {
         registry
     }
 
+    /// The folder of its configuration and storage.
+    pub(crate) fn dir(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// The registry's process id.
+    pub(crate) fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// `GET /v2/` answers 200.
     fn answers(&self) -> bool {
         let Ok(mut s) = TcpStream::connect(&self.addr) else { return false };
@@ -67,12 +77,12 @@ impl Registry {
         s.read_exact(&mut head).is_ok() && head.ends_with(b"200")
     }
 
-    fn log(&self) -> String {
+    pub(crate) fn log(&self) -> String {
         std::fs::read_to_string(self.dir.path().join("registry.log")).unwrap_or_default()
     }
 
     /// Bytes the registry stores (compressed layers, manifests).
-    fn stored_bytes(&self) -> u64 {
+    pub(crate) fn stored_bytes(&self) -> u64 {
         fn walk(p: &Path) -> u64 {
             std::fs::read_dir(p)
                 .into_iter()
