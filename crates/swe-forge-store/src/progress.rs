@@ -51,6 +51,15 @@ pub struct RunRow {
     pub run: PhaseRun,
 }
 
+impl RunRow {
+    /// The runs a validated record carries (`swe_forge.runs`), as stored.
+    pub fn of(inst: &swe_forge_core::Instance) -> Vec<RunRow> {
+        let runs = inst.swe_forge.iter().flat_map(|m| m.runs.iter());
+        runs.map(|run| RunRow { instance_id: inst.instance_id.clone(), attempt: run.attempt, run: run.clone() })
+            .collect()
+    }
+}
+
 /// Whether a stored record is a result the machine cut short (an `infrastructure` rejection: the
 /// engine failed after its retries), which is no verdict on the instance: it runs again.
 fn cut_short(record_json: &str) -> bool {

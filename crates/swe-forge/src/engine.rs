@@ -47,6 +47,20 @@ fn job_of(store: &Path) -> String {
 
 /// The backend test runs go to: the local engine, or the swarm the settings name (connected,
 /// checked to be a manager; its registry must be named).
+/// The validator for the work whose state store is `store`: on the engine ([`connect_engine`])
+/// and the run backend the settings name, with progress bars for `todo` instances.
+pub async fn validator_for(
+    store: &Path,
+    settings: Settings,
+    todo: usize,
+) -> Result<(swe_forge_validate::Validator, Arc<crate::reporter::Bars>)> {
+    let engine = connect_engine(store).await?;
+    let bars = Arc::new(crate::reporter::Bars::new(todo));
+    let backend = backend_for(&settings, &engine).await?;
+    let validator = swe_forge_validate::Validator::new(engine, settings, bars.clone())?.with_backend(backend);
+    Ok((validator, bars))
+}
+
 pub async fn backend_for(settings: &Settings, engine: &Engine) -> Result<Backend> {
     let Some(spec) = &settings.swarm else { return Ok(Backend::Local(engine.clone())) };
     if spec.registry.is_empty() {

@@ -3,15 +3,13 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use swe_forge_core::{Instance, ValidationStatus};
 use swe_forge_store::{RunRow, Store};
-use swe_forge_validate::{Done, Settings, Stopped, Validator};
+use swe_forge_validate::{Done, Settings, Stopped};
 
-use crate::engine::{connect_engine, tidy_engine};
-use crate::reporter::Bars;
+use crate::engine::{tidy_engine, validator_for};
 
 /// Validates `records` and writes every result to `out` (JSONL). Progress lives in the state
 /// store `<work_dir>/state.sqlite`: a run that was killed resumes where it stopped (instances
@@ -45,20 +43,11 @@ pub async fn validate_records(
     if todo.is_empty() {
         tidy_engine(&store_path).await;
     } else {
-        let engine = connect_engine(&store_path).await?;
-        let bars = Arc::new(Bars::new(todo.len()));
-        let backend = crate::engine::backend_for(&settings, &engine).await?;
-        let validator = Validator::new(engine, settings, bars.clone())?.with_backend(backend);
+        let (validator, bars) = validator_for(&store_path, settings, todo.len()).await?;
         // Each result is in the store before it counts as done; a store error stops the run.
         let mut keep = |done: Done<Instance>| {
             let inst = &done.result;
-            let runs: Vec<RunRow> = inst
-                .swe_forge
-                .iter()
-                .flat_map(|m| m.runs.iter())
-                .map(|run| RunRow { instance_id: inst.instance_id.clone(), attempt: run.attempt, run: run.clone() })
-                .collect();
-            store.finish(inst, &runs)
+            store.finish(inst, &RunRow::of(inst))
         };
         let kept = validator.validate_each(todo, &mut keep).await;
         validator.settle().await;

@@ -5,18 +5,16 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
 use sha2::{Digest, Sha256};
 use swe_forge_core::Instance;
 use swe_forge_store::{Store, input_digest};
-use swe_forge_validate::{Done, Evaluation, Prediction, Settings, Summary, Validator, evaluable, plan_env_commits};
+use swe_forge_validate::{Done, Evaluation, Prediction, Settings, Summary, evaluable, plan_env_commits};
 
 use crate::cli::EvaluateArgs;
-use crate::engine::{connect_engine, tidy_engine};
+use crate::engine::{tidy_engine, validator_for};
 use crate::records::{folder_out, read_records};
-use crate::reporter::Bars;
 use crate::settings::{apply_engine_args, apply_pipeline};
 use swe_forge_agree::Naming;
 use swe_forge_config::Pipeline;
@@ -103,10 +101,7 @@ pub async fn evaluate_command(args: EvaluateArgs) -> Result<()> {
     if todo.is_empty() {
         tidy_engine(&store_path).await;
     } else {
-        let engine = connect_engine(&store_path).await?;
-        let bars = Arc::new(Bars::new(todo.len()));
-        let backend = crate::engine::backend_for(&settings, &engine).await?;
-        let validator = Validator::new(engine, settings, bars.clone())?.with_backend(backend);
+        let (validator, bars) = validator_for(&store_path, settings, todo.len()).await?;
         let work: Vec<(&Instance, &Prediction)> =
             todo.iter().map(|&i| (by_id[known[i].instance_id.as_str()], &known[i])).collect();
         // Each result is in the store before it counts as done; a store error stops the run.

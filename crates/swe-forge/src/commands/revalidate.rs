@@ -18,7 +18,6 @@ use std::collections::{HashMap, HashSet};
 use std::fs::OpenOptions;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
@@ -28,13 +27,12 @@ use swe_forge_agree::{
 use swe_forge_core::{Instance, TestResult};
 use swe_forge_docker::Engine;
 use swe_forge_store::{RunRow, Store};
-use swe_forge_validate::{Done, Settings, Stopped, Validator, plan_env_commits};
+use swe_forge_validate::{Done, Settings, Stopped, plan_env_commits};
 
 use crate::cli::RevalidateArgs;
-use crate::engine::{connect_engine, tidy_engine};
+use crate::engine::{tidy_engine, validator_for};
 use crate::records::read_logs;
 use crate::records::read_records;
-use crate::reporter::Bars;
 use crate::settings::{apply_engine_args, apply_pipeline};
 use swe_forge_config::Pipeline;
 use swe_forge_config::Profile;
@@ -118,22 +116,13 @@ pub async fn revalidate_command(args: RevalidateArgs) -> Result<()> {
     if todo.is_empty() {
         tidy_engine(&store_path).await;
     } else {
-        let engine = connect_engine(&store_path).await?;
-        let bars = Arc::new(Bars::new(todo.len()));
-        let backend = crate::engine::backend_for(&settings, &engine).await?;
-        let validator = Validator::new(engine, settings, bars.clone())?.with_backend(backend);
+        let (validator, bars) = validator_for(&store_path, settings, todo.len()).await?;
         let mut file = append(&progress)?;
         let mut timing_file = append(&timings_path)?;
         // Each result is in the store before it counts as done; a write error stops the run.
         let mut keep = |done: Done<Instance>| -> Result<()> {
             let r = done.result;
-            let runs: Vec<RunRow> = r
-                .swe_forge
-                .iter()
-                .flat_map(|m| m.runs.iter())
-                .map(|run| RunRow { instance_id: r.instance_id.clone(), attempt: run.attempt, run: run.clone() })
-                .collect();
-            store.finish(&r, &runs)?;
+            store.finish(&r, &RunRow::of(&r))?;
             let run_ms: u64 = r.swe_forge.iter().flat_map(|m| &m.runs).map(|x| x.duration_ms).sum();
             let build_ms = (done.elapsed.as_millis() as u64).saturating_sub(run_ms);
             writeln!(file, "{}", serde_json::to_string(&r)?).and_then(|()| file.sync_data())?;

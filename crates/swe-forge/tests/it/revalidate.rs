@@ -583,55 +583,20 @@ fn fail_fast_cargo_test_turns_later_binaries_into_n2p_only_in_the_msb_profile() 
     assert!(env.contains("| no (J 0.33) | no (J 0.33) | yes | yes |"), "{env}");
 }
 
-/// A Maven project whose tests only pass on the Java it targets (8): one checks the running
-/// specification version, as tests that depend on the JDK (collection interfaces, old Mockito)
-/// effectively do.
+/// A Maven project targeting Java 8 whose `JavaVersionTest` passes only there
+/// ([`crate::support::java_fixture`]).
 fn java8_fixture(dir: &Path) -> (String, String, String) {
-    let pom = r#"<?xml version="1.0" encoding="UTF-8"?>
-<project xmlns="http://maven.apache.org/POM/4.0.0">
-  <modelVersion>4.0.0</modelVersion>
-  <groupId>dev.swe-forge.fixtures</groupId>
-  <artifactId>java8</artifactId>
-  <version>1.0</version>
-  <properties>
-    <maven.compiler.source>1.8</maven.compiler.source>
-    <maven.compiler.target>1.8</maven.compiler.target>
-    <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>
-  </properties>
-  <dependencies>
-    <dependency>
-      <groupId>junit</groupId>
-      <artifactId>junit</artifactId>
-      <version>4.13.2</version>
-      <scope>test</scope>
-    </dependency>
-  </dependencies>
-</project>
-"#;
-    let half = |body: &str| {
-        format!(
-            "package fixtures;\n\npublic class Half {{\n    public static int of(int x) {{\n        return {body};\n    }}\n}}\n"
-        )
-    };
+    let j = crate::support::java_fixture("java8", "1.8", "4.13.2");
     let base = repo_with(
         dir,
         &[
-            ("pom.xml", pom),
-            ("src/main/java/fixtures/Half.java", &half("x / 2 + 1")),
-            (
-                "src/test/java/fixtures/JavaVersionTest.java",
-                "package fixtures;\n\nimport static org.junit.Assert.assertEquals;\n\nimport org.junit.Test;\n\npublic class JavaVersionTest {\n    @Test\n    public void runsOnTheTargetedJava() {\n        assertEquals(\"1.8\", System.getProperty(\"java.specification.version\"));\n    }\n}\n",
-            ),
+            ("pom.xml", &j.pom),
+            ("src/main/java/fixtures/Half.java", &j.half_base),
+            ("src/test/java/fixtures/JavaVersionTest.java", j.version_test),
         ],
     );
-    let test_patch = patch(
-        dir,
-        &[(
-            "src/test/java/fixtures/HalfTest.java",
-            "package fixtures;\n\nimport static org.junit.Assert.assertEquals;\n\nimport org.junit.Test;\n\npublic class HalfTest {\n    @Test\n    public void halves() {\n        assertEquals(2, Half.of(4));\n    }\n}\n",
-        )],
-    );
-    let fix_patch = patch(dir, &[("src/main/java/fixtures/Half.java", &half("x / 2"))]);
+    let test_patch = patch(dir, &[("src/test/java/fixtures/HalfTest.java", j.half_test)]);
+    let fix_patch = patch(dir, &[("src/main/java/fixtures/Half.java", &j.half_fixed)]);
     (base, test_patch, fix_patch)
 }
 

@@ -30,3 +30,53 @@ pub fn make_repos(dir: &Path) -> PathBuf {
 pub fn read_records(path: &Path) -> Vec<swe_forge_core::Instance> {
     swe_forge_core::read_jsonl(std::fs::read(path).unwrap().as_slice()).unwrap()
 }
+
+/// The files of a small Maven project: `Half.of` (wrong at the base, right after the fix), the
+/// test patch's `HalfTest`, and `JavaVersionTest`, which passes only on Java 8, as tests that
+/// depend on the JDK (collection interfaces, old Mockito) effectively do.
+pub struct JavaFixture {
+    pub pom: String,
+    pub half_base: String,
+    pub half_fixed: String,
+    pub version_test: &'static str,
+    pub half_test: &'static str,
+}
+
+/// [`JavaFixture`] for `artifact`, compiled at source/target `level` against JUnit `junit`.
+pub fn java_fixture(artifact: &str, level: &str, junit: &str) -> JavaFixture {
+    let pom = format!(
+        r#"<?xml version="1.0" encoding="UTF-8"?>
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>dev.swe-forge.fixtures</groupId>
+  <artifactId>{artifact}</artifactId>
+  <version>1.0</version>
+  <properties>
+    <maven.compiler.source>{level}</maven.compiler.source>
+    <maven.compiler.target>{level}</maven.compiler.target>
+    <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>
+  </properties>
+  <dependencies>
+    <dependency>
+      <groupId>junit</groupId>
+      <artifactId>junit</artifactId>
+      <version>{junit}</version>
+      <scope>test</scope>
+    </dependency>
+  </dependencies>
+</project>
+"#
+    );
+    let half = |body: &str| {
+        format!(
+            "package fixtures;\n\npublic class Half {{\n    public static int of(int x) {{\n        return {body};\n    }}\n}}\n"
+        )
+    };
+    JavaFixture {
+        pom,
+        half_base: half("x / 2 + 1"),
+        half_fixed: half("x / 2"),
+        version_test: "package fixtures;\n\nimport static org.junit.Assert.assertEquals;\n\nimport org.junit.Test;\n\npublic class JavaVersionTest {\n    @Test\n    public void runsOnTheTargetedJava() {\n        assertEquals(\"1.8\", System.getProperty(\"java.specification.version\"));\n    }\n}\n",
+        half_test: "package fixtures;\n\nimport static org.junit.Assert.assertEquals;\n\nimport org.junit.Test;\n\npublic class HalfTest {\n    @Test\n    public void halves() {\n        assertEquals(2, Half.of(4));\n    }\n}\n",
+    }
+}

@@ -67,44 +67,17 @@ fn accepted(r: &Instance) {
 fn a_pom_asking_for_source_6_gets_jdk_8_with_no_override() {
     let tmp = tempfile::tempdir().unwrap();
     let repos = tmp.path().join("repos");
-    let pom = r#"<?xml version="1.0" encoding="UTF-8"?>
-<project xmlns="http://maven.apache.org/POM/4.0.0">
-  <modelVersion>4.0.0</modelVersion>
-  <groupId>dev.swe-forge.fixtures</groupId>
-  <artifactId>legacy</artifactId>
-  <version>1.0</version>
-  <properties>
-    <maven.compiler.source>1.6</maven.compiler.source>
-    <maven.compiler.target>1.6</maven.compiler.target>
-    <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>
-  </properties>
-  <dependencies>
-    <dependency>
-      <groupId>junit</groupId>
-      <artifactId>junit</artifactId>
-      <version>4.12</version>
-      <scope>test</scope>
-    </dependency>
-  </dependencies>
-</project>
-"#;
-    let half = |body: &str| {
-        format!(
-            "package fixtures;\n\npublic class Half {{\n    public static int of(int x) {{\n        return {body};\n    }}\n}}\n"
-        )
-    };
-    let version_test = "package fixtures;\n\nimport static org.junit.Assert.assertEquals;\n\nimport org.junit.Test;\n\npublic class JavaVersionTest {\n    @Test\n    public void runsOnJava8() {\n        assertEquals(\"1.8\", System.getProperty(\"java.specification.version\"));\n    }\n}\n";
-    let half_test = "package fixtures;\n\nimport static org.junit.Assert.assertEquals;\n\nimport org.junit.Test;\n\npublic class HalfTest {\n    @Test\n    public void halves() {\n        assertEquals(2, Half.of(4));\n    }\n}\n";
+    let j = crate::support::java_fixture("legacy", "1.6", "4.12");
     let fx = fixture(
         &repos.join("forge-fixtures/legacy"),
         "2012-06-01T00:00:00Z",
         &[
-            ("pom.xml", pom),
-            ("src/main/java/fixtures/Half.java", &half("x / 2 + 1")),
-            ("src/test/java/fixtures/JavaVersionTest.java", version_test),
+            ("pom.xml", &j.pom),
+            ("src/main/java/fixtures/Half.java", &j.half_base),
+            ("src/test/java/fixtures/JavaVersionTest.java", j.version_test),
         ],
-        &[("src/test/java/fixtures/HalfTest.java", half_test)],
-        &[("src/main/java/fixtures/Half.java", &half("x / 2"))],
+        &[("src/test/java/fixtures/HalfTest.java", j.half_test)],
+        &[("src/main/java/fixtures/Half.java", &j.half_fixed)],
     );
     let inst = instance("forge-fixtures", "legacy", 3, fx);
     let out = validate(&[&inst], &repos, &tmp.path().join("out"), None);
