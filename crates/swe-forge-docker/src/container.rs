@@ -365,13 +365,38 @@ impl Engine {
         Ok(found.into_iter().find_map(|n| n.id))
     }
 
+    /// Removes container `id`. When the engine does not answer (it is restarting), the removal is
+    /// tried again for up to [`REMOVE_PATIENCE`]: a container that outlived a restart would
+    /// otherwise stay behind, since the run that made it goes on with a new one.
     async fn remove_container(&self, id: &str) {
-        let opts = RemoveContainerOptions { force: true, v: true, ..Default::default() };
-        if let Err(e) = self.docker.remove_container(id, Some(opts)).await {
-            tracing::warn!(container = id, error = %e, "could not remove container");
+        let deadline = Instant::now() + REMOVE_PATIENCE;
+        let mut delay = Duration::from_millis(250);
+        loop {
+            let opts = RemoveContainerOptions { force: true, v: true, ..Default::default() };
+            match self.docker.remove_container(id, Some(opts)).await {
+                Ok(()) => return,
+                // Gone already, or being removed by the engine.
+                Err(bollard::errors::Error::DockerResponseServerError { status_code: 404 | 409, .. }) => return,
+                // The engine answered with an error: trying again would get the same answer.
+                Err(e @ bollard::errors::Error::DockerResponseServerError { .. }) => {
+                    tracing::warn!(container = id, error = %e, "could not remove container");
+                    return;
+                }
+                Err(e) if Instant::now() >= deadline => {
+                    tracing::warn!(container = id, error = %e, "could not remove container: the engine did not answer");
+                    return;
+                }
+                Err(_) => {
+                    tokio::time::sleep(delay).await;
+                    delay = (delay * 2).min(Duration::from_secs(4));
+                }
+            }
         }
     }
 }
+
+/// How long a container's removal waits for an engine that does not answer.
+const REMOVE_PATIENCE: Duration = Duration::from_secs(90);
 
 /// Files as (path, content).
 pub(crate) type Files = Vec<(String, Vec<u8>)>;

@@ -55,6 +55,7 @@ fn validation_survives_an_engine_restart() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
+    let child_pid = child.id();
     // Wait until the first test run's container is up, then restart the engine under it.
     let deadline = Instant::now() + Duration::from_secs(300);
     loop {
@@ -77,4 +78,13 @@ fn validation_survives_an_engine_restart() {
     assert_eq!(records[0].status(), swe_forge_core::ValidationStatus::Accepted, "{meta:?}\n{text}");
     assert!(records[0].f2p_tests.contains_key("gostack::TestPopEmptyReturnsError"));
     assert!(swe_forge_core::Warning::InfraRetry.on(&meta.warnings), "{meta:?}");
+    // The container that outlived the restart is removed too: nothing of the run stays behind.
+    let ps = Command::new("docker")
+        .args(["ps", "-a", "--filter", "label=dev.swe-forge.run", "--format", "{{.Label \"dev.swe-forge.run\"}}"])
+        .output()
+        .unwrap();
+    let ours = format!("{}-", child_pid);
+    let left: Vec<String> =
+        String::from_utf8_lossy(&ps.stdout).lines().filter(|l| l.starts_with(&ours)).map(str::to_owned).collect();
+    assert!(left.is_empty(), "containers of the run left behind: {left:?}");
 }
