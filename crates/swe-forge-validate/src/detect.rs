@@ -65,6 +65,10 @@ pub fn detect(repo: &SourceRepo, sha: &str) -> Detection {
     }
     if exists("go.mod") {
         d.recipe = Some("go".into());
+    } else if paths.iter().any(|p| !p.contains('/') && p.ends_with(".go")) {
+        // Go of the GOPATH era (before go.mod): the recipe makes a go.mod at setup.
+        d.recipe = Some("go".into());
+        d.requested_versions.insert("go.mod".into(), "none (GOPATH era: made at setup)".into());
     } else if exists("Cargo.toml") {
         d.recipe = Some("rust".into());
     } else if exists("pom.xml") {
@@ -180,6 +184,20 @@ mod tests {
         let d = detect_files(&[("Makefile", "all:\n\tcc x.cc\n"), ("x.cc", "int main(){}\n")]);
         assert_eq!(d.recipe, None);
         assert!(d.unsupported.unwrap().contains("without a `check` or `test` target"));
+    }
+
+    #[test]
+    fn go_without_go_mod_is_go_of_the_gopath_era() {
+        let d = detect_files(&[
+            ("cli.go", "package cli\n"),
+            ("Makefile", "test:\n\tgo test ./...\n"),
+            (".travis.yml", "language: go\ngo:\n  - 1.6.2\n"),
+        ]);
+        assert_eq!((d.recipe.as_deref(), d.unsupported.as_deref()), (Some("go"), None));
+        assert!(d.requested_versions["go.mod"].contains("GOPATH"));
+        // Go files only below the root are not enough (a tool folder of another project).
+        let d = detect_files(&[("tools/gen.go", "package main\n"), ("Makefile", "test:\n\t./t\n")]);
+        assert_eq!(d.recipe.as_deref(), Some("c-make"));
     }
 
     #[test]

@@ -22,7 +22,7 @@
 //!   runs the future-leak check.
 //! - Every setup step sees `SWE_FORGE_COMMIT_TIME`, the committer time of the commit its layer holds,
 //!   exported by its script (in the tag, never in the image config), so dependencies a repository
-//!   does not lock resolve as of then.
+//!   does not lock resolve as of then, and `SWE_FORGE_REPO` (`org/repo`).
 //! - When the environment does not build at an older commit it is built at the base (a warning on the
 //!   record); a failed setup is remembered for the run.
 //! - Environment and instance images carry `dev.swe-forge.role` and `dev.swe-forge.repository`:
@@ -388,6 +388,10 @@ struct EnvSpec {
 /// it never reaches the committed image's configuration; it is part of the script, so of the tag.
 pub const COMMIT_TIME_VAR: &str = "SWE_FORGE_COMMIT_TIME";
 
+/// The variable every setup step sees: the instance's repository as `org/repo`, for recipes that
+/// need its name (a Go module path for code written before go.mod).
+pub const REPO_VAR: &str = "SWE_FORGE_REPO";
+
 /// Seconds since the epoch as `YYYY-MM-DDTHH:MM:SSZ` (days to civil date: H. Hinnant's algorithm).
 pub(crate) fn rfc3339_utc(secs: i64) -> String {
     let days = secs.div_euclid(86_400);
@@ -409,11 +413,19 @@ fn commit_time(repo: &SourceRepo, sha: &str) -> Result<String, ImageFailure> {
     Ok(rfc3339_utc(repo.commit(sha)?.time().seconds()))
 }
 
-/// The setup script of a recipe for the tree of a commit made at `commit_time`: the commit's
-/// time exported, prelude, commands, leak check, the test user made owner.
-fn setup_script(toolchain: &Toolchain, recipe: &Recipe, whole_tree_chown: bool, commit_time: &str) -> String {
+/// The setup script of a recipe for the tree of a commit made at `commit_time` in repository
+/// `org_repo`: the commit's time and the repository exported, prelude, commands, leak check, the
+/// test user made owner.
+fn setup_script(
+    toolchain: &Toolchain,
+    recipe: &Recipe,
+    whole_tree_chown: bool,
+    commit_time: &str,
+    org_repo: &str,
+) -> String {
     let mut setup = format!(
-        "export {COMMIT_TIME_VAR}={commit_time}\n{}\nset -e\ncd {REPO_DIR}\n{}\n{LEAK_CHECK}",
+        "export {COMMIT_TIME_VAR}={commit_time} {REPO_VAR}={}\n{}\nset -e\ncd {REPO_DIR}\n{}\n{LEAK_CHECK}",
+        shell_quote(org_repo),
         toolchain.setup_prelude,
         recipe.setup.join("\n")
     );
@@ -505,7 +517,8 @@ impl Validator {
         }
         let paths: Vec<&str> = extras.iter().map(|x| x.source.path.as_str()).collect();
         let source_df = source_dockerfile(toolchain_tag, commit, &paths);
-        let setup = setup_script(toolchain, recipe, true, &commit_time(repo, commit)?);
+        let org_repo = format!("{}/{}", inst.org, inst.repo);
+        let setup = setup_script(toolchain, recipe, true, &commit_time(repo, commit)?, &org_repo);
         let src_tag = format!("{name}:src-{}{suffix}", short_hash(&[toolchain_tag, &tree_key, &source_df]));
         let tag = format!("{name}:env-{}{suffix}", short_hash(&[toolchain_tag, &tree_key, &source_df, &setup]));
         Ok(EnvSpec { commit: commit.to_owned(), source_df, src_tag, tag, setup })
@@ -668,7 +681,8 @@ impl Validator {
                 (format!("{CHANGE_DIR}/written"), nul_list(&written)),
             ];
             script.push_str(&rewrite_script(&base));
-            script.push_str(&setup_script(toolchain, recipe, false, &commit_time(repo, &base)?));
+            let org_repo = format!("{}/{}", inst.org, inst.repo);
+            script.push_str(&setup_script(toolchain, recipe, false, &commit_time(repo, &base)?, &org_repo));
         } else {
             script.push_str(&format!("cd {REPO_DIR}\n{LEAK_CHECK}"));
             if let Some(user) = &recipe.test_user {

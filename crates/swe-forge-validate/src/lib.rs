@@ -9,6 +9,7 @@
 //! UTC) of the commit whose tree its layer holds (the environment commit, then the base), so that
 //! dependencies a repository does not lock are resolved as of that date, not today (`npm install
 //! --before`, `cargo generate-lockfile --publish-time`); it is never in the committed image's config.
+//! `SWE_FORGE_REPO` ([`REPO_VAR`]) names the repository (`org/repo`).
 
 mod detect;
 mod driver;
@@ -40,7 +41,7 @@ pub use evaluate::{
 };
 pub use extra::{ResolvedExtraSource, resolve_extra_sources};
 pub use grade::{Grade, Parsers, Verdict, grade, grade_prediction};
-pub use images::COMMIT_TIME_VAR;
+pub use images::{COMMIT_TIME_VAR, REPO_VAR};
 pub use parsed::{kept_parse, read_parsed, reparse};
 pub use recipe::{Recipe, Toolchain, check_override};
 pub use regrade::{RegradeError, regrade};

@@ -79,7 +79,8 @@ pub struct Recipe {
     #[serde(default)]
     pub env: BTreeMap<String, String>,
     /// Commands run once in the instance image with network access (dependencies, warm build);
-    /// `$SWE_FORGE_COMMIT_TIME` holds the committer time of the tree they run on (RFC 3339, UTC).
+    /// `$SWE_FORGE_COMMIT_TIME` holds the committer time of the tree they run on (RFC 3339, UTC),
+    /// `$SWE_FORGE_REPO` the repository (`org/repo`).
     #[serde(default)]
     pub setup: Vec<String>,
     /// Commands run before the test command in every run (cleaning stale reports).

@@ -424,6 +424,8 @@ const SIGNS: &[(Tool, Direction, &str)] = &[
     (Tool::Java, Direction::TooNew, "java.lang.NoClassDefFoundError: javax/xml/bind"),
     (Tool::Java, Direction::TooNew, "java.lang.reflect.InaccessibleObjectException"),
     (Tool::Java, Direction::TooNew, "package sun.misc does not exist"),
+    // An annotation processor reaching into javac's internals (Lombok before 1.18.30 on JDK 21).
+    (Tool::Java, Direction::TooNew, "java.lang.NoSuchFieldError: Class com.sun.tools.javac."),
     (Tool::Java, Direction::TooOld, "invalid target release:"),
     (Tool::Java, Direction::TooOld, "invalid source release:"),
     (Tool::Java, Direction::TooOld, "error: release version "),

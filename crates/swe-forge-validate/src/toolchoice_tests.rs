@@ -109,6 +109,13 @@ fn go_and_rust_minimums() {
     let go = [req(Tool::Go, "go.mod go", "1.21", Want::AtLeast(v(1, 21)))];
     assert_eq!(pick(Tool::Go, &go, "2023-01-01"), "go");
     assert_eq!(pick(Tool::Go, &go, "2026-12-01"), "go", "never newer than the default unasked");
+    // Code of 2016-2022 gets a Go of its time from an older Debian suite.
+    let go111 = [req(Tool::Go, "go.mod go", "1.11", Want::AtLeast(v(1, 11)))];
+    assert_eq!(pick(Tool::Go, &go111, "2020-03-06"), "go115", "none current yet: the oldest");
+    assert_eq!(pick(Tool::Go, &[], "2016-05-09"), "go115", "GOPATH era");
+    let go118 = [req(Tool::Go, "go.mod go", "1.18", Want::AtLeast(v(1, 18)))];
+    assert_eq!(pick(Tool::Go, &go118, "2022-10-28"), "go119");
+    assert_eq!(pick(Tool::Go, &go118, "2025-06-01"), "go");
     let go125 = [req(Tool::Go, "go.mod go", "1.25.0", Want::AtLeast(v(1, 25)))];
     assert_eq!(pick(Tool::Go, &go125, "2025-09-01"), "go126");
     let rust = [req(Tool::Rust, "Cargo.toml rust-version", "1.88", Want::AtLeast(v(1, 88)))];
@@ -160,6 +167,9 @@ fn setup_failures_that_name_the_toolchain() {
     let rust = "error: package `foo v1.0.0` cannot be built because it requires rustc 1.88 or newer, while the currently active rustc version is 1.85.1";
     assert_eq!(classify_failure(rust).unwrap().tool, Tool::Rust);
     assert_eq!(classify_failure("[ERROR] Tests run: 3, Failures: 1\nBUILD FAILURE\n"), None);
+    let lombok = "[ERROR] Fatal error compiling: java.lang.NoSuchFieldError: Class com.sun.tools.javac.tree.JCTree$JCImport does not have member field 'com.sun.tools.javac.tree.JCTree qualid'";
+    let s = classify_failure(lombok).unwrap();
+    assert_eq!((s.tool, s.direction), (Tool::Java, Direction::TooNew));
     let glibc = "catch.hpp:10822:58: error: call to non-'constexpr' function 'long int sysconf(int)'\n10822 |     static constexpr std::size_t sigStackSize = 32768 >= MINSIGSTKSZ ? 32768 : MINSIGSTKSZ;\n";
     let s = classify_failure(glibc).unwrap();
     assert_eq!((s.tool, s.direction), (Tool::C, Direction::TooNew));

@@ -580,7 +580,7 @@ impl Validator {
             (None, _, Some(why)) => return Err(why.clone()),
             (None, Some(n), None) => n.clone(),
             (None, None, None) => {
-                return Err("no known build files at the base commit (go.mod, Cargo.toml, pom.xml, package.json, CMakeLists.txt, configure.ac, meson.build, a Makefile with a check or test target); name a recipe in an override".into());
+                return Err("no known build files at the base commit (go.mod or *.go files at the root, Cargo.toml, pom.xml, package.json, CMakeLists.txt, configure.ac, meson.build, a Makefile with a check or test target); name a recipe in an override".into());
             }
         };
         let mut recipe = Recipe::named(&name).map_err(|e| e.to_string())?;
