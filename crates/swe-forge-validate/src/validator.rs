@@ -181,6 +181,22 @@ impl Validator {
         })
     }
 
+    /// Takes what the searches of earlier runs found from their records (a resumed run, a state
+    /// store's validated records): a repository whose instance needed another toolchain version
+    /// than the first choice starts its later instances there. The toolchain of a record's image
+    /// only; an override's choice is not a finding.
+    pub fn learn_from(&self, records: &[Instance]) {
+        let mut worked = self.worked.lock().unwrap_or_else(|e| e.into_inner());
+        for r in records {
+            let found = r.swe_forge.as_ref().filter(|m| m.image.is_some()).and_then(|m| m.provenance.as_ref());
+            let Some(c) = found.and_then(|p| p.toolchain_choice.as_ref()) else { continue };
+            let tool = self.releases.0.keys().copied().find(|t| t.name() == c.family);
+            if let Some(tool) = tool.filter(|_| !c.attempts.is_empty() && !c.overridden) {
+                worked.insert((format!("{}/{}", r.org, r.repo), tool), c.toolchain.clone());
+            }
+        }
+    }
+
     /// Test runs go to `backend` from now on (images are still built by the local engine).
     pub fn with_backend(mut self, backend: Backend) -> Validator {
         self.backend = backend;

@@ -44,6 +44,8 @@ pub async fn validate_records(
         tidy_engine(&store_path).await;
     } else {
         let (validator, bars) = validator_for(&store_path, settings, todo.len()).await?;
+        // Toolchain versions that earlier runs' searches found are where later instances start.
+        validator.learn_from(&store.validated()?);
         // Each result is in the store before it counts as done; a store error stops the run.
         let mut keep = |done: Done<Instance>| {
             let inst = &done.result;

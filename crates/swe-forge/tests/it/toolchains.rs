@@ -173,6 +173,17 @@ fn a_setup_that_fails_because_of_the_toolchain_gets_the_next_version() {
     assert_eq!(c.attempts[0].toolchain, "node");
     assert!(c.attempts[0].error.contains("digital envelope routines::unsupported"), "{c:?}");
     assert!(c.reason.starts_with("nothing pins a version"), "{c:?}");
+    // A later run over the same state store (a resumed or extended run, another process) starts
+    // the repository's next instance at the version the search found: no failed attempt again.
+    let mut later = inst.clone();
+    later.number = 8;
+    later.instance_id = later.expected_id();
+    let out = validate(&[&inst, &later], &repos, &tmp.path().join("out"), None);
+    let r = out.iter().find(|r| r.number == 8).unwrap();
+    accepted(r);
+    let c = choice(r);
+    assert_eq!((c.toolchain.as_str(), c.attempts.len()), ("node18", 0), "{c:?}");
+    assert!(c.reason.contains("found by the search of an earlier instance"), "{c:?}");
 }
 
 #[test]
@@ -246,6 +257,45 @@ int main() {{\n    check(\"stack\", sizeof altStackMem > 0);\n{checks}    return
     let prov = r.swe_forge.as_ref().unwrap().provenance.as_ref().unwrap();
     assert!(prov.base_image.starts_with("swe-forge/base:bullseye-"), "{prov:?}");
     assert!(prov.toolchain_versions.contains("(Debian 10."), "{}", prov.toolchain_versions);
+}
+
+#[test]
+fn go_of_the_gopath_era_gets_a_go_mod_pinned_to_its_time_and_the_go_of_its_time() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = tmp.path().join("repos");
+    // No go.mod (code of 2019 written for a GOPATH): the setup makes one, resolves the import
+    // through the module proxy and pins it to its newest release before the commit (uuid v1.1.1
+    // of 2019-02-27; today's is newer). Nothing pins a Go: the oldest here, bullseye's 1.15, on
+    // which a flag named `-dash` still works (Go 1.16 and later panic on it).
+    let id = "package gopath\n\nimport \"github.com/google/uuid\"\n\n// ID is a fresh identifier.\nfunc ID() string { return uuid.New().String() }\n";
+    let sum = |body: &str| format!("package gopath\n\n// Sum adds.\nfunc Sum(a, b int) int {{ return {body} }}\n");
+    let flags = "package gopath\n\nimport (\n\t\"flag\"\n\t\"testing\"\n)\n\n\
+func TestDashName(t *testing.T) {\n\tfs := flag.NewFlagSet(\"t\", flag.ContinueOnError)\n\tfs.Bool(\"-dash\", false, \"\")\n}\n\n\
+func TestID(t *testing.T) {\n\tif len(ID()) != 36 {\n\t\tt.Fatal(ID())\n\t}\n}\n";
+    let sum_test = "package gopath\n\nimport \"testing\"\n\nfunc TestSum(t *testing.T) {\n\tif Sum(2, 3) != 5 {\n\t\tt.Fatal(Sum(2, 3))\n\t}\n}\n";
+    let fx = fixture(
+        &repos.join("forge-fixtures/gopath"),
+        "2019-06-01T00:00:00Z",
+        &[("id.go", id), ("sum.go", &sum("a - b")), ("flags_test.go", flags)],
+        &[("sum_test.go", sum_test)],
+        &[("sum.go", &sum("a + b"))],
+    );
+    let inst = instance("forge-fixtures", "gopath", 3, fx);
+    let out = validate(&[&inst], &repos, &tmp.path().join("out"), None);
+    let r = &out[0];
+    accepted(r);
+    let pkg = "github.com/forge-fixtures/gopath::";
+    assert_eq!(r.f2p_tests.keys().collect::<Vec<_>>(), [&format!("{pkg}TestSum")]);
+    assert_eq!(r.p2p_tests.keys().collect::<Vec<_>>(), [&format!("{pkg}TestDashName"), &format!("{pkg}TestID")]);
+    let c = choice(r);
+    assert_eq!((c.toolchain.as_str(), c.attempts.len()), ("go115", 0), "{c:?}");
+    let prov = r.swe_forge.as_ref().unwrap().provenance.as_ref().unwrap();
+    assert!(prov.toolchain_versions.contains("go1.15"), "{}", prov.toolchain_versions);
+    assert!(prov.requested_versions["go.mod"].contains("GOPATH"), "{:?}", prov.requested_versions);
+    let image = r.swe_forge.as_ref().unwrap().image.as_deref().unwrap();
+    let (module, _) =
+        in_image(image, "cd /testbed && head -1 go.mod && GOFLAGS=-mod=mod go list -m github.com/google/uuid");
+    assert_eq!(module, "module github.com/forge-fixtures/gopath\ngithub.com/google/uuid v1.1.1");
 }
 
 #[test]
