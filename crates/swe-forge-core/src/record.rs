@@ -251,6 +251,15 @@ pub struct Provenance {
     /// Id of the environment image.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub env_image_id: String,
+    /// Milliseconds building the environment image took (source layer, setup, commit), when the
+    /// validation run that made this record built it (every record of that run on the same
+    /// environment carries it); absent when the image existed already.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub env_build_ms: Option<u64>,
+    /// Milliseconds it spent building the instance layer on the environment; absent when the
+    /// instance image existed already.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image_build_ms: Option<u64>,
     /// Trees of other repositories the recipe put into the image (outside the repository), each
     /// with the commit its revision resolved to.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -20,18 +20,21 @@ pub enum Backend {
 }
 
 impl Backend {
-    /// Runs `spec` and cleans up after it.
+    /// Runs `spec`; what is left to clean up after it is cleaned up in the background
+    /// ([`Backend::settle`] waits for it).
     pub async fn run(&self, spec: &RunSpec) -> Result<RunOutput, DockerError> {
         match self {
-            Backend::Local(engine) => engine.run(spec).await,
+            Backend::Local(engine) => engine.run_removing_later(spec).await,
             Backend::Swarm(swarm) => swarm.run(spec).await,
         }
     }
 
-    /// Waits for cleanups still under way in the background (a swarm's configs).
+    /// Waits for cleanups still under way in the background (the local engine's containers, a
+    /// swarm's configs).
     pub async fn settle(&self) {
-        if let Backend::Swarm(swarm) = self {
-            swarm.settle().await;
+        match self {
+            Backend::Local(engine) => engine.settle().await,
+            Backend::Swarm(swarm) => swarm.settle().await,
         }
     }
 

@@ -124,15 +124,96 @@ pub struct RunOutput {
     pub files: Vec<(String, Vec<u8>)>,
     /// The machine that ran it: None on the local engine, the node's id on a swarm.
     pub node: Option<String>,
+    /// Where the time of the run went, step by step (the local engine's runs; zero on a swarm).
+    pub stages: RunStages,
+}
+
+/// Wall time of each step of a run on the local engine: what `swe-forge bench runs` reports as
+/// the fixed cost of a run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RunStages {
+    /// Finding (or making) the internal network.
+    pub network: Duration,
+    /// Creating the container.
+    pub create: Duration,
+    /// Copying the files into it.
+    pub copy_in: Duration,
+    /// The engine starting it (until the start call answered).
+    pub start: Duration,
+    /// From started to the end of its log: the script, and the engine's work around it.
+    pub run: Duration,
+    /// After the log ended: the exit code and whether the memory limit killed anything.
+    pub exit: Duration,
+    /// Copying the result files out (at the same time as the end of `exit`).
+    pub copy_out: Duration,
+    /// Removing the container, as far as the run waited for it (zero when it is removed in the
+    /// background).
+    pub remove: Duration,
+}
+
+impl RunStages {
+    /// Every step, in order, with its name.
+    pub fn named(&self) -> [(&'static str, Duration); 8] {
+        [
+            ("network", self.network),
+            ("create", self.create),
+            ("copy in", self.copy_in),
+            ("start", self.start),
+            ("run", self.run),
+            ("exit", self.exit),
+            ("copy out", self.copy_out),
+            ("remove", self.remove),
+        ]
+    }
+
+    /// The sum of the steps.
+    pub fn total(&self) -> Duration {
+        self.named().iter().map(|(_, d)| *d).sum()
+    }
 }
 
 impl Engine {
     /// Runs `spec` in a fresh container and removes the container afterwards.
     pub async fn run(&self, spec: &RunSpec) -> Result<RunOutput, DockerError> {
-        let id = self.create(spec).await?;
-        let out = self.start_and_collect(&id, spec).await;
+        let mut stages = RunStages::default();
+        let nonce = crate::end_frame::nonce();
+        let id = self.create(spec, &mut stages, Some(&nonce)).await?;
+        let out = self.start_and_collect(&id, spec, &mut stages, Some(&nonce)).await;
+        let removing = Instant::now();
         self.remove_container(&id).await;
-        out
+        stages.remove = removing.elapsed();
+        out.map(|out| RunOutput { stages, ..out })
+    }
+
+    /// Runs `spec` as [`Engine::run`] does, but removes the container in the background: the
+    /// result comes back as soon as it is read, and [`Engine::settle`] waits for the removals
+    /// still under way. A process killed before that leaves the container to the cleanup of its
+    /// run label (`docs/reliability.md`), as a container of a run under way would be.
+    pub async fn run_removing_later(&self, spec: &RunSpec) -> Result<RunOutput, DockerError> {
+        let mut stages = RunStages::default();
+        let nonce = crate::end_frame::nonce();
+        let id = self.create(spec, &mut stages, Some(&nonce)).await?;
+        let out = self.start_and_collect(&id, spec, &mut stages, Some(&nonce)).await;
+        let engine = self.clone();
+        let removal = tokio::spawn(async move { engine.remove_container(&id).await });
+        let mut removals = self.shared.removals.lock().unwrap_or_else(|e| e.into_inner());
+        removals.retain(|r| !r.is_finished());
+        removals.push(removal);
+        drop(removals);
+        out.map(|out| RunOutput { stages, ..out })
+    }
+
+    /// Waits until the containers [`Engine::run_removing_later`] left to remove are removed.
+    pub async fn settle(&self) {
+        loop {
+            let pending = std::mem::take(&mut *self.shared.removals.lock().unwrap_or_else(|e| e.into_inner()));
+            if pending.is_empty() {
+                return;
+            }
+            for removal in pending {
+                let _ = removal.await;
+            }
+        }
     }
 
     /// Runs `spec` and, when the script exits 0, commits the container as `tag`, keeping the
@@ -144,9 +225,11 @@ impl Engine {
         tag: &str,
         labels: &HashMap<String, String>,
     ) -> Result<(RunOutput, Option<String>), DockerError> {
-        let id = self.create(spec).await?;
+        let mut stages = RunStages::default();
+        // The engine says when the setup ended (the container must have stopped before the commit).
+        let id = self.create(spec, &mut stages, None).await?;
         let result = async {
-            let out = self.start_and_collect(&id, spec).await?;
+            let out = self.start_and_collect(&id, spec, &mut stages, None).await?;
             if out.exit_code != Some(0) {
                 return Ok((out, None));
             }
@@ -184,9 +267,24 @@ impl Engine {
         result
     }
 
-    async fn create(&self, spec: &RunSpec) -> Result<String, DockerError> {
-        let (script, files) = full_script(spec)?;
+    /// Creates the run's container and puts its files in place. With a `nonce`, the container
+    /// tells the end of the run itself (`end_frame.rs`) and small files travel in its command.
+    async fn create(&self, spec: &RunSpec, stages: &mut RunStages, nonce: Option<&str>) -> Result<String, DockerError> {
+        let (script, mut files) = full_script(spec)?;
+        let cmd = match nonce {
+            Some(nonce) => {
+                let inline = crate::end_frame::inline(&files, spec.user.as_deref());
+                let cmd = crate::end_frame::command(&script, inline.then_some(&files), spec.collect.as_deref(), nonce);
+                if inline {
+                    files.clear();
+                }
+                cmd
+            }
+            None => vec![script],
+        };
+        let step = Instant::now();
         let network = if spec.network { "bridge".to_owned() } else { self.isolated_network().await? };
+        stages.network = step.elapsed();
         // Without the network, a lookup of an outside name can only fail: fail it after one try of
         // one second, not glibc's default two tries of five (tests that need the internet wait
         // ten seconds each otherwise).
@@ -206,7 +304,7 @@ impl Engine {
         let body = ContainerCreateBody {
             image: Some(spec.image.clone()),
             entrypoint: Some(vec!["/bin/bash".to_owned(), "-c".to_owned()]),
-            cmd: Some(vec![script]),
+            cmd: Some(cmd),
             env: Some(spec.env.clone()),
             user: spec.user.clone(),
             labels: Some(
@@ -215,25 +313,31 @@ impl Engine {
                     .chain(crate::run_label::container_labels())
                     .collect(),
             ),
-            host_config: Some(host_config),
+            host_config: Some(host_config.clone()),
             ..Default::default()
         };
-        let created = self
-            .docker
-            .create_container(None::<CreateContainerOptions>, body)
-            .await
-            .map_err(DockerError::api("create container", &spec.image))?;
-        if !files.is_empty() {
-            let mut tar = tar::Builder::new(Vec::new());
-            for (path, content) in &files {
-                let mut h = tar::Header::new_gnu();
-                h.set_size(content.len() as u64);
-                h.set_mode(0o644);
-                h.set_mtime(0);
-                tar.append_data(&mut h, path.trim_start_matches('/'), content.as_slice())
-                    .map_err(DockerError::io("packing files for a container"))?;
+        let step = Instant::now();
+        let created = match self.docker.create_container(None::<CreateContainerOptions>, body.clone()).await {
+            // The network found earlier was removed since (`docker network prune`): find or
+            // make it again, once.
+            Err(bollard::errors::Error::DockerResponseServerError { status_code: 404, ref message })
+                if !spec.network && message.contains("network") =>
+            {
+                self.forget_isolated_network();
+                let network = self.isolated_network().await?;
+                let body = ContainerCreateBody {
+                    host_config: Some(HostConfig { network_mode: Some(network), ..host_config }),
+                    ..body
+                };
+                self.docker.create_container(None::<CreateContainerOptions>, body).await
             }
-            let bytes = tar.into_inner().map_err(DockerError::io("packing files for a container"))?;
+            other => other,
+        }
+        .map_err(DockerError::api("create container", &spec.image))?;
+        stages.create = step.elapsed();
+        let step = Instant::now();
+        if !files.is_empty() {
+            let bytes = crate::end_frame::tar_of(&files);
             let opts = UploadToContainerOptions { path: "/".to_owned(), ..Default::default() };
             if let Err(e) =
                 self.docker.upload_to_container(&created.id, Some(opts), bollard::body_full(bytes.into())).await
@@ -242,18 +346,34 @@ impl Engine {
                 return Err(DockerError::api("copy files into container", &created.id)(e));
             }
         }
+        stages.copy_in = step.elapsed();
         Ok(created.id)
     }
 
-    async fn start_and_collect(&self, id: &str, spec: &RunSpec) -> Result<RunOutput, DockerError> {
+    async fn start_and_collect(
+        &self,
+        id: &str,
+        spec: &RunSpec,
+        stages: &mut RunStages,
+        nonce: Option<&str>,
+    ) -> Result<RunOutput, DockerError> {
         let started = Instant::now();
         self.docker.start_container(id, None).await.map_err(DockerError::api("start container", id))?;
+        stages.start = started.elapsed();
+        let step = Instant::now();
         let logs_opts = LogsOptions { follow: true, stdout: true, stderr: true, ..Default::default() };
         let mut logs = self.docker.logs(id, Some(logs_opts));
         let mut sink = LogSink::new(spec.max_log_bytes);
+        // With a frame, stderr carries only the frame (the script's stderr is merged into stdout).
+        let mut frame = Vec::new();
         let collect = async {
             while let Some(item) = logs.next().await {
                 match item {
+                    Ok(bollard::container::LogOutput::StdErr { message }) if nonce.is_some() => {
+                        if frame.len() < FRAME_CAP {
+                            frame.extend_from_slice(&message);
+                        }
+                    }
                     Ok(chunk) => sink.push(&chunk.into_bytes()),
                     Err(e) => return Err(DockerError::api("read logs", id)(e)),
                 }
@@ -270,24 +390,58 @@ impl Engine {
                 true
             }
         };
-        let mut wait = self.docker.wait_container(id, None::<WaitContainerOptions>);
-        let mut exit_code = None;
-        if let Some(r) = wait.next().await {
-            exit_code = match r {
-                Ok(w) => Some(w.status_code),
-                Err(bollard::errors::Error::DockerContainerWaitError { code, .. }) => Some(code),
-                Err(e) => return Err(DockerError::api("wait for container", id)(e)),
-            };
-        }
-        let duration = started.elapsed();
-        let state =
-            self.docker.inspect_container(id, None).await.map_err(DockerError::api("inspect container", id))?.state;
-        let oom_killed = state.and_then(|s| s.oom_killed).unwrap_or(false);
-        let (log, log_truncated, log_bytes, log_sha256) = sink.finish();
-        let files = match &spec.collect {
-            Some(dir) => self.download_files(id, dir).await?,
-            None => Vec::new(),
+        stages.run = step.elapsed();
+        let step = Instant::now();
+        let end = match (timed_out, nonce) {
+            (false, Some(nonce)) => crate::end_frame::read(&frame, nonce),
+            _ => None,
         };
+        drop(frame);
+        let (exit_code, duration) = match &end {
+            Some(end) => (Some(end.exit_code), started.elapsed()),
+            None => {
+                let mut wait = self.docker.wait_container(id, None::<WaitContainerOptions>);
+                let mut exit_code = None;
+                if let Some(r) = wait.next().await {
+                    exit_code = match r {
+                        Ok(w) => Some(w.status_code),
+                        Err(bollard::errors::Error::DockerContainerWaitError { code, .. }) => Some(code),
+                        Err(e) => return Err(DockerError::api("wait for container", id)(e)),
+                    };
+                }
+                (exit_code, started.elapsed())
+            }
+        };
+        let known_oom = end.as_ref().and_then(|e| e.oom_killed);
+        let known_files = end.and_then(|e| e.files);
+        // What the frame did not say is asked of the stopped container, both at the same time.
+        let inspect = async {
+            let oom = match known_oom {
+                Some(oom) => Ok(oom),
+                None => self
+                    .docker
+                    .inspect_container(id, None)
+                    .await
+                    .map(|c| c.state.and_then(|s| s.oom_killed).unwrap_or(false))
+                    .map_err(DockerError::api("inspect container", id)),
+            };
+            (oom, step.elapsed())
+        };
+        let download = async {
+            let step = Instant::now();
+            let files = match (known_files, &spec.collect) {
+                (Some(files), _) => Ok(files),
+                (None, Some(dir)) => self.download_files(id, dir).await,
+                (None, None) => Ok(Vec::new()),
+            };
+            (files, step.elapsed())
+        };
+        let ((oom_killed, exit), (files, copy_out)) = tokio::join!(inspect, download);
+        stages.exit = exit;
+        stages.copy_out = copy_out;
+        let oom_killed = oom_killed?;
+        let files = files?;
+        let (log, log_truncated, log_bytes, log_sha256) = sink.finish();
         Ok(RunOutput {
             exit_code: if timed_out { None } else { exit_code },
             timed_out,
@@ -299,6 +453,7 @@ impl Engine {
             duration,
             files,
             node: None,
+            stages: *stages,
         })
     }
 
@@ -328,7 +483,21 @@ impl Engine {
     /// An internal bridge network: containers on it have an interface and resolve `localhost`
     /// like anywhere else (tools bind local servers), but reach nothing outside. `--network none`
     /// leaves only loopback, and glibc then fails `localhost` lookups made with AI_ADDRCONFIG.
+    /// Found once per engine (and again when a run finds it gone).
     async fn isolated_network(&self) -> Result<String, DockerError> {
+        if let Some(id) = self.shared.isolated_network.lock().unwrap_or_else(|e| e.into_inner()).clone() {
+            return Ok(id);
+        }
+        let id = self.find_or_make_isolated_network().await?;
+        *self.shared.isolated_network.lock().unwrap_or_else(|e| e.into_inner()) = Some(id.clone());
+        Ok(id)
+    }
+
+    fn forget_isolated_network(&self) {
+        *self.shared.isolated_network.lock().unwrap_or_else(|e| e.into_inner()) = None;
+    }
+
+    async fn find_or_make_isolated_network(&self) -> Result<String, DockerError> {
         if let Some(id) = self.find_isolated_network().await? {
             return Ok(id);
         }
@@ -394,6 +563,9 @@ impl Engine {
         }
     }
 }
+
+/// Most bytes of a run's stderr kept for its end frame: the results cap and room for the header.
+const FRAME_CAP: usize = (256 << 20) + (64 << 10);
 
 /// How long a container's removal waits for an engine that does not answer.
 const REMOVE_PATIENCE: Duration = Duration::from_secs(90);

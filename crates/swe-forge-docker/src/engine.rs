@@ -1,6 +1,7 @@
 //! Connecting to the engine and small image queries.
 
 use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bollard::Docker;
@@ -14,6 +15,17 @@ pub struct Engine {
     pub(crate) docker: Docker,
     host: String,
     api_version: String,
+    /// What the clones of this engine share: state kept between runs.
+    pub(crate) shared: Arc<Shared>,
+}
+
+/// State the clones of an [`Engine`] share.
+#[derive(Default)]
+pub(crate) struct Shared {
+    /// Id of the internal network test runs are attached to, once found or made.
+    pub(crate) isolated_network: Mutex<Option<String>>,
+    /// Removals of finished runs' containers still under way ([`Engine::settle`] waits for them).
+    pub(crate) removals: Mutex<Vec<tokio::task::JoinHandle<()>>>,
 }
 
 impl Engine {
@@ -47,7 +59,7 @@ impl Engine {
         let version = docker.version().await.map_err(unreachable)?;
         let api_version = version.api_version.unwrap_or_default();
         tracing::debug!(%host, %api_version, "connected to the Docker engine");
-        Ok(Engine { docker, host, api_version })
+        Ok(Engine { docker, host, api_version, shared: Arc::default() })
     }
 
     /// The address connected to.

@@ -1,6 +1,23 @@
-//! Image sizes, for reports of how many bytes an instance adds on top of its toolchain.
+//! Image sizes, for reports of how many bytes an instance adds on top of its environment and its
+//! toolchain: bytes on disk (the engine's sizes), and each layer's bytes as a transfer carries
+//! them, uncompressed (`docker save`) and gzip-compressed (what a registry push uploads).
+
+use std::collections::HashMap;
+use std::io::{Read, Write};
+
+use futures_util::StreamExt;
+use sha2::{Digest, Sha256};
 
 use crate::{DockerError, Engine};
+
+/// One layer as it travels.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LayerSize {
+    /// Bytes of its uncompressed tar (as `docker save` exports it; its sha256 is the diff id).
+    pub bytes: u64,
+    /// Bytes of that tar gzip-compressed at the default level, as a registry push compresses it.
+    pub gzip_bytes: u64,
+}
 
 impl Engine {
     /// The size of image `tag` in bytes (its own layers and its parents'), or None when the
@@ -11,5 +28,131 @@ impl Engine {
             Err(bollard::errors::Error::DockerResponseServerError { status_code: 404, .. }) => Ok(None),
             Err(e) => Err(DockerError::api("inspect image", tag)(e)),
         }
+    }
+
+    /// The diff ids (`sha256:…`) of the layers of image `tag`, bottom first, or None when the
+    /// engine does not have it.
+    pub async fn image_layers(&self, tag: &str) -> Result<Option<Vec<String>>, DockerError> {
+        match self.docker.inspect_image(tag).await {
+            Ok(img) => Ok(Some(img.root_fs.and_then(|r| r.layers).unwrap_or_default())),
+            Err(bollard::errors::Error::DockerResponseServerError { status_code: 404, .. }) => Ok(None),
+            Err(e) => Err(DockerError::api("inspect image", tag)(e)),
+        }
+    }
+
+    /// Every layer of `images` (and of their parents) by diff id, from one `docker save` of them
+    /// all: each layer is read once, hashed (its diff id) and gzip-compressed to count the bytes
+    /// (nothing is written anywhere). Takes about as long as compressing the images' bytes once.
+    pub async fn layer_sizes(&self, images: &[String]) -> Result<HashMap<String, LayerSize>, DockerError> {
+        let what = images.join(" ");
+        let names: Vec<&str> = images.iter().map(String::as_str).collect();
+        let mut stream = self.docker.export_images(&names);
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(16);
+        let reader = tokio::task::spawn_blocking(move || sizes_of_save(ChannelReader { rx, chunk: Vec::new(), at: 0 }));
+        while let Some(chunk) = stream.next().await {
+            let chunk = chunk.map_err(DockerError::api("save images", &what))?;
+            if tx.send(chunk.to_vec()).is_err() {
+                break;
+            }
+        }
+        drop(tx);
+        reader
+            .await
+            .map_err(|e| DockerError::io("reading saved images")(std::io::Error::other(e.to_string())))?
+            .map_err(DockerError::io(format!("reading the archive of {what}")))
+    }
+}
+
+/// Bytes from the save stream, handed over by the async side.
+struct ChannelReader {
+    rx: std::sync::mpsc::Receiver<Vec<u8>>,
+    chunk: Vec<u8>,
+    at: usize,
+}
+
+impl Read for ChannelReader {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        while self.at == self.chunk.len() {
+            match self.rx.recv() {
+                Ok(next) => {
+                    self.chunk = next;
+                    self.at = 0;
+                }
+                Err(_) => return Ok(0),
+            }
+        }
+        let n = buf.len().min(self.chunk.len() - self.at);
+        buf[..n].copy_from_slice(&self.chunk[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
+    }
+}
+
+/// Counts bytes written, keeps none.
+struct Counter(u64);
+
+impl Write for Counter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 += buf.len() as u64;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The layers of a `docker save` archive: each file holding a layer (`<id>/layer.tar`, or a blob
+/// of the OCI layout newer engines write) by the sha256 of its bytes.
+fn sizes_of_save(reader: impl Read) -> std::io::Result<HashMap<String, LayerSize>> {
+    let mut out = HashMap::new();
+    let mut archive = tar::Archive::new(reader);
+    let mut buf = vec![0u8; 1 << 20];
+    for entry in archive.entries()? {
+        let mut entry = entry?;
+        let path = entry.path()?.to_string_lossy().into_owned();
+        let layer = path.ends_with("/layer.tar") || path.starts_with("blobs/sha256/");
+        if entry.header().entry_type() != tar::EntryType::Regular || !layer {
+            continue;
+        }
+        let mut hash = Sha256::new();
+        let mut gzip = flate2::write::GzEncoder::new(Counter(0), flate2::Compression::default());
+        let mut bytes = 0u64;
+        loop {
+            let n = entry.read(&mut buf)?;
+            if n == 0 {
+                break;
+            }
+            hash.update(&buf[..n]);
+            gzip.write_all(&buf[..n])?;
+            bytes += n as u64;
+        }
+        let gzip_bytes = gzip.finish()?.0;
+        out.insert(format!("sha256:{}", crate::base::hex(&hash.finalize())), LayerSize { bytes, gzip_bytes });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{LayerSize, sizes_of_save};
+    use sha2::{Digest, Sha256};
+
+    #[test]
+    fn layers_of_a_save_archive_are_found_by_their_digest_and_compressed() {
+        let layer = b"hello layer ".repeat(1000);
+        let mut tar = tar::Builder::new(Vec::new());
+        for (path, content) in [("abc/VERSION", b"1.0".as_slice()), ("abc/layer.tar", &layer), ("manifest.json", b"[]")]
+        {
+            let mut h = tar::Header::new_gnu();
+            h.set_size(content.len() as u64);
+            tar.append_data(&mut h, path, content).unwrap();
+        }
+        let sizes = sizes_of_save(tar.into_inner().unwrap().as_slice()).unwrap();
+        let id = format!("sha256:{}", crate::base::hex(&Sha256::digest(&layer)));
+        assert_eq!(sizes.keys().collect::<Vec<_>>(), [&id]);
+        let LayerSize { bytes, gzip_bytes } = sizes[&id];
+        assert_eq!(bytes, 12_000);
+        assert!(gzip_bytes > 20 && gzip_bytes < 200, "{gzip_bytes}");
     }
 }

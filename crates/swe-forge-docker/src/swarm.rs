@@ -625,6 +625,7 @@ fn read_frame(text: &str, nonce: &str, cap: usize) -> Result<RunOutput, String> 
         duration: Duration::from_millis(duration_ms.max(0) as u64),
         files,
         node: None,
+        stages: crate::container::RunStages::default(),
     })
 }
 

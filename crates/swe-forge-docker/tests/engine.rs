@@ -81,6 +81,50 @@ async fn memory_limit_kills_a_hog() {
     assert!(out.oom_killed || !String::from_utf8_lossy(&out.log).contains("survived"), "{out:?}");
 }
 
+/// A test run's end comes from the container itself (exit code, the cgroup's OOM kills, the
+/// results) and its small files in its command: the same outcome as the engine's own answers.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_end_a_run_tells_itself_is_what_the_engine_would_say() {
+    let (engine, base) = engine_and_base().await;
+    // A process killed by the memory limit while the script goes on and exits 0: only the
+    // cgroup's counter tells.
+    let mut hog = RunSpec::new(&base, "head -c 300m /dev/zero | tail > /dev/null; echo survived");
+    hog.memory_bytes = Some(64 << 20);
+    let out = engine.run(&hog).await.unwrap();
+    assert!(out.oom_killed, "{out:?}");
+    assert_eq!(out.exit_code, Some(0));
+    assert!(
+        String::from_utf8_lossy(&out.log).ends_with("Killed                  | tail > /dev/null\nsurvived\n"),
+        "{out:?}"
+    );
+    // Files in the command (root) and uploaded (another user) are the same files.
+    let script = "stat -c '%n %a %u %g %Y %s' /swe-forge/input.txt; stat -c '%n %a %u %g' /swe-forge; \
+                  mkdir -p /tmp/r/sub && cp /swe-forge/input.txt /tmp/r/sub/copy; echo $SHLVL $0; exit 5";
+    let mut spec = RunSpec::new(&base, script);
+    spec.files = vec![("/swe-forge/input.txt".into(), b"payload\n".to_vec())];
+    spec.collect = Some("/tmp/r".into());
+    let as_root = engine.run(&spec).await.unwrap();
+    spec.user = Some("nobody".into());
+    let as_nobody = engine.run(&spec).await.unwrap();
+    for out in [&as_root, &as_nobody] {
+        assert_eq!(
+            String::from_utf8_lossy(&out.log),
+            "/swe-forge/input.txt 644 0 0 0 8\n/swe-forge 755 0 0\n1 /bin/bash\n",
+            "{out:?}"
+        );
+        assert_eq!(out.exit_code, Some(5));
+        assert_eq!(out.files, [("sub/copy".to_owned(), b"payload\n".to_vec())]);
+        assert!(!out.oom_killed);
+    }
+    // No results folder: no files, as the engine's 404 gave.
+    let out = engine.run(&RunSpec { collect: Some("/nowhere".into()), ..RunSpec::new(&base, "true") }).await.unwrap();
+    assert_eq!((out.exit_code, out.files.len()), (Some(0), 0));
+    // Killed before it could tell (as by an engine restart or `docker kill`): the engine's answer.
+    let out = engine.run(&RunSpec::new(&base, "echo before; kill -KILL $PPID; sleep 5")).await.unwrap();
+    assert_eq!((out.exit_code, out.timed_out), (Some(137), false));
+    assert!(String::from_utf8_lossy(&out.log).starts_with("before\n"), "{out:?}");
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn ca_bundle_is_visible_during_setup_and_absent_from_the_committed_image() {
     let (engine, base) = engine_and_base().await;

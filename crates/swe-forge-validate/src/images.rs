@@ -356,6 +356,8 @@ pub(crate) struct InstanceImage {
     pub env: EnvImage,
     /// Log of the instance layer's setup, when it was built now.
     pub setup_log: Option<Vec<u8>>,
+    /// Milliseconds building the instance layer took, when it was built now.
+    pub build_ms: Option<u64>,
     pub warnings: Vec<String>,
 }
 
@@ -367,6 +369,8 @@ pub(crate) struct EnvImage {
     pub commit: String,
     pub source_tag: String,
     pub source_image_id: String,
+    /// Milliseconds building it took (source layer, setup, commit), when this process built it.
+    pub build_ms: Option<u64>,
 }
 
 /// A repository environment built once per run: the image, or why its setup failed.
@@ -552,16 +556,18 @@ impl Validator {
         let rebuild = !req.mode.reuses();
         let infra = ImageFailure::Infra;
         let _lock = if rebuild { None } else { Some(self.engine.lock_image(&spec.tag).await.map_err(infra)?) };
-        let found = |id: String, source_image_id: String| EnvImage {
+        let started = std::time::Instant::now();
+        let found = |id: String, source_image_id: String, build_ms: Option<u64>| EnvImage {
             tag: spec.tag.clone(),
             id,
             commit: spec.commit.clone(),
             source_tag: spec.src_tag.clone(),
             source_image_id,
+            build_ms,
         };
         if !rebuild && let Some(id) = self.engine.image_id(&spec.tag).await.map_err(infra)? {
             let src = self.engine.image_id(&spec.src_tag).await.map_err(infra)?.unwrap_or_default();
-            return Ok(found(id, src));
+            return Ok(found(id, src, None));
         }
         let labels = HashMap::from([
             (LABEL_ROLE.to_owned(), "environment".to_owned()),
@@ -615,7 +621,7 @@ impl Validator {
         // The log goes with the instance that built the environment.
         crate::parsed::write_log(&RunLogs::new(&self.settings.work_dir, &inst.instance_id), "env-setup", &out.log);
         match committed {
-            Some(id) => Ok(found(id, source_image_id)),
+            Some(id) => Ok(found(id, source_image_id, Some(started.elapsed().as_millis() as u64))),
             None => Err(setup_error(
                 &spec.tag,
                 format!(
@@ -701,6 +707,7 @@ impl Validator {
             source_tag: env.source_tag.clone(),
             env,
             setup_log: None,
+            build_ms: None,
             warnings,
         };
         if !rebuild && self.engine.image_id(&tag).await.map_err(ImageFailure::Infra)?.is_some() {
@@ -720,12 +727,14 @@ impl Validator {
         spec.timeout = self.settings.setup_timeout;
         spec.memory_bytes = self.settings.memory_bytes;
         spec.cpus = self.settings.cpus;
+        let started = std::time::Instant::now();
         let (out, committed) = self.engine.run_and_commit(&spec, &tag, &labels).await.map_err(ImageFailure::Infra)?;
         if committed.is_none() {
             crate::parsed::write_log(&RunLogs::new(&self.settings.work_dir, &inst.instance_id), "setup", &out.log);
             return Err(setup_error(&tag, setup_failure(&out, self.settings.setup_timeout), &out));
         }
         image.setup_log = Some(out.log);
+        image.build_ms = Some(started.elapsed().as_millis() as u64);
         Ok(image)
     }
 }

@@ -445,6 +445,8 @@ impl Validator {
             env_commit: image.env.commit.clone(),
             env_image: image.env.tag.clone(),
             env_image_id: image.env.id.clone(),
+            env_build_ms: image.env.build_ms,
+            image_build_ms: image.build_ms,
             extra_sources: p.extras.iter().map(|x| x.provenance()).collect(),
             toolchain_choice: p.choice.as_ref().map(|(_, c)| c.clone()),
         }

@@ -301,6 +301,16 @@ pub enum BenchCommand {
         #[command(flatten)]
         engine: EngineArgs,
     },
+    /// The fixed cost of a test run: runs of a script that does nothing, set up as test runs are
+    /// (no network, limits, a file copied in, the results folder copied out), step by step.
+    Runs {
+        /// Image to run (the base image of the default suite when absent; bootstrapped if missing).
+        #[arg(long)]
+        image: Option<String>,
+        /// Runs of each kind.
+        #[arg(long, default_value_t = 20)]
+        repeat: u32,
+    },
 }
 
 #[derive(Debug, Args)]
@@ -327,7 +337,9 @@ pub enum ImagesCommand {
     Bootstrap,
     /// List swe-forge's images.
     List,
-    /// Bytes each instance image adds on top of its toolchain image (Markdown table, median last).
+    /// Bytes each instance image adds on top of its environment, and each environment on top of
+    /// its toolchain: on disk, as uncompressed layer tars and gzip-compressed as a registry push
+    /// sends them, with build times (Markdown tables, medians last).
     Sizes {
         /// Validated records (JSONL).
         #[arg(long, visible_alias = "dataset")]

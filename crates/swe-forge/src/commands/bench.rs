@@ -1,12 +1,14 @@
-//! `swe-forge bench overhead`: the harness overhead of validation once images exist.
+//! `swe-forge bench overhead`: the harness overhead of validation once images exist; `swe-forge
+//! bench runs`: the fixed cost of one test run, step by step.
 //!
-//! Each instance runs one at a time (`jobs = 1`) so that wall time and the time inside the test
-//! commands (measured in the containers, `PhaseRun::command_ms`) add up; overhead = wall time
-//! minus test-command time, as a share of test-command time.
+//! Overhead: each instance runs one at a time (`jobs = 1`) so that wall time and the time inside
+//! the test commands (measured in the containers, `PhaseRun::command_ms`) add up; overhead = wall
+//! time minus test-command time, as a share of test-command time.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-use anyhow::Result;
+use anyhow::{Result, bail};
+use swe_forge_docker::{Backend, BaseSpec, Engine, RunOutput, RunSpec, RunStages};
 
 use crate::cli::BenchCommand;
 use crate::settings::prepare;
@@ -14,7 +16,13 @@ use crate::validation::validate_records;
 use swe_forge_config::Pipeline;
 
 pub async fn bench_command(cmd: BenchCommand) -> Result<()> {
-    let BenchCommand::Overhead { pipeline, repeat, engine } = cmd;
+    match cmd {
+        BenchCommand::Overhead { pipeline, repeat, engine } => overhead(pipeline, repeat, engine).await,
+        BenchCommand::Runs { image, repeat } => runs(image, repeat).await,
+    }
+}
+
+async fn overhead(pipeline: std::path::PathBuf, repeat: u32, engine: crate::cli::EngineArgs) -> Result<()> {
     let p = Pipeline::load(&pipeline)?;
     let (records, mut settings) = prepare(&p, &engine)?;
     settings.jobs = 1;
@@ -41,6 +49,72 @@ pub async fn bench_command(cmd: BenchCommand) -> Result<()> {
     }
     let _ = std::fs::remove_dir_all(&work);
     Ok(())
+}
+
+/// Runs of a script that does nothing, set up as a test run is, in turn: removal waited for
+/// (`Engine::run`) and removal in the background (`Backend::run`, what test runs use).
+async fn runs(image: Option<String>, repeat: u32) -> Result<()> {
+    let engine = Engine::connect().await?;
+    let image = match image {
+        Some(i) => i,
+        None => engine.ensure_base(&BaseSpec::default(), &|m| eprintln!("{m}")).await?,
+    };
+    let mut spec =
+        RunSpec::new(&image, "mkdir -p /swe-forge/results && cat /swe-forge/in.txt > /swe-forge/results/r.txt");
+    spec.files = vec![("/swe-forge/in.txt".to_owned(), b"ok\n".to_vec())];
+    spec.memory_bytes = Some(4096 << 20);
+    spec.pids_limit = Some(4096);
+    spec.collect = Some("/swe-forge/results".to_owned());
+    let backend = Backend::Local(engine.clone());
+    let check = |out: &RunOutput| -> Result<()> {
+        if out.exit_code != Some(0) || out.files.len() != 1 {
+            bail!("the run failed: exit {:?}, log {}", out.exit_code, String::from_utf8_lossy(&out.log));
+        }
+        Ok(())
+    };
+    // Warm-up: finds the network, loads the image's layers into the page cache.
+    check(&engine.run(&spec).await?)?;
+    let mut waited = Vec::new();
+    let mut background = Vec::new();
+    for _ in 0..repeat {
+        let t = Instant::now();
+        let out = engine.run(&spec).await?;
+        waited.push((t.elapsed(), out.stages));
+        check(&out)?;
+        let t = Instant::now();
+        let out = backend.run(&spec).await?;
+        background.push((t.elapsed(), out.stages));
+        check(&out)?;
+    }
+    let t = Instant::now();
+    backend.settle().await;
+    let settle = t.elapsed();
+    println!("image {image}, {repeat} runs of each kind, medians in ms");
+    let names: Vec<&str> = RunStages::default().named().iter().map(|(n, _)| *n).collect();
+    println!("\n| removal | wall (p90) | {} |", names.join(" | "));
+    println!("|---|---|{}", "---|".repeat(names.len()));
+    for (kind, rows) in [("waited for", &waited), ("in the background", &background)] {
+        let walls: Vec<Duration> = rows.iter().map(|(w, _)| *w).collect();
+        let stages: Vec<String> =
+            (0..names.len()).map(|i| ms(quantile(rows.iter().map(|(_, s)| s.named()[i].1).collect(), 0.5))).collect();
+        println!(
+            "| {kind} | {} ({}) | {} |",
+            ms(quantile(walls.clone(), 0.5)),
+            ms(quantile(walls, 0.9)),
+            stages.join(" | ")
+        );
+    }
+    println!("\nwaiting for the {repeat} background removals at the end: {} ms", ms(settle));
+    Ok(())
+}
+
+fn quantile(mut v: Vec<Duration>, q: f64) -> Duration {
+    v.sort_unstable();
+    v.get(((v.len().saturating_sub(1)) as f64 * q).round() as usize).copied().unwrap_or_default()
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.0}", d.as_secs_f64() * 1000.0)
 }
 
 fn tempfile_dir() -> Result<std::path::PathBuf> {

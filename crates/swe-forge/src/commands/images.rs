@@ -167,62 +167,155 @@ fn median(mut v: Vec<u64>) -> Option<f64> {
 }
 
 /// Bytes each instance image adds on top of its repository environment (what is unique to it),
-/// and bytes each environment adds on top of its toolchain (shared by its instances).
+/// and bytes each environment adds on top of its toolchain (shared by its instances): on disk
+/// (the engine's sizes), and as its layers travel (uncompressed tar, gzip as a push sends it),
+/// with the time building them took when the records say.
 async fn sizes(engine: &Engine, records: &std::path::Path) -> Result<()> {
-    println!("| instance | language | environment image | env commit | instance adds MiB |");
-    println!("|---|---|---|---|---|");
-    let mut unique = Vec::new();
-    // Environment (or toolchain, for records made before environments) -> (toolchain, instances).
-    let mut envs: BTreeMap<String, (String, Vec<String>)> = BTreeMap::new();
-    let mut adds: HashMap<String, u64> = HashMap::new();
+    struct Row {
+        id: String,
+        lang: String,
+        image: String,
+        parent: String,
+        env_image: String,
+        commit: String,
+        build_ms: Option<u64>,
+    }
+    let mut rows = Vec::new();
+    // Environment (or toolchain, for records made before environments) -> (toolchain, instances, build ms).
+    let mut envs: BTreeMap<String, (String, Vec<String>, Option<u64>)> = BTreeMap::new();
     for inst in read_records(records)? {
         let Some(meta) = &inst.swe_forge else { continue };
         let (Some(image), Some(prov)) = (&meta.image, &meta.provenance) else { continue };
         let parent = if prov.env_image.is_empty() { &prov.toolchain_image } else { &prov.env_image };
-        let (Some(total), Some(below)) = (engine.image_size(image).await?, engine.image_size(parent).await?) else {
-            continue;
-        };
-        let add = total.saturating_sub(below);
-        unique.push(add);
-        adds.insert(inst.instance_id.clone(), add);
-        let commit = if prov.env_commit.is_empty() { "-" } else { &prov.env_commit[..prov.env_commit.len().min(12)] };
-        println!(
-            "| {} | {} | {} | {commit} | {:.1} |",
-            inst.instance_id,
-            inst.lang.as_deref().unwrap_or("?"),
-            if prov.env_image.is_empty() { "-" } else { &prov.env_image },
-            mib(add)
-        );
+        rows.push(Row {
+            id: inst.instance_id.clone(),
+            lang: inst.lang.clone().unwrap_or_else(|| "?".to_owned()),
+            image: image.clone(),
+            parent: parent.clone(),
+            env_image: prov.env_image.clone(),
+            commit: prov.env_commit.chars().take(12).collect(),
+            build_ms: prov.image_build_ms,
+        });
         if !prov.env_image.is_empty() {
-            let e = envs.entry(prov.env_image.clone()).or_insert_with(|| (prov.toolchain_image.clone(), Vec::new()));
+            let e =
+                envs.entry(prov.env_image.clone()).or_insert_with(|| (prov.toolchain_image.clone(), Vec::new(), None));
             e.1.push(inst.instance_id.clone());
+            e.2 = e.2.or(prov.env_build_ms);
         }
+    }
+    // Every layer of the instance images (their environments' and toolchains' included), once.
+    let mut present = Vec::new();
+    for r in &rows {
+        if engine.image_id(&r.image).await?.is_some() {
+            present.push(r.image.clone());
+        }
+    }
+    present.sort();
+    present.dedup();
+    let layers = if present.is_empty() { HashMap::new() } else { engine.layer_sizes(&present).await? };
+    // The layers `image` has on top of `below`, and their bytes: on disk, tar, gzip.
+    let added = |image: String, below: String| {
+        let layers = &layers;
+        async move {
+            let (Some(total), Some(under)) = (engine.image_size(&image).await?, engine.image_size(&below).await?)
+            else {
+                return Ok::<_, anyhow::Error>(None);
+            };
+            let own = engine.image_layers(&image).await?.unwrap_or_default();
+            let theirs = engine.image_layers(&below).await?.unwrap_or_default();
+            let mine: Vec<&String> = own.iter().skip(theirs.len()).collect();
+            let (mut tar, mut gzip) = (0, 0);
+            for l in &mine {
+                let size = layers.get(*l).copied().unwrap_or_default();
+                tar += size.bytes;
+                gzip += size.gzip_bytes;
+            }
+            Ok(Some(Added { disk: total.saturating_sub(under), layers: mine.len(), tar, gzip }))
+        }
+    };
+    println!(
+        "| instance | language | environment image | env commit | instance adds MiB | layers | tar MiB | gzip MiB | build s |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|");
+    let mut unique = Vec::new();
+    let mut adds: HashMap<String, Added> = HashMap::new();
+    for r in &rows {
+        let Some(add) = added(r.image.clone(), r.parent.clone()).await? else { continue };
+        unique.push(add);
+        adds.insert(r.id.clone(), add);
+        println!(
+            "| {} | {} | {} | {} | {:.1} | {} | {:.1} | {:.1} | {} |",
+            r.id,
+            r.lang,
+            if r.env_image.is_empty() { "-" } else { &r.env_image },
+            if r.commit.is_empty() { "-" } else { &r.commit },
+            mib(add.disk),
+            add.layers,
+            mib(add.tar),
+            mib(add.gzip),
+            secs(r.build_ms)
+        );
     }
     let mut amortized = Vec::new();
     if !envs.is_empty() {
-        println!("\n| environment image (shared) | toolchain image | instances | environment adds MiB |");
-        println!("|---|---|---|---|");
-        for (env, (toolchain, ids)) in &envs {
-            let (Some(total), Some(below)) = (engine.image_size(env).await?, engine.image_size(toolchain).await?)
-            else {
-                continue;
-            };
-            let add = total.saturating_sub(below);
-            println!("| {env} | {toolchain} | {} | {:.1} |", ids.len(), mib(add));
+        println!(
+            "\n| environment image (shared) | toolchain image | instances | environment adds MiB | layers | tar MiB | gzip MiB | build s |"
+        );
+        println!("|---|---|---|---|---|---|---|---|");
+        for (env, (toolchain, ids, build_ms)) in &envs {
+            let Some(add) = added(env.clone(), toolchain.clone()).await? else { continue };
+            println!(
+                "| {env} | {toolchain} | {} | {:.1} | {} | {:.1} | {:.1} | {} |",
+                ids.len(),
+                mib(add.disk),
+                add.layers,
+                mib(add.tar),
+                mib(add.gzip),
+                secs(*build_ms)
+            );
+            let n = ids.len() as u64;
             for id in ids {
-                amortized.push(adds.get(id).copied().unwrap_or(0) + add / ids.len() as u64);
+                let own = adds.get(id).copied().unwrap_or_default();
+                amortized.push(Added {
+                    disk: own.disk + add.disk / n,
+                    layers: own.layers,
+                    tar: own.tar + add.tar / n,
+                    gzip: own.gzip + add.gzip / n,
+                });
             }
         }
     }
-    if let Some(m) = median(unique.clone()) {
+    let medians = |v: &[Added]| {
+        (
+            mib(median(v.iter().map(|a| a.disk).collect()).unwrap_or(0.0) as u64),
+            mib(median(v.iter().map(|a| a.tar).collect()).unwrap_or(0.0) as u64),
+            mib(median(v.iter().map(|a| a.gzip).collect()).unwrap_or(0.0) as u64),
+        )
+    };
+    if !unique.is_empty() {
+        let (disk, tar, gzip) = medians(&unique);
         println!(
-            "\nmedian bytes an instance adds on top of its environment: {:.1} MiB over {} instances",
-            mib(m as u64),
+            "\nmedian bytes an instance adds on top of its environment: {disk:.1} MiB over {} instances (tar {tar:.1} MiB, gzip {gzip:.1} MiB)",
             unique.len()
         );
     }
-    if let Some(m) = median(amortized) {
-        println!("median with its share of the environment: {:.1} MiB", mib(m as u64));
+    if !amortized.is_empty() {
+        let (disk, tar, gzip) = medians(&amortized);
+        println!("median with its share of the environment: {disk:.1} MiB (tar {tar:.1} MiB, gzip {gzip:.1} MiB)");
     }
     Ok(())
+}
+
+/// What an image adds on top of another: bytes on disk, its own layers, and their bytes as a
+/// transfer carries them.
+#[derive(Debug, Clone, Copy, Default)]
+struct Added {
+    disk: u64,
+    layers: usize,
+    tar: u64,
+    gzip: u64,
+}
+
+fn secs(ms: Option<u64>) -> String {
+    ms.map_or_else(|| "-".to_owned(), |ms| format!("{:.1}", ms as f64 / 1000.0))
 }

@@ -161,6 +161,31 @@ fn instances_of_a_repository_share_its_environment_and_add_only_their_change() {
             && report.contains("over 2 instances"),
         "{report}"
     );
+    // Per instance and per environment: bytes on disk, its own layers (as `docker image inspect`
+    // counts them), their tar and gzip bytes, and the build time the records carry.
+    let row = |first: &str| -> Vec<String> {
+        let line =
+            report.lines().find(|l| l.starts_with(&format!("| {first} |"))).unwrap_or_else(|| panic!("{report}"));
+        line.trim_matches('|').split('|').map(|c| c.trim().to_owned()).collect()
+    };
+    let secs = |ms: Option<u64>| ms.map_or_else(|| "-".to_owned(), |ms| format!("{:.1}", ms as f64 / 1000.0));
+    let inst = row("forge-fixtures__jsduration-13");
+    let env = row(&p13.env_image);
+    let toolchain_layers = layers(&p13.toolchain_image).len();
+    for (cells, own_layers, build) in [
+        (&inst[4..], layers(&image13).len() - env_layers.len(), secs(p13.image_build_ms)),
+        (&env[3..], env_layers.len() - toolchain_layers, secs(p12.env_build_ms.or(p13.env_build_ms))),
+    ] {
+        let mib: Vec<f64> = [0, 2, 3].iter().map(|i| cells[*i].parse().unwrap()).collect();
+        let (disk, tar, gzip) = (mib[0], mib[1], mib[2]);
+        assert_eq!(cells[1], own_layers.to_string(), "{report}");
+        assert!(gzip <= tar && disk <= tar + 0.1, "{report}");
+        assert_eq!(cells[4], build, "{report}");
+    }
+    // The environment's node_modules: megabytes of tar, far fewer compressed.
+    let env_tar: f64 = env[5].parse().unwrap();
+    let env_gzip: f64 = env[6].parse().unwrap();
+    assert!(env_tar > 10.0 && env_gzip < env_tar / 2.0, "{report}");
 
     // The results are those of an instance built the old way, on an environment at its own base.
     let own = tmp.path().join("own.toml");

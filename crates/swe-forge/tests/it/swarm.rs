@@ -306,6 +306,9 @@ fn swarm_bench() {
         for o in outs {
             *nodes.entry(o.unwrap().node.unwrap_or_default()).or_default() += 1;
         }
+        for b in &backends {
+            b.settle().await;
+        }
         (per.remove(0), per.remove(0), first, (n, wall, nodes))
     });
     let (l50, l90) = stats(local_ms);
