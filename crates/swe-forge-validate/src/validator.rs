@@ -429,6 +429,8 @@ impl Validator {
             env_commit: image.env.commit.clone(),
             env_image: image.env.tag.clone(),
             env_image_id: image.env.id.clone(),
+            fingerprint: image.fingerprint.clone(),
+            env_fingerprint: image.env_fingerprint.clone(),
             extra_sources: p.extras.iter().map(|x| x.provenance()).collect(),
             toolchain_choice: p.choice.as_ref().map(|(_, c)| c.clone()),
         }
