@@ -79,8 +79,14 @@ pub struct RecipeOverride {
     /// Commit the repository environment is built at (dependencies fetched and warmed once, shared
     /// by the repository's instances); used for an instance only when it is an ancestor of (or
     /// equal to) its base commit. Without it: the oldest base commit among the repository's
-    /// records that is an ancestor of the instance's base.
+    /// records with the same dependency fingerprint that is an ancestor of the instance's base
+    /// (see `max_environments`).
     pub env_commit: Option<String>,
+    /// At most this many repository environments for the repository (default 4): environments are
+    /// keyed by the dependency fingerprint of the instances' bases, and an instance whose
+    /// fingerprint comes after the cap is reached takes the nearest older environment. Read on the
+    /// repository's top-level override only.
+    pub max_environments: Option<usize>,
     /// Trees of other repositories put into the image at a path of their own, e.g.
     /// `extra_sources = [{ repo = "org/data", rev = "v1.0", path = "/swe-forge/extra/data" }]`
     /// (see [`ExtraSource`]); added to the recipe's, an entry with the same `path` replaced.

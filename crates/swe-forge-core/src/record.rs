@@ -260,6 +260,14 @@ pub struct Provenance {
     /// instance image existed already.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub image_build_ms: Option<u64>,
+    /// Dependency fingerprint of the base commit: 16 hex digits of a hash of the recipe's
+    /// lockfiles, dependency manifests and build files there (empty: the recipe names none).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub fingerprint: String,
+    /// Dependency fingerprint of `env_commit`; when it differs from `fingerprint` the instance
+    /// layer ran the recipe's refresh commands before its setup.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub env_fingerprint: String,
     /// Trees of other repositories the recipe put into the image (outside the repository), each
     /// with the commit its revision resolved to.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -19,7 +19,9 @@
 //!   them as newer than the environment's build products; paths the base lacks are removed; the
 //!   repository's index is staged from the environment's plus the changed paths, so build products
 //!   and untracked files never enter its one commit. At the environment commit itself the layer only
-//!   runs the future-leak check.
+//!   runs the future-leak check. When the base's dependency fingerprint (`env.rs`) differs from the
+//!   environment commit's, the recipe's `refresh` commands run before the setup (autotools: the
+//!   environment's generated files removed), so the setup gives what a clean build gives.
 //! - Every setup step sees `SWE_FORGE_COMMIT_TIME`, the committer time of the commit its layer holds,
 //!   exported by its script (in the tag, never in the image config), so dependencies a repository
 //!   does not lock resolve as of then, and `SWE_FORGE_REPO` (`org/repo`).
@@ -354,6 +356,9 @@ pub(crate) struct InstanceImage {
     pub source_image_id: String,
     pub source_tag: String,
     pub env: EnvImage,
+    /// The dependency fingerprint of the base (`env.rs`), and of the environment's commit.
+    pub fingerprint: String,
+    pub env_fingerprint: String,
     /// Log of the instance layer's setup, when it was built now.
     pub setup_log: Option<Vec<u8>>,
     /// Milliseconds building the instance layer took, when it was built now.
@@ -663,6 +668,8 @@ impl Validator {
             other => other?,
         };
         let base_key = self.tree_key(repo, &base, &inst.org)?;
+        let fingerprint = crate::env::fingerprint(repo, &base, &recipe.fingerprint);
+        let env_fingerprint = crate::env::fingerprint(repo, &env.commit, &recipe.fingerprint);
         // Layer 3: the instance. The same commit as the environment needs nothing but the checks.
         let same = env.commit == base;
         // The contract any harness runs the instance by (schemas/instance-image.md), outside
@@ -687,6 +694,11 @@ impl Validator {
                 (format!("{CHANGE_DIR}/written"), nul_list(&written)),
             ];
             script.push_str(&rewrite_script(&base));
+            if fingerprint != env_fingerprint && !recipe.refresh.is_empty() {
+                // The environment was made from other build files: what a clean build would not
+                // find goes first (the recipe's refresh), then the setup as on a clean tree.
+                script.push_str(&format!("cd {REPO_DIR}\n{}\n", recipe.refresh.join("\n")));
+            }
             let org_repo = format!("{}/{}", inst.org, inst.repo);
             script.push_str(&setup_script(toolchain, recipe, false, &commit_time(repo, &base)?, &org_repo));
         } else {
@@ -706,6 +718,8 @@ impl Validator {
             source_image_id: env.source_image_id.clone(),
             source_tag: env.source_tag.clone(),
             env,
+            fingerprint,
+            env_fingerprint,
             setup_log: None,
             build_ms: None,
             warnings,

@@ -34,7 +34,7 @@ mod verify;
 
 pub use detect::{Detection, detect};
 pub use driver::{Done, Sink, Stopped, drive};
-pub use env::plan_env_commits;
+pub use env::{DEFAULT_MAX_ENVIRONMENTS, plan_env_commits};
 pub use error::ValidateError;
 pub use evaluate::{
     EVAL_LABEL, Evaluation, MAX_PATCH_BYTES, Outcome, Prediction, Summary, evaluable, hostile_patch_reason,

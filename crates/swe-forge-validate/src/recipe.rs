@@ -110,6 +110,17 @@ pub struct Recipe {
     /// Trees of other repositories put into the image (see [`ExtraSource`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub extra_sources: Vec<ExtraSource>,
+    /// The files whose contents make a commit's dependency fingerprint (lockfiles, dependency
+    /// manifests, build files): a pattern without `/` matches a file of that name at any depth,
+    /// one with `/` the whole path; `*` matches any run of characters but `/`. Instances with the
+    /// same fingerprint share a repository environment ([`crate::plan_env_commits`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fingerprint: Vec<String>,
+    /// Commands run first in an instance layer whose fingerprint differs from its environment's,
+    /// before the setup, so that the setup gives what a clean build at the base gives (autotools:
+    /// the generated files of the environment's build files removed, `git clean -fdx`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub refresh: Vec<String>,
 }
 
 const TOOLCHAINS: &str = include_str!("../recipes/toolchains.toml");

@@ -447,6 +447,8 @@ impl Validator {
             env_image_id: image.env.id.clone(),
             env_build_ms: image.env.build_ms,
             image_build_ms: image.build_ms,
+            fingerprint: image.fingerprint.clone(),
+            env_fingerprint: image.env_fingerprint.clone(),
             extra_sources: p.extras.iter().map(|x| x.provenance()).collect(),
             toolchain_choice: p.choice.as_ref().map(|(_, c)| c.clone()),
         }

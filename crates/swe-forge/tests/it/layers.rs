@@ -1,0 +1,171 @@
+//! Environments keyed by the dependency fingerprint, on the real engine: instances of a fixture
+//! repository whose build files change between two bases (autotools: `configure.ac` gains a
+//! config header, the class of change that made automake stop with "required file 'config.h.in'
+//! not found" on a warm environment; Rust: `Cargo.toml` gains a dependency) each get an
+//! environment of their own fingerprint, and when the cap leaves them on an older environment
+//! their FAIL_TO_PASS / PASS_TO_PASS lists are still those of a clean build at their own base.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::Command;
+
+use swe_forge_core::{Instance, Provenance, ValidationStatus};
+
+use crate::environments::{in_image, validate};
+use crate::support::{make_repos, read_records, root, text};
+
+/// Commits `files` (path, content) on the checked-out branch of `repo` at `date`; its sha.
+fn commit(repo: &Path, date: &str, files: &[(&str, &str)], message: &str) -> String {
+    let git = |args: &[&str]| {
+        let out = Command::new("git")
+            .arg("-C")
+            .arg(repo)
+            .args(args)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_AUTHOR_NAME", "later")
+            .env("GIT_AUTHOR_EMAIL", "later@swe-forge.invalid")
+            .env("GIT_COMMITTER_NAME", "later")
+            .env("GIT_COMMITTER_EMAIL", "later@swe-forge.invalid")
+            .env("GIT_AUTHOR_DATE", date)
+            .env("GIT_COMMITTER_DATE", date)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {}", text(&out));
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    };
+    for (path, content) in files {
+        let p = repo.join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, content).unwrap();
+        git(&["add", path]);
+    }
+    git(&["commit", "-q", "-m", message]);
+    git(&["rev-parse", "HEAD"])
+}
+
+/// `fixture` again as PR `number`, from base commit `sha` (same patches).
+fn at(fixture: &Instance, number: u64, sha: &str) -> Instance {
+    let mut i = fixture.clone();
+    i.number = number;
+    i.instance_id = format!("{}__{}-{number}", i.org, i.repo);
+    i.base.sha = sha.to_owned();
+    i
+}
+
+fn lists(r: &Instance) -> (BTreeSet<String>, BTreeSet<String>) {
+    (r.f2p_tests.keys().cloned().collect(), r.p2p_tests.keys().cloned().collect())
+}
+
+fn prov(r: &Instance) -> Provenance {
+    r.swe_forge.clone().unwrap().provenance.unwrap_or_else(|| panic!("{}: {:?}", r.instance_id, r.swe_forge))
+}
+
+/// A pipeline with `body` as the repository's override.
+fn pipeline(dir: &Path, repo: &str, body: &str) -> std::path::PathBuf {
+    std::fs::create_dir_all(dir).unwrap();
+    let p = dir.join("pipeline.toml");
+    std::fs::write(
+        &p,
+        format!(
+            "name = \"layers\"\n[source]\nrecords = \"-\"\nrepos = \"-\"\n[output]\nvalidated = \"-\"\n\
+             [overrides.\"{repo}\"]\n{body}\n"
+        ),
+    )
+    .unwrap();
+    p
+}
+
+/// Validates `old` and `new` (whose base changes build files) three ways: environments by
+/// fingerprint (each its own), a cap of one environment (`new` on `old`'s environment, refreshed)
+/// and each at its own base (the clean build); every list is the clean build's.
+fn check(repos: &Path, dir: &Path, repo: &str, old: &Instance, new: &Instance) -> Vec<Instance> {
+    let accepted = |runs: &[Instance]| {
+        for r in runs {
+            assert_eq!(r.status(), ValidationStatus::Accepted, "{}: {:?}", r.instance_id, r.swe_forge);
+        }
+    };
+    // The records of a run in the order old, new.
+    let run = |records: &[&Instance], name: &str, pipeline: Option<&Path>| {
+        let mut done = validate(records, repos, &dir.join(name), pipeline);
+        done.sort_by_key(|r| r.instance_id != old.instance_id);
+        accepted(&done);
+        done
+    };
+    let keyed = run(&[old, new], "keyed", None);
+    accepted(&keyed);
+    let (p_old, p_new) = (prov(&keyed[0]), prov(&keyed[1]));
+    assert_eq!(p_old.env_commit, old.base.sha);
+    assert_eq!(p_new.env_commit, new.base.sha, "another fingerprint, another environment");
+    assert_ne!(p_old.fingerprint, p_new.fingerprint);
+    assert_eq!(p_old.fingerprint.len(), 16, "{p_old:?}");
+    assert_eq!(p_new.env_fingerprint, p_new.fingerprint);
+    assert_ne!(p_old.env_image, p_new.env_image);
+
+    let capped = run(&[old, new], "capped", Some(&pipeline(&dir.join("cap"), repo, "max_environments = 1")));
+    let c_new = prov(&capped[1]);
+    assert_eq!(c_new.env_commit, old.base.sha, "over the cap: the nearest older environment");
+    assert_eq!(c_new.env_image, p_old.env_image);
+    assert_eq!(
+        (c_new.fingerprint.as_str(), c_new.env_fingerprint.as_str()),
+        (p_new.fingerprint.as_str(), p_old.fingerprint.as_str())
+    );
+
+    let own_commit = format!("env_commit = \"{}\"", new.base.sha);
+    let own = run(&[new], "own", Some(&pipeline(&dir.join("base"), repo, &own_commit)));
+    assert_eq!(prov(&own[0]).env_commit, new.base.sha);
+    assert!(!lists(&own[0]).0.is_empty(), "the clean build has FAIL_TO_PASS tests: {:?}", own[0].swe_forge);
+    assert_eq!(lists(&keyed[1]), lists(&own[0]), "keyed by fingerprint");
+    assert_eq!(lists(&capped[1]), lists(&own[0]), "on the older environment, refreshed");
+    assert_eq!(lists(&capped[0]), lists(&keyed[0]));
+    capped
+}
+
+#[test]
+fn instances_whose_build_files_change_get_the_lists_of_a_clean_build() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = make_repos(tmp.path());
+    let fixtures = read_records(&root().join("data/fixtures/instances.jsonl"));
+    let get = |id: &str| fixtures.iter().find(|r| r.instance_id == id).unwrap();
+
+    // Autotools: configure.ac gains a config header after the environment's commit. On the
+    // environment's generated files make re-runs automake, which wants config.h.in.
+    let cstr = get("forge-fixtures__cstr-9");
+    let dir = repos.join("forge-fixtures/cstr");
+    let configure = std::fs::read_to_string(dir.join("configure.ac")).unwrap();
+    let with_header = configure.replace("AC_CONFIG_FILES", "AC_CONFIG_HEADERS([config.h])\nAC_CONFIG_FILES");
+    assert_ne!(with_header, configure);
+    let later = commit(&dir, "2024-02-01T00:00:00Z", &[("configure.ac", &with_header)], "A config header");
+    let cstr10 = at(cstr, 10, &later);
+    let capped = check(&repos, &tmp.path().join("cstr"), "forge-fixtures/cstr", cstr, &cstr10);
+    // The refreshed layer configured from the new configure.ac: the header exists.
+    let image = capped[1].swe_forge.clone().unwrap().image.unwrap();
+    let (out, code) = in_image(
+        &image,
+        "cd /testbed && ls config.h config.h.in && git status --porcelain --untracked-files=no | wc -l",
+    );
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.ends_with("\n0"), "the work tree is clean against the base: {out}");
+
+    // Rust: Cargo.toml gains a (path) dependency after the environment's commit.
+    let ringq = get("forge-fixtures__ringq-7");
+    let dir = repos.join("forge-fixtures/ringq");
+    let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
+    let with_dep = manifest.replace("[dependencies]", "[dependencies]\nringq-units = { path = \"units\" }");
+    assert_ne!(with_dep, manifest);
+    let later = commit(
+        &dir,
+        "2024-02-01T00:00:00Z",
+        &[
+            ("Cargo.toml", &with_dep),
+            ("units/Cargo.toml", "[package]\nname = \"ringq-units\"\nversion = \"0.1.0\"\nedition = \"2021\"\n"),
+            (
+                "units/src/lib.rs",
+                "//! Default sizes.\n\n/// The capacity of a small queue.\npub const SMALL: usize = 4;\n",
+            ),
+        ],
+        "A units crate",
+    );
+    let ringq8 = at(ringq, 8, &later);
+    check(&repos, &tmp.path().join("ringq"), "forge-fixtures/ringq", ringq, &ringq8);
+}
