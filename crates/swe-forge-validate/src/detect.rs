@@ -82,10 +82,16 @@ pub fn detect(repo: &SourceRepo, sha: &str) -> Detection {
             ["dependencies", "devDependencies"].iter().any(|k| json.get(k).and_then(|m| m.get(name)).is_some())
         };
         let test_script = json.pointer("/scripts/test").and_then(|v| v.as_str()).unwrap_or("");
-        let recipe = if has_dep("vitest") || test_script.contains("vitest") {
+        // A test script that starts karma decides (mocha and jest are often dependencies of a karma
+        // suite too); karma as a dependency only when the script names no other runner.
+        let recipe = if test_script.contains("karma") {
+            "js-karma"
+        } else if has_dep("vitest") || test_script.contains("vitest") {
             "js-vitest"
         } else if has_dep("jest") || test_script.contains("jest") {
             "js-jest"
+        } else if has_dep("karma") && !test_script.contains("mocha") {
+            "js-karma"
         } else if has_dep("mocha") || test_script.contains("mocha") {
             "js-mocha"
         } else {
@@ -198,6 +204,22 @@ mod tests {
         // Go files only below the root are not enough (a tool folder of another project).
         let d = detect_files(&[("tools/gen.go", "package main\n"), ("Makefile", "test:\n\t./t\n")]);
         assert_eq!(d.recipe.as_deref(), Some("c-make"));
+    }
+
+    #[test]
+    fn karma_is_recognised_by_the_test_script_or_alone_as_a_dependency() {
+        let pkg = |script: &str, deps: &str| {
+            format!("{{\"scripts\": {{\"test\": \"{script}\"}}, \"devDependencies\": {{{deps}}}}}")
+        };
+        let recipe = |script: &str, deps: &str| detect_files(&[("package.json", &pkg(script, deps))]).recipe.unwrap();
+        // date-fns 2019: jest and mocha are dependencies too, the test script starts karma.
+        let date_fns =
+            "\"jest\": \"^24.8.0\", \"karma\": \"^3.1.4\", \"karma-mocha\": \"^1.3.0\", \"mocha\": \"^3.5.3\"";
+        assert_eq!(recipe("karma start config/karma.js", date_fns), "js-karma");
+        assert_eq!(recipe("grunt test", "\"karma\": \"^0.13.0\", \"mocha\": \"^2.0.0\""), "js-karma");
+        assert_eq!(recipe("mocha test/node", "\"karma\": \"^0.13.0\", \"mocha\": \"^2.0.0\""), "js-mocha");
+        assert_eq!(recipe("jest", date_fns), "js-jest");
+        assert_eq!(recipe("node test.js", "\"mocha\": \"^2.0.0\""), "js-mocha");
     }
 
     #[test]

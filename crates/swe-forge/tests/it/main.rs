@@ -14,6 +14,7 @@ mod evaluate;
 mod export;
 mod fixtures;
 mod interrupt;
+mod karma;
 mod layers;
 mod mine;
 mod outputs;

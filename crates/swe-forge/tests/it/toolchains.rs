@@ -15,7 +15,7 @@ use crate::environments::{in_image, validate};
 
 /// A repository at `dir` whose one commit (made at `date`) holds `files`; returns the commit,
 /// the test patch and the fix patch (`test` and `fix` files changed).
-fn fixture(
+pub(crate) fn fixture(
     dir: &Path,
     date: &str,
     files: &[(&str, &str)],
@@ -45,7 +45,12 @@ fn fixture(
     (base.clone(), diff(test), diff(fix))
 }
 
-fn instance(org: &str, repo: &str, number: u64, (sha, test_patch, fix_patch): (String, String, String)) -> Instance {
+pub(crate) fn instance(
+    org: &str,
+    repo: &str,
+    number: u64,
+    (sha, test_patch, fix_patch): (String, String, String),
+) -> Instance {
     let mut r = record(org, repo, number);
     r.base.sha = sha;
     r.test_patch = test_patch;
@@ -58,7 +63,7 @@ fn choice(r: &Instance) -> &ToolchainChoice {
     prov.toolchain_choice.as_ref().unwrap_or_else(|| panic!("{prov:?}"))
 }
 
-fn accepted(r: &Instance) {
+pub(crate) fn accepted(r: &Instance) {
     let m = r.swe_forge.as_ref().unwrap();
     assert_eq!(m.status, ValidationStatus::Accepted, "{:?}", m.rejections);
 }
