@@ -7,33 +7,15 @@
 
 use std::collections::BTreeSet;
 use std::path::Path;
-use std::process::Command;
 
 use swe_forge_core::{Instance, Provenance, ValidationStatus};
 
 use crate::environments::{in_image, validate};
-use crate::support::{make_repos, read_records, root, text};
+use crate::support::{make_repos, read_records, root};
 
 /// Commits `files` (path, content) on the checked-out branch of `repo` at `date`; its sha.
 fn commit(repo: &Path, date: &str, files: &[(&str, &str)], message: &str) -> String {
-    let git = |args: &[&str]| {
-        let out = Command::new("git")
-            .arg("-C")
-            .arg(repo)
-            .args(args)
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env("GIT_AUTHOR_NAME", "later")
-            .env("GIT_AUTHOR_EMAIL", "later@swe-forge.invalid")
-            .env("GIT_COMMITTER_NAME", "later")
-            .env("GIT_COMMITTER_EMAIL", "later@swe-forge.invalid")
-            .env("GIT_AUTHOR_DATE", date)
-            .env("GIT_COMMITTER_DATE", date)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "git {args:?}: {}", text(&out));
-        String::from_utf8_lossy(&out.stdout).trim().to_owned()
-    };
+    let git = |args: &[&str]| swe_forge_test_support::git_at(repo, date, args);
     for (path, content) in files {
         let p = repo.join(path);
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
