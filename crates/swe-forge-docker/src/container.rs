@@ -178,7 +178,7 @@ impl Engine {
         let mut stages = RunStages::default();
         let nonce = crate::end_frame::nonce();
         let id = self.create(spec, &mut stages, Some(&nonce)).await?;
-        let out = self.start_and_collect(&id, spec, &mut stages, Some(&nonce)).await;
+        let out = self.start_and_collect(&id, spec, &mut stages, Some(&nonce), Start::Engine).await;
         let removing = Instant::now();
         self.remove_container(&id).await;
         stages.remove = removing.elapsed();
@@ -192,19 +192,45 @@ impl Engine {
     pub async fn run_removing_later(&self, spec: &RunSpec) -> Result<RunOutput, DockerError> {
         let mut stages = RunStages::default();
         let nonce = crate::end_frame::nonce();
-        let id = self.create(spec, &mut stages, Some(&nonce)).await?;
-        let out = self.start_and_collect(&id, spec, &mut stages, Some(&nonce)).await;
+        let prestart = self.prestarting();
+        let (id, out) = match if prestart { self.take_warm(spec).await } else { None } {
+            // A container started ahead (`warm.rs`): the run's command goes in on its stdin.
+            Some(id) => match self.run_in_warm(&id, spec, &mut stages, &nonce).await {
+                // It was not there to take the command (it exited, the engine restarted): the
+                // run has not begun; a fresh container runs it.
+                Err(DockerError::WarmLost { container, message }) => {
+                    tracing::debug!(%container, %message, "a container started ahead was lost; starting a fresh one");
+                    self.remove_later(id);
+                    stages = RunStages::default();
+                    let id = self.create(spec, &mut stages, Some(&nonce)).await?;
+                    let out = self.start_and_collect(&id, spec, &mut stages, Some(&nonce), Start::Engine).await;
+                    (id, out)
+                }
+                out => (id, out),
+            },
+            None => {
+                let id = self.create(spec, &mut stages, Some(&nonce)).await?;
+                let start = if prestart { Start::EngineThenPrestart } else { Start::Engine };
+                let out = self.start_and_collect(&id, spec, &mut stages, Some(&nonce), start).await;
+                (id, out)
+            }
+        };
+        self.remove_later(id);
+        out.map(|out| RunOutput { stages, ..out })
+    }
+
+    /// Removes container `id` in the background ([`Engine::settle`] waits for it).
+    pub(crate) fn remove_later(&self, id: String) {
         let engine = self.clone();
         let removal = tokio::spawn(async move { engine.remove_container(&id).await });
         let mut removals = self.shared.removals.lock().unwrap_or_else(|e| e.into_inner());
         removals.retain(|r| !r.is_finished());
         removals.push(removal);
-        drop(removals);
-        out.map(|out| RunOutput { stages, ..out })
     }
 
     /// Waits until the containers [`Engine::run_removing_later`] left to remove are removed.
     pub async fn settle(&self) {
+        self.drain_warm().await;
         loop {
             let pending = std::mem::take(&mut *self.shared.removals.lock().unwrap_or_else(|e| e.into_inner()));
             if pending.is_empty() {
@@ -229,7 +255,7 @@ impl Engine {
         // The engine says when the setup ended (the container must have stopped before the commit).
         let id = self.create(spec, &mut stages, None).await?;
         let result = async {
-            let out = self.start_and_collect(&id, spec, &mut stages, None).await?;
+            let out = self.start_and_collect(&id, spec, &mut stages, None, Start::Engine).await?;
             if out.exit_code != Some(0) {
                 return Ok((out, None));
             }
@@ -282,6 +308,32 @@ impl Engine {
             }
             None => vec![script],
         };
+        let id = self.create_container(spec, cmd, spec.env.clone(), false, stages).await?;
+        let step = Instant::now();
+        if !files.is_empty() {
+            let bytes = crate::end_frame::tar_of(&files);
+            let opts = UploadToContainerOptions { path: "/".to_owned(), ..Default::default() };
+            if let Err(e) = self.docker.upload_to_container(&id, Some(opts), bollard::body_full(bytes.into())).await {
+                self.remove_container(&id).await;
+                return Err(DockerError::api("copy files into container", &id)(e));
+            }
+        }
+        stages.copy_in = step.elapsed();
+        Ok(id)
+    }
+
+    /// Creates a container of `spec.image` running `cmd` (after `/bin/bash -c`) with `env`, under
+    /// the spec's limits, on the spec's network; `stdin` keeps its standard input open (a container
+    /// started ahead of its run reads the run's command there). Fills the `network` and `create`
+    /// steps.
+    pub(crate) async fn create_container(
+        &self,
+        spec: &RunSpec,
+        cmd: Vec<String>,
+        env: Vec<String>,
+        stdin: bool,
+        stages: &mut RunStages,
+    ) -> Result<String, DockerError> {
         let step = Instant::now();
         let network = if spec.network { "bridge".to_owned() } else { self.isolated_network().await? };
         stages.network = step.elapsed();
@@ -305,8 +357,10 @@ impl Engine {
             image: Some(spec.image.clone()),
             entrypoint: Some(vec!["/bin/bash".to_owned(), "-c".to_owned()]),
             cmd: Some(cmd),
-            env: Some(spec.env.clone()),
+            env: Some(env),
             user: spec.user.clone(),
+            open_stdin: stdin.then_some(true),
+            attach_stdin: stdin.then_some(true),
             labels: Some(
                 [(LABEL_ROLE.to_owned(), "run".to_owned())]
                     .into_iter()
@@ -335,31 +389,35 @@ impl Engine {
         }
         .map_err(DockerError::api("create container", &spec.image))?;
         stages.create = step.elapsed();
-        let step = Instant::now();
-        if !files.is_empty() {
-            let bytes = crate::end_frame::tar_of(&files);
-            let opts = UploadToContainerOptions { path: "/".to_owned(), ..Default::default() };
-            if let Err(e) =
-                self.docker.upload_to_container(&created.id, Some(opts), bollard::body_full(bytes.into())).await
-            {
-                self.remove_container(&created.id).await;
-                return Err(DockerError::api("copy files into container", &created.id)(e));
-            }
-        }
-        stages.copy_in = step.elapsed();
         Ok(created.id)
     }
 
-    async fn start_and_collect(
+    pub(crate) async fn start_and_collect(
         &self,
         id: &str,
         spec: &RunSpec,
         stages: &mut RunStages,
         nonce: Option<&str>,
+        start: Start,
     ) -> Result<RunOutput, DockerError> {
+        // A run that could have had a container started ahead has one started for the next run
+        // of its kind, once its own has begun.
+        let prestart_after = !matches!(start, Start::Engine);
+        let warm = matches!(start, Start::Payload(_));
         let started = Instant::now();
-        self.docker.start_container(id, None).await.map_err(DockerError::api("start container", id))?;
+        // Held until the run ends: the attach that gave a warm container its command.
+        let mut _stdin = None;
+        match start {
+            Start::Engine | Start::EngineThenPrestart => {
+                self.docker.start_container(id, None).await.map_err(DockerError::api("start container", id))?;
+            }
+            Start::Payload(payload) => _stdin = Some(self.deliver(id, &payload).await?),
+        }
         stages.start = started.elapsed();
+        if prestart_after {
+            self.prestart_for(spec);
+        }
+
         let step = Instant::now();
         let logs_opts = LogsOptions { follow: true, stdout: true, stderr: true, ..Default::default() };
         let mut logs = self.docker.logs(id, Some(logs_opts));
@@ -392,6 +450,20 @@ impl Engine {
         };
         stages.run = step.elapsed();
         let step = Instant::now();
+        if warm {
+            // A container started ahead says on its stderr that the command came; a run without
+            // that never began (the container was gone, or it gave up waiting).
+            let taken = format!("{}\n", crate::end_frame::TAKEN);
+            if !frame.starts_with(taken.as_bytes()) {
+                let message = if frame.starts_with(crate::end_frame::UNUSED.as_bytes()) {
+                    "it stopped waiting"
+                } else {
+                    "it ended without taking the command"
+                };
+                return Err(DockerError::WarmLost { container: id.to_owned(), message: message.to_owned() });
+            }
+            frame.drain(..taken.len());
+        }
         let end = match (timed_out, nonce) {
             (false, Some(nonce)) => crate::end_frame::read(&frame, nonce),
             _ => None,
@@ -537,7 +609,7 @@ impl Engine {
     /// Removes container `id`. When the engine does not answer (it is restarting), the removal is
     /// tried again for up to [`REMOVE_PATIENCE`]: a container that outlived a restart would
     /// otherwise stay behind, since the run that made it goes on with a new one.
-    async fn remove_container(&self, id: &str) {
+    pub(crate) async fn remove_container(&self, id: &str) {
         let deadline = Instant::now() + REMOVE_PATIENCE;
         let mut delay = Duration::from_millis(250);
         loop {
@@ -562,6 +634,16 @@ impl Engine {
             }
         }
     }
+}
+
+/// How a run's container begins.
+pub(crate) enum Start {
+    /// The engine starts it.
+    Engine,
+    /// The engine starts it, then another is started ahead for the next run of its kind.
+    EngineThenPrestart,
+    /// It was started ahead and waits for its command: these bytes on its stdin.
+    Payload(Vec<u8>),
 }
 
 /// Most bytes of a run's stderr kept for its end frame: the results cap and room for the header.

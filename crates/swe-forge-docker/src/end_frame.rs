@@ -105,6 +105,69 @@ exit $code
     )
 }
 
+/// How long a container started ahead waits for its command before it exits (`warm.rs`).
+pub(crate) const WAIT_SECS: u64 = 900;
+
+/// What such a container writes to its stderr when it gives up waiting (or its stdin closes).
+pub(crate) const UNUSED: &str = "swe-forge-unused";
+
+/// What it writes to its stderr, on a line, when the command came (before the end frame): a run
+/// whose stderr does not begin with it never ran (the container was gone before).
+pub(crate) const TAKEN: &str = "swe-forge-taken";
+
+/// The command of a container started ahead (after `/bin/bash -c`, with `$0`): it reads a line
+/// of four byte counts from stdin, then the wrapper, the script, the files (the three arguments
+/// of [`command`]) and the run's environment as `export` lines, in one `head -c` (which reads
+/// no byte beyond its count; a sentinel keeps trailing newlines), cuts them apart by bytes (`C`
+/// locale, in a function so that the locale of the run is untouched), sets the environment and
+/// becomes the wrapper, as a fresh container's command would be.
+pub(crate) fn waiter() -> String {
+    format!(
+        r#"IFS=' ' read -r -t {WAIT_SECS} a b c d || {{ echo {UNUSED} >&2; exit 199; }}
+echo {TAKEN} >&2
+p=$(head -c $((a + b + c + d)); printf x)
+cut() {{ local LC_ALL=C; w=${{p:0:a}}; s=${{p:a:b}}; t=${{p:a+b:c}}; e=${{p:a+b+c:d}}; }}
+cut; unset p
+eval "$e"
+exec /bin/bash -c "$w" swe-forge "$s" "$t"
+"#
+    )
+}
+
+/// What a container started ahead is given on stdin for a run: [`command`]'s wrapper, script
+/// and files, and `env` (`K=V`) as `export` lines.
+pub(crate) fn payload(command: &[String], env: &[String]) -> Vec<u8> {
+    let part = |i: usize| command.get(i).map(String::as_str).unwrap_or_default();
+    let exports: String = env
+        .iter()
+        .map(|kv| match kv.split_once('=') {
+            Some((k, v)) => format!(
+                "export {k}={}
+",
+                quote(v)
+            ),
+            None => format!(
+                "export {kv}
+"
+            ),
+        })
+        .collect();
+    let parts = [part(0), part(2), part(3), exports.as_str()];
+    let mut out = format!(
+        "{} {} {} {}
+",
+        parts[0].len(),
+        parts[1].len(),
+        parts[2].len(),
+        parts[3].len()
+    )
+    .into_bytes();
+    for p in parts {
+        out.extend_from_slice(p.as_bytes());
+    }
+    out
+}
+
 /// The frame in the bytes of the container's stderr, when it is there and complete.
 pub(crate) fn read(stderr: &[u8], nonce: &str) -> Option<End> {
     let newline = stderr.iter().position(|b| *b == b'\n')?;

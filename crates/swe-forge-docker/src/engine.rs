@@ -26,6 +26,10 @@ pub(crate) struct Shared {
     pub(crate) isolated_network: Mutex<Option<String>>,
     /// Removals of finished runs' containers still under way ([`Engine::settle`] waits for them).
     pub(crate) removals: Mutex<Vec<tokio::task::JoinHandle<()>>>,
+    /// Containers started ahead of the runs that will use them (`warm.rs`).
+    pub(crate) warm: Mutex<Vec<crate::warm::Warm>>,
+    /// Runs start their own containers (`Engine::set_prestart(false)`).
+    pub(crate) no_prestart: std::sync::atomic::AtomicBool,
 }
 
 impl Engine {

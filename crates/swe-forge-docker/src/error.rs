@@ -80,6 +80,15 @@ pub enum DockerError {
         /// What happened.
         message: String,
     },
+    /// A container started ahead of its run was not there to take the run's command (it exited,
+    /// the engine restarted); the run had not begun.
+    #[error("container {container}, started ahead of its run, was lost: {message}")]
+    WarmLost {
+        /// The container.
+        container: String,
+        /// What happened.
+        message: String,
+    },
     /// Local I/O around the engine (temporary files, tar streams).
     #[error("i/o error while {what}")]
     Io {

@@ -21,6 +21,7 @@ mod lock;
 mod registry;
 mod run_label;
 mod swarm;
+mod warm;
 
 pub use backend::Backend;
 pub use base::BaseSpec;

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use swe_forge_docker::{BaseSpec, CaBundle, Engine, RunSpec};
+use swe_forge_docker::{Backend, BaseSpec, CaBundle, Engine, RunSpec};
 
 async fn engine_and_base() -> (Engine, String) {
     let engine = Engine::connect().await.expect("a Docker engine answers (bash scripts/setup-docker.sh)");
@@ -191,4 +191,116 @@ async fn shipping_errors_are_typed() {
     std::fs::write(&junk, b"not an image archive").unwrap();
     let loaded = engine.load(&junk).await;
     assert!(matches!(loaded, Err(DockerError::Archive { .. })), "{loaded:?}");
+}
+
+/// What a script sees of its container, printed; the end is a heredoc with no newline after its
+/// delimiter, which a command cut short of its last bytes would break.
+const PROBE: &str = "env | grep -v '^HOSTNAME=' | sort; id; pwd; echo \"$0 $SHLVL $#\"; ulimit -a; \
+    cat /sys/fs/cgroup/memory.max /sys/fs/cgroup/pids.max /sys/fs/cgroup/cpu.max 2>/dev/null; \
+    cat /sys/fs/cgroup/memory/memory.limit_in_bytes /sys/fs/cgroup/pids/pids.max /sys/fs/cgroup/cpu/cpu.cfs_quota_us 2>/dev/null; \
+    readlink /proc/self/fd/0; ls -A /proc/self/fd | wc -l; \
+    stat -c '%n %a %u %g %s' /swe-forge/small.txt /swe-forge/big.bin; sha256sum /swe-forge/big.bin; \
+    mkdir -p /tmp/r && cp /swe-forge/small.txt /tmp/r/copy; echo 'ünïcödé'; \
+    (exit 7); code=$?; cat <<'X'\nlast line\nX";
+
+fn probe_spec(base: &str) -> RunSpec {
+    let mut spec = RunSpec::new(base, format!("{PROBE}\nexit $code"));
+    spec.files = vec![
+        ("/swe-forge/small.txt".into(), b"small\n".to_vec()),
+        // Beyond what travels in the command: uploaded.
+        ("/swe-forge/big.bin".into(), (0..200_000u32).map(|i| (i % 251) as u8).collect()),
+    ];
+    spec.env = vec![
+        "PLAIN=value".into(),
+        "QUOTED=it's \"quoted\" $HOME `x` \\ and\na second line".into(),
+        "LANG=C.UTF-8".into(),
+        "EMPTY=".into(),
+    ];
+    spec.memory_bytes = Some(512 << 20);
+    spec.pids_limit = Some(300);
+    spec.cpus = Some(0.77);
+    spec.collect = Some("/tmp/r".into());
+    spec
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_run_in_a_container_started_ahead_sees_what_a_fresh_container_shows() {
+    let (engine, base) = engine_and_base().await;
+    let backend = Backend::Local(engine.clone());
+    for user in [None, Some("nobody")] {
+        let spec = RunSpec { user: user.map(str::to_owned), ..probe_spec(&base) };
+        engine.set_prestart(false);
+        let fresh = backend.run(&spec).await.unwrap();
+        assert_eq!(fresh.exit_code, Some(7), "{}", String::from_utf8_lossy(&fresh.log));
+        let log = String::from_utf8_lossy(&fresh.log).into_owned();
+        assert!(
+            log.contains("QUOTED=it's \"quoted\" $HOME `x` \\ and\n") && log.contains("\na second line\n"),
+            "{log}"
+        );
+        assert!(log.contains("ünïcödé\nlast line"), "{log}");
+        assert_eq!(fresh.files, [("copy".to_owned(), b"small\n".to_vec())]);
+        engine.set_prestart(true);
+        // The first run starts its own container (and one ahead for the next), the second uses
+        // the one started ahead.
+        let first = backend.run(&spec).await.unwrap();
+        let second = backend.run(&spec).await.unwrap();
+        assert!(first.stages.create > Duration::ZERO);
+        assert_eq!(second.stages.create, Duration::ZERO, "the second run did not use a container started ahead");
+        for out in [&first, &second] {
+            assert_eq!(String::from_utf8_lossy(&out.log), log);
+            assert_eq!((out.exit_code, out.timed_out, out.oom_killed), (Some(7), false, false));
+            assert_eq!(out.files, fresh.files);
+        }
+    }
+    // The timeout holds in a container started ahead as in a fresh one.
+    let mut slow = RunSpec::new(&base, "echo before; sleep 300; echo after");
+    slow.timeout = Duration::from_secs(2);
+    let _ = backend.run(&slow).await.unwrap();
+    let out = backend.run(&slow).await.unwrap();
+    assert_eq!(out.stages.create, Duration::ZERO);
+    assert!(out.timed_out);
+    assert_eq!((out.exit_code, String::from_utf8_lossy(&out.log).into_owned()), (None, "before\n".to_owned()));
+    backend.settle().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_container_started_ahead_that_is_gone_gives_way_to_a_fresh_one() {
+    let (engine, base) = engine_and_base().await;
+    let backend = Backend::Local(engine.clone());
+    // A kind of run no other test makes (its CPU limit), so that only its waiting container is killed.
+    let mut spec = RunSpec::new(&base, "echo ran; exit 4");
+    spec.cpus = Some(0.61);
+    let out = backend.run(&spec).await.unwrap();
+    assert_eq!((out.exit_code, String::from_utf8_lossy(&out.log).into_owned()), (Some(4), "ran\n".to_owned()));
+    // Kill the container waiting for the next run of this kind (as an engine restart would): one of
+    // this process's run.
+    let run_label = format!("label={}={}", swe_forge_docker::LABEL_RUN, swe_forge_docker::run_id());
+    let mut killed = 0;
+    for _ in 0..100 {
+        let ps = std::process::Command::new("docker")
+            .args(["ps", "-q", "--no-trunc", "--filter", &run_label, "--filter", "status=running"])
+            .output()
+            .unwrap();
+        for id in String::from_utf8_lossy(&ps.stdout).split_whitespace() {
+            let cpus = std::process::Command::new("docker")
+                .args(["inspect", "--format", "{{.HostConfig.NanoCpus}} {{.Config.OpenStdin}}", id])
+                .output()
+                .unwrap();
+            // The waiting one: its stdin open (the finished run's container may not have exited yet).
+            if String::from_utf8_lossy(&cpus.stdout).trim() == "610000000 true" {
+                let k = std::process::Command::new("docker").args(["kill", id]).output().unwrap();
+                assert!(k.status.success(), "{k:?}");
+                killed += 1;
+            }
+        }
+        if killed > 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(killed, 1, "no container was waiting for the next run");
+    let out = backend.run(&spec).await.unwrap();
+    assert_eq!((out.exit_code, String::from_utf8_lossy(&out.log).into_owned()), (Some(4), "ran\n".to_owned()));
+    assert!(out.stages.create > Duration::ZERO, "the run went to the killed container: {:?}", out.stages);
+    backend.settle().await;
 }

@@ -301,8 +301,9 @@ pub enum BenchCommand {
         #[command(flatten)]
         engine: EngineArgs,
     },
-    /// The fixed cost of a test run: runs of a script that does nothing, set up as test runs are
-    /// (no network, limits, a file copied in, the results folder copied out), step by step.
+    /// The fixed cost of a test run: runs of a script that does nothing but wait `--script-ms`,
+    /// set up as test runs are (no network, limits, a file copied in, the results folder copied
+    /// out), step by step: the wall time beyond the script's own.
     Runs {
         /// Image to run (the base image of the default suite when absent; bootstrapped if missing).
         #[arg(long)]
@@ -310,6 +311,10 @@ pub enum BenchCommand {
         /// Runs of each kind.
         #[arg(long, default_value_t = 20)]
         repeat: u32,
+        /// How long the script takes (a test command takes seconds; a container started ahead
+        /// for the next run is started while it runs).
+        #[arg(long, default_value_t = 0)]
+        script_ms: u64,
     },
 }
 

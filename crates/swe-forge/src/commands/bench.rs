@@ -18,7 +18,7 @@ use swe_forge_config::Pipeline;
 pub async fn bench_command(cmd: BenchCommand) -> Result<()> {
     match cmd {
         BenchCommand::Overhead { pipeline, repeat, engine } => overhead(pipeline, repeat, engine).await,
-        BenchCommand::Runs { image, repeat } => runs(image, repeat).await,
+        BenchCommand::Runs { image, repeat, script_ms } => runs(image, repeat, script_ms).await,
     }
 }
 
@@ -51,16 +51,22 @@ async fn overhead(pipeline: std::path::PathBuf, repeat: u32, engine: crate::cli:
     Ok(())
 }
 
-/// Runs of a script that does nothing, set up as a test run is, in turn: removal waited for
-/// (`Engine::run`) and removal in the background (`Backend::run`, what test runs use).
-async fn runs(image: Option<String>, repeat: u32) -> Result<()> {
+/// Runs of a script that does nothing but wait `script_ms`, set up as a test run is, in turn:
+/// removal waited for (`Engine::run`), removal in the background with a container of its own
+/// (`Backend::run` without containers started ahead), and `Backend::run` as test runs use it
+/// (removal in the background, the container started ahead while the previous run ran).
+async fn runs(image: Option<String>, repeat: u32, script_ms: u64) -> Result<()> {
     let engine = Engine::connect().await?;
     let image = match image {
         Some(i) => i,
         None => engine.ensure_base(&BaseSpec::default(), &|m| eprintln!("{m}")).await?,
     };
-    let mut spec =
-        RunSpec::new(&image, "mkdir -p /swe-forge/results && cat /swe-forge/in.txt > /swe-forge/results/r.txt");
+    let wait =
+        if script_ms > 0 { format!("sleep {}.{:03} && ", script_ms / 1000, script_ms % 1000) } else { String::new() };
+    let mut spec = RunSpec::new(
+        &image,
+        format!("{wait}mkdir -p /swe-forge/results && cat /swe-forge/in.txt > /swe-forge/results/r.txt"),
+    );
     spec.files = vec![("/swe-forge/in.txt".to_owned(), b"ok\n".to_vec())];
     spec.memory_bytes = Some(4096 << 20);
     spec.pids_limit = Some(4096);
@@ -74,26 +80,27 @@ async fn runs(image: Option<String>, repeat: u32) -> Result<()> {
     };
     // Warm-up: finds the network, loads the image's layers into the page cache.
     check(&engine.run(&spec).await?)?;
-    let mut waited = Vec::new();
-    let mut background = Vec::new();
-    for _ in 0..repeat {
-        let t = Instant::now();
-        let out = engine.run(&spec).await?;
-        waited.push((t.elapsed(), out.stages));
-        check(&out)?;
-        let t = Instant::now();
-        let out = backend.run(&spec).await?;
-        background.push((t.elapsed(), out.stages));
-        check(&out)?;
+    let script = Duration::from_millis(script_ms);
+    let mut kinds: Vec<(&str, Vec<(Duration, RunStages)>)> = Vec::new();
+    for kind in ["waited for", "in the background", "in the background, started ahead"] {
+        engine.set_prestart(kind.ends_with("ahead"));
+        let mut rows = Vec::new();
+        for _ in 0..repeat {
+            let t = Instant::now();
+            let out = if kind == "waited for" { engine.run(&spec).await? } else { backend.run(&spec).await? };
+            rows.push((t.elapsed().saturating_sub(script), out.stages));
+            check(&out)?;
+        }
+        kinds.push((kind, rows));
     }
     let t = Instant::now();
     backend.settle().await;
     let settle = t.elapsed();
-    println!("image {image}, {repeat} runs of each kind, medians in ms");
+    println!("image {image}, a script of {script_ms} ms, {repeat} runs of each kind, medians in ms");
     let names: Vec<&str> = RunStages::default().named().iter().map(|(n, _)| *n).collect();
-    println!("\n| removal | wall (p90) | {} |", names.join(" | "));
+    println!("\n| removal | wall beyond the script (p90) | {} |", names.join(" | "));
     println!("|---|---|{}", "---|".repeat(names.len()));
-    for (kind, rows) in [("waited for", &waited), ("in the background", &background)] {
+    for (kind, rows) in &kinds {
         let walls: Vec<Duration> = rows.iter().map(|(w, _)| *w).collect();
         let stages: Vec<String> =
             (0..names.len()).map(|i| ms(quantile(rows.iter().map(|(_, s)| s.named()[i].1).collect(), 0.5))).collect();
@@ -104,7 +111,7 @@ async fn runs(image: Option<String>, repeat: u32) -> Result<()> {
             stages.join(" | ")
         );
     }
-    println!("\nwaiting for the {repeat} background removals at the end: {} ms", ms(settle));
+    println!("\nwaiting at the end for the background removals and the containers started ahead: {} ms", ms(settle));
     Ok(())
 }
 
