@@ -57,8 +57,11 @@ pub struct RecipeOverride {
     /// Variables added to the toolchain image.
     #[serde(default)]
     pub env: BTreeMap<String, String>,
-    /// Replaces the setup commands.
+    /// Replaces the setup commands (and the recipe's `layer_setup`).
     pub setup: Option<Vec<String>>,
+    /// Replaces the commands an instance layer runs instead of the setup when its dependency
+    /// fingerprint is its environment's.
+    pub layer_setup: Option<Vec<String>>,
     /// Replaces the pre-test commands.
     pub pre_test: Option<Vec<String>>,
     /// Replaces the test command.

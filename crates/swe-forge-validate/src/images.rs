@@ -700,7 +700,14 @@ impl Validator {
                 script.push_str(&format!("cd {REPO_DIR}\n{}\n", recipe.refresh.join("\n")));
             }
             let org_repo = format!("{}/{}", inst.org, inst.repo);
-            script.push_str(&setup_script(toolchain, recipe, false, &commit_time(repo, &base)?, &org_repo));
+            let time = commit_time(repo, &base)?;
+            if fingerprint == env_fingerprint && !recipe.layer_setup.is_empty() {
+                // The environment's dependencies are the instance's: only its own code is built.
+                let layer = Recipe { setup: recipe.layer_setup.clone(), ..recipe.clone() };
+                script.push_str(&setup_script(toolchain, &layer, false, &time, &org_repo));
+            } else {
+                script.push_str(&setup_script(toolchain, recipe, false, &time, &org_repo));
+            }
         } else {
             script.push_str(&format!("cd {REPO_DIR}\n{LEAK_CHECK}"));
             if let Some(user) = &recipe.test_user {

@@ -121,6 +121,12 @@ pub struct Recipe {
     /// the generated files of the environment's build files removed, `git clean -fdx`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub refresh: Vec<String>,
+    /// Commands an instance layer runs instead of the setup when its fingerprint is its
+    /// environment's: the dependencies are the environment's, only the repository's own code is
+    /// built again (Maven: compile, no warm-up run of the suite). Empty: the setup. An override
+    /// that replaces the setup replaces these too (with its own `layer_setup`, or the setup).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub layer_setup: Vec<String>,
 }
 
 const TOOLCHAINS: &str = include_str!("../recipes/toolchains.toml");
@@ -233,7 +239,11 @@ impl Recipe {
                 dst.clone_from(s);
             }
         };
+        if o.setup.is_some() {
+            self.layer_setup.clear();
+        }
         replace(&mut self.setup, &o.setup);
+        replace(&mut self.layer_setup, &o.layer_setup);
         replace(&mut self.pre_test, &o.pre_test);
         replace(&mut self.results, &o.results);
         if let Some(t) = &o.test_command {
@@ -307,6 +317,21 @@ mod tests {
         assert!(check_override(&o).unwrap_err().to_string().contains("junit-xm"));
         let ok: RecipeOverride = toml::from_str("[[variants]]\nnumbers = [1, 5]\nparser = \"junit-xml\"\n").unwrap();
         check_override(&ok).unwrap();
+    }
+
+    #[test]
+    fn an_override_of_the_setup_is_also_what_a_layer_runs_unless_it_says_otherwise() {
+        let maven = Recipe::named("java-maven").unwrap();
+        assert!(!maven.layer_setup.is_empty());
+        let mut own = maven.clone();
+        own.apply(&toml::from_str("setup = [\"./build.sh\"]").unwrap(), &inst(1));
+        assert!(own.layer_setup.is_empty(), "a layer runs the override's setup: {:?}", own.layer_setup);
+        let mut both = maven.clone();
+        both.apply(&toml::from_str("setup = [\"./build.sh\"]\nlayer_setup = [\"./quick.sh\"]").unwrap(), &inst(1));
+        assert_eq!((both.setup, both.layer_setup), (vec!["./build.sh".to_owned()], vec!["./quick.sh".to_owned()]));
+        let mut env_only = maven.clone();
+        env_only.apply(&toml::from_str("env = { A = \"1\" }").unwrap(), &inst(1));
+        assert_eq!(env_only.layer_setup, maven.layer_setup);
     }
 
     #[test]

@@ -151,3 +151,60 @@ fn instances_whose_build_files_change_get_the_lists_of_a_clean_build() {
     let ringq8 = at(ringq, 8, &later);
     check(&repos, &tmp.path().join("ringq"), "forge-fixtures/ringq", ringq, &ringq8);
 }
+
+const WORDS: &str = "package dev.forge.text;\n\n/** Word counts. */\npublic final class Words {\n    private Words() {}\n\n    /** The number of words of {@code s}. */\n    public static int count(String s) {\n        String t = s.trim();\n        return t.isEmpty() ? 0 : t.split(\"\\\\s+\").length;\n    }\n}\n";
+
+const WORDS_TEST: &str = "package dev.forge.text;\n\nimport static org.junit.Assert.assertEquals;\n\nimport org.junit.Test;\n\npublic class WordsTest {\n    @Test\n    public void countsWords() {\n        assertEquals(3, Words.count(\" a bc  d \"));\n    }\n}\n";
+
+/// Maven: an instance whose base changes code but no build file is on the environment of its own
+/// fingerprint, and its layer builds only its own code (the recipe's `layer_setup`: compile, no
+/// warm-up run of the suite, which the environment's setup made), with the lists of a clean build.
+#[test]
+fn a_maven_layer_on_its_fingerprints_environment_compiles_without_running_the_suite() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = make_repos(tmp.path());
+    let fixtures = read_records(&root().join("data/fixtures/instances.jsonl"));
+    let jtext = fixtures.iter().find(|r| r.instance_id == "forge-fixtures__jtext-3").unwrap();
+    let dir = repos.join("forge-fixtures/jtext");
+    // A base of its own on every run of this test, so that its layer is built (and logged) anew.
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
+    let words = format!("{WORDS}// {nanos}\n");
+    let later = commit(
+        &dir,
+        "2024-02-01T00:00:00Z",
+        &[
+            ("src/main/java/dev/forge/text/Words.java", &words),
+            ("src/test/java/dev/forge/text/WordsTest.java", WORDS_TEST),
+        ],
+        "Word counts",
+    );
+    let jtext4 = at(jtext, 4, &later);
+    let work = tmp.path().join("jtext");
+    let mut keyed = validate(&[jtext, &jtext4], &repos, &work.join("keyed"), None);
+    keyed.sort_by_key(|r| r.instance_id != jtext.instance_id);
+    for r in &keyed {
+        assert_eq!(r.status(), ValidationStatus::Accepted, "{}: {:?}", r.instance_id, r.swe_forge);
+    }
+    let (p_old, p_new) = (prov(&keyed[0]), prov(&keyed[1]));
+    assert_eq!(p_new.fingerprint, p_old.fingerprint, "no build file changed");
+    assert_eq!(
+        (p_new.env_commit.as_str(), p_new.env_image.as_str()),
+        (jtext.base.sha.as_str(), p_old.env_image.as_str())
+    );
+    let logs = work.join("keyed/validated.work/logs");
+    let layer_setup = std::fs::read_to_string(logs.join("forge-fixtures__jtext-4/setup.log")).unwrap();
+    assert!(layer_setup.contains("BUILD SUCCESS"), "{layer_setup}");
+    assert!(!layer_setup.contains("Tests run:"), "the layer ran the suite: {layer_setup}");
+    assert!(keyed[1].p2p_tests.keys().any(|t| t.contains("WordsTest")), "{:?}", keyed[1].p2p_tests);
+
+    let own_commit = format!("env_commit = \"{later}\"");
+    let own = validate(
+        &[&jtext4],
+        &repos,
+        &work.join("own"),
+        Some(&pipeline(&work.join("base"), "forge-fixtures/jtext", &own_commit)),
+    );
+    assert_eq!(own[0].status(), ValidationStatus::Accepted, "{:?}", own[0].swe_forge);
+    assert_eq!(prov(&own[0]).env_commit, later);
+    assert_eq!(lists(&keyed[1]), lists(&own[0]), "the lists of a clean build at its own base");
+}
