@@ -302,6 +302,9 @@ mod tests {
             let r = Recipe::named(name).unwrap();
             Toolchain::named(&r.toolchain).unwrap();
             assert!(!r.test_command.is_empty());
+            // Without one, every instance of a repository shares the environment of its oldest
+            // base, and each layer installs its own dependencies again.
+            assert!(!r.fingerprint.is_empty(), "recipe {name} names no dependency fingerprint files");
             for p in std::iter::once(&r.parser).chain(r.results_parser.as_ref()) {
                 assert!(p.parse::<swe_forge_logparse::Framework>().is_ok(), "recipe {name}: unknown parser {p}");
             }
