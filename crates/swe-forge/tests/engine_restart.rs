@@ -56,12 +56,19 @@ fn validation_survives_an_engine_restart() {
         .spawn()
         .unwrap();
     let child_pid = child.id();
-    // Wait until the first test run's container is up, then restart the engine under it.
+    // Wait until the first test run's container is up (one of the instance image: the toolchain's
+    // version probe runs in a container of that role too, on the toolchain image), then restart the
+    // engine under it.
     let deadline = Instant::now() + Duration::from_secs(300);
     loop {
-        let ps =
-            Command::new("docker").args(["ps", "-q", "--filter", "label=dev.swe-forge.role=run"]).output().unwrap();
-        if !ps.stdout.is_empty() {
+        let ps = Command::new("docker")
+            .args(["ps", "--filter", "label=dev.swe-forge.role=run", "--format", "{{.Image}}"])
+            .output()
+            .unwrap();
+        if String::from_utf8_lossy(&ps.stdout)
+            .lines()
+            .any(|image| image.starts_with("swe-forge/forge-fixtures__gostack:pr-"))
+        {
             break;
         }
         assert!(Instant::now() < deadline, "no test run started");
