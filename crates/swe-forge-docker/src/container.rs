@@ -193,24 +193,27 @@ impl Engine {
         let mut stages = RunStages::default();
         let nonce = crate::end_frame::nonce();
         let prestart = self.prestarting();
-        let (id, out) = match if prestart { self.take_warm(spec).await } else { None } {
-            // A container started ahead (`warm.rs`): the run's command goes in on its stdin.
-            Some(id) => match self.run_in_warm(&id, spec, &mut stages, &nonce).await {
+        let mut lost = false;
+        let mut ran = None;
+        // A container started ahead (`warm.rs`): the run's command goes in on its stdin.
+        if let Some(id) = if prestart { self.take_warm(spec).await } else { None } {
+            match self.run_in_warm(&id, spec, &mut stages, &nonce).await {
                 // It was not there to take the command (it exited, the engine restarted): the
                 // run has not begun; a fresh container runs it.
                 Err(DockerError::WarmLost { container, message }) => {
                     tracing::debug!(%container, %message, "a container started ahead was lost; starting a fresh one");
                     self.remove_later(id);
                     stages = RunStages::default();
-                    let id = self.create(spec, &mut stages, Some(&nonce)).await?;
-                    let out = self.start_and_collect(&id, spec, &mut stages, Some(&nonce), Start::Engine).await;
-                    (id, out)
+                    lost = true;
                 }
-                out => (id, out),
-            },
+                out => ran = Some((id, out)),
+            }
+        }
+        let (id, out) = match ran {
+            Some(ran) => ran,
             None => {
                 let id = self.create(spec, &mut stages, Some(&nonce)).await?;
-                let start = if prestart { Start::EngineThenPrestart } else { Start::Engine };
+                let start = if prestart && !lost { Start::EngineThenPrestart } else { Start::Engine };
                 let out = self.start_and_collect(&id, spec, &mut stages, Some(&nonce), start).await;
                 (id, out)
             }
