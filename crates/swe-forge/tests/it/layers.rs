@@ -208,3 +208,82 @@ fn a_maven_layer_on_its_fingerprints_environment_compiles_without_running_the_su
     assert_eq!(prov(&own[0]).env_commit, later);
     assert_eq!(lists(&keyed[1]), lists(&own[0]), "the lists of a clean build at its own base");
 }
+
+/// A Go repository with a module dependency (fetched from the module proxy by the setup): the
+/// environment keeps the extracted module and its `.ziphash`, not its zip; a later instance with
+/// the same go.mod/go.sum fetches nothing in its layer; the runs (GOPROXY=off) build and test
+/// against the extracted module, and the lists are those of a clean build at the later base.
+#[test]
+fn a_go_environment_keeps_no_module_zips_and_a_layer_of_its_fingerprint_fetches_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = tmp.path().join("repos");
+    let dir = repos.join("forge-fixtures/gomods");
+    // Bases of their own on every run of this test, so that the environment and the layer are
+    // built (and logged) anew.
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
+    let go_mod = "module github.com/forge-fixtures/gomods\n\ngo 1.15\n\nrequire github.com/google/uuid v1.1.1\n";
+    let go_sum = "github.com/google/uuid v1.1.1 h1:Gkbcsh/GbpXz7lPftLA3P6TYMwjCLYm83jiFQZF/3gY=\n\
+                  github.com/google/uuid v1.1.1/go.mod h1:TIyPZe4MgqvfeYDBFedMoGGpEw/LqOeaOT+nhxU+yHo=\n";
+    let id = |note: &str| {
+        format!(
+            "package gomods\n\nimport \"github.com/google/uuid\"\n\n// ID is a fresh identifier ({note}).\n\
+             func ID() string {{ return uuid.New().String() }}\n"
+        )
+    };
+    let sum = |body: &str| format!("package gomods\n\n// Sum adds.\nfunc Sum(a, b int) int {{ return {body} }}\n");
+    let id_test = "package gomods\n\nimport \"testing\"\n\nfunc TestID(t *testing.T) {\n\tif len(ID()) != 36 {\n\t\tt.Fatal(ID())\n\t}\n}\n";
+    let sum_test = "package gomods\n\nimport \"testing\"\n\nfunc TestSum(t *testing.T) {\n\tif Sum(2, 3) != 5 {\n\t\tt.Fatal(Sum(2, 3))\n\t}\n}\n";
+    let fx = crate::toolchains::fixture(
+        &dir,
+        "2021-06-01T00:00:00Z",
+        &[
+            ("go.mod", go_mod),
+            ("go.sum", go_sum),
+            ("id.go", &id(&format!("{nanos}"))),
+            ("id_test.go", id_test),
+            ("sum.go", &sum("a - b")),
+        ],
+        &[("sum_test.go", sum_test)],
+        &[("sum.go", &sum("a + b"))],
+    );
+    let first = crate::toolchains::instance("forge-fixtures", "gomods", 1, fx);
+    let later = commit(&dir, "2021-07-01T00:00:00Z", &[("id.go", &id(&format!("{nanos}, later")))], "Later");
+    let second = at(&first, 2, &later);
+
+    let work = tmp.path().join("work");
+    let mut keyed = validate(&[&first, &second], &repos, &work.join("keyed"), None);
+    keyed.sort_by_key(|r| r.instance_id != first.instance_id);
+    for r in &keyed {
+        assert_eq!(r.status(), ValidationStatus::Accepted, "{}: {:?}", r.instance_id, r.swe_forge);
+        let pkg = "github.com/forge-fixtures/gomods::";
+        assert_eq!(r.f2p_tests.keys().collect::<Vec<_>>(), [&format!("{pkg}TestSum")]);
+        assert_eq!(r.p2p_tests.keys().collect::<Vec<_>>(), [&format!("{pkg}TestID")]);
+    }
+    let (p_first, p_second) = (prov(&keyed[0]), prov(&keyed[1]));
+    assert_eq!(p_second.fingerprint, p_first.fingerprint, "no module file changed");
+    assert_eq!(p_second.env_commit, first.base.sha);
+    let logs = work.join("keyed/validated.work/logs");
+    let fetch = "swe-forge: fetching the modules of the build list";
+    let env_setup = std::fs::read_to_string(logs.join("forge-fixtures__gomods-1/env-setup.log")).unwrap();
+    assert!(env_setup.contains(fetch), "{env_setup}");
+    let layer_setup = std::fs::read_to_string(logs.join("forge-fixtures__gomods-2/setup.log")).unwrap();
+    assert!(!layer_setup.contains(fetch), "the layer fetched the modules again: {layer_setup}");
+    let image = keyed[1].swe_forge.as_ref().unwrap().image.as_deref().unwrap();
+    let (files, code) = in_image(
+        image,
+        "cd \"$(go env GOMODCACHE)\" && find cache/download -name '*.zip' | wc -l \
+         && find cache/download -name '*.ziphash' | wc -l && ls -d github.com/google/uuid@v1.1.1",
+    );
+    assert_eq!(code, Some(0), "{files}");
+    assert_eq!(files.lines().collect::<Vec<_>>(), ["0", "1", "github.com/google/uuid@v1.1.1"]);
+
+    let own_commit = format!("env_commit = \"{later}\"");
+    let own = validate(
+        &[&second],
+        &repos,
+        &work.join("own"),
+        Some(&pipeline(&work.join("base"), "forge-fixtures/gomods", &own_commit)),
+    );
+    assert_eq!(own[0].status(), ValidationStatus::Accepted, "{:?}", own[0].swe_forge);
+    assert_eq!(lists(&keyed[1]), lists(&own[0]), "the lists of a clean build at its own base");
+}
