@@ -287,3 +287,144 @@ fn a_go_environment_keeps_no_module_zips_and_a_layer_of_its_fingerprint_fetches_
     assert_eq!(own[0].status(), ValidationStatus::Accepted, "{:?}", own[0].swe_forge);
     assert_eq!(lists(&keyed[1]), lists(&own[0]), "the lists of a clean build at its own base");
 }
+
+/// The files of the top layer of `image` (paths without the leading `/`), read from `docker save`.
+fn top_layer_files(image: &str, dir: &Path) -> Vec<String> {
+    let tar = dir.join("image.tar");
+    let sh = |script: &str| {
+        let out = std::process::Command::new("bash").args(["-c", script]).output().unwrap();
+        assert!(out.status.success(), "{script}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    sh(&format!("docker save -o {} {image}", tar.display()));
+    let manifest: serde_json::Value =
+        serde_json::from_str(&sh(&format!("tar -xOf {} manifest.json", tar.display()))).unwrap();
+    let top = manifest[0]["Layers"].as_array().unwrap().last().unwrap().as_str().unwrap().to_owned();
+    let files = sh(&format!("tar -xOf {} {top} | tar -t", tar.display()));
+    std::fs::remove_file(&tar).unwrap();
+    files.lines().map(str::to_owned).collect()
+}
+
+const MODS_POM: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>dev.forge</groupId>
+  <artifactId>mods</artifactId>
+  <version>0.1.0</version>
+  <packaging>pom</packaging>
+  <modules>
+    <module>a</module>
+    <module>b</module>
+  </modules>
+  <properties>
+    <maven.compiler.release>17</maven.compiler.release>
+    <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>
+  </properties>
+  <dependencies>
+    <dependency>
+      <groupId>junit</groupId>
+      <artifactId>junit</artifactId>
+      <version>4.13.2</version>
+      <scope>test</scope>
+    </dependency>
+  </dependencies>
+  <build>
+    <pluginManagement>
+      <plugins>
+        <plugin><groupId>org.apache.maven.plugins</groupId><artifactId>maven-compiler-plugin</artifactId><version>3.13.0</version></plugin>
+        <plugin><groupId>org.apache.maven.plugins</groupId><artifactId>maven-resources-plugin</artifactId><version>3.3.1</version></plugin>
+        <plugin><groupId>org.apache.maven.plugins</groupId><artifactId>maven-surefire-plugin</artifactId><version>3.5.2</version></plugin>
+      </plugins>
+    </pluginManagement>
+  </build>
+</project>
+"#;
+
+fn module_pom(name: &str) -> String {
+    format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<project xmlns=\"http://maven.apache.org/POM/4.0.0\">\n  \
+         <modelVersion>4.0.0</modelVersion>\n  <parent><groupId>dev.forge</groupId><artifactId>mods</artifactId>\
+         <version>0.1.0</version></parent>\n  <artifactId>{name}</artifactId>\n</project>\n"
+    )
+}
+
+/// A Maven build of two modules, `a` and `b`; a later instance whose base changes `b` only gets a
+/// layer with `b`'s build products and none of `a`'s (Maven finds `a` up to date: its sources
+/// keep the tree's time, its classes are newer), and the lists of a clean build at its base.
+#[test]
+fn a_maven_layer_holds_the_build_products_of_the_changed_module_only() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = tmp.path().join("repos");
+    let dir = repos.join("forge-fixtures/jmods");
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
+    let shout = "package dev.forge.a;\n\npublic final class Shout {\n    private Shout() {}\n\n    public static String of(String s) {\n        return s.toUpperCase() + \"!\";\n    }\n}\n";
+    let shout_test = "package dev.forge.a;\n\nimport static org.junit.Assert.assertEquals;\n\nimport org.junit.Test;\n\npublic class ShoutTest {\n    @Test\n    public void shouts() {\n        assertEquals(\"HI!\", Shout.of(\"hi\"));\n    }\n}\n";
+    let half = |body: &str| {
+        format!(
+            "package dev.forge.b;\n\npublic final class Half {{\n    private Half() {{}}\n\n    public static int of(int x) {{\n        return {body};\n    }}\n}}\n"
+        )
+    };
+    let half_test = "package dev.forge.b;\n\nimport static org.junit.Assert.assertEquals;\n\nimport org.junit.Test;\n\npublic class HalfTest {\n    @Test\n    public void halves() {\n        assertEquals(2, Half.of(4));\n    }\n}\n";
+    let twice = |note: &str| {
+        format!(
+            "package dev.forge.b;\n\n/** Doubles ({note}). */\npublic final class Twice {{\n    private Twice() {{}}\n\n    public static int of(int x) {{\n        return 2 * x;\n    }}\n}}\n"
+        )
+    };
+    let fx = crate::toolchains::fixture(
+        &dir,
+        "2024-03-01T00:00:00Z",
+        &[
+            ("pom.xml", MODS_POM),
+            ("a/pom.xml", &module_pom("a")),
+            ("a/src/main/java/dev/forge/a/Shout.java", shout),
+            ("a/src/test/java/dev/forge/a/ShoutTest.java", shout_test),
+            ("b/pom.xml", &module_pom("b")),
+            ("b/src/main/java/dev/forge/b/Half.java", &half("x / 2 + 1")),
+            ("b/src/main/java/dev/forge/b/Twice.java", &twice(&format!("{nanos}"))),
+        ],
+        &[("b/src/test/java/dev/forge/b/HalfTest.java", half_test)],
+        &[("b/src/main/java/dev/forge/b/Half.java", &half("x / 2"))],
+    );
+    let first = crate::toolchains::instance("forge-fixtures", "jmods", 1, fx);
+    let later = commit(
+        &dir,
+        "2024-04-01T00:00:00Z",
+        &[("b/src/main/java/dev/forge/b/Twice.java", &twice(&format!("{nanos}, later")))],
+        "Later",
+    );
+    let second = at(&first, 2, &later);
+
+    let work = tmp.path().join("work");
+    let mut keyed = validate(&[&first, &second], &repos, &work.join("keyed"), None);
+    keyed.sort_by_key(|r| r.instance_id != first.instance_id);
+    for r in &keyed {
+        assert_eq!(r.status(), ValidationStatus::Accepted, "{}: {:?}", r.instance_id, r.swe_forge);
+        assert!(r.f2p_tests.keys().any(|t| t.contains("HalfTest")), "{:?}", r.f2p_tests);
+        assert!(r.p2p_tests.keys().any(|t| t.contains("ShoutTest")), "{:?}", r.p2p_tests);
+    }
+    let p_second = prov(&keyed[1]);
+    assert_eq!(
+        (p_second.fingerprint.as_str(), p_second.env_commit.as_str()),
+        (prov(&keyed[0]).fingerprint.as_str(), first.base.sha.as_str())
+    );
+    let image = keyed[1].swe_forge.as_ref().unwrap().image.as_deref().unwrap();
+    let files = top_layer_files(image, tmp.path());
+    assert!(files.iter().any(|f| f.starts_with("testbed/b/target/classes/dev/forge/b/")), "{files:#?}");
+    // The compiler plugin rewrites its list of input files in every module (a few bytes, the same
+    // list); no class of `a` is compiled again.
+    let of_a: Vec<&String> = files
+        .iter()
+        .filter(|f| f.starts_with("testbed/a/target/") && !f.ends_with('/') && !f.contains("/maven-status/"))
+        .collect();
+    assert!(of_a.is_empty(), "the unchanged module's build products are in the layer: {of_a:#?}");
+
+    let own_commit = format!("env_commit = \"{later}\"");
+    let own = validate(
+        &[&second],
+        &repos,
+        &work.join("own"),
+        Some(&pipeline(&work.join("base"), "forge-fixtures/jmods", &own_commit)),
+    );
+    assert_eq!(own[0].status(), ValidationStatus::Accepted, "{:?}", own[0].swe_forge);
+    assert_eq!(lists(&keyed[1]), lists(&own[0]), "the lists of a clean build at its own base");
+}
