@@ -84,9 +84,11 @@ pub fn is_test_path(path: &str) -> bool {
                 || (stem.starts_with("Test") && stem[4..].starts_with(|c: char| c.is_ascii_uppercase()))
         }
         e if SCRIPT_EXTS.contains(&e) => {
-            // `x.test.ts`, `x.spec.js`, `x.e2e-spec.ts`
+            // `x.test.ts`, `x.spec.js`, `x.e2e-spec.ts`; and a file named `test.js` or `spec.ts`
+            // beside the code it tests (date-fns's `src/addDays/test.js`).
             let inner = stem.rsplit('.').next().unwrap_or_default();
-            stem.contains('.') && (inner == "test" || inner == "spec" || inner.ends_with("-spec"))
+            matches!(stem, "test" | "tests" | "spec")
+                || (stem.contains('.') && (inner == "test" || inner == "spec" || inner.ends_with("-spec")))
         }
         e if C_EXTS.contains(&e) => {
             stem.ends_with("_test")
@@ -206,6 +208,9 @@ mod tests {
             "lib/router.spec.js",
             "src/app.e2e-spec.ts",
             "src/__snapshots__/x.snap",
+            "src/addDays/test.js",
+            "src/locale/en-US/test.ts",
+            "lib/router/spec.js",
             // Python
             "tests/test_api.py",
             "pkg/test_util.py",
@@ -236,6 +241,8 @@ mod tests {
             "src/main/java/com/x/Testimony.java",
             "src/latest.ts",
             "src/test-utils.ts",
+            "src/testing.js",
+            "src/attest.ts",
             "src/contest.spec_helper.rb.txt",
             "Cargo.toml",
             "README.md",
