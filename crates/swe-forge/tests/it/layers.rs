@@ -152,6 +152,37 @@ fn instances_whose_build_files_change_get_the_lists_of_a_clean_build() {
     check(&repos, &tmp.path().join("ringq"), "forge-fixtures/ringq", ringq, &ringq8);
 }
 
+/// Validates `first` and `second` (a later base with the same dependency fingerprint) together,
+/// and `second` again on an environment at its own base (the clean build). Asserts that all are
+/// accepted, that `second` took `first`'s environment, and that its lists are the clean build's.
+/// Returns the two records of the shared run (`first`, `second`) and that run's log folder.
+fn on_one_environment(
+    repos: &Path,
+    work: &Path,
+    repo: &str,
+    first: &Instance,
+    second: &Instance,
+) -> (Vec<Instance>, std::path::PathBuf) {
+    let accepted = |r: &Instance| {
+        assert_eq!(r.status(), ValidationStatus::Accepted, "{}: {:?}", r.instance_id, r.swe_forge);
+    };
+    let mut keyed = validate(&[first, second], repos, &work.join("keyed"), None);
+    keyed.sort_by_key(|r| r.instance_id != first.instance_id);
+    keyed.iter().for_each(accepted);
+    let (p_first, p_second) = (prov(&keyed[0]), prov(&keyed[1]));
+    assert_eq!(p_second.fingerprint, p_first.fingerprint, "no build file changed");
+    assert_eq!(
+        (p_second.env_commit.as_str(), p_second.env_image.as_str()),
+        (first.base.sha.as_str(), p_first.env_image.as_str())
+    );
+    let own_commit = format!("env_commit = \"{}\"", second.base.sha);
+    let own = validate(&[second], repos, &work.join("own"), Some(&pipeline(&work.join("base"), repo, &own_commit)));
+    accepted(&own[0]);
+    assert_eq!(prov(&own[0]).env_commit, second.base.sha);
+    assert_eq!(lists(&keyed[1]), lists(&own[0]), "the lists of a clean build at its own base");
+    (keyed, work.join("keyed/validated.work/logs"))
+}
+
 const WORDS: &str = "package dev.forge.text;\n\n/** Word counts. */\npublic final class Words {\n    private Words() {}\n\n    /** The number of words of {@code s}. */\n    public static int count(String s) {\n        String t = s.trim();\n        return t.isEmpty() ? 0 : t.split(\"\\\\s+\").length;\n    }\n}\n";
 
 const WORDS_TEST: &str = "package dev.forge.text;\n\nimport static org.junit.Assert.assertEquals;\n\nimport org.junit.Test;\n\npublic class WordsTest {\n    @Test\n    public void countsWords() {\n        assertEquals(3, Words.count(\" a bc  d \"));\n    }\n}\n";
@@ -179,34 +210,11 @@ fn a_maven_layer_on_its_fingerprints_environment_compiles_without_running_the_su
         "Word counts",
     );
     let jtext4 = at(jtext, 4, &later);
-    let work = tmp.path().join("jtext");
-    let mut keyed = validate(&[jtext, &jtext4], &repos, &work.join("keyed"), None);
-    keyed.sort_by_key(|r| r.instance_id != jtext.instance_id);
-    for r in &keyed {
-        assert_eq!(r.status(), ValidationStatus::Accepted, "{}: {:?}", r.instance_id, r.swe_forge);
-    }
-    let (p_old, p_new) = (prov(&keyed[0]), prov(&keyed[1]));
-    assert_eq!(p_new.fingerprint, p_old.fingerprint, "no build file changed");
-    assert_eq!(
-        (p_new.env_commit.as_str(), p_new.env_image.as_str()),
-        (jtext.base.sha.as_str(), p_old.env_image.as_str())
-    );
-    let logs = work.join("keyed/validated.work/logs");
+    let (keyed, logs) = on_one_environment(&repos, &tmp.path().join("jtext"), "forge-fixtures/jtext", jtext, &jtext4);
     let layer_setup = std::fs::read_to_string(logs.join("forge-fixtures__jtext-4/setup.log")).unwrap();
     assert!(layer_setup.contains("BUILD SUCCESS"), "{layer_setup}");
     assert!(!layer_setup.contains("Tests run:"), "the layer ran the suite: {layer_setup}");
     assert!(keyed[1].p2p_tests.keys().any(|t| t.contains("WordsTest")), "{:?}", keyed[1].p2p_tests);
-
-    let own_commit = format!("env_commit = \"{later}\"");
-    let own = validate(
-        &[&jtext4],
-        &repos,
-        &work.join("own"),
-        Some(&pipeline(&work.join("base"), "forge-fixtures/jtext", &own_commit)),
-    );
-    assert_eq!(own[0].status(), ValidationStatus::Accepted, "{:?}", own[0].swe_forge);
-    assert_eq!(prov(&own[0]).env_commit, later);
-    assert_eq!(lists(&keyed[1]), lists(&own[0]), "the lists of a clean build at its own base");
 }
 
 /// A Go repository with a module dependency (fetched from the module proxy by the setup): the
@@ -250,19 +258,12 @@ fn a_go_environment_keeps_no_module_zips_and_a_layer_of_its_fingerprint_fetches_
     let later = commit(&dir, "2021-07-01T00:00:00Z", &[("id.go", &id(&format!("{nanos}, later")))], "Later");
     let second = at(&first, 2, &later);
 
-    let work = tmp.path().join("work");
-    let mut keyed = validate(&[&first, &second], &repos, &work.join("keyed"), None);
-    keyed.sort_by_key(|r| r.instance_id != first.instance_id);
+    let (keyed, logs) = on_one_environment(&repos, &tmp.path().join("work"), "forge-fixtures/gomods", &first, &second);
     for r in &keyed {
-        assert_eq!(r.status(), ValidationStatus::Accepted, "{}: {:?}", r.instance_id, r.swe_forge);
         let pkg = "github.com/forge-fixtures/gomods::";
         assert_eq!(r.f2p_tests.keys().collect::<Vec<_>>(), [&format!("{pkg}TestSum")]);
         assert_eq!(r.p2p_tests.keys().collect::<Vec<_>>(), [&format!("{pkg}TestID")]);
     }
-    let (p_first, p_second) = (prov(&keyed[0]), prov(&keyed[1]));
-    assert_eq!(p_second.fingerprint, p_first.fingerprint, "no module file changed");
-    assert_eq!(p_second.env_commit, first.base.sha);
-    let logs = work.join("keyed/validated.work/logs");
     let fetch = "swe-forge: fetching the modules of the build list";
     let env_setup = std::fs::read_to_string(logs.join("forge-fixtures__gomods-1/env-setup.log")).unwrap();
     assert!(env_setup.contains(fetch), "{env_setup}");
@@ -276,16 +277,6 @@ fn a_go_environment_keeps_no_module_zips_and_a_layer_of_its_fingerprint_fetches_
     );
     assert_eq!(code, Some(0), "{files}");
     assert_eq!(files.lines().collect::<Vec<_>>(), ["0", "1", "github.com/google/uuid@v1.1.1"]);
-
-    let own_commit = format!("env_commit = \"{later}\"");
-    let own = validate(
-        &[&second],
-        &repos,
-        &work.join("own"),
-        Some(&pipeline(&work.join("base"), "forge-fixtures/gomods", &own_commit)),
-    );
-    assert_eq!(own[0].status(), ValidationStatus::Accepted, "{:?}", own[0].swe_forge);
-    assert_eq!(lists(&keyed[1]), lists(&own[0]), "the lists of a clean build at its own base");
 }
 
 /// The files of the top layer of `image` (paths without the leading `/`), read from `docker save`.
@@ -394,19 +385,11 @@ fn a_maven_layer_holds_the_build_products_of_the_changed_module_only() {
     );
     let second = at(&first, 2, &later);
 
-    let work = tmp.path().join("work");
-    let mut keyed = validate(&[&first, &second], &repos, &work.join("keyed"), None);
-    keyed.sort_by_key(|r| r.instance_id != first.instance_id);
+    let (keyed, _) = on_one_environment(&repos, &tmp.path().join("work"), "forge-fixtures/jmods", &first, &second);
     for r in &keyed {
-        assert_eq!(r.status(), ValidationStatus::Accepted, "{}: {:?}", r.instance_id, r.swe_forge);
         assert!(r.f2p_tests.keys().any(|t| t.contains("HalfTest")), "{:?}", r.f2p_tests);
         assert!(r.p2p_tests.keys().any(|t| t.contains("ShoutTest")), "{:?}", r.p2p_tests);
     }
-    let p_second = prov(&keyed[1]);
-    assert_eq!(
-        (p_second.fingerprint.as_str(), p_second.env_commit.as_str()),
-        (prov(&keyed[0]).fingerprint.as_str(), first.base.sha.as_str())
-    );
     let image = keyed[1].swe_forge.as_ref().unwrap().image.as_deref().unwrap();
     let files = top_layer_files(image, tmp.path());
     assert!(files.iter().any(|f| f.starts_with("testbed/b/target/classes/dev/forge/b/")), "{files:#?}");
@@ -417,14 +400,4 @@ fn a_maven_layer_holds_the_build_products_of_the_changed_module_only() {
         .filter(|f| f.starts_with("testbed/a/target/") && !f.ends_with('/') && !f.contains("/maven-status/"))
         .collect();
     assert!(of_a.is_empty(), "the unchanged module's build products are in the layer: {of_a:#?}");
-
-    let own_commit = format!("env_commit = \"{later}\"");
-    let own = validate(
-        &[&second],
-        &repos,
-        &work.join("own"),
-        Some(&pipeline(&work.join("base"), "forge-fixtures/jmods", &own_commit)),
-    );
-    assert_eq!(own[0].status(), ValidationStatus::Accepted, "{:?}", own[0].swe_forge);
-    assert_eq!(lists(&keyed[1]), lists(&own[0]), "the lists of a clean build at its own base");
 }
