@@ -604,15 +604,17 @@ impl Validator {
             }
         };
         let mut recipe = Recipe::named(&name).map_err(|e| e.to_string())?;
-        let mut choice = None;
         if over.forced_recipe(inst).is_none() {
             if let Some(l) = &detection.language {
                 recipe.language.clone_from(l);
             }
-            choice = self.choose_toolchain(repo, inst, &recipe, &detection);
-            if let Some((_, c)) = &choice {
-                recipe.toolchain.clone_from(&c.toolchain);
-            }
+        }
+        // The version is chosen whether the recipe was detected or named by an override: an
+        // override that names a recipe says nothing of its version (one that names a toolchain
+        // replaces the choice below, and the record says so).
+        let choice = self.choose_toolchain(repo, inst, &recipe, &detection);
+        if let Some((_, c)) = &choice {
+            recipe.toolchain.clone_from(&c.toolchain);
         }
         // Overrides by language and by recipe (keys `lang:<language>`, `recipe:<name>`, as profiles
         // write them) come before the repository's own.
@@ -623,6 +625,7 @@ impl Validator {
             }
         }
         recipe.apply(&over, inst);
+        let mut choice = choice;
         if let Some((_, c)) = &mut choice {
             c.overridden = recipe.toolchain != c.toolchain;
         }

@@ -143,6 +143,21 @@ fn an_nvmrc_asking_for_node_16_gets_node_16_from_the_npm_registry() {
         "ls /run/swe-forge /tmp/node.tgz /tmp/npm.tgz 2>/dev/null; env | grep -c -i -e ca_bundle -e ssl_cert -e extra_ca",
     );
     assert_eq!(found, "0", "{found}");
+
+    // An override that names the recipe (as the devset's do, for their test commands) says nothing
+    // of its version: the .nvmrc still decides.
+    let pipeline = tmp.path().join("pipeline.toml");
+    std::fs::write(
+        &pipeline,
+        "name = \"named\"\n[source]\nrecords = \"-\"\nrepos = \"-\"\n[output]\nvalidated = \"-\"\n\
+         [overrides.\"forge-fixtures/oldnode\"]\nrecipe = \"js-mocha\"\n",
+    )
+    .unwrap();
+    let named = validate(&[&inst], &repos, &tmp.path().join("named"), Some(&pipeline));
+    accepted(&named[0]);
+    let c = choice(&named[0]);
+    assert_eq!((c.toolchain.as_str(), c.overridden), ("node16", false), "{c:?}");
+    assert!(named[0].p2p_tests.keys().any(|k| k.contains("is version 16")), "{:?}", named[0].p2p_tests.keys());
 }
 
 #[test]
