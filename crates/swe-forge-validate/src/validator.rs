@@ -604,10 +604,8 @@ impl Validator {
             }
         };
         let mut recipe = Recipe::named(&name).map_err(|e| e.to_string())?;
-        if over.forced_recipe(inst).is_none() {
-            if let Some(l) = &detection.language {
-                recipe.language.clone_from(l);
-            }
+        if let (None, Some(l)) = (over.forced_recipe(inst), &detection.language) {
+            recipe.language.clone_from(l);
         }
         // The version is chosen whether the recipe was detected or named by an override: an
         // override that names a recipe says nothing of its version (one that names a toolchain
