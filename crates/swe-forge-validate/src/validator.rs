@@ -610,7 +610,7 @@ impl Validator {
         // The version is chosen whether the recipe was detected or named by an override: an
         // override that names a recipe says nothing of its version (one that names a toolchain
         // replaces the choice below, and the record says so).
-        let choice = self.choose_toolchain(repo, inst, &recipe, &detection);
+        let mut choice = self.choose_toolchain(repo, inst, &recipe, &detection);
         if let Some((_, c)) = &choice {
             recipe.toolchain.clone_from(&c.toolchain);
         }
@@ -623,7 +623,6 @@ impl Validator {
             }
         }
         recipe.apply(&over, inst);
-        let mut choice = choice;
         if let Some((_, c)) = &mut choice {
             c.overridden = recipe.toolchain != c.toolchain;
         }
