@@ -248,21 +248,36 @@ fn cpp_code_that_needs_a_constant_minsigstksz_gets_an_older_c_library() {
     let tmp = tempfile::tempdir().unwrap();
     let repos = tmp.path().join("repos");
     // Sized by MINSIGSTKSZ at file scope, as Catch2 2 and doctest did: glibc 2.34 made it a
-    // sysconf() call, so this compiles on bullseye's glibc 2.31 only.
-    let makefile = "CXX ?= g++\n\nall: tests\n\ntests: calc.cpp tests.cpp\n\t$(CXX) -o tests calc.cpp tests.cpp\n\ntest: tests\n\t./tests\n";
+    // sysconf() call, so this compiles on bullseye's glibc 2.31 only. A CMake project, as those
+    // were: its tests run under bullseye's CMake (3.18, older than ctest's `--test-dir`).
+    let cmake = |tests: &str| {
+        format!(
+            "cmake_minimum_required(VERSION 3.5)\nproject(sigstack CXX)\nenable_testing()\nadd_executable(tests calc.cpp tests.cpp)\n{tests}"
+        )
+    };
     let calc = |sub: &str| format!("int sub(int a, int b) {{ return {sub}; }}\n");
     let tests = |checks: &str| {
         format!(
-            "#include <csignal>\n#include <cstdio>\n\nint sub(int, int);\nstatic char altStackMem[MINSIGSTKSZ];\nstatic int failed;\n\n\
-static void check(const char *name, bool ok) {{\n    std::printf(\"%s: %s\\n\", ok ? \"PASS\" : \"FAIL\", name);\n    failed |= !ok;\n}}\n\n\
-int main() {{\n    check(\"stack\", sizeof altStackMem > 0);\n{checks}    return failed;\n}}\n"
+            "#include <csignal>\n#include <cstring>\n\nint sub(int, int);\nstatic char altStackMem[MINSIGSTKSZ];\n\n\
+int main(int argc, char **argv) {{\n    const char *name = argc > 1 ? argv[1] : \"\";\n\
+    if (!std::strcmp(name, \"stack\")) return sizeof altStackMem > 0 ? 0 : 1;\n{checks}    return 2;\n}}\n"
         )
     };
     let fx = fixture(
         &repos.join("forge-fixtures/sigstack"),
         "2019-06-01T00:00:00Z",
-        &[("Makefile", makefile), ("calc.cpp", &calc("a + b")), ("tests.cpp", &tests(""))],
-        &[("tests.cpp", &tests("    check(\"sub\", sub(5, 3) == 2);\n"))],
+        &[
+            ("CMakeLists.txt", &cmake("add_test(NAME stack COMMAND tests stack)\n")),
+            ("calc.cpp", &calc("a + b")),
+            ("tests.cpp", &tests("")),
+        ],
+        &[
+            (
+                "CMakeLists.txt",
+                &cmake("add_test(NAME stack COMMAND tests stack)\nadd_test(NAME sub COMMAND tests sub)\n"),
+            ),
+            ("tests.cpp", &tests("    if (!std::strcmp(name, \"sub\")) return sub(5, 3) == 2 ? 0 : 1;\n")),
+        ],
         &[("calc.cpp", &calc("a - b"))],
     );
     let inst = instance("forge-fixtures", "sigstack", 4, fx);
@@ -270,6 +285,7 @@ int main() {{\n    check(\"stack\", sizeof altStackMem > 0);\n{checks}    return
     let r = &out[0];
     accepted(r);
     assert_eq!(r.f2p_tests.keys().collect::<Vec<_>>(), ["sub"]);
+    assert_eq!(r.p2p_tests.keys().collect::<Vec<_>>(), ["stack"]);
     let c = choice(r);
     assert_eq!((c.toolchain.as_str(), c.attempts.len()), ("cfamily-bullseye", 1), "{c:?}");
     assert_eq!(c.attempts[0].toolchain, "cfamily");
