@@ -446,11 +446,26 @@ const SIGNS: &[(Tool, Direction, &str)] = &[
     (Tool::C, Direction::TooNew, "MINSIGSTKSZ"),
     (Tool::C, Direction::TooNew, "sigStackSize"),
     (Tool::C, Direction::TooNew, "altStackMem"),
+    // libstdc++ 13 asserts that an allocator rebinds to itself (nlohmann/json before 3.11.3).
+    (Tool::C, Direction::TooNew, "rebind_alloc<A::value_type> must be A"),
+    // libstdc++ 13 headers no longer include <cstdint> on the way.
+    (Tool::C, Direction::TooNew, "is defined in header '<cstdint>'"),
+    // GCC 11 compiles C++17 by default, which removed these.
+    (Tool::C, Direction::TooNew, "ISO C++17 does not allow dynamic exception specifications"),
+    (Tool::C, Direction::TooNew, "'auto_ptr' in namespace 'std' does not name a template type"),
 ];
 
 /// The first sign in `log` that the setup failed because of the toolchain's version, if any.
+/// GCC quotes with ‘ ’ under a UTF-8 locale: read as ASCII quotes, as the signs are written.
 pub fn classify_failure(log: &str) -> Option<ToolchainSign> {
     for line in log.lines() {
+        let ascii;
+        let line = if line.contains(['\u{2018}', '\u{2019}']) {
+            ascii = line.replace(['\u{2018}', '\u{2019}'], "'");
+            ascii.as_str()
+        } else {
+            line
+        };
         for (tool, direction, needle) in SIGNS {
             if line.contains(needle) {
                 let mut direction = *direction;

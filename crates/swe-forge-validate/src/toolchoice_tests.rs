@@ -173,6 +173,19 @@ fn setup_failures_that_name_the_toolchain() {
     let glibc = "catch.hpp:10822:58: error: call to non-'constexpr' function 'long int sysconf(int)'\n10822 |     static constexpr std::size_t sigStackSize = 32768 >= MINSIGSTKSZ ? 32768 : MINSIGSTKSZ;\n";
     let s = classify_failure(glibc).unwrap();
     assert_eq!((s.tool, s.direction), (Tool::C, Direction::TooNew));
+    for cxx in [
+        "/usr/include/c++/14/bits/alloc_traits.h:70:31: error: static assertion failed: allocator_traits<A>::rebind_alloc<A::value_type> must be A",
+        "src/a.h:3:1: note: 'uint32_t' is defined in header '<cstdint>'; this is probably fixable by adding '#include <cstdint>'",
+        "src/b.cpp:9:21: error: ISO C++17 does not allow dynamic exception specifications",
+        "src/c.cpp:4:10: error: 'auto_ptr' in namespace 'std' does not name a template type",
+    ] {
+        let s = classify_failure(cxx).unwrap();
+        assert_eq!((s.tool, s.direction, s.line.as_str()), (Tool::C, Direction::TooNew, cxx));
+        // As GCC prints them under a UTF-8 locale.
+        let typographic = cxx.replace('\'', "\u{2019}").replacen('\u{2019}', "\u{2018}", 1);
+        let s = classify_failure(&typographic).unwrap_or_else(|| panic!("{typographic}"));
+        assert_eq!((s.tool, s.direction), (Tool::C, Direction::TooNew));
+    }
 }
 
 #[test]
