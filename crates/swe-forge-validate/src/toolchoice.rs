@@ -448,8 +448,10 @@ const SIGNS: &[(Tool, Direction, &str)] = &[
     (Tool::C, Direction::TooNew, "altStackMem"),
     // libstdc++ 13 asserts that an allocator rebinds to itself (nlohmann/json before 3.11.3).
     (Tool::C, Direction::TooNew, "rebind_alloc<A::value_type> must be A"),
-    // libstdc++ 13 headers no longer include <cstdint> on the way.
-    (Tool::C, Direction::TooNew, "is defined in header '<cstdint>'"),
+    // Newer libstdc++ headers include less on the way (<limits> from GCC 11, <cstdint> from 13):
+    // GCC's hint, or a name of std:: not found at all.
+    (Tool::C, Direction::TooNew, "this is probably fixable by adding '#include <"),
+    (Tool::C, Direction::TooNew, "is not a member of 'std'"),
     // GCC 11 compiles C++17 by default, which removed these.
     (Tool::C, Direction::TooNew, "ISO C++17 does not allow dynamic exception specifications"),
     (Tool::C, Direction::TooNew, "'auto_ptr' in namespace 'std' does not name a template type"),

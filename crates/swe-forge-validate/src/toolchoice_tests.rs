@@ -176,6 +176,7 @@ fn setup_failures_that_name_the_toolchain() {
     for cxx in [
         "/usr/include/c++/14/bits/alloc_traits.h:70:31: error: static assertion failed: allocator_traits<A>::rebind_alloc<A::value_type> must be A",
         "src/a.h:3:1: note: 'uint32_t' is defined in header '<cstdint>'; this is probably fixable by adding '#include <cstdint>'",
+        "include/cxxopts.hpp:435:29: error: 'numeric_limits' is not a member of 'std'",
         "src/b.cpp:9:21: error: ISO C++17 does not allow dynamic exception specifications",
         "src/c.cpp:4:10: error: 'auto_ptr' in namespace 'std' does not name a template type",
     ] {

@@ -318,3 +318,35 @@ fn setup_steps_see_the_commit_time_of_their_tree_and_images_keep_no_setup_variab
         assert!(!shell_env.contains("SWE_FORGE_"), "{img}: {shell_env}");
     }
 }
+
+#[test]
+fn a_cmake_test_patch_that_calls_what_only_the_fix_adds_fails_instead_of_running_the_old_binary() {
+    // One ctest test runs the whole test binary (as cxxopts's `options` does). The test patch
+    // calls `sub`, which only the fix declares: in the test run the binary does not build, and
+    // the environment's binary of the base must not stand in for it.
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = tmp.path().join("repos");
+    let cmake = "cmake_minimum_required(VERSION 3.10)\nproject(calc CXX)\nenable_testing()\n\
+add_executable(tests calc.cpp tests.cpp)\nadd_test(NAME unit COMMAND tests)\n";
+    let header = |extra: &str| format!("int add(int, int);\n{extra}");
+    let calc = |extra: &str| format!("#include \"calc.h\"\nint add(int a, int b) {{ return a + b; }}\n{extra}");
+    let tests = |checks: &str| {
+        format!("#include \"calc.h\"\n\nint main() {{\n    if (add(2, 3) != 5) return 1;\n{checks}    return 0;\n}}\n")
+    };
+    let fx = crate::toolchains::fixture(
+        &repos.join("forge-fixtures/newapi"),
+        "2024-03-01T00:00:00Z",
+        &[("CMakeLists.txt", cmake), ("calc.h", &header("")), ("calc.cpp", &calc("")), ("tests.cpp", &tests(""))],
+        &[("tests.cpp", &tests("    if (sub(5, 3) != 2) return 1;\n"))],
+        &[
+            ("calc.h", &header("int sub(int, int);\n")),
+            ("calc.cpp", &calc("int sub(int a, int b) { return a - b; }\n")),
+        ],
+    );
+    let inst = crate::toolchains::instance("forge-fixtures", "newapi", 2, fx);
+    let out = validate(&[&inst], &repos, &tmp.path().join("out"), None);
+    let r = &out[0];
+    crate::toolchains::accepted(r);
+    assert_eq!(r.f2p_tests.keys().collect::<Vec<_>>(), ["unit"], "{:?}", r.p2p_tests);
+    assert_eq!(r.swe_forge.as_ref().unwrap().provenance.as_ref().unwrap().recipe, "c-cmake");
+}
