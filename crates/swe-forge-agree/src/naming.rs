@@ -164,6 +164,12 @@ impl View {
             } else {
                 inst.fixed_tests.clone()
             },
+            not_run_in_test: inst
+                .swe_forge
+                .as_ref()
+                .and_then(|m| m.labels.as_ref())
+                .map(|l| l.not_run_in_test.clone())
+                .unwrap_or_default(),
         };
         View { phases, categories }
     }

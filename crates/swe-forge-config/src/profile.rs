@@ -32,6 +32,11 @@ pub struct Profile {
     /// The naming both sides are compared in.
     #[schemars(schema_with = "crate::schema::naming_schema")]
     pub naming: Naming,
+    /// The label rule (`strict`, swe-forge's, by default; `msb`: Multi-SWE-bench's categories,
+    /// a test the test phase did not run included, and no fail-fast switched off).
+    #[serde(default)]
+    #[schemars(schema_with = "crate::schema::label_rule_schema")]
+    pub labels: swe_forge_core::LabelRule,
     /// Recipe overrides keyed by `lang:<language>`, `recipe:<name>` or `org/repo`.
     #[serde(default)]
     pub overrides: BTreeMap<String, RecipeOverride>,

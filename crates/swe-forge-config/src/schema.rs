@@ -27,6 +27,12 @@ pub(crate) fn naming_schema(_: &mut SchemaGenerator) -> Schema {
     json_schema!({ "type": "string", "enum": names })
 }
 
+pub(crate) fn label_rule_schema(_: &mut SchemaGenerator) -> Schema {
+    let names: Vec<&str> =
+        [swe_forge_core::LabelRule::Strict, swe_forge_core::LabelRule::Msb].iter().map(|r| r.as_str()).collect();
+    json_schema!({ "type": "string", "enum": names })
+}
+
 #[cfg(test)]
 mod tests {
     use std::path::{Path, PathBuf};

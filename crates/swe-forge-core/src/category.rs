@@ -2,10 +2,12 @@
 //!
 //! p2p = PASS->PASS, f2p = FAIL->PASS, s2p = SKIP->PASS, n2p = NONE->PASS and
 //! fixed = f2p + s2p + n2p. Tests that end anywhere but PASS belong to no category.
+//! [`categorize_with`] applies a [`LabelRule`]: under the strict rule a test that passed on the
+//! base and did not run in the test phase is n2p only when the test patch touches it.
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::{PhaseStatuses, TestMap, TestStatus, Transition};
+use crate::{LabelRule, PhaseStatuses, TestMap, TestPatchTouch, TestStatus, Transition};
 
 /// Every test's transition and the category maps derived from them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -22,10 +24,25 @@ pub struct Categorized {
     pub n2p: TestMap,
     /// f2p + s2p + n2p.
     pub fixed: TestMap,
+    /// PASS on the base, NONE in the test phase, PASS with the fix, untouched by the test patch:
+    /// under the strict rule in no category above (empty under Multi-SWE-bench's).
+    pub not_run_in_test: TestMap,
 }
 
-/// Joins the three runs' statuses and sorts every test into its category.
+/// Joins the three runs' statuses and sorts every test into its category, as Multi-SWE-bench
+/// does.
 pub fn categorize(run: &PhaseStatuses, test: &PhaseStatuses, fix: &PhaseStatuses) -> Categorized {
+    categorize_with(run, test, fix, LabelRule::Msb, &TestPatchTouch::default())
+}
+
+/// [`categorize`] under `rule`; `touch` tells which tests the test patch adds or changes.
+pub fn categorize_with(
+    run: &PhaseStatuses,
+    test: &PhaseStatuses,
+    fix: &PhaseStatuses,
+    rule: LabelRule,
+    touch: &TestPatchTouch,
+) -> Categorized {
     let names: BTreeSet<&String> = run.keys().chain(test.keys()).chain(fix.keys()).collect();
     let get = |m: &PhaseStatuses, n: &str| m.get(n).copied().unwrap_or(TestStatus::None);
     let mut out = Categorized::default();
@@ -33,6 +50,11 @@ pub fn categorize(run: &PhaseStatuses, test: &PhaseStatuses, fix: &PhaseStatuses
         let t = Transition { run: get(run, name), test: get(test, name), fix: get(fix, name) };
         out.all.insert(name.clone(), t);
         if t.fix != TestStatus::Pass {
+            continue;
+        }
+        if rule == LabelRule::Strict && t.run == TestStatus::Pass && t.test == TestStatus::None && !touch.touches(name)
+        {
+            out.not_run_in_test.insert(name.clone(), t);
             continue;
         }
         let bucket: &mut BTreeMap<String, Transition> = match t.test {
@@ -73,6 +95,30 @@ mod tests {
         assert_eq!(c.all.len(), 6);
         assert_eq!(c.all["d"], Transition { run: None, test: None, fix: Pass });
         assert_eq!(c.all["e"].fix, Fail);
+    }
+
+    #[test]
+    fn the_strict_rule_sets_apart_tests_the_test_phase_did_not_run() {
+        // `a` passed on the base and did not run with the test patch (a fail-fast stop, a
+        // module that did not compile): not a test the fix makes pass. `b` is new, `c` is one
+        // the test patch changes (its hunk names it), `d` failed on the base.
+        let run = phase(&[("p::a", Pass), ("p::TestC", Pass), ("p::d", Fail)]);
+        let test = phase(&[]);
+        let fix = phase(&[("p::a", Pass), ("p::b", Pass), ("p::TestC", Pass), ("p::d", Pass)]);
+        let touch = TestPatchTouch::of(
+            "diff --git a/c_test.go b/c_test.go\n--- a/c_test.go\n+++ b/c_test.go\n@@ -1,1 +1,2 @@ func TestC(t *testing.T) {\n x\n+y\n",
+        );
+        let c = categorize_with(&run, &test, &fix, LabelRule::Strict, &touch);
+        let keys = |m: &TestMap| m.keys().cloned().collect::<Vec<_>>();
+        assert_eq!(keys(&c.n2p), ["p::TestC", "p::b", "p::d"]);
+        assert_eq!(keys(&c.fixed), ["p::TestC", "p::b", "p::d"]);
+        assert_eq!(keys(&c.not_run_in_test), ["p::a"]);
+        assert!(c.p2p.is_empty());
+        // Multi-SWE-bench's rule keeps `a` in n2p.
+        let m = categorize_with(&run, &test, &fix, LabelRule::Msb, &touch);
+        assert_eq!(keys(&m.n2p), ["p::TestC", "p::a", "p::b", "p::d"]);
+        assert!(m.not_run_in_test.is_empty());
+        assert_eq!(m, categorize(&run, &test, &fix));
     }
 
     #[test]

@@ -208,6 +208,10 @@ pub struct ForgeMeta {
     /// Share of tests whose outcome was the same in every repeated run (1.0 without reruns).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stability: Option<f64>,
+    /// How the lists were labelled: the rule, tests set apart because the test phase did not
+    /// run them, phases that ran fewer tests than the others and why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub labels: Option<crate::Labels>,
 }
 
 /// Everything that went into an instance's image, so it can be rebuilt and audited.
@@ -276,6 +280,10 @@ pub struct Provenance {
     /// Rust), and the versions tried before it when a setup failed because of the toolchain.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub toolchain_choice: Option<ToolchainChoice>,
+    /// Where the test command came from when not from the recipe or an override as written (the
+    /// script the project's CI runs), and what was changed in it (fail-fast switched off).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub test_command_notes: Vec<String>,
 }
 
 /// The choice of a toolchain version for an instance.
@@ -345,6 +353,7 @@ impl ForgeMeta {
             results_parser: None,
             flaky: BTreeMap::new(),
             stability: None,
+            labels: None,
         }
     }
 }
@@ -458,6 +467,9 @@ pub enum RejectReason {
     PidsLimit,
     /// A patch escapes the repository (`..`, absolute paths, `.git/`, symlinks pointing outside).
     UnsafePatch,
+    /// The test or fix run stopped before reporting tests the other runs reported (fail-fast, a
+    /// crash, a fix that does not compile), and running without fail-fast did not repair it.
+    TruncatedRun,
 }
 
 impl RejectReason {
@@ -478,6 +490,7 @@ impl RejectReason {
             RejectReason::Oom => "oom",
             RejectReason::PidsLimit => "pids_limit",
             RejectReason::UnsafePatch => "unsafe_patch",
+            RejectReason::TruncatedRun => "truncated_run",
         }
     }
 }

@@ -8,17 +8,23 @@ use std::path::Path;
 use std::str::FromStr;
 
 use swe_forge_core::{
-    Categorized, ForgeMeta, Instance, PassRates, PhaseStatuses, RejectReason, Rejection, RunLogs, TestResult,
-    TestStatus, categorize,
+    Categorized, ForgeMeta, Instance, LabelRule, Labels, PassRates, Phase, PhaseStatuses, RejectReason, Rejection,
+    RunLogs, TestPatchTouch, TestResult, TestStatus, Truncation, TruncationCause, categorize_with, phase_gap,
 };
 use swe_forge_logparse::{Framework, GoSubtests, MsbNaming, ParsedLog};
 
 use crate::flaky::merge;
 use crate::keep_rules;
+use crate::truncation::RunFacts;
 
 /// Reasons decided by the keep rules; every other rejection (timeout, oom, ...) stands apart.
-pub(crate) const KEEP_RULE_REASONS: [RejectReason; 4] =
-    [RejectReason::NoTestsInFixRun, RejectReason::NoFixedTests, RejectReason::PassToFail, RejectReason::Anomaly];
+pub(crate) const KEEP_RULE_REASONS: [RejectReason; 5] = [
+    RejectReason::NoTestsInFixRun,
+    RejectReason::NoFixedTests,
+    RejectReason::PassToFail,
+    RejectReason::Anomaly,
+    RejectReason::TruncatedRun,
+];
 
 /// The parsers of an instance: the log's, and the structured result files' when the recipe
 /// collects them (they are preferred when a run left any), and how Multi-SWE-bench names the
@@ -87,6 +93,41 @@ impl Parsers {
     }
 }
 
+/// What grading needs besides the statuses: the label rule, what the test patch touches, and
+/// what the first run of each phase (run, test, fix) tells of an early stop.
+#[derive(Debug, Clone, Default)]
+pub struct GradeInput {
+    /// The label rule.
+    pub rule: LabelRule,
+    /// The tests the test patch adds or changes.
+    pub touch: TestPatchTouch,
+    /// Exit code, timeout and log signs of the first run of each phase.
+    pub facts: [RunFacts; 3],
+}
+
+/// A phase gap is a truncation when the phase misses at least a tenth of the tests, or 20.
+fn significant(reported: u64, missing: u64) -> bool {
+    missing > 0 && (missing * 10 >= reported + missing || missing >= 20)
+}
+
+/// The test and fix phases that did not report tests the other two phases reported, each with its
+/// cause; under the strict rule only a test phase that did not compile (the test patch needs
+/// the fix) is tolerated, under Multi-SWE-bench's every truncation is only recorded.
+fn truncations(c: &Categorized, input: &GradeInput) -> Vec<Truncation> {
+    let mut out = Vec::new();
+    for (slot, phase) in [(1, Phase::Test), (2, Phase::Fix)] {
+        let (reported, missing) = phase_gap(&c.all, phase);
+        if !significant(reported, missing) {
+            continue;
+        }
+        let (cause, evidence) = input.facts[slot].cause();
+        let tolerated =
+            input.rule == LabelRule::Msb || (phase == Phase::Test && cause == TruncationCause::CompileFailure);
+        out.push(Truncation { phase, cause, reported, missing, evidence, tolerated });
+    }
+    out
+}
+
 /// What the runs of a validation say: the categories, the three run results, the flaky tests
 /// and the keep rules' verdict.
 #[derive(Debug, Clone)]
@@ -101,20 +142,41 @@ pub struct Grade {
     pub stability: f64,
     /// The keep rules' rejections; empty means keep.
     pub rejections: Vec<Rejection>,
+    /// How the lists were labelled.
+    pub labels: Labels,
 }
 
 /// Grades the statuses of every attempt of the three phases (`runs[phase][attempt]`).
-pub fn grade(runs: &[Vec<PhaseStatuses>; 3]) -> Grade {
+pub fn grade(runs: &[Vec<PhaseStatuses>; 3], input: &GradeInput) -> Grade {
     let merged = merge(runs);
     let [run, test, fix] = &merged.phases;
-    let categorized = categorize(run, test, fix);
-    let rejections = keep_rules(&categorized, fix);
+    let categorized = categorize_with(run, test, fix, input.rule, &input.touch);
+    let mut rejections = keep_rules(&categorized, fix);
+    let truncated = truncations(&categorized, input);
+    for t in truncated.iter().filter(|t| !t.tolerated) {
+        let evidence = if t.evidence.is_empty() { String::new() } else { format!(": {}", t.evidence) };
+        rejections.push(Rejection::new(
+            RejectReason::TruncatedRun,
+            format!(
+                "the {} run reported {} tests and missed {} that the other runs reported ({}{evidence})",
+                t.phase.as_str(),
+                t.reported,
+                t.missing,
+                t.cause.as_str()
+            ),
+        ));
+    }
+    let n2p_share =
+        (!categorized.fixed.is_empty()).then(|| categorized.n2p.len() as f64 / categorized.fixed.len() as f64);
+    let labels =
+        Labels { rule: input.rule, not_run_in_test: categorized.not_run_in_test.clone(), truncated, n2p_share };
     Grade {
         results: [TestResult::from_statuses(run), TestResult::from_statuses(test), TestResult::from_statuses(fix)],
         categorized,
         flaky: merged.flaky,
         stability: merged.stability,
         rejections,
+        labels,
     }
 }
 
@@ -126,6 +188,7 @@ impl Grade {
         inst.set_results(&self.categorized, run, test, fix);
         meta.flaky = self.flaky;
         meta.stability = Some(self.stability);
+        meta.labels = Some(self.labels);
         self.rejections
     }
 }
@@ -278,11 +341,62 @@ mod tests {
     fn validation_grades_categories_and_keep_rules() {
         let runs =
             [vec![p(&[("a", Pass)])], vec![p(&[("a", Pass), ("f", Fail)])], vec![p(&[("a", Pass), ("f", Pass)])]];
-        let g = grade(&runs);
+        let g = grade(&runs, &GradeInput::default());
         assert!(g.rejections.is_empty());
         assert_eq!(g.categorized.f2p.keys().collect::<Vec<_>>(), ["f"]);
         assert_eq!(g.results[2].passed_count, 2);
         let runs = [vec![p(&[("a", Pass)])], vec![p(&[("a", Pass)])], vec![p(&[("a", Pass)])]];
-        assert_eq!(grade(&runs).rejections[0].reason, RejectReason::NoFixedTests);
+        assert_eq!(grade(&runs, &GradeInput::default()).rejections[0].reason, RejectReason::NoFixedTests);
+    }
+
+    /// Ten tests pass on the base; the test run stops after the first (it fails); with the fix
+    /// all ten pass.
+    fn stopped_early() -> [Vec<PhaseStatuses>; 3] {
+        let names: Vec<String> = (0..10).map(|i| format!("suite > test{i}")).collect();
+        let all = |s: TestStatus| names.iter().map(|n| (n.clone(), s)).collect::<PhaseStatuses>();
+        [vec![all(Pass)], vec![p(&[("suite > test0", Fail)])], vec![all(Pass)]]
+    }
+
+    #[test]
+    fn a_test_run_that_stopped_early_is_rejected_not_labelled() {
+        let bail = RunFacts::of(b"  1 failing", Some(1), false, "mocha --bail");
+        let input = GradeInput { facts: [RunFacts::default(), bail, RunFacts::default()], ..GradeInput::default() };
+        let g = grade(&stopped_early(), &input);
+        // Only the test that failed is FAIL_TO_PASS; the nine it never reached are set apart.
+        assert_eq!(g.categorized.fixed.keys().collect::<Vec<_>>(), ["suite > test0"]);
+        assert_eq!(g.labels.not_run_in_test.len(), 9);
+        let t = &g.labels.truncated[0];
+        assert_eq!(
+            (t.phase, t.cause, t.reported, t.missing, t.tolerated),
+            (Phase::Test, TruncationCause::FailFast, 1, 9, false)
+        );
+        assert_eq!(g.rejections.iter().map(|r| r.reason).collect::<Vec<_>>(), [RejectReason::TruncatedRun]);
+        assert!(g.rejections[0].detail.contains("missed 9"), "{}", g.rejections[0].detail);
+        // Under Multi-SWE-bench's rule the nine are n2p, and the truncation is only recorded.
+        let msb = grade(&stopped_early(), &GradeInput { rule: LabelRule::Msb, ..input.clone() });
+        assert_eq!(msb.categorized.fixed.len(), 10);
+        assert!(msb.rejections.is_empty() && msb.labels.truncated[0].tolerated);
+        assert_eq!(msb.labels.n2p_share, Some(0.9));
+    }
+
+    #[test]
+    fn a_test_patch_that_does_not_compile_keeps_only_its_own_tests() {
+        let mut runs = stopped_early();
+        runs[1] = vec![p(&[])];
+        runs[2][0].insert("suite > new one".into(), Pass);
+        let compile = RunFacts::of(b"[ERROR] COMPILATION ERROR :", Some(1), false, "mvn -fae test");
+        let input = GradeInput {
+            facts: [RunFacts::default(), compile, RunFacts::default()],
+            touch: TestPatchTouch::of(
+                "diff --git a/t.js b/t.js\n--- a/t.js\n+++ b/t.js\n@@ -1 +1,2 @@\n x\n+it('test3', () => {})\n",
+            ),
+            ..GradeInput::default()
+        };
+        let g = grade(&runs, &input);
+        assert!(g.rejections.is_empty(), "{:?}", g.rejections);
+        assert_eq!(g.categorized.fixed.keys().collect::<Vec<_>>(), ["suite > new one", "suite > test3"]);
+        assert_eq!(g.labels.not_run_in_test.len(), 9);
+        assert!(g.labels.truncated[0].tolerated);
+        assert_eq!(g.labels.truncated[0].cause, TruncationCause::CompileFailure);
     }
 }

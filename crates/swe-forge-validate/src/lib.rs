@@ -28,7 +28,9 @@ mod regrade;
 mod requests;
 mod rules;
 mod submodules;
+mod testcmd;
 mod toolchoice;
+mod truncation;
 mod validator;
 mod verify;
 
@@ -40,7 +42,7 @@ pub use evaluate::{
     EVAL_LABEL, Evaluation, MAX_PATCH_BYTES, Outcome, Prediction, Summary, evaluable, hostile_patch_reason,
 };
 pub use extra::{ResolvedExtraSource, resolve_extra_sources};
-pub use grade::{Grade, Parsers, Verdict, grade, grade_prediction};
+pub use grade::{Grade, GradeInput, Parsers, Verdict, grade, grade_prediction};
 pub use images::{COMMIT_TIME_VAR, REPO_VAR};
 pub use parsed::{kept_parse, read_parsed, reparse};
 pub use recipe::{Recipe, Toolchain, check_override};
@@ -52,5 +54,6 @@ pub use toolchoice::{
     Choice, Direction, Release, Releases, Tool, ToolchainSign, Version, VersionRequest, Want, choose, classify_failure,
     next_candidate, semver_range_admits,
 };
+pub use truncation::RunFacts;
 pub use validator::{Reporter, Settings, Silent, Step, Validator};
 pub use verify::{VOLATILE, VerifyReport};

@@ -4,9 +4,10 @@
 
 use std::path::{Path, PathBuf};
 
-use swe_forge_core::{Instance, Phase, PhaseStatuses, RunLogs, ValidationStatus};
+use swe_forge_core::{Instance, LabelRule, Phase, PhaseStatuses, RunLogs, TestPatchTouch, ValidationStatus};
 
-use crate::grade::{KEEP_RULE_REASONS, Parsers, grade};
+use crate::grade::{GradeInput, KEEP_RULE_REASONS, Parsers, grade};
+use crate::truncation::RunFacts;
 
 /// Why an instance could not be re-graded.
 #[derive(Debug, thiserror::Error)]
@@ -40,6 +41,14 @@ pub fn regrade(inst: &Instance, work_dir: &Path) -> Result<Instance, RegradeErro
     let logs = RunLogs::new(work_dir, id);
     let mut runs: [Vec<PhaseStatuses>; 3] = Default::default();
     let mut new_meta = meta.clone();
+    // The rule the record was labelled under (records made before rules were recorded: today's
+    // default), the test patch, and what each phase's first kept log tells of an early stop.
+    let mut input = GradeInput {
+        rule: meta.labels.as_ref().map_or(LabelRule::Strict, |l| l.rule),
+        touch: TestPatchTouch::of(&inst.test_patch),
+        ..GradeInput::default()
+    };
+    let command = meta.test_command.clone().unwrap_or_default();
     for run in new_meta.runs.iter_mut() {
         let label = RunLogs::label(run.phase, run.attempt);
         let parsed = parsers
@@ -47,10 +56,16 @@ pub fn regrade(inst: &Instance, work_dir: &Path) -> Result<Instance, RegradeErro
             .ok_or_else(|| RegradeError::MissingLog { instance: id.clone(), path: logs.log(&label) })?;
         run.tests = parsed.tests.len() as u64;
         let slot = Phase::ALL.iter().position(|p| *p == run.phase).unwrap_or(0);
+        if run.attempt == 0 {
+            let log = swe_forge_fs::read_capped(&logs.log(&label), swe_forge_fs::READ_CAP)
+                .map(|r| r.bytes)
+                .unwrap_or_default();
+            input.facts[slot] = RunFacts::of(&log, run.exit_code, run.timed_out, &command);
+        }
         runs[slot].push(parsed.tests);
     }
     let mut out = inst.clone();
-    let verdict = grade(&runs).record(&mut out, &mut new_meta);
+    let verdict = grade(&runs, &input).record(&mut out, &mut new_meta);
     new_meta.rejections.retain(|r| !KEEP_RULE_REASONS.contains(&r.reason));
     new_meta.rejections.extend(verdict);
     new_meta.status =

@@ -7,8 +7,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use swe_forge_core::{
-    ForgeMeta, Instance, Phase, PhaseRun, PhaseStatuses, Provenance, RejectReason, Rejection, RunLogs,
-    ToolchainAttempt, ToolchainChoice, ValidationStatus, Warning,
+    ForgeMeta, Instance, LabelRule, Phase, PhaseRun, PhaseStatuses, Provenance, RejectReason, Rejection, RunLogs,
+    TestPatchTouch, ToolchainAttempt, ToolchainChoice, ValidationStatus, Warning,
 };
 use swe_forge_docker::{Backend, BaseSpec, CaBundle, DockerError, Engine, RunSpec, SwarmSpec};
 use swe_forge_git::{SourceRepo, apply_patches, unsafe_patch_reason};
@@ -16,7 +16,7 @@ use swe_forge_logparse::{ParsedLog, TestNaming};
 use tokio::sync::OnceCell;
 
 use crate::detect::{Detection, detect};
-use crate::grade::{Parsers, grade};
+use crate::grade::{GradeInput, Parsers, grade};
 use crate::images::{
     BuildMode, ImageFailure, ImageRequest, InstanceImage, effective_toolchain, rfc3339_utc, sha256_hex,
 };
@@ -24,6 +24,7 @@ use crate::phases::{
     APPLY_FAILED_EXIT, APPLY_FAILED_MARKER, EXIT_MARKER, FIX_PATCH, RESULTS_DIR, TEST_PATCH, command_ms, script,
 };
 use crate::toolchoice::{Releases, Tool, classify_failure, next_candidate};
+use crate::truncation::RunFacts;
 use crate::{Recipe, RecipeOverride, Toolchain, ValidateError};
 
 /// Everything a validation needs to know, resolved by the caller.
@@ -73,6 +74,9 @@ pub struct Settings {
     /// Toolchain versions tried per instance when a setup fails in a way that names the
     /// toolchain (the first choice included); 1 never searches.
     pub toolchain_attempts: u32,
+    /// How tests become categories; under the strict rule (the default) fail-fast is also
+    /// switched off in the test command, the project's scripts and its runner configuration.
+    pub label_rule: LabelRule,
 }
 
 impl Settings {
@@ -97,6 +101,7 @@ impl Settings {
             eval_naming: None,
             swarm: None,
             toolchain_attempts: 3,
+            label_rule: LabelRule::Strict,
         }
     }
 }
@@ -276,6 +281,11 @@ impl Validator {
             self.reporter.image_ready(&inst.instance_id);
 
             let mut runs: [Vec<PhaseStatuses>; 3] = Default::default();
+            let mut input = GradeInput {
+                rule: self.settings.label_rule,
+                touch: TestPatchTouch::of(&test_patch),
+                ..GradeInput::default()
+            };
             let mut rejections: Vec<Rejection> = Vec::new();
             let patches = vec![
                 (TEST_PATCH.to_owned(), test_patch.clone().into_bytes()),
@@ -310,10 +320,13 @@ impl Validator {
                             rejections.push(r);
                         }
                     }
+                    if attempt == 0 {
+                        input.facts[pi] = outcome.facts;
+                    }
                     runs[pi].push(outcome.parsed.tests);
                 }
             }
-            rejections.extend(grade(&runs).record(inst, meta));
+            rejections.extend(grade(&runs, &input).record(inst, meta));
             return Ok(rejections);
         }
     }
@@ -347,7 +360,7 @@ impl Validator {
             Err(e) => return Err(reject(RejectReason::RepoUnavailable, e.to_string())),
         }
 
-        let Resolved { mut recipe, mut toolchain, detection, mut choice } =
+        let Resolved { mut recipe, mut toolchain, detection, mut choice, command_notes } =
             self.resolve_recipe(&repo, inst).map_err(|detail| reject(RejectReason::UnsupportedEnvironment, detail))?;
         // A toolchain the search took after a base run that failed because of the chosen one.
         if let Some((tool, c)) = preset {
@@ -372,7 +385,17 @@ impl Validator {
         let base_tree = repo.commit(&inst.base.sha).map(|c| c.tree_id().to_string()).unwrap_or_default();
         if let ImageSource::Existing(tag) = image {
             let target = RunTarget::of(&recipe, parsers, tag);
-            return Ok(Prepared { recipe, toolchain, detection, target, built: None, extras, base_tree, choice });
+            return Ok(Prepared {
+                recipe,
+                toolchain,
+                detection,
+                target,
+                built: None,
+                extras,
+                base_tree,
+                choice,
+                command_notes,
+            });
         }
         self.reporter.step(&id, Step::BuildingImage);
         meta.warnings.extend(crate::submodules::missing_warnings(
@@ -425,7 +448,17 @@ impl Validator {
         meta.image_id = self.engine.image_id(&image.tag).await.ok().flatten();
         meta.warnings.extend(image.warnings.iter().cloned());
         let target = RunTarget::of(&recipe, parsers, image.tag.clone());
-        Ok(Prepared { recipe, toolchain, detection, target, built: Some(image), extras, base_tree, choice })
+        Ok(Prepared {
+            recipe,
+            toolchain,
+            detection,
+            target,
+            built: Some(image),
+            extras,
+            base_tree,
+            choice,
+            command_notes,
+        })
     }
 
     /// Where an instance's image came from: recipe, toolchain and its versions, lockfiles, trees.
@@ -451,6 +484,7 @@ impl Validator {
             env_fingerprint: image.env_fingerprint.clone(),
             extra_sources: p.extras.iter().map(|x| x.provenance()).collect(),
             toolchain_choice: p.choice.as_ref().map(|(_, c)| c.clone()),
+            test_command_notes: p.command_notes.clone(),
         }
     }
 
@@ -540,7 +574,9 @@ impl Validator {
         if out.log_truncated {
             meta.warnings.push(format!("{label} run: log of {} bytes kept as head and tail", out.log_bytes));
         }
-        Ok(RunOutcome { parsed, limits, toolchain_sign })
+        let facts =
+            RunFacts::of(&out.log, out.exit_code, out.timed_out, meta.test_command.as_deref().unwrap_or_default());
+        Ok(RunOutcome { parsed, limits, toolchain_sign, facts })
     }
 
     /// Runs `spec`, retrying engine failures (not test failures) with backoff: 2, 4, 8, 16 s.
@@ -626,8 +662,30 @@ impl Validator {
         if let Some((_, c)) = &mut choice {
             c.overridden = recipe.toolchain != c.toolchain;
         }
+        let command_notes = self.test_command(repo, inst, &mut recipe);
         let toolchain = Toolchain::named(&recipe.toolchain).map_err(|e| e.to_string())?;
-        Ok(Resolved { toolchain: effective_toolchain(toolchain, &recipe), recipe, detection, choice })
+        Ok(Resolved { toolchain: effective_toolchain(toolchain, &recipe), recipe, detection, choice, command_notes })
+    }
+
+    /// The test command as it will run, and what changed it: the script the project's CI runs
+    /// instead of its `test` script, and under the strict rule fail-fast switched off (in the
+    /// command here; in a JavaScript project's scripts and configuration by a pre-test step).
+    fn test_command(&self, repo: &SourceRepo, inst: &Instance, recipe: &mut Recipe) -> Vec<String> {
+        let mut notes = Vec::new();
+        if let Some((command, source)) = crate::testcmd::ci_test_command(repo, &inst.base.sha, &recipe.test_command) {
+            notes.push(format!("`{command}` from {source}, instead of `{}`", recipe.test_command));
+            recipe.test_command = command;
+        }
+        if self.settings.label_rule == LabelRule::Strict {
+            let (command, changes) = crate::testcmd::no_fail_fast(&recipe.test_command);
+            recipe.test_command = command;
+            notes.extend(changes.into_iter().map(|c| format!("fail-fast off: {c}")));
+            if matches!(recipe.language.as_str(), "javascript" | "typescript") {
+                recipe.pre_test.insert(0, crate::testcmd::no_fail_fast_js_step());
+                notes.push("fail-fast off: the project's scripts and runner configuration, in the container (`swe-forge: fail-fast off:` lines of each run's log)".into());
+            }
+        }
+        notes
     }
 
     /// The toolchain version of `inst` for its recipe's family (none for families with one
@@ -715,6 +773,8 @@ pub(crate) struct Resolved {
     pub detection: Detection,
     /// The toolchain version chosen, for families with several.
     pub choice: Option<(Tool, ToolchainChoice)>,
+    /// Where the test command came from and what changed it.
+    pub command_notes: Vec<String>,
 }
 
 /// A patch to check before anything runs, and the rejection when it does not apply.
@@ -744,6 +804,7 @@ pub(crate) struct Prepared {
     pub extras: Vec<crate::ResolvedExtraSource>,
     pub base_tree: String,
     pub choice: Option<(Tool, ToolchainChoice)>,
+    pub command_notes: Vec<String>,
 }
 
 /// What every run of an instance starts from: the image, who runs the script, with which
@@ -785,6 +846,8 @@ pub(crate) struct RunOutcome {
     pub limits: Vec<Rejection>,
     /// A base run (the first) that ran no test and whose log names the toolchain's version.
     pub toolchain_sign: Option<crate::toolchoice::ToolchainSign>,
+    /// What the run tells of an early stop.
+    pub facts: RunFacts,
 }
 
 /// The patch whose in-container `git apply` failed, read from the marker line.

@@ -66,6 +66,7 @@ pub async fn evaluate_command(args: EvaluateArgs) -> Result<()> {
         let profile = Profile::load(name)?;
         eprintln!("profile {}: {}", profile.name, profile.description);
         profile.merge_into(&mut settings.overrides);
+        settings.label_rule = profile.labels;
         settings.eval_naming = match profile.naming {
             Naming::Auto => None,
             n => Some(n.test_naming()),

@@ -67,6 +67,7 @@ pub async fn revalidate_command(args: RevalidateArgs) -> Result<()> {
         bail!("no records to re-validate (check --instance and the pipeline's filters)");
     }
     profile.merge_into(&mut settings.overrides);
+    settings.label_rule = profile.labels;
     apply_engine_args(&mut settings, &args.engine);
     // Environment commits from every record, so that a filtered run builds the same images.
     settings.env_commits = plan_env_commits(&all_published, &settings.repos_root, &settings.overrides);

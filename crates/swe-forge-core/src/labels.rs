@@ -1,0 +1,305 @@
+//! The label rule: which tests an instance lists, and the evidence of how its phases ran.
+//!
+//! Multi-SWE-bench sorts every test by its test -> fix transition alone: a test that PASSED on
+//! the base, did not report with the test patch (NONE) and passes with the fix becomes n2p, and
+//! with it FAIL_TO_PASS. When the test run stopped early (a fail-fast runner, a test patch that
+//! does not compile without the fix, a crash) that turns every test the run never reached into
+//! FAIL_TO_PASS. Under [`LabelRule::Strict`] (swe-forge's default) such a test is *not run in the
+//! test phase*: it is kept out of every category and listed on its own, unless the test patch
+//! adds or changes it (then not compiling before the fix is failing before the fix). Under
+//! [`LabelRule::Msb`] (the `msb` profile) the categories are Multi-SWE-bench's, unchanged.
+//!
+//! [`Truncation`] is the evidence that a phase ran fewer tests than the others, with its cause.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+
+use crate::patch::{DiffLine, diff_lines, file_diffs};
+use crate::{Phase, TestMap, TestStatus, Transition};
+
+/// How tests become categories.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LabelRule {
+    /// swe-forge's rule: a test that passed on the base and did not run in the test phase is
+    /// not FAIL_TO_PASS (nor in any category) unless the test patch adds or changes it.
+    #[default]
+    Strict,
+    /// Multi-SWE-bench's rule: the test -> fix transition alone.
+    Msb,
+}
+
+impl LabelRule {
+    /// The snake_case name used in records and profiles.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LabelRule::Strict => "strict",
+            LabelRule::Msb => "msb",
+        }
+    }
+}
+
+/// Why a phase reported fewer tests than the others.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TruncationCause {
+    /// The runner stopped at a failure on purpose (`--bail`, `-failfast`, `--stop-on-failure`,
+    /// plain `cargo test`, a `set -e` chain).
+    FailFast,
+    /// Code or tests did not compile, so a module, package or binary ran no test.
+    CompileFailure,
+    /// The run was killed by its timeout.
+    Timeout,
+    /// The runner died in the middle (a signal, a segmentation fault, out of memory).
+    Crash,
+    /// None of the above could be told from the run.
+    Unknown,
+}
+
+impl TruncationCause {
+    /// The snake_case name used in records and reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TruncationCause::FailFast => "fail_fast",
+            TruncationCause::CompileFailure => "compile_failure",
+            TruncationCause::Timeout => "timeout",
+            TruncationCause::Crash => "crash",
+            TruncationCause::Unknown => "unknown",
+        }
+    }
+}
+
+/// A phase that did not report tests the phases around it reported.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Truncation {
+    /// The phase that ran fewer tests (`test` or `fix`).
+    pub phase: Phase,
+    /// Why, as far as the run tells.
+    pub cause: TruncationCause,
+    /// Tests this phase reported.
+    pub reported: u64,
+    /// Tests both other phases reported that this one did not.
+    pub missing: u64,
+    /// What in the run shows the cause (a log line, the flag), when something does.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub evidence: String,
+    /// Whether the instance's lists can stand on this phase anyway: a compile failure the test
+    /// patch explains (its tests are FAIL_TO_PASS, the rest is set apart), or a truncation too
+    /// small to matter. Otherwise the instance is rejected `truncated_run`.
+    pub tolerated: bool,
+}
+
+/// What the test patch adds or changes, to tell which tests it touches.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TestPatchTouch {
+    /// Paths of the files it changes.
+    paths: Vec<String>,
+    /// Their names without extensions (`FooTest`, `foo_test`, `foo.test` -> `foo`).
+    stems: BTreeSet<String>,
+    /// Every added and removed line and every hunk header's context, one per line.
+    text: String,
+}
+
+impl TestPatchTouch {
+    /// Reads `test_patch`.
+    pub fn of(test_patch: &str) -> TestPatchTouch {
+        let mut t = TestPatchTouch::default();
+        for f in file_diffs(test_patch) {
+            let name = f.path.rsplit('/').next().unwrap_or(&f.path).to_owned();
+            let mut stem = name.as_str();
+            while let Some((s, _)) = stem.rsplit_once('.') {
+                if s.is_empty() {
+                    break;
+                }
+                stem = s;
+                t.stems.insert(stem.to_owned());
+            }
+            for suffix in ["_test", "_spec", "Test", "Tests", "Spec", "_tests"] {
+                if let Some(s) = stem.strip_suffix(suffix).filter(|s| s.len() >= 3) {
+                    t.stems.insert(s.to_owned());
+                }
+            }
+            t.paths.push(f.path.clone());
+            // A hunk's context names the function the hunk starts in (git's `@@ ... @@ func
+            // TestX(`); it counts when the first change comes before that function's closing
+            // brace, not when the hunk only appends after it.
+            let mut header: Option<&str> = None;
+            for (_, line) in diff_lines(f.text) {
+                match line {
+                    DiffLine::HunkStart(h) => header = h.splitn(3, "@@").nth(2),
+                    DiffLine::Context(l) if l.starts_with('}') => header = None,
+                    DiffLine::Added(l) | DiffLine::Removed(l) => {
+                        for text in [header.take().unwrap_or_default(), l] {
+                            t.text.push_str(text);
+                            t.text.push('\n');
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        t
+    }
+
+    /// Whether the test patch adds or changes test `id` (a canonical id). A test with a name of
+    /// its own (the function, method or title after the last `::`, `#` or ` > `; each level of a
+    /// Go subtest) is touched when that name is on a line the patch adds or removes or in a
+    /// hunk's context (Go's `func TestX(`); a file- or class-level id (a jest file, a Java class,
+    /// a ctest or automake name) when it is a changed path, names a changed file, or its last
+    /// part is on such a line. Changing a file does not touch the other methods in it: a test
+    /// patch that adds a method to a class whose module then fails to compile does not make the
+    /// class's other methods FAIL_TO_PASS.
+    pub fn touches(&self, id: &str) -> bool {
+        let in_text = |n: &str| n.chars().count() >= 4 && contains_word(&self.text, n);
+        if self.paths.iter().any(|p| id == p) {
+            return true;
+        }
+        if let Some(names) = own_names(id) {
+            return names.iter().any(|n| in_text(n));
+        }
+        let parts: Vec<&str> = id.split([':', '.', '/', ' ']).map(str::trim).filter(|p| !p.is_empty()).collect();
+        parts.iter().any(|p| self.stems.contains(*p)) || parts.last().is_some_and(|p| in_text(p))
+    }
+}
+
+/// Whether `name` is in `text` with no letter, digit or `_` right before or after it.
+fn contains_word(text: &str, name: &str) -> bool {
+    let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    text.match_indices(name)
+        .any(|(at, _)| !word(text[..at].chars().next_back()) && !word(text[at + name.len()..].chars().next()))
+}
+
+/// The test's own name, when its id has one: the last ` > ` level (jest, vitest, mocha), what
+/// follows the last `::` or `#` (Go, Rust, Java methods) split at Go's subtest `/`, parameters
+/// dropped. None for file- and class-level ids.
+fn own_names(id: &str) -> Option<Vec<String>> {
+    if let Some((_, last)) = id.rsplit_once(" > ") {
+        return Some(vec![last.trim().to_owned()]);
+    }
+    let tail = match (id.rsplit_once('#'), id.rsplit_once("::")) {
+        (Some((_, t)), _) | (None, Some((_, t))) => t,
+        (None, None) => return None,
+    };
+    let tail = tail.split(['[', '(']).next().unwrap_or(tail);
+    Some(tail.split('/').map(|s| s.trim().to_owned()).filter(|s| !s.is_empty()).collect())
+}
+
+/// The tests that passed on the base, did not run in the test phase and pass with the fix.
+pub fn not_run_in_test(all: &TestMap) -> TestMap {
+    all.iter()
+        .filter(|(_, t)| t.run == TestStatus::Pass && t.test == TestStatus::None && t.fix == TestStatus::Pass)
+        .map(|(n, t)| (n.clone(), *t))
+        .collect()
+}
+
+/// Tests `phase` did not report that both other phases reported, as counts: (reported by
+/// `phase`, missing from it).
+pub fn phase_gap(all: &TestMap, phase: Phase) -> (u64, u64) {
+    let status = |t: &Transition, p: Phase| match p {
+        Phase::Run => t.run,
+        Phase::Test => t.test,
+        Phase::Fix => t.fix,
+    };
+    let others: Vec<Phase> = Phase::ALL.into_iter().filter(|p| *p != phase).collect();
+    let mut reported = 0;
+    let mut missing = 0;
+    for t in all.values() {
+        if status(t, phase) != TestStatus::None {
+            reported += 1;
+        } else if others.iter().all(|p| status(t, *p) != TestStatus::None) {
+            missing += 1;
+        }
+    }
+    (reported, missing)
+}
+
+/// Evidence of how an instance's lists were labelled (`swe_forge.labels`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Labels {
+    /// The rule the categories follow.
+    pub rule: LabelRule,
+    /// Tests that passed on the base and pass with the fix but did not run in the test phase,
+    /// which the test patch does not touch: under the strict rule in no category.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub not_run_in_test: TestMap,
+    /// Phases that ran fewer tests than the others, with their causes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub truncated: Vec<Truncation>,
+    /// Share of FAIL_TO_PASS that is n2p (NONE in the test phase), 0.0 to 1.0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub n2p_share: Option<f64>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PATCH: &str = "diff --git a/src/test/java/dev/x/SlugsTest.java b/src/test/java/dev/x/SlugsTest.java
+--- a/src/test/java/dev/x/SlugsTest.java
++++ b/src/test/java/dev/x/SlugsTest.java
+@@ -10,3 +10,7 @@ public class SlugsTest {
+     }
++    @Test
++    public void collapsesRuns() {
++        assertEquals(\"a-b\", Slugs.of(\"a--b\"));
++    }
+ }
+diff --git a/stack_test.go b/stack_test.go
+--- a/stack_test.go
++++ b/stack_test.go
+@@ -20,2 +20,3 @@ func TestPopEmpty(t *testing.T) {
+ \ts := New[int]()
++\t_ = s.Peek()
+ }
+diff --git a/test/duration.test.js b/test/duration.test.js
+--- a/test/duration.test.js
++++ b/test/duration.test.js
+@@ -1,2 +1,3 @@ describe('parse', () => {
++  it('rejects negative values', () => {});
+ });
+";
+
+    #[test]
+    fn the_test_patch_touches_its_files_classes_and_functions() {
+        let t = TestPatchTouch::of(PATCH);
+        // Java: the class the patch changes (its file), at method and class level.
+        assert!(t.touches("dev.x.SlugsTest#collapsesRuns"));
+        assert!(!t.touches("dev.x.SlugsTest#keepsLetters"), "another method of the changed class");
+        assert!(t.touches("dev.x.SlugsTest"), "a class-level id: its file changed");
+        assert!(!t.touches("dev.x.OtherTest#collapse"), "a word, not a part of one");
+        // Go: the function whose body a hunk changes (hunk context), not its neighbours.
+        assert!(t.touches("example.com/gostack::TestPopEmpty"));
+        assert!(t.touches("example.com/gostack::TestPopEmpty/sub"));
+        assert!(!t.touches("example.com/gostack::TestLen"));
+        // A hunk that appends after a function names it in its context: not a change of it.
+        let append = TestPatchTouch::of(
+            "diff --git a/s_test.go b/s_test.go\n--- a/s_test.go\n+++ b/s_test.go\n@@ -20,2 +20,4 @@ func TestLen(t *testing.T) {\n \t}\n }\n+\n+func TestPopEmptyReturnsError(t *testing.T) {}\n",
+        );
+        assert!(!append.touches("example.com/gostack::TestLen"));
+        assert!(append.touches("example.com/gostack::TestPopEmptyReturnsError"));
+        // jest ids start with the path; mocha ids are titles.
+        assert!(t.touches("test/duration.test.js"));
+        assert!(!t.touches("test/duration.test.js > parse > accepts ms"));
+        assert!(t.touches("test/duration.test.js > parse > rejects negative values"));
+        assert!(t.touches("parse > rejects negative values"));
+        assert!(!t.touches("format > pads hours"));
+        assert!(!TestPatchTouch::of("").touches("anything"));
+    }
+
+    #[test]
+    fn a_phase_gap_counts_tests_both_other_phases_reported() {
+        let t = |run, test, fix| Transition { run, test, fix };
+        use TestStatus::*;
+        let all: TestMap = [
+            ("a".to_owned(), t(Pass, None, Pass)),
+            ("b".to_owned(), t(Pass, Pass, Pass)),
+            ("c".to_owned(), t(None, None, Pass)),
+            ("d".to_owned(), t(Pass, Fail, None)),
+        ]
+        .into();
+        assert_eq!(phase_gap(&all, Phase::Test), (2, 1));
+        assert_eq!(phase_gap(&all, Phase::Fix), (3, 1));
+        assert_eq!(not_run_in_test(&all).keys().collect::<Vec<_>>(), ["a"]);
+    }
+}

@@ -1,0 +1,206 @@
+//! The test command an instance runs: the script the project's CI runs preferred over a
+//! developer's `test` script, and, under the strict label rule, fail-fast switched off so that
+//! an early stop never decides a label. Each change is said in words for the provenance.
+
+use swe_forge_git::SourceRepo;
+
+/// npm script names that projects give the test run of their CI, most specific first.
+const CI_SCRIPTS: [&str; 5] = ["test-ci", "test:ci", "ci:test", "test_ci", "ci"];
+
+/// Test runners a CI script must invoke (directly or through another script) to be taken.
+const RUNNERS: [&str; 9] = ["mocha", "jest", "vitest", "karma", "ava", "tap", "jasmine", "node --test", "nyc"];
+
+/// Whether `command` runs the project's own `test` script (`npm test`, `yarn test`, ...).
+fn runs_test_script(command: &str) -> bool {
+    let c = command.trim();
+    ["npm test", "npm run test", "npm run-script test", "yarn test", "yarn run test", "pnpm test", "pnpm run test"]
+        .iter()
+        .any(|p| c == *p || c.starts_with(&format!("{p} ")))
+}
+
+/// The npm script the project's CI runs its tests with, instead of `test`, when `command` runs
+/// the `test` script: a script named for CI (`test-ci`, `test:ci`, ...) or the one a CI
+/// workflow runs (`npm run X` in `.github/workflows/*.yml`, `.travis.yml`, ...), if it invokes a
+/// test runner. Returns the new command and where it came from.
+pub(crate) fn ci_test_command(repo: &SourceRepo, sha: &str, command: &str) -> Option<(String, String)> {
+    if !runs_test_script(command) {
+        return None;
+    }
+    let package: serde_json::Value = serde_json::from_slice(&repo.file_at(sha, "package.json")?).ok()?;
+    let scripts = package.get("scripts")?.as_object()?;
+    let runs_tests = |name: &str| {
+        let text = scripts.get(name).and_then(|v| v.as_str()).unwrap_or_default();
+        RUNNERS.iter().any(|r| text.contains(r))
+            || text
+                .split_whitespace()
+                .any(|w| scripts.get(w).and_then(|v| v.as_str()).is_some_and(|t| RUNNERS.iter().any(|r| t.contains(r))))
+    };
+    let tool = command.split_whitespace().next().unwrap_or("npm");
+    let run = |name: &str| if tool == "yarn" { format!("yarn run {name}") } else { format!("{tool} run {name}") };
+    // A script a CI configuration runs.
+    let ci_files: Vec<String> = repo
+        .paths_at(sha)
+        .ok()?
+        .into_iter()
+        .filter(|p| {
+            (p.starts_with(".github/workflows/") && (p.ends_with(".yml") || p.ends_with(".yaml")))
+                || matches!(
+                    p.as_str(),
+                    ".travis.yml" | ".circleci/config.yml" | "appveyor.yml" | ".gitlab-ci.yml" | "azure-pipelines.yml"
+                )
+        })
+        .collect();
+    for file in &ci_files {
+        let Some(text) = repo.file_at(sha, file) else { continue };
+        for line in String::from_utf8_lossy(&text).lines() {
+            for name in scripts_run_by(line) {
+                if name != "test" && scripts.contains_key(&name) && runs_tests(&name) {
+                    return Some((run(&name), format!("package.json scripts.{name}, which {file} runs")));
+                }
+            }
+        }
+    }
+    CI_SCRIPTS
+        .iter()
+        .find(|n| scripts.contains_key(**n) && runs_tests(n))
+        .map(|n| (run(n), format!("package.json scripts.{n}, the project's CI test script")))
+}
+
+/// The npm scripts a line of CI configuration runs: `npm run X`, `npm run-script X`, `yarn X`,
+/// `yarn run X`, `pnpm X`, `pnpm run X`.
+fn scripts_run_by(line: &str) -> Vec<String> {
+    let words: Vec<&str> = line
+        .split(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | ';' | '&' | '|'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let mut out = Vec::new();
+    for (i, w) in words.iter().enumerate() {
+        let next = |k: usize| words.get(i + k).copied().unwrap_or_default();
+        let name = match *w {
+            "npm" if matches!(next(1), "run" | "run-script") => next(2),
+            "yarn" | "pnpm" if next(1) == "run" => next(2),
+            "yarn" | "pnpm" => next(1),
+            _ => continue,
+        };
+        if !name.is_empty() && !name.starts_with('-') {
+            out.push(name.to_owned());
+        }
+    }
+    out
+}
+
+/// `command` with the fail-fast of the runners it calls switched off, and what was changed:
+/// `go test` without `-failfast`, `cargo test --no-fail-fast`, Maven `-fae`, ctest without
+/// `--stop-on-failure`, mocha, jest and vitest without `--bail` / `-b`. Other commands are
+/// returned as they are. (Scripts and configuration files the command reads are handled in the
+/// container: [`NO_FAIL_FAST_JS`].)
+pub(crate) fn no_fail_fast(command: &str) -> (String, Vec<String>) {
+    let mut notes = Vec::new();
+    let mut out = String::new();
+    let mut rest = command;
+    // Segments between shell operators, the operators kept as they are.
+    while !rest.is_empty() {
+        let cut = ["&&", "||", ";", "|", "\n"].iter().filter_map(|op| rest.find(op).map(|i| (i, op.len()))).min();
+        let (seg, op, tail) = match cut {
+            Some((i, n)) => (&rest[..i], &rest[i..i + n], &rest[i + n..]),
+            None => (rest, "", ""),
+        };
+        out.push_str(&segment(seg, &mut notes));
+        out.push_str(op);
+        rest = tail;
+    }
+    (out, notes)
+}
+
+fn segment(seg: &str, notes: &mut Vec<String>) -> String {
+    let drop_words = |seg: &str, bad: &dyn Fn(&str) -> bool, notes: &mut Vec<String>, what: &str| {
+        let mut dropped = Vec::new();
+        let kept: Vec<&str> = seg
+            .split(' ')
+            .filter(|w| {
+                let b = bad(w);
+                if b {
+                    dropped.push(w.to_string());
+                }
+                !b
+            })
+            .collect();
+        if !dropped.is_empty() {
+            notes.push(format!("{what}: {} removed", dropped.join(" ")));
+        }
+        kept.join(" ")
+    };
+    let words: Vec<&str> = seg.split_whitespace().collect();
+    let has = |a: &str, b: &str| words.windows(2).any(|w| w[0] == a && w[1] == b);
+    if has("go", "test") {
+        return drop_words(seg, &|w| matches!(w, "-failfast" | "--failfast" | "-failfast=true"), notes, "go test");
+    }
+    if words.iter().any(|w| *w == "ctest" || w.ends_with("/ctest")) {
+        return drop_words(seg, &|w| w == "--stop-on-failure", notes, "ctest");
+    }
+    if has("cargo", "test") && !words.contains(&"--no-fail-fast") {
+        notes.push("cargo test: --no-fail-fast added".into());
+        return seg.replacen("cargo test", "cargo test --no-fail-fast", 1);
+    }
+    if words.iter().any(|w| *w == "mvn" || w.ends_with("/mvn") || *w == "./mvnw")
+        && !words.iter().any(|w| matches!(*w, "-fae" | "--fail-at-end" | "-fn" | "--fail-never"))
+    {
+        let mvn =
+            words.iter().find(|w| **w == "mvn" || w.ends_with("/mvn") || **w == "./mvnw").copied().unwrap_or("mvn");
+        notes.push("mvn: -fae added".into());
+        return seg.replacen(mvn, &format!("{mvn} -fae"), 1);
+    }
+    if words.iter().any(|w| w.contains("mocha") || w.contains("jest") || w.contains("vitest")) {
+        return drop_words(seg, &|w| w == "--bail" || w == "-b" || w.starts_with("--bail="), notes, "test runner");
+    }
+    seg.to_owned()
+}
+
+/// A Node program, run in the container before the test command under the strict rule, that
+/// switches off the fail-fast of a JavaScript project's own scripts and configuration:
+/// `--bail`/`-b` of mocha, jest and vitest in package.json scripts, `&&` between two test-runner
+/// commands (the second would not run when the first fails), mocha's `bail` in `.mocharc.*`,
+/// `test/mocha.opts` and package.json, jest's `bail` in package.json and `jest.config.*`. It
+/// prints a line for each change (`swe-forge: fail-fast off: ...`) and changes nothing else.
+pub(crate) const NO_FAIL_FAST_JS: &str = include_str!("../recipes/no-fail-fast.js");
+
+/// The shell step that runs [`NO_FAIL_FAST_JS`] when the project has a package.json and node.
+pub(crate) fn no_fail_fast_js_step() -> String {
+    format!(
+        "if [ -f package.json ] && command -v node >/dev/null 2>&1; then node - <<'SWE_FORGE_NO_FAIL_FAST'\n{NO_FAIL_FAST_JS}SWE_FORGE_NO_FAIL_FAST\nfi"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fail_fast_is_switched_off_in_commands() {
+        let off = |c: &str| no_fail_fast(c).0;
+        assert_eq!(off("go test -failfast -json ./..."), "go test -json ./...");
+        assert_eq!(off("cargo test"), "cargo test --no-fail-fast");
+        assert_eq!(off("cargo test --no-fail-fast"), "cargo test --no-fail-fast");
+        assert_eq!(
+            off("cmake --build build; cd build && ctest --stop-on-failure"),
+            "cmake --build build; cd build && ctest"
+        );
+        assert_eq!(off("mvn -B test"), "mvn -fae -B test");
+        assert_eq!(off("mvn -B -fae test"), "mvn -B -fae test");
+        assert_eq!(off("npx mocha --bail --reporter spec"), "npx mocha --reporter spec");
+        assert_eq!(off("tsc -b && npx mocha -b"), "tsc -b && npx mocha");
+        assert_eq!(off("npm test"), "npm test");
+        let (_, notes) = no_fail_fast("go test -failfast ./... && cargo test");
+        assert_eq!(notes, ["go test: -failfast removed", "cargo test: --no-fail-fast added"]);
+    }
+
+    #[test]
+    fn ci_lines_name_the_scripts_they_run() {
+        assert_eq!(scripts_run_by("      - run: npm run test-ci"), ["test-ci"]);
+        assert_eq!(scripts_run_by("script: yarn test:coverage && yarn lint"), ["test:coverage", "lint"]);
+        assert_eq!(scripts_run_by("  - npm ci"), Vec::<String>::new());
+        assert!(runs_test_script("npm test"));
+        assert!(runs_test_script("yarn test --silent"));
+        assert!(!runs_test_script("npx mocha"));
+    }
+}

@@ -1,0 +1,152 @@
+//! What a run's log says about a phase that reported fewer tests than the others: the cause
+//! ([`TruncationCause`]) and the line that shows it. Read from the log as the run ends (and
+//! again from a kept log by regrade), graded with the statuses in `grade.rs`.
+
+use swe_forge_core::TruncationCause;
+
+/// What one run tells about an early stop.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RunFacts {
+    /// The run was killed by its timeout.
+    pub timed_out: bool,
+    /// The test command's exit code (None when killed).
+    pub exit_code: Option<i64>,
+    /// A cause the log or the command shows, with the line or flag that shows it.
+    pub sign: Option<(TruncationCause, String)>,
+}
+
+impl RunFacts {
+    /// Reads `log` of a run of `command`.
+    pub fn of(log: &[u8], exit_code: Option<i64>, timed_out: bool, command: &str) -> RunFacts {
+        RunFacts { timed_out, exit_code, sign: sign(&String::from_utf8_lossy(log), command) }
+    }
+
+    /// The cause of a truncation of this run, with its evidence.
+    pub fn cause(&self) -> (TruncationCause, String) {
+        if self.timed_out {
+            return (TruncationCause::Timeout, "killed by the run's timeout".into());
+        }
+        if let Some(s) = &self.sign {
+            return s.clone();
+        }
+        match self.exit_code {
+            None => (TruncationCause::Crash, "the test command was killed".into()),
+            Some(c) if c >= 128 => (TruncationCause::Crash, format!("the test command exited with {c} (a signal)")),
+            _ => (TruncationCause::Unknown, String::new()),
+        }
+    }
+}
+
+/// Lines that show code or tests did not compile (or a test file did not load).
+const COMPILE_SIGNS: [&str; 11] = [
+    "COMPILATION ERROR",
+    "Compilation failure",
+    "[build failed]",
+    "[setup failed]",
+    "error: could not compile",
+    "Test suite failed to run",
+    "Error: Cannot find module",
+    "SyntaxError: ",
+    "ERR_MODULE_NOT_FOUND",
+    "ninja: build stopped",
+    "make: *** ",
+];
+
+/// Lines that show the runner stopped at a failure on purpose.
+const FAIL_FAST_SIGNS: [&str; 2] = ["Bail out!", "Test run was interrupted"];
+
+/// Lines that show the runner died.
+const CRASH_SIGNS: [&str; 6] = [
+    "Segmentation fault",
+    "core dumped",
+    "JavaScript heap out of memory",
+    "fatal error: all goroutines",
+    "panic: ",
+    "Aborted",
+];
+
+/// The cause the log or the command shows, first by kind: compile failure, fail-fast, crash.
+fn sign(log: &str, command: &str) -> Option<(TruncationCause, String)> {
+    let line_with = |signs: &[&str]| {
+        log.lines()
+            .find(|l| signs.iter().any(|s| l.contains(s)))
+            .map(|l| l.trim().chars().take(300).collect::<String>())
+    };
+    // A C or C++ compiler's error only counts when make or ninja stopped on it.
+    let c_error = log.lines().find(|l| l.contains(": error: ")).filter(|_| line_with(&COMPILE_SIGNS[9..]).is_some());
+    if let Some(l) = line_with(&COMPILE_SIGNS[..9]).or_else(|| c_error.map(|l| l.trim().chars().take(300).collect())) {
+        return Some((TruncationCause::CompileFailure, l));
+    }
+    if let Some(flag) = fail_fast_flag(command) {
+        return Some((TruncationCause::FailFast, format!("the test command runs with {flag}")));
+    }
+    let cargo_stop = command.contains("cargo test") && !command.contains("--no-fail-fast");
+    if cargo_stop && let Some(l) = log.lines().find(|l| l.contains("error: test failed, to rerun pass")) {
+        return Some((TruncationCause::FailFast, format!("plain `cargo test` stopped: {}", l.trim())));
+    }
+    let mvn_stop = command.contains("mvn")
+        && !["-fae", "--fail-at-end", "-fn", "--fail-never", "maven.test.failure.ignore=true"]
+            .iter()
+            .any(|f| command.contains(f));
+    if mvn_stop && let Some(l) = log.lines().find(|l| l.contains("BUILD FAILURE")) {
+        return Some((TruncationCause::FailFast, format!("Maven without -fae stopped: {}", l.trim())));
+    }
+    if let Some(l) = line_with(&FAIL_FAST_SIGNS) {
+        return Some((TruncationCause::FailFast, l));
+    }
+    line_with(&CRASH_SIGNS).map(|l| (TruncationCause::Crash, l))
+}
+
+/// A fail-fast flag on the command line, if any.
+pub(crate) fn fail_fast_flag(command: &str) -> Option<&'static str> {
+    let words: Vec<&str> = command.split_whitespace().collect();
+    ["--bail", "-failfast", "--failfast", "--stop-on-failure", "--fail-fast"]
+        .into_iter()
+        .find(|f| words.iter().any(|w| w == f || w.starts_with(&format!("{f}="))))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cause_is_read_from_the_log_and_the_command() {
+        let cause =
+            |log: &str, code: Option<i64>, command: &str| RunFacts::of(log.as_bytes(), code, false, command).cause();
+        let maven = "[ERROR] COMPILATION ERROR : \n[ERROR] /w/src/test/java/a/SlugsTest.java:[12,9] cannot find symbol";
+        assert_eq!(
+            cause(maven, Some(1), "mvn -fae test"),
+            (TruncationCause::CompileFailure, "[ERROR] COMPILATION ERROR :".into())
+        );
+        let go = "FAIL\texample.com/stack [build failed]\nok  \texample.com/other\t0.1s";
+        assert_eq!(cause(go, Some(1), "go test ./...").0, TruncationCause::CompileFailure);
+        let gcc = "calc.cpp:3:5: error: 'sub' was not declared in this scope\nninja: build stopped: subcommand failed.";
+        assert_eq!(
+            cause(gcc, Some(1), "cmake --build build").1,
+            "calc.cpp:3:5: error: 'sub' was not declared in this scope"
+        );
+        assert_eq!(cause("a failing test prints: error: expected", Some(1), "make check").0, TruncationCause::Unknown);
+        assert_eq!(
+            cause("  1 passing\n  1 failing", Some(1), "mocha --bail test/"),
+            (TruncationCause::FailFast, "the test command runs with --bail".into())
+        );
+        assert_eq!(
+            cause("error: test failed, to rerun pass `--lib`", Some(101), "cargo test").0,
+            TruncationCause::FailFast
+        );
+        assert_eq!(
+            cause("error: test failed, to rerun pass `--lib`", Some(101), "cargo test --no-fail-fast").0,
+            TruncationCause::Unknown
+        );
+        assert_eq!(cause("[INFO] BUILD FAILURE", Some(1), "mvn test").0, TruncationCause::FailFast);
+        assert_eq!(cause("[INFO] BUILD FAILURE", Some(1), "mvn -fae test").0, TruncationCause::Unknown);
+        assert_eq!(cause("Segmentation fault (core dumped)", Some(139), "ctest").0, TruncationCause::Crash);
+        assert_eq!(cause("", Some(137), "ctest").0, TruncationCause::Crash);
+        assert_eq!(cause("", None, "ctest").0, TruncationCause::Crash);
+        let t = RunFacts::of(b"", None, true, "go test ./...").cause();
+        assert_eq!(t.0, TruncationCause::Timeout);
+        assert_eq!(fail_fast_flag("go test -failfast ./..."), Some("-failfast"));
+        assert_eq!(fail_fast_flag("vitest run --bail=1"), Some("--bail"));
+        assert_eq!(fail_fast_flag("cargo test --no-fail-fast"), None);
+    }
+}
