@@ -15,6 +15,7 @@ mod export;
 mod fixtures;
 mod interrupt;
 mod karma;
+mod labels;
 mod layers;
 mod mine;
 mod outputs;

@@ -1,0 +1,220 @@
+//! Labels you can trust, on the real engine and real toolchains: a test the test phase did not
+//! run never becomes FAIL_TO_PASS. A fail-fast mocha project gets exactly its FAIL_TO_PASS and
+//! the full PASS_TO_PASS; a test patch that does not compile without the fix (Maven, Go) keeps
+//! only its own tests; a test run that crashed half-way is rejected `truncated_run`.
+
+use swe_forge_core::{Instance, LabelRule, Phase, RejectReason, TruncationCause, ValidationStatus};
+
+use crate::environments::validate;
+use crate::toolchains::{accepted, fixture, instance};
+
+fn keys(m: &swe_forge_core::TestMap) -> Vec<&str> {
+    m.keys().map(String::as_str).collect()
+}
+
+fn labels(r: &Instance) -> &swe_forge_core::Labels {
+    r.swe_forge.as_ref().unwrap().labels.as_ref().unwrap_or_else(|| panic!("no labels: {:?}", r.swe_forge))
+}
+
+fn notes(r: &Instance) -> Vec<String> {
+    r.swe_forge.as_ref().unwrap().provenance.as_ref().unwrap().test_command_notes.clone()
+}
+
+#[test]
+fn a_fail_fast_mocha_project_gets_exactly_its_fail_to_pass_and_the_full_pass_to_pass() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = tmp.path().join("repos");
+    // The developer's `npm test` and the project's .mocharc both bail at the first failure; the
+    // CI script does not.
+    let package = r#"{
+  "name": "bailing",
+  "version": "1.0.0",
+  "scripts": { "test": "mocha --bail", "test:ci": "mocha --reporter spec" },
+  "devDependencies": { "mocha": "10.2.0" }
+}
+"#;
+    let sum = |body: &str| format!("module.exports = function sum(a, b) {{\n  return {body};\n}};\n");
+    let suite = |name: &str, titles: &[&str], first: &str| {
+        let mut s = format!(
+            "const assert = require('assert');\nconst sum = require('../sum');\n\ndescribe('{name}', function () {{\n{first}"
+        );
+        for t in titles {
+            s.push_str(&format!("  it('{t}', function () {{\n    assert.ok(true);\n  }});\n"));
+        }
+        s.push_str("});\n");
+        s
+    };
+    let adds = "  it('sum adds two numbers', function () {\n    assert.strictEqual(sum(2, 3), 5);\n  });\n";
+    let fx = fixture(
+        &repos.join("forge-fixtures/bailing"),
+        "2024-03-01T00:00:00Z",
+        &[
+            ("package.json", package),
+            (".mocharc.yml", "bail: true\n"),
+            ("sum.js", &sum("a - b")),
+            ("test/a.test.js", &suite("alpha", &["first one", "second one"], "")),
+            ("test/b.test.js", &suite("beta", &["third one", "fourth one"], "")),
+        ],
+        &[("test/a.test.js", &suite("alpha", &["first one", "second one"], adds))],
+        &[("sum.js", &sum("a + b"))],
+    );
+    let inst = instance("forge-fixtures", "bailing", 4, fx);
+    let out = validate(&[&inst], &repos, &tmp.path().join("out"), None);
+    let r = &out[0];
+    accepted(r);
+    // Without fail-fast switched off the test run stops at the new test: the four others would
+    // be NONE -> PASS, FAIL_TO_PASS by Multi-SWE-bench's rule.
+    assert_eq!(keys(&r.fixed_tests), ["alpha > sum adds two numbers"], "{:?}", r.fixed_tests);
+    assert_eq!(
+        keys(&r.p2p_tests),
+        ["alpha > first one", "alpha > second one", "beta > fourth one", "beta > third one"]
+    );
+    let l = labels(r);
+    assert_eq!(l.rule, LabelRule::Strict);
+    assert!(l.truncated.is_empty() && l.not_run_in_test.is_empty(), "{l:?}");
+    assert_eq!(r.test_patch_result.passed_count + r.test_patch_result.failed_count, 5, "{:?}", r.test_patch_result);
+    assert!(notes(r).iter().any(|n| n.contains("fail-fast off")), "{:?}", notes(r));
+
+    // The developer's `npm test` named by an override: the CI's `test:ci` runs instead, and the
+    // provenance says so.
+    let pipeline = tmp.path().join("pipeline.toml");
+    std::fs::write(
+        &pipeline,
+        "name = \"npm-test\"\n[source]\nrecords = \"-\"\nrepos = \"-\"\n[output]\nvalidated = \"-\"\n\
+         [overrides.\"forge-fixtures/bailing\"]\ntest_command = \"npm test\"\n",
+    )
+    .unwrap();
+    let ci = validate(&[&inst], &repos, &tmp.path().join("ci"), Some(&pipeline));
+    accepted(&ci[0]);
+    assert_eq!(keys(&ci[0].fixed_tests), ["alpha > sum adds two numbers"], "{:?}", ci[0].fixed_tests);
+    assert_eq!(ci[0].p2p_tests.len(), 4, "{:?}", ci[0].p2p_tests);
+    let meta = ci[0].swe_forge.as_ref().unwrap();
+    assert_eq!(meta.test_command.as_deref(), Some("npm run test:ci"));
+    assert!(notes(&ci[0]).iter().any(|n| n.contains("scripts.test:ci")), "{:?}", notes(&ci[0]));
+}
+
+#[test]
+fn a_maven_test_patch_that_does_not_compile_without_the_fix_keeps_only_its_own_tests() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = tmp.path().join("repos");
+    let j = crate::support::java_fixture("nocompile", "17", "4.13.2");
+    let half = |extra: &str| {
+        format!(
+            "package fixtures;\n\npublic class Half {{\n    public static int of(int x) {{\n        return x / 2;\n    }}\n{extra}}}\n"
+        )
+    };
+    let test = |extra: &str| {
+        format!(
+            "package fixtures;\n\nimport static org.junit.Assert.assertEquals;\n\nimport org.junit.Test;\n\npublic class HalfTest {{\n    @Test\n    public void halves() {{\n        assertEquals(2, Half.of(4));\n    }}\n\n    @Test\n    public void halvesZero() {{\n        assertEquals(0, Half.of(0));\n    }}\n{extra}}}\n"
+        )
+    };
+    let other = "package fixtures;\n\nimport static org.junit.Assert.assertTrue;\n\nimport org.junit.Test;\n\npublic class OtherTest {\n    @Test\n    public void holds() {\n        assertTrue(true);\n    }\n}\n";
+    let fx = fixture(
+        &repos.join("forge-fixtures/nocompile"),
+        "2024-03-01T00:00:00Z",
+        &[
+            ("pom.xml", &j.pom),
+            ("src/main/java/fixtures/Half.java", &half("")),
+            ("src/test/java/fixtures/HalfTest.java", &test("")),
+            ("src/test/java/fixtures/OtherTest.java", other),
+        ],
+        &[(
+            "src/test/java/fixtures/HalfTest.java",
+            &test("\n    @Test\n    public void quarters() {\n        assertEquals(2, Half.quarter(8));\n    }\n"),
+        )],
+        &[(
+            "src/main/java/fixtures/Half.java",
+            &half("\n    public static int quarter(int x) {\n        return x / 4;\n    }\n"),
+        )],
+    );
+    let inst = instance("forge-fixtures", "nocompile", 9, fx);
+    let out = validate(&[&inst], &repos, &tmp.path().join("out"), None);
+    let r = &out[0];
+    accepted(r);
+    // The test module does not compile with the test patch alone, so no test ran: only the one
+    // the test patch adds is FAIL_TO_PASS; the three that passed on the base are set apart.
+    assert_eq!(keys(&r.fixed_tests), ["fixtures.HalfTest#quarters"], "{:?}", r.fixed_tests);
+    let l = labels(r);
+    assert_eq!(
+        keys(&l.not_run_in_test),
+        ["fixtures.HalfTest#halves", "fixtures.HalfTest#halvesZero", "fixtures.OtherTest#holds"]
+    );
+    let t = &l.truncated[0];
+    assert_eq!(
+        (t.phase, t.cause, t.reported, t.missing, t.tolerated),
+        (Phase::Test, TruncationCause::CompileFailure, 0, 3, true)
+    );
+    assert!(t.evidence.contains("COMPILATION ERROR"), "{t:?}");
+}
+
+#[test]
+fn a_go_test_patch_that_does_not_compile_keeps_its_tests_and_a_crashed_test_run_is_rejected() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = tmp.path().join("repos");
+    let stack = |extra: &str| {
+        format!(
+            "package gostk\n\n// Stack is a LIFO stack of ints.\ntype Stack struct {{\n\titems []int\n}}\n\n// Push adds v.\nfunc (s *Stack) Push(v int) {{\n\ts.items = append(s.items, v)\n}}\n\n// Len is the number of items.\nfunc (s *Stack) Len() int {{\n\treturn len(s.items)\n}}\n{extra}"
+        )
+    };
+    let tests = |extra: &str| {
+        format!(
+            "package gostk\n\nimport \"testing\"\n\nfunc TestPush(t *testing.T) {{\n\tvar s Stack\n\ts.Push(1)\n\tif s.Len() != 1 {{\n\t\tt.Fatal(\"len\")\n\t}}\n}}\n\nfunc TestLen(t *testing.T) {{\n\tvar s Stack\n\tif s.Len() != 0 {{\n\t\tt.Fatal(\"len\")\n\t}}\n}}\n{extra}"
+        )
+    };
+    let peek = "\n// Peek returns the top item.\nfunc (s *Stack) Peek() int {\n\tif len(s.items) == 0 {\n\t\treturn 0\n\t}\n\treturn s.items[len(s.items)-1]\n}\n";
+    let peek_test = "\nfunc TestPeek(t *testing.T) {\n\tvar s Stack\n\ts.Push(3)\n\tif s.Peek() != 3 {\n\t\tt.Fatal(\"peek\")\n\t}\n}\n";
+    let files =
+        [("go.mod", "module example.com/gostk\n\ngo 1.21\n"), ("stack.go", &stack("")), ("stack_test.go", &tests(""))];
+    let dir = repos.join("forge-fixtures/gostk");
+    let fx = fixture(
+        &dir,
+        "2024-03-01T00:00:00Z",
+        &files,
+        &[("stack_test.go", &tests(peek_test))],
+        &[("stack.go", &stack(peek))],
+    );
+    let compiles = instance("forge-fixtures", "gostk", 1, fx);
+    // A second history: the base has Peek, which panics on an empty stack; the test patch adds a
+    // test (in a file Go runs first) that panics without the fix, and the panic ends the package's
+    // test binary before the other tests run.
+    let crash_dir = tmp.path().join("crash/forge-fixtures/gostk");
+    let panicky =
+        "\n// Peek returns the top item.\nfunc (s *Stack) Peek() int {\n\treturn s.items[len(s.items)-1]\n}\n";
+    let empty_test = "package gostk\n\nimport \"testing\"\n\nfunc TestAPeekEmpty(t *testing.T) {\n\tvar s Stack\n\tif s.Peek() != 0 {\n\t\tt.Fatal(\"peek\")\n\t}\n}\n";
+    let fx = fixture(
+        &crash_dir,
+        "2024-03-01T00:00:00Z",
+        &[
+            ("go.mod", "module example.com/gostk\n\ngo 1.21\n"),
+            ("stack.go", &stack(panicky)),
+            ("stack_test.go", &tests("")),
+        ],
+        &[("a_test.go", empty_test)],
+        &[("stack.go", &stack(peek))],
+    );
+    let crashes = instance("forge-fixtures", "gostk", 2, fx);
+    // Both histories in one repository: the crash's commits fetched next to the first one's.
+    let git = |args: &[&str]| {
+        let o = std::process::Command::new("git").args(args).current_dir(&dir).output().unwrap();
+        assert!(o.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&o.stderr));
+    };
+    git(&["fetch", "-q", crash_dir.to_str().unwrap(), &format!("{}:refs/heads/crash", crashes.base.sha)]);
+
+    let out = validate(&[&compiles, &crashes], &repos, &tmp.path().join("out"), None);
+    let r = out.iter().find(|r| r.number == 1).unwrap();
+    accepted(r);
+    assert_eq!(keys(&r.fixed_tests), ["example.com/gostk::TestPeek"], "{:?}", r.fixed_tests);
+    assert!(r.p2p_tests.is_empty(), "{:?}", r.p2p_tests);
+    let l = labels(r);
+    assert_eq!(keys(&l.not_run_in_test), ["example.com/gostk::TestLen", "example.com/gostk::TestPush"]);
+    assert_eq!(l.truncated[0].cause, TruncationCause::CompileFailure, "{:?}", l.truncated);
+
+    let c = out.iter().find(|r| r.number == 2).unwrap();
+    let meta = c.swe_forge.as_ref().unwrap();
+    assert_eq!(meta.status, ValidationStatus::Rejected, "{:?}", c.fixed_tests);
+    let reasons: Vec<RejectReason> = meta.rejections.iter().map(|r| r.reason).collect();
+    assert_eq!(reasons, [RejectReason::TruncatedRun], "{:?}", meta.rejections);
+    let t = &labels(c).truncated[0];
+    assert_eq!((t.phase, t.cause, t.missing, t.tolerated), (Phase::Test, TruncationCause::Crash, 2, false), "{t:?}");
+    assert!(t.evidence.contains("panic: runtime error"), "{t:?}");
+}
