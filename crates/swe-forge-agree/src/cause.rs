@@ -13,17 +13,21 @@
 //!    (another repository's tree the recipe puts into the image) were missing from the mirror ->
 //!    [`Cause::MissingExtraSource`] for a test ours ran (it reads the files and fails; one ours
 //!    never ran goes on to the rules below);
-//! 4. the run where the sides part (a status on one side, NONE on the other) failed to build on
+//! 4. the run where the sides part (a status on one side, NONE on ours) is one our record labels
+//!    truncated (`swe_forge.labels.truncated`): a test patch that does not compile without the
+//!    fix -> [`Cause::CompileFailure`], a timeout -> [`Cause::Timeout`], a fail-fast stop, a crash
+//!    or an unknown stop -> [`Cause::TruncatedRun`];
+//! 5. the run where the sides part (a status on one side, NONE on the other) failed to build on
 //!    our side, or stopped early there (fewer than half the published run's tests: the runner
 //!    crashed), or reported nothing at all on the published side while ours ran and built (their
 //!    compiler rejected what ours accepts) -> [`Cause::Toolchain`]; when our build failed in that
 //!    run too and ours went on to run what did build, the sides' commands differ (rule 5);
 //!    A test only ours ran whose container (Go package, test binary) the published side lists as
 //!    one failed entry is [`Cause::Toolchain`] too (`FAIL pkg [build failed]` there).
-//! 5. otherwise a test present on one side only, or present in a run on one side and absent from
+//! 6. otherwise a test present on one side only, or present in a run on one side and absent from
 //!    the same run on the other (fail-fast `cargo test`, a different selection), ->
 //!    [`Cause::DifferentTestCommand`];
-//! 6. both sides ran it and it ended differently (PASS vs FAIL): if each side saw it end the same
+//! 7. both sides ran it and it ended differently (PASS vs FAIL): if each side saw it end the same
 //!    way in every run it ran in (ours always pass, theirs always fail, or the reverse) ->
 //!    [`Cause::Environment`] (the internet, the clock, the number of cores, a service the
 //!    other machine had); if one side saw it end both ways -> [`Cause::Flaky`].
@@ -32,7 +36,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
-use swe_forge_core::{RejectReason, Rejection, TestStatus};
+use swe_forge_core::{RejectReason, Rejection, TestStatus, TruncationCause};
 use swe_forge_logparse::ParsedLog;
 
 use crate::View;
@@ -69,11 +73,16 @@ pub enum Cause {
     RepoUnavailable,
     /// The Docker engine or another piece of infrastructure failed.
     Infrastructure,
+    /// A run of ours stopped before tests the other runs reported: fail-fast, a crash, an
+    /// unknown early stop (`swe_forge.labels.truncated`).
+    TruncatedRun,
+    /// The test patch does not compile without the fix, so our test run ran fewer tests.
+    CompileFailure,
 }
 
 impl Cause {
     /// Every cause, in report order.
-    pub const ALL: [Cause; 12] = [
+    pub const ALL: [Cause; 14] = [
         Cause::BuildFailure,
         Cause::PatchDoesNotApply,
         Cause::DifferentTestCommand,
@@ -86,6 +95,8 @@ impl Cause {
         Cause::Toolchain,
         Cause::RepoUnavailable,
         Cause::Infrastructure,
+        Cause::TruncatedRun,
+        Cause::CompileFailure,
     ];
 
     /// snake_case name as written in reports.
@@ -103,6 +114,8 @@ impl Cause {
             Cause::Toolchain => "toolchain",
             Cause::RepoUnavailable => "repo_unavailable",
             Cause::Infrastructure => "infrastructure",
+            Cause::TruncatedRun => "truncated_run",
+            Cause::CompileFailure => "compile_failure",
         }
     }
 
@@ -123,6 +136,8 @@ impl Cause {
             Cause::Toolchain => "the code does not build or run with our toolchain version",
             Cause::RepoUnavailable => "the repository, its base commit or an extra source is not in the mirrors",
             Cause::Infrastructure => "the engine or other infrastructure failed",
+            Cause::TruncatedRun => "a run of ours stopped before tests the other runs reported (fail-fast, a crash)",
+            Cause::CompileFailure => "the test patch does not compile without the fix, so our test run ran fewer tests",
         }
     }
 
@@ -136,6 +151,7 @@ impl Cause {
             RejectReason::Timeout => Cause::Timeout,
             RejectReason::Infrastructure => Cause::Infrastructure,
             RejectReason::UnsupportedEnvironment => Cause::Toolchain,
+            RejectReason::TruncatedRun => Cause::TruncatedRun,
             _ => return None,
         })
     }
@@ -206,6 +222,8 @@ pub struct Evidence {
     /// test binary) the published side lists as one failed entry and never ran: it did not
     /// build there (`FAIL pkg [build failed]`).
     pub container_failed: BTreeSet<String>,
+    /// Per run: our record labels it truncated, with the cause.
+    pub truncated: [Option<TruncationCause>; 3],
     /// Tests (in the comparison's naming) whose outcome differed between our repeated runs.
     pub flaky: BTreeSet<String>,
     /// Tests (in the comparison's naming) the test framework's own timeout killed in any of
@@ -258,7 +276,16 @@ pub fn classify_tests<'a>(
             let parted =
                 pairs.iter().enumerate().filter(|(_, (a, b))| (*a == TestStatus::None) != (*b == TestStatus::None));
             let mut parted = parted.peekable();
-            if parted.peek().is_some() {
+            let truncated = pairs.iter().enumerate().find_map(|(i, (a, b))| {
+                (*a != TestStatus::None && *b == TestStatus::None).then_some(evidence.truncated[i]).flatten()
+            });
+            if let Some(c) = truncated {
+                match c {
+                    TruncationCause::CompileFailure => Cause::CompileFailure,
+                    TruncationCause::Timeout => Cause::Timeout,
+                    _ => Cause::TruncatedRun,
+                }
+            } else if parted.peek().is_some() {
                 let ours_broke = |i: usize| evidence.build_failed[i] || evidence.stopped_early[i];
                 let toolchain = |(i, (a, b)): (usize, &(TestStatus, TestStatus))| {
                     (*b == TestStatus::None && ours_broke(i))
@@ -383,6 +410,19 @@ mod tests {
             ..Evidence::default()
         };
         assert_eq!(check(&ours_broken, &published_ok, &both_broke, &["later"]), [(Cause::DifferentTestCommand, 1)]);
+        // Our record labels the test run truncated: its cause, not the toolchain's.
+        let bailed = Evidence {
+            stopped_early: [false, true, false],
+            truncated: [Option::None, Some(TruncationCause::FailFast), Option::None],
+            ..Evidence::default()
+        };
+        assert_eq!(check(&published_ok, &ours_broken, &bailed, &["later"]), [(Cause::TruncatedRun, 1)]);
+        let no_compile = Evidence {
+            build_failed: [false, true, false],
+            truncated: [Option::None, Some(TruncationCause::CompileFailure), Option::None],
+            ..Evidence::default()
+        };
+        assert_eq!(check(&published_ok, &ours_broken, &no_compile, &["later"]), [(Cause::CompileFailure, 1)]);
     }
 
     #[test]

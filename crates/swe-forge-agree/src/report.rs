@@ -234,6 +234,10 @@ pub fn agree(input: Revalidated<'_>, naming: Naming) -> (InstanceAgreement, Opti
             published > 0 && our_view.phases[i].len() * 2 < published
         }),
         published_empty: [0, 1, 2].map(|i| pub_view.phases[i].is_empty() && !our_view.phases[i].is_empty()),
+        truncated: [Phase::Run, Phase::Test, Phase::Fix].map(|p| {
+            let labels = meta.and_then(|m| m.labels.as_ref());
+            labels.and_then(|l| l.truncated.iter().find(|t| t.phase == p)).map(|t| t.cause)
+        }),
         container_failed: container_failed(&pub_view, logs, naming),
         flaky: View::names_of(logs, naming, &flaky_ids),
         timed_out_tests: View::names_of(logs, naming, &timed_out_ids(logs)),

@@ -69,7 +69,7 @@ if (pkg && typeof pkg === 'object') {
 
 ['.mocharc.yml', '.mocharc.yaml'].forEach(function (f) {
   rewrite(f, function (t) {
-    return t.replace(/^(\s*bail\s*:\s*)true\s*$/gm, '$1false');
+    return t.replace(/^([ \t]*bail[ \t]*:[ \t]*)true[ \t]*$/gm, '$1false');
   });
 });
 ['.mocharc.json', '.mocharc.jsonc', '.mocharc.js', '.mocharc.cjs'].forEach(function (f) {
@@ -78,7 +78,7 @@ if (pkg && typeof pkg === 'object') {
   });
 });
 rewrite('test/mocha.opts', function (t) {
-  return t.replace(/^\s*(--bail|-b)\s*$/gm, '');
+  return t.replace(/^[ \t]*(--bail|-b)[ \t]*$/gm, '');
 });
 ['jest.config.js', 'jest.config.ts', 'jest.config.cjs', 'jest.config.mjs', 'jest.config.json', 'vitest.config.js',
   'vitest.config.ts', 'vitest.config.mjs', 'vite.config.js', 'vite.config.ts'].forEach(function (f) {

@@ -10,12 +10,12 @@ const CI_SCRIPTS: [&str; 5] = ["test-ci", "test:ci", "ci:test", "test_ci", "ci"]
 /// Test runners a CI script must invoke (directly or through another script) to be taken.
 const RUNNERS: [&str; 9] = ["mocha", "jest", "vitest", "karma", "ava", "tap", "jasmine", "node --test", "nyc"];
 
-/// Whether `command` runs the project's own `test` script (`npm test`, `yarn test`, ...).
+/// Whether `command` is the plain run of the project's own `test` script (`npm test`, `yarn
+/// test`, ...), with no arguments of its own.
 fn runs_test_script(command: &str) -> bool {
     let c = command.trim();
     ["npm test", "npm run test", "npm run-script test", "yarn test", "yarn run test", "pnpm test", "pnpm run test"]
-        .iter()
-        .any(|p| c == *p || c.starts_with(&format!("{p} ")))
+        .contains(&c)
 }
 
 /// The npm script the project's CI runs its tests with, instead of `test`, when `command` runs
@@ -195,12 +195,54 @@ mod tests {
     }
 
     #[test]
+    fn the_javascript_step_switches_off_bail_in_scripts_and_configuration() {
+        // The step as the phase script runs it, with the machine's node.
+        let dir = tempfile::tempdir().unwrap();
+        let write = |p: &str, t: &str| {
+            let path = dir.path().join(p);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, t).unwrap();
+        };
+        write(
+            "package.json",
+            r#"{"scripts": {"test": "mocha --bail test/ && jest -b", "build": "tsc -b", "ci": "npm test"}, "jest": {"bail": 1}}"#,
+        );
+        write(".mocharc.yml", "spec: test\nbail: true\n");
+        write("test/mocha.opts", "--require should\n--bail\n");
+        write("jest.config.js", "module.exports = { bail: 2, verbose: true };\n");
+        let out = std::process::Command::new("bash")
+            .args(["-c", &no_fail_fast_js_step()])
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let log = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(log.matches("swe-forge: fail-fast off: ").count(), 5, "{log}");
+        let read = |p: &str| std::fs::read_to_string(dir.path().join(p)).unwrap();
+        let pkg: serde_json::Value = serde_json::from_str(&read("package.json")).unwrap();
+        assert_eq!(pkg["scripts"]["test"], "mocha test/; jest", "{pkg}");
+        assert_eq!(pkg["scripts"]["build"], "tsc -b", "other tools keep their flags");
+        assert_eq!(pkg["jest"], serde_json::json!({}));
+        assert_eq!(read(".mocharc.yml"), "spec: test\nbail: false\n");
+        assert_eq!(read("test/mocha.opts"), "--require should\n\n");
+        assert_eq!(read("jest.config.js"), "module.exports = { bail: 0, verbose: true };\n");
+        // Nothing to change: nothing written, nothing said.
+        let again = std::process::Command::new("bash")
+            .args(["-c", &no_fail_fast_js_step()])
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert_eq!(String::from_utf8_lossy(&again.stdout), "");
+    }
+
+    #[test]
     fn ci_lines_name_the_scripts_they_run() {
         assert_eq!(scripts_run_by("      - run: npm run test-ci"), ["test-ci"]);
         assert_eq!(scripts_run_by("script: yarn test:coverage && yarn lint"), ["test:coverage", "lint"]);
         assert_eq!(scripts_run_by("  - npm ci"), Vec::<String>::new());
         assert!(runs_test_script("npm test"));
-        assert!(runs_test_script("yarn test --silent"));
+        assert!(runs_test_script("yarn test"));
+        assert!(!runs_test_script("npm test -- --reporter console"), "arguments of its own: taken as it is");
         assert!(!runs_test_script("npx mocha"));
     }
 }

@@ -672,7 +672,14 @@ impl Validator {
     /// command here; in a JavaScript project's scripts and configuration by a pre-test step).
     fn test_command(&self, repo: &SourceRepo, inst: &Instance, recipe: &mut Recipe) -> Vec<String> {
         let mut notes = Vec::new();
-        if let Some((command, source)) = crate::testcmd::ci_test_command(repo, &inst.base.sha, &recipe.test_command) {
+        // A command the repository's own override names is taken as it is.
+        let named = self
+            .settings
+            .overrides
+            .get(&format!("{}/{}", inst.org, inst.repo))
+            .is_some_and(|o| o.test_command.is_some() || o.variants.iter().any(|v| v.test_command.is_some()));
+        let ci = if named { None } else { crate::testcmd::ci_test_command(repo, &inst.base.sha, &recipe.test_command) };
+        if let Some((command, source)) = ci {
             notes.push(format!("`{command}` from {source}, instead of `{}`", recipe.test_command));
             recipe.test_command = command;
         }

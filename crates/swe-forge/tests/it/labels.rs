@@ -75,13 +75,13 @@ fn a_fail_fast_mocha_project_gets_exactly_its_fail_to_pass_and_the_full_pass_to_
     assert_eq!(r.test_patch_result.passed_count + r.test_patch_result.failed_count, 5, "{:?}", r.test_patch_result);
     assert!(notes(r).iter().any(|n| n.contains("fail-fast off")), "{:?}", notes(r));
 
-    // The developer's `npm test` named by an override: the CI's `test:ci` runs instead, and the
-    // provenance says so.
+    // `npm test` for every mocha project (as the msb profile has it): the CI's `test:ci` runs
+    // instead, and the provenance says so.
     let pipeline = tmp.path().join("pipeline.toml");
     std::fs::write(
         &pipeline,
         "name = \"npm-test\"\n[source]\nrecords = \"-\"\nrepos = \"-\"\n[output]\nvalidated = \"-\"\n\
-         [overrides.\"forge-fixtures/bailing\"]\ntest_command = \"npm test\"\n",
+         [overrides.\"recipe:js-mocha\"]\ntest_command = \"npm test\"\n",
     )
     .unwrap();
     let ci = validate(&[&inst], &repos, &tmp.path().join("ci"), Some(&pipeline));
