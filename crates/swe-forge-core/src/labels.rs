@@ -231,6 +231,48 @@ pub struct Labels {
     pub n2p_share: Option<f64>,
 }
 
+/// A negative control: a prediction that must not resolve the instance, run through
+/// evaluation's own path.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Control {
+    /// `empty_patch` (nothing but the test patch) or `test_patch_alone` (the test patch as the
+    /// prediction: evaluation puts the test files back, so it gains nothing).
+    pub name: String,
+    /// FAIL_TO_PASS tests that passed in it: none when the control holds.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub f2p_passed: Vec<String>,
+    /// Whether the evaluation graded it resolved (it must not).
+    pub resolved: bool,
+}
+
+/// What an accepted instance was checked with beyond its three phases (`swe_forge.evidence`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Evidence {
+    /// Runs of the gold patch (the fix patch as a prediction) through evaluation's own path.
+    pub gold_runs: u32,
+    /// How many of them evaluation graded resolved.
+    pub gold_resolved: u32,
+    /// The negative controls.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub controls: Vec<Control>,
+    /// Log lines of the three phases that show a test reaching for the network (runs have none):
+    /// such tests fail here and may pass elsewhere.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub network: Vec<String>,
+}
+
+impl Evidence {
+    /// Whether the evidence holds: the gold patch resolved every time it ran (and ran), and both
+    /// negative controls ran, resolved nothing and passed no FAIL_TO_PASS test.
+    pub fn complete(&self) -> bool {
+        self.gold_runs > 0
+            && self.gold_resolved == self.gold_runs
+            && ["empty_patch", "test_patch_alone"]
+                .iter()
+                .all(|n| self.controls.iter().any(|c| c.name == *n && !c.resolved && c.f2p_passed.is_empty()))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -285,6 +327,30 @@ diff --git a/test/duration.test.js b/test/duration.test.js
         assert!(t.touches("parse > rejects negative values"));
         assert!(!t.touches("format > pads hours"));
         assert!(!TestPatchTouch::of("").touches("anything"));
+    }
+
+    #[test]
+    fn evidence_is_complete_when_gold_always_resolves_and_both_controls_hold() {
+        let control = |name: &str, passed: &[&str]| Control {
+            name: name.into(),
+            f2p_passed: passed.iter().map(|s| (*s).to_owned()).collect(),
+            resolved: false,
+        };
+        let mut e = Evidence {
+            gold_runs: 3,
+            gold_resolved: 3,
+            controls: vec![control("empty_patch", &[]), control("test_patch_alone", &[])],
+            network: Vec::new(),
+        };
+        assert!(e.complete());
+        e.gold_resolved = 2;
+        assert!(!e.complete(), "gold resolved 2 of 3");
+        e.gold_resolved = 3;
+        e.controls[1] = control("test_patch_alone", &["t"]);
+        assert!(!e.complete(), "a control passed a FAIL_TO_PASS test");
+        e.controls.pop();
+        assert!(!e.complete(), "a control missing");
+        assert!(!Evidence::default().complete(), "nothing ran");
     }
 
     #[test]

@@ -212,6 +212,10 @@ pub struct ForgeMeta {
     /// run them, phases that ran fewer tests than the others and why.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub labels: Option<crate::Labels>,
+    /// What the instance was checked with beyond its three phases: the gold patch through
+    /// evaluation k times, the negative controls, signs of the network in its logs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<crate::Evidence>,
 }
 
 /// Everything that went into an instance's image, so it can be rebuilt and audited.
@@ -354,6 +358,7 @@ impl ForgeMeta {
             flaky: BTreeMap::new(),
             stability: None,
             labels: None,
+            evidence: None,
         }
     }
 }

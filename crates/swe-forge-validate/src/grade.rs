@@ -144,6 +144,8 @@ pub struct Grade {
     pub rejections: Vec<Rejection>,
     /// How the lists were labelled.
     pub labels: Labels,
+    /// Network lines of the three phases' first runs (the gold and control runs come later).
+    pub network: Vec<String>,
 }
 
 /// Grades the statuses of every attempt of the three phases (`runs[phase][attempt]`).
@@ -170,6 +172,12 @@ pub fn grade(runs: &[Vec<PhaseStatuses>; 3], input: &GradeInput) -> Grade {
         (!categorized.fixed.is_empty()).then(|| categorized.n2p.len() as f64 / categorized.fixed.len() as f64);
     let labels =
         Labels { rule: input.rule, not_run_in_test: categorized.not_run_in_test.clone(), truncated, n2p_share };
+    let mut network: Vec<String> = Vec::new();
+    for line in input.facts.iter().flat_map(|f| &f.network) {
+        if !network.contains(line) && network.len() < 5 {
+            network.push(line.clone());
+        }
+    }
     Grade {
         results: [TestResult::from_statuses(run), TestResult::from_statuses(test), TestResult::from_statuses(fix)],
         categorized,
@@ -177,6 +185,7 @@ pub fn grade(runs: &[Vec<PhaseStatuses>; 3], input: &GradeInput) -> Grade {
         stability: merged.stability,
         rejections,
         labels,
+        network,
     }
 }
 
@@ -189,6 +198,8 @@ impl Grade {
         meta.flaky = self.flaky;
         meta.stability = Some(self.stability);
         meta.labels = Some(self.labels);
+        let evidence = meta.evidence.get_or_insert_with(Default::default);
+        evidence.network = self.network;
         self.rejections
     }
 }

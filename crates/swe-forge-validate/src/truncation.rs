@@ -13,12 +13,15 @@ pub struct RunFacts {
     pub exit_code: Option<i64>,
     /// A cause the log or the command shows, with the line or flag that shows it.
     pub sign: Option<(TruncationCause, String)>,
+    /// Lines (at most five) that show a test reaching for the network.
+    pub network: Vec<String>,
 }
 
 impl RunFacts {
     /// Reads `log` of a run of `command`.
     pub fn of(log: &[u8], exit_code: Option<i64>, timed_out: bool, command: &str) -> RunFacts {
-        RunFacts { timed_out, exit_code, sign: sign(&String::from_utf8_lossy(log), command) }
+        let text = String::from_utf8_lossy(log);
+        RunFacts { timed_out, exit_code, sign: sign(&text, command), network: network_lines(&text) }
     }
 
     /// The cause of a truncation of this run, with its evidence.
@@ -97,6 +100,36 @@ fn sign(log: &str, command: &str) -> Option<(TruncationCause, String)> {
     line_with(&CRASH_SIGNS).map(|l| (TruncationCause::Crash, l))
 }
 
+/// What resolvers and clients print when a host cannot be reached: runs have no network.
+const NETWORK_SIGNS: [&str; 11] = [
+    "ENOTFOUND",
+    "EAI_AGAIN",
+    "getaddrinfo",
+    "UnknownHostException",
+    "Temporary failure in name resolution",
+    "Name or service not known",
+    "Could not resolve host",
+    "Network is unreachable",
+    "no such host",
+    "dial tcp: lookup",
+    "NoRouteToHostException",
+];
+
+/// Up to five distinct lines of `log` that show the network was reached for.
+fn network_lines(log: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for line in log.lines().filter(|l| NETWORK_SIGNS.iter().any(|s| l.contains(s))) {
+        let line: String = line.trim().chars().take(300).collect();
+        if !out.contains(&line) {
+            out.push(line);
+            if out.len() == 5 {
+                break;
+            }
+        }
+    }
+    out
+}
+
 /// A fail-fast flag on the command line, if any.
 pub(crate) fn fail_fast_flag(command: &str) -> Option<&'static str> {
     let words: Vec<&str> = command.split_whitespace().collect();
@@ -146,6 +179,13 @@ mod tests {
         let t = RunFacts::of(b"", None, true, "go test ./...").cause();
         assert_eq!(t.0, TruncationCause::Timeout);
         assert_eq!(fail_fast_flag("go test -failfast ./..."), Some("-failfast"));
+        let net = RunFacts::of(
+            b"ok\nError: getaddrinfo ENOTFOUND api.github.com\nError: getaddrinfo ENOTFOUND api.github.com\n",
+            Some(1),
+            false,
+            "",
+        );
+        assert_eq!(net.network, ["Error: getaddrinfo ENOTFOUND api.github.com"]);
         assert_eq!(fail_fast_flag("vitest run --bail=1"), Some("--bail"));
         assert_eq!(fail_fast_flag("cargo test --no-fail-fast"), None);
     }
