@@ -305,12 +305,24 @@ impl Validator {
     }
 }
 
-/// `name` as one path component: characters other than letters, digits, `.`, `-` and `_` become
-/// `_`, and a name of dots only is prefixed.
+/// `name` as one path component, reversibly: every byte outside `[A-Za-z0-9.-]` (`_` and `%`
+/// included) becomes `%XX`, so two different names never share a folder (`org/model` is
+/// `org%2Fmodel`, `org_model` is `org%5Fmodel`). A name of dots only has its dots escaped too, and
+/// the empty name is `_` (which no other name gives).
 fn path_safe(name: &str) -> String {
-    let s: String =
-        name.chars().map(|c| if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_') { c } else { '_' }).collect();
-    if s.is_empty() || s.chars().all(|c| c == '.') { format!("_{s}") } else { s }
+    if name.is_empty() {
+        return "_".into();
+    }
+    let dots_only = name.bytes().all(|b| b == b'.');
+    let mut out = String::with_capacity(name.len());
+    for b in name.bytes() {
+        if (b.is_ascii_alphanumeric() || b == b'-' || b == b'.') && !(dots_only && b == b'.') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
 }
 
 /// A rejection of the shared steps, as an evaluation outcome.
@@ -341,9 +353,20 @@ mod tests {
 
     #[test]
     fn model_names_become_one_path_component() {
-        assert_eq!(path_safe("org/model-7b:v1.2"), "org_model-7b_v1.2");
-        assert_eq!(path_safe(".."), "_..");
+        assert_eq!(path_safe("org/model-7b:v1.2"), "org%2Fmodel-7b%3Av1.2");
+        assert_eq!(path_safe(".."), "%2E%2E");
+        assert_eq!(path_safe("."), "%2E");
         assert_eq!(path_safe(""), "_");
+        assert_eq!(path_safe("gold"), "gold");
+        assert_eq!(path_safe("modèle"), "mod%C3%A8le");
+        // Names that differ only in `/` and `_` (or in an escape written out) get their own folders.
+        let names = ["org/model", "org_model", "org%2Fmodel", "org%5Fmodel", "", "_", "%", ".", "..", "%2E"];
+        let folders: std::collections::BTreeSet<String> = names.iter().map(|n| path_safe(n)).collect();
+        assert_eq!(folders.len(), names.len(), "{folders:?}");
+        for n in names {
+            let f = path_safe(n);
+            assert!(!f.is_empty() && !f.contains('/') && f != "." && f != "..", "{n:?} -> {f:?}");
+        }
     }
 
     #[test]
