@@ -489,7 +489,7 @@ impl Validator {
         if out.exit_code == Some(APPLY_FAILED_EXIT)
             && let Some(patch) = failed_patch(&out.log)
         {
-            let reason = if patch == TEST_PATCH {
+            let reason = if patch == TEST_PATCH || patch == crate::phases::EVAL_TEST_PATCH {
                 RejectReason::TestPatchDoesNotApply
             } else {
                 RejectReason::FixPatchDoesNotApply
@@ -540,7 +540,8 @@ impl Validator {
         if out.log_truncated {
             meta.warnings.push(format!("{label} run: log of {} bytes kept as head and tail", out.log_bytes));
         }
-        Ok(RunOutcome { parsed, limits, toolchain_sign })
+        let notes = swe_forge_notes(&out.log);
+        Ok(RunOutcome { parsed, limits, toolchain_sign, notes })
     }
 
     /// Runs `spec`, retrying engine failures (not test failures) with backoff: 2, 4, 8, 16 s.
@@ -785,6 +786,15 @@ pub(crate) struct RunOutcome {
     pub limits: Vec<Rejection>,
     /// A base run (the first) that ran no test and whose log names the toolchain's version.
     pub toolchain_sign: Option<crate::toolchoice::ToolchainSign>,
+    /// Lines the script itself printed before the test command (`swe-forge: canary …`), from the
+    /// head of the log.
+    pub notes: Vec<String>,
+}
+
+/// The `swe-forge: canary …` lines of the first 64 KiB of a run's log.
+fn swe_forge_notes(log: &[u8]) -> Vec<String> {
+    let head = String::from_utf8_lossy(&log[..log.len().min(64 * 1024)]);
+    head.lines().filter(|l| l.starts_with("swe-forge: canary ")).map(str::to_owned).collect()
 }
 
 /// The patch whose in-container `git apply` failed, read from the marker line.
