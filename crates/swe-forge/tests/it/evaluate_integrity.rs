@@ -7,7 +7,7 @@
 //! `tampered`. The gold patch still resolves in each.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde_json::{Value, json};
 use swe_forge_core::Instance;
