@@ -12,6 +12,7 @@ mod layout;
 mod patch;
 mod record;
 mod status;
+mod testfiles;
 mod warning;
 
 pub use category::{Categorized, categorize, categorize_with};
@@ -29,4 +30,5 @@ pub use record::{
 };
 pub use record::{Difficulty, DifficultyFeatures, DifficultyLabel, Duplicate, LabelSource, Review, TimeToFix};
 pub use status::{Phase, PhaseStatuses, TestStatus, Transition};
+pub use testfiles::{TEST_DIRS, is_test_path, runner_config_rule, test_change_rule, test_path_rule};
 pub use warning::Warning;

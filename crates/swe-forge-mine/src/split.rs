@@ -2,12 +2,14 @@
 //! of each language, never by a substring of the path (Multi-SWE-bench's split puts `latest/` and
 //! `contest.c` into the test patch).
 //!
-//! Owns: deciding which paths of a diff (cut by `swe_forge_core::file_diffs`) are tests, fixtures
-//! next to tests, and the flag for Rust `#[cfg(test)]` modules edited inside source files. Does
-//! not read repositories or the network.
+//! Owns: deciding which paths of a diff (cut by `swe_forge_core::file_diffs`) are tests (by
+//! `swe_forge_core::is_test_path`, the rule evaluation shares), fixtures next to tests, and the
+//! flag for Rust `#[cfg(test)]` modules edited inside source files. Does not read repositories or
+//! the network.
 
 use serde::{Deserialize, Serialize};
-use swe_forge_core::{DiffLine, diff_lines, file_diffs};
+pub use swe_forge_core::is_test_path;
+use swe_forge_core::{DiffLine, TEST_DIRS, diff_lines, file_diffs};
 
 /// A diff divided into its two halves.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -42,67 +44,8 @@ impl SplitPatch {
     }
 }
 
-/// Directory names whose whole subtree is tests or test data, in any language:
-/// `src/test/**` (Maven/Gradle), `tests/**` (Rust, Python, C/C++), `test/**` (C/C++, JS), `benches/**`
-/// (Rust), `__tests__/**` (Jest), `testdata/**` (Go), snapshot and mock folders.
-const TEST_DIRS: &[&str] =
-    &["test", "tests", "__tests__", "benches", "testdata", "test_data", "test-data", "__snapshots__", "__mocks__"];
-
 /// Names of fixture folders that count as tests when they sit next to tests of the same PR.
 const FIXTURE_DIRS: &[&str] = &["fixtures", "fixture", "__fixtures__"];
-
-const SCRIPT_EXTS: &[&str] = &["js", "jsx", "ts", "tsx", "mjs", "cjs", "mts", "cts", "vue", "svelte"];
-const JVM_EXTS: &[&str] = &["java", "kt", "kts", "scala", "groovy"];
-const C_EXTS: &[&str] = &["c", "cc", "cpp", "cxx", "h", "hpp"];
-
-/// Whether `path` is a test file by its language's convention. Path components are compared
-/// whole: `latest/x.go`, `contest.c` and `attestation.rs` are not tests.
-pub fn is_test_path(path: &str) -> bool {
-    let mut parts: Vec<&str> = path.split('/').filter(|p| !p.is_empty()).collect();
-    let Some(file) = parts.pop() else { return false };
-    if parts.iter().any(|d| TEST_DIRS.contains(d)) {
-        return true;
-    }
-    let (stem, ext) = match file.rsplit_once('.') {
-        Some((s, e)) if !s.is_empty() => (s, e),
-        _ => (file, ""),
-    };
-    match ext {
-        "go" => stem.ends_with("_test"),
-        "rs" => stem == "tests" || stem.ends_with("_tests") || stem.ends_with("_test"),
-        "py" => stem.starts_with("test_") || stem.ends_with("_test") || stem == "conftest" || stem == "tests",
-        "rb" => stem.ends_with("_spec") || stem.ends_with("_test"),
-        "php" => stem.ends_with("Test"),
-        "cs" => stem.ends_with("Test") || stem.ends_with("Tests"),
-        "snap" => true,
-        e if JVM_EXTS.contains(&e) => {
-            stem.ends_with("Test")
-                || stem.ends_with("Tests")
-                || stem.ends_with("TestCase")
-                || stem.ends_with("IT")
-                || stem.ends_with("Spec")
-                || (stem.starts_with("Test") && stem[4..].starts_with(|c: char| c.is_ascii_uppercase()))
-        }
-        e if SCRIPT_EXTS.contains(&e) => {
-            // `x.test.ts`, `x.spec.js`, `x.e2e-spec.ts`; and a file named `test.js` or `spec.ts`
-            // beside the code it tests (date-fns's `src/addDays/test.js`).
-            let inner = stem.rsplit('.').next().unwrap_or_default();
-            matches!(stem, "test" | "tests" | "spec")
-                || (stem.contains('.') && (inner == "test" || inner == "spec" || inner.ends_with("-spec")))
-        }
-        e if C_EXTS.contains(&e) => {
-            stem.ends_with("_test")
-                || stem.ends_with("_tests")
-                || stem.ends_with("_unittest")
-                || stem.starts_with("test_")
-                || stem.ends_with("-test")
-        }
-        _ => {
-            // `*.spec.*` for any other extension (e.g. `x.spec.yaml` fixtures of a spec runner).
-            stem.ends_with(".spec") || stem.ends_with(".test")
-        }
-    }
-}
 
 /// Source-code extensions: a fix patch with none of these is flagged.
 const CODE_EXTS: &[&str] = &[
@@ -180,79 +123,6 @@ fn edits_inline_rust_tests(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn test_file_conventions_per_language() {
-        let tests = [
-            // Java / Kotlin (Maven and Gradle layouts, class-name suffixes)
-            "gson/src/test/java/com/google/gson/JsonTest.java",
-            "src/main/java/FooTest.java",
-            "core/src/main/java/FooTests.java",
-            "lib/BarIT.java",
-            "app/src/test/kotlin/x/Util.kt",
-            "src/TestParser.java",
-            // Go
-            "pkg/stack_test.go",
-            "internal/x/testdata/golden.json",
-            // Rust
-            "tests/capacity.rs",
-            "crates/foo/tests/it/main.rs",
-            "benches/bench.rs",
-            "src/parser/tests.rs",
-            // JS / TS
-            "src/__tests__/button.tsx",
-            "src/util.test.ts",
-            "lib/a.test.js",
-            "ui/Widget.test.jsx",
-            "ui/Widget.test.tsx",
-            "lib/router.spec.js",
-            "src/app.e2e-spec.ts",
-            "src/__snapshots__/x.snap",
-            "src/addDays/test.js",
-            "src/locale/en-US/test.ts",
-            "lib/router/spec.js",
-            // Python
-            "tests/test_api.py",
-            "pkg/test_util.py",
-            "pkg/util_test.py",
-            "conftest.py",
-            // C / C++
-            "test/json.cpp",
-            "tests/unit/check_queue.c",
-            "src/queue_test.cc",
-            "src/queue_unittest.cc",
-            // Ruby, PHP, C#
-            "spec/models/user_spec.rb",
-            "tests/Unit/UserTest.php",
-            "Project.Tests/ParserTests.cs",
-        ];
-        for p in tests {
-            assert!(is_test_path(p), "{p} should be a test file");
-        }
-        let not_tests = [
-            // Multi-SWE-bench's substring split misfiles these
-            "latest/version.go",
-            "src/contest.c",
-            "src/attestation.rs",
-            "docs/testing.md",
-            "src/protest/main.go",
-            "cmd/testify_helper.go",
-            "src/main/java/com/x/Tester.java",
-            "src/main/java/com/x/Testimony.java",
-            "src/latest.ts",
-            "src/test-utils.ts",
-            "src/testing.js",
-            "src/attest.ts",
-            "src/contest.spec_helper.rb.txt",
-            "Cargo.toml",
-            "README.md",
-            "src/lib.rs",
-            "stack.go",
-        ];
-        for p in not_tests {
-            assert!(!is_test_path(p), "{p} should not be a test file");
-        }
-    }
 
     fn file_diff(path: &str, added: &str) -> String {
         format!(

@@ -14,6 +14,9 @@ pub(crate) const TEST_PATCH: &str = "/swe-forge/test.patch";
 pub(crate) const FIX_PATCH: &str = "/swe-forge/fix.patch";
 /// A prediction's patch, in an evaluation run.
 pub(crate) const MODEL_PATCH: &str = "/swe-forge/model.patch";
+/// The test patch in an evaluation run: applied by the evaluation's own prefix (so that the
+/// canaries go in after it), never by `/swe-forge/run-tests`.
+pub(crate) const EVAL_TEST_PATCH: &str = "/swe-forge/eval-test.patch";
 /// Structured results are gathered here and copied out after the run.
 pub(crate) const RESULTS_DIR: &str = "/swe-forge/results";
 /// The test command's exit code is printed on a line of its own, after everything else.
@@ -47,9 +50,7 @@ pub(crate) fn script(phase: Phase, recipe: &Recipe) -> String {
     };
     let mut s = format!("cd {REPO_DIR}\nmkdir -p {RESULTS_DIR}\n");
     for p in patches {
-        s.push_str(&format!(
-            "if [ -s {p} ]; then git apply --whitespace=nowarn {p} || {{ echo '{APPLY_FAILED_MARKER} {p}'; exit {APPLY_FAILED_EXIT}; }}; fi\n"
-        ));
+        s.push_str(&apply(p));
     }
     for step in &recipe.pre_test {
         s.push_str(step);
@@ -72,34 +73,45 @@ pub(crate) fn script(phase: Phase, recipe: &Recipe) -> String {
 }
 
 /// The script of an evaluation run: the model's patch applied, every file the test patch names
-/// put back to its base version (a model must not pass by editing the tests), then the test
-/// phase (the test patch, the pre-test steps and the test command).
-pub(crate) fn eval_script(recipe: &Recipe, test_files: &[String]) -> String {
-    let mut s = eval_prefix(test_files);
-    s.push_str(&script(Phase::Test, recipe));
+/// put back to its base version (a model must not pass by editing the tests), the test patch
+/// applied, the `canary` steps (evaluation only: `evaluate::canary`), then the run phase (the
+/// pre-test steps and the test command).
+pub(crate) fn eval_script(recipe: &Recipe, test_files: &[String], canary: &str) -> String {
+    let mut s = eval_prefix(test_files, canary);
+    s.push_str(&script(Phase::Run, recipe));
     s
 }
 
 /// The script of an evaluation run by an instance image's own contract: as [`eval_script`],
-/// then `/swe-forge/run-tests` (which applies the test patch, as no fix patch is given).
-pub(crate) fn contract_eval_script(test_files: &[String]) -> String {
-    let mut s = eval_prefix(test_files);
+/// then `/swe-forge/run-tests` (which finds no patch of its own to apply, as the test patch is
+/// not at [`TEST_PATCH`]).
+pub(crate) fn contract_eval_script(test_files: &[String], canary: &str) -> String {
+    let mut s = eval_prefix(test_files, canary);
     s.push_str(&format!("exec {RUN_TESTS}\n"));
     s
 }
 
-/// The model's patch applied, then every path the test patch names put back to the base.
-fn eval_prefix(test_files: &[String]) -> String {
-    let mut s = format!(
-        "cd {REPO_DIR}\nif [ -s {MODEL_PATCH} ]; then git apply --whitespace=nowarn {MODEL_PATCH} || {{ echo '{APPLY_FAILED_MARKER} {MODEL_PATCH}'; exit {APPLY_FAILED_EXIT}; }}; fi\n"
-    );
+/// The model's patch applied, every path the test patch names put back to the base, the test
+/// patch applied, then `canary`.
+fn eval_prefix(test_files: &[String], canary: &str) -> String {
+    let mut s = format!("cd {REPO_DIR}\n{}", apply(MODEL_PATCH));
     s.push_str(
         "swe_forge_restore() { if git cat-file -e \"HEAD:$1\" 2>/dev/null; then git checkout -q HEAD -- \"$1\"; else rm -rf -- \"$1\"; fi; }\n",
     );
     for f in test_files {
         s.push_str(&format!("swe_forge_restore '{}'\n", f.replace('\'', "'\\''")));
     }
+    s.push_str(&apply(EVAL_TEST_PATCH));
+    s.push_str(canary);
     s
+}
+
+/// `git apply` of the patch at `path` when it is there and not empty; the marker and exit code
+/// the validator reads when it does not apply.
+fn apply(path: &str) -> String {
+    format!(
+        "if [ -s {path} ]; then git apply --whitespace=nowarn {path} || {{ echo '{APPLY_FAILED_MARKER} {path}'; exit {APPLY_FAILED_EXIT}; }}; fi\n"
+    )
 }
 
 /// `/swe-forge/run-tests` of an instance image: what the validator sets from outside the script
@@ -174,11 +186,17 @@ mod tests {
             Some(1234)
         );
         assert_eq!(command_ms(b"killed before the end"), None);
-        let eval = eval_script(&r, &["t/it's_test.go".to_owned()]);
+        let eval = eval_script(&r, &["t/it's_test.go".to_owned()], "echo canary-steps\n");
         let model = eval.find(MODEL_PATCH).unwrap();
         let restore = eval.find("swe_forge_restore 't/it'\\''s_test.go'").unwrap();
-        assert!(model < restore && restore < eval.find(TEST_PATCH).unwrap(), "{eval}");
-        assert!(!eval.contains(FIX_PATCH));
+        let test_patch = eval.find(EVAL_TEST_PATCH).unwrap();
+        let canary = eval.find("echo canary-steps").unwrap();
+        assert!(model < restore && restore < test_patch && test_patch < canary, "{eval}");
+        assert!(canary < eval.find(&r.test_command).unwrap(), "{eval}");
+        assert!(!eval.contains(FIX_PATCH) && !eval.contains(TEST_PATCH), "{eval}");
+        let contract = contract_eval_script(&["t/x_test.go".to_owned()], "echo canary-steps\n");
+        assert!(contract.find("echo canary-steps").unwrap() < contract.find(RUN_TESTS).unwrap(), "{contract}");
+        assert!(!contract.contains(TEST_PATCH), "{contract}");
     }
 
     #[test]

@@ -523,7 +523,7 @@ impl Validator {
         if out.exit_code == Some(APPLY_FAILED_EXIT)
             && let Some(patch) = failed_patch(&out.log)
         {
-            let reason = if patch == TEST_PATCH {
+            let reason = if patch == TEST_PATCH || patch == crate::phases::EVAL_TEST_PATCH {
                 RejectReason::TestPatchDoesNotApply
             } else {
                 RejectReason::FixPatchDoesNotApply
@@ -576,7 +576,8 @@ impl Validator {
         }
         let facts =
             RunFacts::of(&out.log, out.exit_code, out.timed_out, meta.test_command.as_deref().unwrap_or_default());
-        Ok(RunOutcome { parsed, limits, toolchain_sign, facts })
+        let notes = swe_forge_notes(&out.log);
+        Ok(RunOutcome { parsed, limits, toolchain_sign, facts, notes })
     }
 
     /// Runs `spec`, retrying engine failures (not test failures) with backoff: 2, 4, 8, 16 s.
@@ -855,6 +856,15 @@ pub(crate) struct RunOutcome {
     pub toolchain_sign: Option<crate::toolchoice::ToolchainSign>,
     /// What the run tells of an early stop.
     pub facts: RunFacts,
+    /// Lines the script itself printed before the test command (`swe-forge: canary …`), from the
+    /// head of the log.
+    pub notes: Vec<String>,
+}
+
+/// The `swe-forge: canary …` lines of the first 64 KiB of a run's log.
+fn swe_forge_notes(log: &[u8]) -> Vec<String> {
+    let head = String::from_utf8_lossy(&log[..log.len().min(64 * 1024)]);
+    head.lines().filter(|l| l.starts_with("swe-forge: canary ")).map(str::to_owned).collect()
 }
 
 /// The patch whose in-container `git apply` failed, read from the marker line.

@@ -168,7 +168,7 @@ pub struct ValidateArgs {
 
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Example:\n  swe-forge evaluate --dataset validated.jsonl --predictions gold --repos data/repos --out eval/"
+    after_help = "Exit codes:\n  0    every prediction was evaluated and the reports written, whatever the outcomes (resolved,\n       unresolved, tampered, error, ...: read summary.json)\n  1    the evaluation could not run: unreadable dataset or predictions, duplicate ids, no prediction\n       naming an instance of the dataset, no engine, a state store or report that cannot be written\n  2    usage error (unknown flag, missing argument)\n  130  stopped by SIGINT or SIGTERM (finished results are kept in state.sqlite; run again to resume)\n\nExample:\n  swe-forge evaluate --dataset validated.jsonl --predictions gold --repos data/repos --out eval/"
 )]
 pub struct EvaluateArgs {
     /// The dataset: validated records (JSONL); only accepted ones are evaluated.
@@ -185,7 +185,8 @@ pub struct EvaluateArgs {
     /// it is not here.
     #[arg(long)]
     pub repos: Option<PathBuf>,
-    /// Output folder: summary.{json,md}, evaluations.jsonl, logs/<id>/, state.sqlite.
+    /// Output folder: summary.{json,md}, evaluations.jsonl, logs/<model>/<id>/ (the model's name
+    /// with every byte outside A-Za-z0-9.- written %XX: `org/m_1` is `org%2Fm%5F1`), state.sqlite.
     #[arg(long, short)]
     pub out: PathBuf,
     /// Evaluate again predictions the state store already has results for.

@@ -1,25 +1,30 @@
 //! Evaluation of predictions: a model's patch run against a validated instance, on the same
 //! steps and grading as validation. The instance image (found, else built), the model's patch
-//! applied, every file of the test patch put back to the test patch's version, the instance's
+//! without its changes to tests and test-runner configuration (dropped by
+//! `swe_forge_core::test_change_rule`, each named in the evaluation), every file of the test
+//! patch put back to the test patch's version, two canary tests (`canary.rs`), the instance's
 //! own test command and parsers; resolved when every FAIL_TO_PASS test passes and every
-//! PASS_TO_PASS test still passes.
+//! PASS_TO_PASS test still passes, `tampered` when the run misreports the canaries.
 
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 use swe_forge_core::{
-    ForgeMeta, Instance, PatchShape, Phase, PhaseRun, RejectReason, Rejection, RunLogs, ValidationStatus,
+    ForgeMeta, Instance, PatchShape, Phase, PhaseRun, RejectReason, Rejection, RunLogs, ValidationStatus, file_diffs,
+    test_change_rule,
 };
 
 use crate::Validator;
 use crate::validator::Step;
 
+mod canary;
 mod summary;
+use canary::{Canary, Check};
 use swe_forge_git::SourceRepo;
 use swe_forge_logparse::TestNaming;
 
 use crate::grade::{Parsers, Verdict, grade_prediction, in_naming_of};
-use crate::phases::{MODEL_PATCH, TEST_PATCH, contract_eval_script, eval_script};
+use crate::phases::{EVAL_TEST_PATCH, MODEL_PATCH, contract_eval_script, eval_script};
 use crate::validator::{ImageSource, PatchCheck, RunRequest, RunTarget};
 pub use summary::Summary;
 
@@ -48,6 +53,9 @@ pub enum Outcome {
     Resolved,
     /// A listed test does not pass.
     Unresolved,
+    /// The run did not report the canary tests as they are (the pass canary PASS, the fail one
+    /// FAIL) while it reported a FAIL_TO_PASS test passing: its results are not the tests' own.
+    Tampered,
     /// The prediction has no patch.
     EmptyPatch,
     /// The patch does not apply to the base commit.
@@ -63,9 +71,10 @@ pub enum Outcome {
 
 impl Outcome {
     /// Every outcome, in report order.
-    pub const ALL: [Outcome; 7] = [
+    pub const ALL: [Outcome; 8] = [
         Outcome::Resolved,
         Outcome::Unresolved,
+        Outcome::Tampered,
         Outcome::EmptyPatch,
         Outcome::PatchDoesNotApply,
         Outcome::UnsafePatch,
@@ -78,6 +87,7 @@ impl Outcome {
         match self {
             Outcome::Resolved => "resolved",
             Outcome::Unresolved => "unresolved",
+            Outcome::Tampered => "tampered",
             Outcome::EmptyPatch => "empty_patch",
             Outcome::PatchDoesNotApply => "patch_does_not_apply",
             Outcome::UnsafePatch => "unsafe_patch",
@@ -110,12 +120,45 @@ pub struct Evaluation {
     pub runs: Vec<PhaseRun>,
     /// The runs' logs, relative to the evaluation's output folder.
     pub logs: String,
-    /// Engine retries and other notes.
+    /// Files of the patch that were not applied (tests, test-runner configuration), and the
+    /// rule that dropped each.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dropped_files: Vec<DroppedFile>,
+    /// Engine retries and other notes (`canary: not placed (…)` among them).
     #[serde(default)]
     pub warnings: Vec<String>,
     /// Wall time of the whole evaluation (image lookup, patch checks, every run), in ms.
     #[serde(default)]
     pub wall_ms: u64,
+}
+
+/// A file of a model's patch that evaluation did not apply.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DroppedFile {
+    /// The path (for a rename, the one the rule matched).
+    pub path: String,
+    /// Why: `test file: Go *_test.go`, `test runner configuration: jest configuration`, ...
+    pub rule: String,
+}
+
+/// `patch` without the files that tests or test-runner configuration (any path a file's diff
+/// names, old or new, by `swe_forge_core::test_change_rule`), and those dropped. A patch with
+/// nothing to drop is returned as it is.
+pub fn drop_test_changes(patch: &str) -> (String, Vec<DroppedFile>) {
+    let mut kept = String::new();
+    let mut dropped = Vec::new();
+    for f in file_diffs(patch) {
+        let rule = PatchShape::of(f.text)
+            .touched
+            .into_iter()
+            .chain([f.path.clone()])
+            .find_map(|path| test_change_rule(&path, f.text).map(|rule| DroppedFile { path, rule }));
+        match rule {
+            Some(d) => dropped.push(d),
+            None => kept.push_str(f.text),
+        }
+    }
+    if dropped.is_empty() { (patch.to_owned(), dropped) } else { (kept, dropped) }
 }
 
 /// Whether `inst` is an instance predictions are evaluated on: accepted by swe-forge, or a
@@ -156,6 +199,7 @@ impl Validator {
             image: None,
             runs: Vec::new(),
             logs: rel,
+            dropped_files: Vec::new(),
             warnings: Vec::new(),
             wall_ms: 0,
         };
@@ -191,15 +235,24 @@ impl Validator {
                 "the record is not an accepted instance with FAIL_TO_PASS tests; evaluate validated datasets".into(),
             ));
         }
+        let (patch, dropped) = drop_test_changes(&pred.patch);
+        ev.dropped_files = dropped;
+        let pred = &Prediction { patch, ..pred.clone() };
         let test_files = PatchShape::of(&inst.test_patch).touched;
-        let (target, script) = self.eval_target(inst, pred, meta, &test_files).await?;
+        let (target, prefix) = self.eval_target(inst, pred, meta, &test_files).await?;
         ev.image = Some(target.image.clone());
+        let canary = Canary::plan(&target.parsers, &inst.test_patch, inst.fixed_tests.keys());
+        let script = prefix(canary.as_ref().map(Canary::script).unwrap_or_default().as_str());
+        if let Err(why) = &canary {
+            meta.warnings.push(format!("canary: not placed ({why})"));
+        }
         let files = vec![
             (MODEL_PATCH.to_owned(), pred.patch.clone().into_bytes()),
-            (TEST_PATCH.to_owned(), inst.test_patch.clone().into_bytes()),
+            (EVAL_TEST_PATCH.to_owned(), inst.test_patch.clone().into_bytes()),
         ];
         let mut attempts = Vec::new();
         let mut msb_attempts = Vec::new();
+        let mut notes = Vec::new();
         let mut timed_out = None;
         for attempt in 0..=self.settings.reruns {
             let request = RunRequest {
@@ -218,7 +271,20 @@ impl Validator {
             }
             attempts.push(outcome.parsed.tests.clone());
             msb_attempts.push(swe_forge_logparse::msb_rollup(&outcome.parsed));
+            notes.extend(outcome.notes);
         }
+        let check = match &canary {
+            Ok(c) => {
+                let check = c.check(&notes, &attempts);
+                c.strip(&mut attempts);
+                c.strip(&mut msb_attempts);
+                if let Check::NotPlaced(why) = &check {
+                    meta.warnings.push(format!("canary: not placed ({why})"));
+                }
+                Some(check)
+            }
+            Err(_) => None,
+        };
         // The names the record's lists are in: as a profile says, else whichever naming finds more
         // of the listed tests; on a tie canonical ids for swe-forge's records (they carry a
         // `swe_forge` block), Multi-SWE-bench's names for published ones.
@@ -231,13 +297,23 @@ impl Validator {
             }
         };
         let verdict = grade_prediction(attempts, inst.fixed_tests.keys(), inst.p2p_tests.keys());
-        ev.outcome = match (&timed_out, verdict.resolved) {
-            (_, true) => Outcome::Resolved,
-            (Some(t), false) => {
+        ev.outcome = match (&timed_out, verdict.resolved, check) {
+            (Some(t), false, _) => {
                 ev.detail = Some(t.clone());
                 Outcome::Timeout
             }
-            (None, false) => Outcome::Unresolved,
+            // A run that claims a FAIL_TO_PASS test passes but cannot tell a failing test from a
+            // passing one (or lost the canaries) vouches for nothing.
+            (None, _, Some(Check::Wrong(what))) if !verdict.f2p_passed.is_empty() => {
+                ev.detail = Some(format!("canaries: {what}; the run's results are not the tests' own"));
+                Outcome::Tampered
+            }
+            (_, true, _) => Outcome::Resolved,
+            (None, false, Some(Check::Wrong(what))) => {
+                meta.warnings.push(format!("canaries: {what} (no FAIL_TO_PASS test passed either)"));
+                Outcome::Unresolved
+            }
+            (None, false, _) => Outcome::Unresolved,
         };
         ev.verdict = Some(verdict);
         Ok(())
@@ -256,7 +332,7 @@ impl Validator {
         pred: &Prediction,
         meta: &mut ForgeMeta,
         test_files: &[String],
-    ) -> Result<(RunTarget, String), (Outcome, String)> {
+    ) -> Result<(RunTarget, ScriptWithCanary), (Outcome, String)> {
         let recorded = inst.swe_forge.as_ref().and_then(|m| m.image.clone());
         let mut have = match &recorded {
             Some(tag) => self.engine.image_id(tag).await.ok().flatten().is_some(),
@@ -286,8 +362,8 @@ impl Validator {
                 not_applying: RejectReason::FixPatchDoesNotApply,
             }];
             let prepared = self.prepare(&mut scratch, meta, &checks, request, None).await.map_err(outcome_of)?;
-            let script = eval_script(&prepared.recipe, test_files);
-            return Ok((prepared.target, script));
+            let (recipe, test_files) = (prepared.recipe, test_files.to_vec());
+            return Ok((prepared.target, Box::new(move |canary| eval_script(&recipe, &test_files, canary))));
         }
         let (true, Some(image)) = (have, recorded) else {
             return Err((
@@ -301,16 +377,32 @@ impl Validator {
         let parsers = Parsers::of(inst).map_err(|e| (Outcome::Error, e))?;
         // The contract script switches to the test user by itself.
         let target = RunTarget { image, parsers, user: None, network: false, env: Vec::new() };
-        Ok((target, contract_eval_script(test_files)))
+        let test_files = test_files.to_vec();
+        Ok((target, Box::new(move |canary| contract_eval_script(&test_files, canary))))
     }
 }
 
-/// `name` as one path component: characters other than letters, digits, `.`, `-` and `_` become
-/// `_`, and a name of dots only is prefixed.
+/// An evaluation run's script, given the canary steps to put in it.
+type ScriptWithCanary = Box<dyn Fn(&str) -> String + Send + Sync>;
+
+/// `name` as one path component, reversibly: every byte outside `[A-Za-z0-9.-]` (`_` and `%`
+/// included) becomes `%XX`, so two different names never share a folder (`org/model` is
+/// `org%2Fmodel`, `org_model` is `org%5Fmodel`). A name of dots only has its dots escaped too, and
+/// the empty name is `_` (which no other name gives).
 fn path_safe(name: &str) -> String {
-    let s: String =
-        name.chars().map(|c| if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_') { c } else { '_' }).collect();
-    if s.is_empty() || s.chars().all(|c| c == '.') { format!("_{s}") } else { s }
+    if name.is_empty() {
+        return "_".into();
+    }
+    let dots_only = name.bytes().all(|b| b == b'.');
+    let mut out = String::with_capacity(name.len());
+    for b in name.bytes() {
+        if (b.is_ascii_alphanumeric() || b == b'-' || b == b'.') && !(dots_only && b == b'.') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
 }
 
 /// A rejection of the shared steps, as an evaluation outcome.
@@ -341,9 +433,46 @@ mod tests {
 
     #[test]
     fn model_names_become_one_path_component() {
-        assert_eq!(path_safe("org/model-7b:v1.2"), "org_model-7b_v1.2");
-        assert_eq!(path_safe(".."), "_..");
+        assert_eq!(path_safe("org/model-7b:v1.2"), "org%2Fmodel-7b%3Av1.2");
+        assert_eq!(path_safe(".."), "%2E%2E");
+        assert_eq!(path_safe("."), "%2E");
         assert_eq!(path_safe(""), "_");
+        assert_eq!(path_safe("gold"), "gold");
+        assert_eq!(path_safe("modèle"), "mod%C3%A8le");
+        // Names that differ only in `/` and `_` (or in an escape written out) get their own folders.
+        let names = ["org/model", "org_model", "org%2Fmodel", "org%5Fmodel", "", "_", "%", ".", "..", "%2E"];
+        let folders: std::collections::BTreeSet<String> = names.iter().map(|n| path_safe(n)).collect();
+        assert_eq!(folders.len(), names.len(), "{folders:?}");
+        for n in names {
+            let f = path_safe(n);
+            assert!(!f.is_empty() && !f.contains('/') && f != "." && f != "..", "{n:?} -> {f:?}");
+        }
+    }
+
+    #[test]
+    fn changes_to_tests_and_runner_configuration_are_dropped_by_rule() {
+        let file =
+            |path: &str| format!("diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n@@ -1 +1 @@\n-a\n+b\n");
+        let hack = "diff --git a/zz_hack_test.go b/zz_hack_test.go\nnew file mode 100644\n--- /dev/null\n+++ b/zz_hack_test.go\n@@ -0,0 +1 @@\n+package x\n";
+        let renamed = "diff --git a/a_test.go b/a.go\nsimilarity index 100%\nrename from a_test.go\nrename to a.go\n";
+        let patch =
+            [file("stack.go"), hack.into(), file("jest.config.js"), renamed.into(), file("src/lib.rs")].concat();
+        let (kept, dropped) = drop_test_changes(&patch);
+        assert_eq!(kept, [file("stack.go"), file("src/lib.rs")].concat());
+        let got: Vec<(&str, &str)> = dropped.iter().map(|d| (d.path.as_str(), d.rule.as_str())).collect();
+        assert_eq!(
+            got,
+            [
+                ("zz_hack_test.go", "test file: Go *_test.go"),
+                ("jest.config.js", "test runner configuration: jest configuration"),
+                ("a_test.go", "test file: Go *_test.go"),
+            ]
+        );
+        // Nothing to drop: the patch as it came, byte for byte (prose before the first file too).
+        let plain = format!("From the model\n{}", file("stack.go"));
+        assert_eq!(drop_test_changes(&plain), (plain.clone(), Vec::new()));
+        let json = serde_json::to_value(&dropped[0]).unwrap();
+        assert_eq!(json, serde_json::json!({"path": "zz_hack_test.go", "rule": "test file: Go *_test.go"}));
     }
 
     #[test]

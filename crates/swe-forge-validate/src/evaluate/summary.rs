@@ -64,8 +64,8 @@ pub struct Summary {
     pub incomplete_ids: Vec<String>,
     /// Ids of resolved predictions.
     pub resolved_ids: Vec<String>,
-    /// Ids of completed, unresolved predictions (unresolved, patch does not apply, unsafe patch,
-    /// timeout).
+    /// Ids of completed, unresolved predictions (unresolved, tampered, patch does not apply, unsafe
+    /// patch, timeout).
     pub unresolved_ids: Vec<String>,
     /// Ids of empty predictions.
     pub empty_patch_ids: Vec<String>,
@@ -107,7 +107,11 @@ impl Summary {
                     s.completed_ids.push(id.clone());
                     s.resolved_ids.push(id.clone());
                 }
-                Outcome::Unresolved | Outcome::PatchDoesNotApply | Outcome::UnsafePatch | Outcome::Timeout => {
+                Outcome::Unresolved
+                | Outcome::Tampered
+                | Outcome::PatchDoesNotApply
+                | Outcome::UnsafePatch
+                | Outcome::Timeout => {
                     s.completed_ids.push(id.clone());
                     s.unresolved_ids.push(id.clone());
                 }
@@ -217,6 +221,7 @@ mod tests {
             image: None,
             runs: Vec::new(),
             logs: format!("logs/{id}"),
+            dropped_files: Vec::new(),
             warnings: Vec::new(),
             wall_ms: 0,
         }
@@ -229,21 +234,24 @@ mod tests {
             eval("o__r-1", Outcome::Resolved),
             eval("o__r-2", Outcome::PatchDoesNotApply),
             eval("o__r-3", Outcome::Error),
+            eval("o__r-4", Outcome::Tampered),
         ];
         let s = Summary::of(&dataset, &evals);
         assert_eq!(s.resolved_ids, ["o__r-1"]);
-        assert_eq!(s.unresolved_ids, ["o__r-2"]);
+        assert_eq!(s.unresolved_ids, ["o__r-2", "o__r-4"], "a tampered run is a verdict against the patch");
         assert_eq!(s.error_ids, ["o__r-3"]);
-        assert_eq!(s.incomplete_ids, ["o__r-3", "o__r-4"]);
-        assert_eq!((s.total_instances, s.submitted_instances, s.completed_instances), (4, 3, 2));
+        assert_eq!(s.incomplete_ids, ["o__r-3"]);
+        assert_eq!((s.total_instances, s.submitted_instances, s.completed_instances), (4, 4, 3));
         assert_eq!(s.by_language["go"].resolved, 1);
         assert!((s.by_language["go"].resolved_rate - 0.5).abs() < 1e-9);
-        assert_eq!(s.by_difficulty["unlabelled"].evaluated, 3);
+        assert_eq!(s.by_difficulty["unlabelled"].evaluated, 4);
         let md = s.markdown();
-        assert!(md.contains("**1 of 3 predictions resolved (33.3%)**"), "{md}");
-        assert!(md.contains("| go | 2 | 50.0 | 1 | 0 | 0 | 1 | 0 | 0 | 0 |"), "{md}");
+        assert!(md.contains("**1 of 4 predictions resolved (25.0%)**"), "{md}");
+        assert!(md.contains("| go | 2 | 50.0 | 1 | 0 | 0 | 0 | 1 | 0 | 0 | 0 |"), "{md}");
+        assert!(md.contains("| c | 1 | 0.0 | 0 | 0 | 1 | 0 | 0 | 0 | 0 | 0 |"), "{md}");
         let json = serde_json::to_value(&s).unwrap();
         assert_eq!(json["ids_by_outcome"]["patch_does_not_apply"][0], "o__r-2");
+        assert_eq!(json["ids_by_outcome"]["tampered"][0], "o__r-4");
     }
 
     #[test]

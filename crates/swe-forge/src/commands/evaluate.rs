@@ -185,13 +185,17 @@ fn prediction(v: &serde_json::Value, default_model: &str) -> Result<Prediction> 
     bail!("neither SWE-bench's fields (instance_id, model_patch) nor Multi-SWE-bench's (org, repo, number, fix_patch)")
 }
 
+/// The version of how evaluation grades (raised when a change makes stored results stale: 2 drops
+/// changes to tests and adds canaries).
+const EVALUATION_RULES: &str = "evaluation-rules-2";
+
 /// What decides whether a stored evaluation still answers: the record's inputs and lists, its
-/// image, the patch and the number of reruns.
+/// image, the patch, the number of reruns and the grading rules' version.
 fn evaluation_digest(inst: &Instance, p: &Prediction, reruns: u32) -> String {
     let image = inst.swe_forge.as_ref().and_then(|m| m.image.clone()).unwrap_or_default();
     let lists = serde_json::to_string(&(&inst.fixed_tests, &inst.p2p_tests)).unwrap_or_default();
     let mut h = Sha256::new();
-    for part in [input_digest(inst), lists, image, p.patch.clone(), reruns.to_string()] {
+    for part in [input_digest(inst), lists, image, p.patch.clone(), reruns.to_string(), EVALUATION_RULES.into()] {
         h.update(part.as_bytes());
         h.update([0]);
     }

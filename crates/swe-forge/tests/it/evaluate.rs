@@ -13,7 +13,7 @@ use crate::environments::validate;
 use crate::support::{make_repos, read_records, root, swe_forge, text};
 
 /// A patch made with git: `edits` (file, text, replacement) applied to `base` of `repo`.
-fn patch_of(repo: &Path, base: &str, edits: &[(&str, &str, &str)], scratch: &Path) -> String {
+pub(crate) fn patch_of(repo: &Path, base: &str, edits: &[(&str, &str, &str)], scratch: &Path) -> String {
     let git = |args: &[&str], dir: &Path| {
         let o = Command::new("git").args(args).current_dir(dir).output().unwrap();
         assert!(o.status.success(), "git {args:?}: {}", text(&o));
@@ -34,7 +34,7 @@ fn patch_of(repo: &Path, base: &str, edits: &[(&str, &str, &str)], scratch: &Pat
     diff
 }
 
-fn evaluate(dataset: &Path, predictions: &str, repos: &Path, out: &Path, extra: &[&str]) -> Value {
+pub(crate) fn evaluate(dataset: &Path, predictions: &str, repos: &Path, out: &Path, extra: &[&str]) -> Value {
     let mut args = vec![
         "evaluate",
         "--dataset",

@@ -11,6 +11,7 @@ mod breaker;
 mod curate;
 mod environments;
 mod evaluate;
+mod evaluate_integrity;
 mod export;
 mod fixtures;
 mod interrupt;

@@ -1,0 +1,215 @@
+//! Evaluation cannot be won by forging the test results, on the real engine, for Go, Rust and
+//! jest. Two layers, each shown to matter: a patch's changes to tests and test-runner
+//! configuration are dropped (a forgery through them comes out `unresolved`, the file named with
+//! its rule; applied, the canaries would have caught it); and a forgery through code the rule
+//! cannot see (a Go `init()`, a Cargo.toml `[[test]]` target, a jest results processor named in
+//! package.json) fools the parser, so its verdict alone says resolved, yet the canaries make it
+//! `tampered`. The gold patch still resolves in each.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde_json::{Value, json};
+use swe_forge_core::Instance;
+
+use crate::environments::validate;
+use crate::evaluate::{evaluate, patch_of};
+use crate::support::{make_repos, read_records, root};
+
+/// A diff adding `path` with `content`.
+fn new_file(path: &str, content: &str) -> String {
+    let lines: String = content.lines().map(|l| format!("+{l}\n")).collect();
+    format!(
+        "diff --git a/{path} b/{path}\nnew file mode 100644\n--- /dev/null\n+++ b/{path}\n@@ -0,0 +1,{} @@\n{lines}",
+        content.lines().count()
+    )
+}
+
+struct Fixture {
+    _tmp: tempfile::TempDir,
+    dir: PathBuf,
+    repos: PathBuf,
+    dataset: PathBuf,
+    record: Instance,
+}
+
+/// One fixture instance, validated and accepted.
+fn accepted(id: &str) -> Fixture {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_owned();
+    let repos = make_repos(&dir);
+    let fixtures = read_records(&root().join("data/fixtures/instances.jsonl"));
+    let one = fixtures.iter().find(|r| r.instance_id == id).unwrap();
+    let done = validate(&[one], &repos, &dir.join("v"), None);
+    assert_eq!(done[0].status(), swe_forge_core::ValidationStatus::Accepted, "{:?}", done[0].swe_forge);
+    Fixture { dataset: dir.join("v/validated.jsonl"), record: done[0].clone(), _tmp: tmp, dir, repos }
+}
+
+impl Fixture {
+    fn repo(&self) -> PathBuf {
+        self.repos.join(&self.record.org).join(&self.record.repo)
+    }
+
+    /// The listed tests (FAIL_TO_PASS and PASS_TO_PASS), as `(part before the first ::, rest)`.
+    fn listed(&self) -> Vec<(String, String)> {
+        let ids = self.record.fixed_tests.keys().chain(self.record.p2p_tests.keys());
+        ids.map(|id| id.split_once("::").map(|(a, b)| (a.to_owned(), b.to_owned())).unwrap()).collect()
+    }
+
+    /// Evaluates `predictions` (model -> patch) and the gold patch; every evaluation record by
+    /// model.
+    fn evaluate(&self, predictions: &[(&str, String)]) -> BTreeMap<String, Value> {
+        let id = &self.record.instance_id;
+        let mut lines: String = predictions
+            .iter()
+            .map(|(model, patch)| {
+                format!("{}\n", json!({"instance_id": id, "model_name_or_path": model, "model_patch": patch}))
+            })
+            .collect();
+        lines.push_str(&format!(
+            "{}\n",
+            json!({"instance_id": id, "model_name_or_path": "gold", "model_patch": self.record.fix_patch})
+        ));
+        let file = self.dir.join("preds.jsonl");
+        std::fs::write(&file, lines).unwrap();
+        let out = self.dir.join("eval");
+        evaluate(&self.dataset, file.to_str().unwrap(), &self.repos, &out, &[]);
+        let text = std::fs::read_to_string(out.join("evaluations.jsonl")).unwrap();
+        let all: BTreeMap<String, Value> = text
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .map(|v| (v["model"].as_str().unwrap().to_owned(), v))
+            .collect();
+        assert_eq!(all["gold"]["outcome"], "resolved", "{}", all["gold"]);
+        assert_eq!(all["gold"]["dropped_files"], Value::Null, "{}", all["gold"]);
+        assert!(
+            !all["gold"]["warnings"].to_string().contains("canary"),
+            "the canaries are placed and sound for the gold patch: {}",
+            all["gold"]
+        );
+        all
+    }
+}
+
+/// `ev` is not resolved because `path` was dropped by `rule`.
+fn dropped(ev: &Value, path: &str, rule: &str) {
+    assert_eq!(ev["outcome"], "unresolved", "{ev}");
+    assert_eq!(ev["dropped_files"], json!([{"path": path, "rule": rule}]), "{ev}");
+}
+
+/// `ev` is tampered although its verdict, from the forged statuses, has every FAIL_TO_PASS test
+/// passing (with `resolved_verdict`, every listed test: the canaries alone stopped it).
+fn tampered(ev: &Value, resolved_verdict: bool) {
+    assert_eq!(ev["outcome"], "tampered", "{ev}");
+    assert!(ev["detail"].as_str().unwrap().starts_with("canaries: run 0 reported the pass canary"), "{ev}");
+    assert_eq!(ev["verdict"]["f2p_failed"], json!({}), "the forgery fooled the parser: {ev}");
+    assert_eq!(ev["verdict"]["resolved"], resolved_verdict, "{ev}");
+    assert_eq!(ev["dropped_files"], Value::Null, "{ev}");
+}
+
+#[test]
+fn go_forged_test_output_is_dropped_or_caught_by_the_canaries() {
+    let f = accepted("forge-fixtures__gostack-1");
+    let names: Vec<String> = f.listed().into_iter().map(|(_, test)| test).collect();
+    let forge = |header: &str| {
+        let prints: String =
+            names.iter().map(|n| format!("\tfmt.Printf(\"=== RUN   {n}\\n--- PASS: {n} (0.00s)\\n\")\n")).collect();
+        format!(
+            "package gostack\n\nimport (\n\t\"fmt\"\n\t\"os\"\n{}\n)\n\n{header} {{\n{prints}\tfmt.Println(\"PASS\")\n\tos.Exit(0)\n}}\n",
+            if header.contains("testing") { "\t\"testing\"" } else { "" }
+        )
+    };
+    let all = f.evaluate(&[
+        ("test-main", new_file("zz_hack_test.go", &forge("func TestMain(m *testing.M)"))),
+        ("init", new_file("zz_hack.go", &forge("func init()"))),
+    ]);
+    dropped(&all["test-main"], "zz_hack_test.go", "test file: Go *_test.go");
+    tampered(&all["init"], true);
+}
+
+#[test]
+fn rust_forged_test_output_is_dropped_or_caught_by_the_canaries() {
+    let f = accepted("forge-fixtures__ringq-7");
+    let mut by_binary: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for (binary, test) in f.listed() {
+        by_binary.entry(binary).or_default().push(test);
+    }
+    let libtest = |tests: &[String]| -> Vec<String> {
+        let mut lines = vec![String::new(), format!("running {} tests", tests.len())];
+        lines.extend(tests.iter().map(|t| format!("test {t} ... ok")));
+        lines.push(String::new());
+        lines.push(format!(
+            "test result: ok. {} passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s",
+            tests.len()
+        ));
+        lines
+    };
+    // A cargo runner that prints every listed test of the binary it is given as passing.
+    let cases: String = by_binary
+        .iter()
+        .map(|(b, tests)| {
+            let quoted: Vec<String> = libtest(tests).iter().map(|l| format!("'{l}'")).collect();
+            format!("  {b}) printf '%s\\n' {} ;;\n", quoted.join(" "))
+        })
+        .collect();
+    let runner = [
+        new_file(".cargo/config.toml", "[target.'cfg(all())']\nrunner = [\"sh\", \"forge.sh\"]\n"),
+        new_file("forge.sh", &format!("b=$(basename \"$1\")\ncase \"${{b%-*}}\" in\n{cases}esac\n")),
+    ]
+    .concat();
+    // The FAIL_TO_PASS tests' integration test replaced by a program that prints them as passing.
+    let capacity = &by_binary["capacity"];
+    let prints: String = libtest(capacity).iter().map(|l| format!("    println!(\"{l}\");\n")).collect();
+    let target = [
+        patch_of(
+            &f.repo(),
+            &f.record.base.sha,
+            &[
+                ("Cargo.toml", "edition = \"2021\"", "edition = \"2021\"\nautotests = false"),
+                (
+                    "Cargo.toml",
+                    "[dependencies]",
+                    "[[test]]\nname = \"capacity\"\npath = \"src/forge.rs\"\nharness = false\n\n[[test]]\nname = \"basics\"\npath = \"tests/basics.rs\"\n\n[dependencies]",
+                ),
+            ],
+            &f.dir,
+        ),
+        new_file("src/forge.rs", &format!("fn main() {{\n{prints}}}\n")),
+    ]
+    .concat();
+    let all = f.evaluate(&[("runner", runner), ("test-target", target)]);
+    dropped(&all["runner"], ".cargo/config.toml", "test runner configuration: cargo configuration (.cargo/config)");
+    tampered(&all["test-target"], true);
+}
+
+#[test]
+fn jest_forged_results_are_dropped_or_caught_by_the_canaries() {
+    let f = accepted("forge-fixtures__jsduration-12");
+    // A results processor that marks every test passed: jest writes its --json report after it.
+    let processor = new_file(
+        "src/forge.js",
+        "module.exports = (results) => {\n  for (const file of results.testResults) {\n    file.numFailingTests = 0;\n    file.failureMessage = null;\n    for (const t of file.testResults) {\n      t.status = 'passed';\n      t.failureMessages = [];\n    }\n  }\n  results.numFailedTests = 0;\n  results.success = true;\n  return results;\n};\n",
+    );
+    let config = [
+        processor.clone(),
+        new_file("jest.config.js", "module.exports = { testResultsProcessor: '<rootDir>/src/forge.js' };\n"),
+    ]
+    .concat();
+    let package = [
+        processor,
+        patch_of(
+            &f.repo(),
+            &f.record.base.sha,
+            &[(
+                "package.json",
+                "\"license\": \"MIT\"",
+                "\"license\": \"MIT\",\n  \"jest\": { \"testResultsProcessor\": \"<rootDir>/src/forge.js\" }",
+            )],
+            &f.dir,
+        ),
+    ]
+    .concat();
+    let all = f.evaluate(&[("config", config), ("package-json", package)]);
+    dropped(&all["config"], "jest.config.js", "test runner configuration: jest configuration");
+    tampered(&all["package-json"], true);
+}
