@@ -37,6 +37,43 @@ struct Row<'a> {
     p2p: u64,
 }
 
+/// The evidence of the kept instances: how many carry complete evidence (the gold patch resolved
+/// every time through evaluation, both negative controls held), what failed for the others, the
+/// share of FAIL_TO_PASS that is n2p, phases that were truncated, signs of the network.
+fn evidence(md: &mut String, rows: &[Row]) {
+    let metas: Vec<&swe_forge_core::ForgeMeta> = rows.iter().filter_map(|r| r.inst.swe_forge.as_ref()).collect();
+    fn ev<'a>(m: &&'a swe_forge_core::ForgeMeta) -> Option<&'a swe_forge_core::Evidence> {
+        m.evidence.as_ref().filter(|e| e.gold_runs > 0 || !e.controls.is_empty())
+    }
+    let complete = metas.iter().filter(|m| ev(m).is_some_and(|e| e.complete())).count();
+    let gold_missed = metas.iter().filter(|m| ev(m).is_some_and(|e| e.gold_resolved < e.gold_runs)).count();
+    let control_failed = metas
+        .iter()
+        .filter(|m| ev(m).is_some_and(|e| e.controls.iter().any(|c| c.resolved || !c.f2p_passed.is_empty())))
+        .count();
+    let none = metas.iter().filter(|m| ev(m).is_none()).count();
+    let network = metas.iter().filter(|m| m.evidence.as_ref().is_some_and(|e| !e.network.is_empty())).count();
+    let truncated = metas.iter().filter(|m| m.labels.as_ref().is_some_and(|l| !l.truncated.is_empty())).count();
+    let shares: Vec<f64> = metas.iter().filter_map(|m| m.labels.as_ref()?.n2p_share).collect();
+    let mean = if shares.is_empty() { 0.0 } else { shares.iter().sum::<f64>() / shares.len() as f64 };
+    md.push_str("\n## Evidence\n\n| evidence of the kept instances | instances |\n|---|---:|\n");
+    for (what, n) in [
+        ("complete: the gold patch resolved every time through evaluation, both negative controls held", complete),
+        ("the gold patch did not always resolve through evaluation", gold_missed),
+        ("a negative control passed a FAIL_TO_PASS test or resolved", control_failed),
+        ("no evidence gathered", none),
+        ("a phase ran fewer tests than the others (tolerated: the test patch does not compile alone)", truncated),
+        ("logs show tests reaching for the network", network),
+    ] {
+        let _ = writeln!(md, "| {what} | {n} |");
+    }
+    let _ = writeln!(
+        md,
+        "\nFAIL_TO_PASS that is n2p (NONE with the test patch, then PASS), mean share: {:.0} %.",
+        mean * 100.0
+    );
+}
+
 /// Writes `README.md` and `plots/*.svg`; returns the card's path.
 pub fn write_report(records: &[Instance], options: &ReportOptions) -> Result<PathBuf, CardError> {
     let plots = options.out_dir.join("plots");
@@ -165,6 +202,8 @@ pub fn write_report(records: &[Instance], options: &ReportOptions) -> Result<Pat
         md.push_str("\n![rejection reasons](plots/rejections.svg)\n");
         write(&plots.join("rejections.svg"), &svg::horizontal_bars("Rejection reasons", "records", &sorted))?;
     }
+
+    evidence(&mut md, &rows);
 
     md.push_str("\n## Patch size and tests\n\n| measure | min | p10 | median | p90 | max | mean |\n|---|---:|---:|---:|---:|---:|---:|\n");
     type Measure = fn(&Row) -> u64;

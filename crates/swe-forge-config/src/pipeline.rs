@@ -119,6 +119,9 @@ pub struct ValidateSection {
     /// Toolchain versions tried per instance (the first choice included) when its setup fails in
     /// a way that names the toolchain (default 3; 1: no search).
     pub toolchain_attempts: Option<u32>,
+    /// Runs of the gold patch through evaluation for every accepted instance, then two negative
+    /// controls (default 3; 0: no evidence).
+    pub evidence_runs: Option<u32>,
 }
 
 /// Where test runs happen.

@@ -74,6 +74,9 @@ pub struct Settings {
     /// Toolchain versions tried per instance when a setup fails in a way that names the
     /// toolchain (the first choice included); 1 never searches.
     pub toolchain_attempts: u32,
+    /// Runs of the gold patch through evaluation's own path for every accepted instance (with
+    /// the two negative controls after them); 0 gathers no evidence.
+    pub evidence_runs: u32,
     /// How tests become categories; under the strict rule (the default) fail-fast is also
     /// switched off in the test command, the project's scripts and its runner configuration.
     pub label_rule: LabelRule,
@@ -102,6 +105,7 @@ impl Settings {
             swarm: None,
             toolchain_attempts: 3,
             label_rule: LabelRule::Strict,
+            evidence_runs: 3,
         }
     }
 }
@@ -327,6 +331,9 @@ impl Validator {
                 }
             }
             rejections.extend(grade(&runs, &input).record(inst, meta));
+            if rejections.is_empty() && self.settings.evidence_runs > 0 {
+                self.gather_evidence(inst, meta).await;
+            }
             return Ok(rejections);
         }
     }

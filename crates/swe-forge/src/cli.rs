@@ -140,6 +140,12 @@ pub struct EngineArgs {
     /// 1: no search).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub toolchain_attempts: Option<u32>,
+    /// Runs of the gold patch through evaluation's own path for every accepted instance, followed
+    /// by two negative controls (an empty patch, the test patch alone); the record's
+    /// `swe_forge.evidence` (default 3; 0: no evidence, `curate --require-evidence` then drops
+    /// the instance).
+    #[arg(long, env = "SWE_FORGE_EVIDENCE_RUNS")]
+    pub evidence_runs: Option<u32>,
 }
 
 #[derive(Debug, Args)]

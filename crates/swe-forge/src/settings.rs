@@ -58,6 +58,9 @@ pub fn apply_pipeline(settings: &mut Settings, p: &Pipeline) {
     if let Some(n) = v.toolchain_attempts {
         settings.toolchain_attempts = n;
     }
+    if let Some(n) = v.evidence_runs {
+        settings.evidence_runs = n;
+    }
     if v.backend == Some(swe_forge_config::BackendKind::Swarm) || v.swarm_manager.is_some() || v.registry.is_some() {
         let swarm = settings.swarm.get_or_insert_with(default_swarm);
         if let Some(m) = &v.swarm_manager {
@@ -117,6 +120,9 @@ pub fn apply_engine_args(settings: &mut Settings, a: &EngineArgs) {
     }
     if let Some(n) = a.toolchain_attempts {
         settings.toolchain_attempts = n;
+    }
+    if let Some(n) = a.evidence_runs {
+        settings.evidence_runs = n;
     }
     // Setup steps trust what this machine trusts unless told otherwise (a TLS-intercepting
     // proxy's CA is in the system bundle); the bundle never enters an image.
@@ -189,6 +195,7 @@ mod tests {
             swarm_manager: None,
             registry: None,
             toolchain_attempts: None,
+            evidence_runs: None,
         }
     }
 

@@ -10,8 +10,8 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 use swe_forge_core::{
-    ForgeMeta, Instance, PatchShape, Phase, PhaseRun, RejectReason, Rejection, RunLogs, ValidationStatus, file_diffs,
-    test_change_rule,
+    Control, ForgeMeta, Instance, PatchShape, Phase, PhaseRun, RejectReason, Rejection, RunLogs, ValidationStatus,
+    file_diffs, test_change_rule,
 };
 
 use crate::Validator;
@@ -186,6 +186,11 @@ impl Validator {
     /// Evaluates `pred` on `inst` (a validated record), keeping logs under
     /// `<out_dir>/logs/<model>/<instance_id>/`. Never fails: every problem is an outcome.
     pub async fn evaluate(&self, inst: &Instance, pred: &Prediction, out_dir: &Path) -> Evaluation {
+        self.evaluate_with(inst, pred, out_dir, false).await
+    }
+
+    /// [`Validator::evaluate`]; an empty patch runs (a negative control) when `run_empty`.
+    async fn evaluate_with(&self, inst: &Instance, pred: &Prediction, out_dir: &Path, run_empty: bool) -> Evaluation {
         let started = std::time::Instant::now();
         let logs = RunLogs::under(&out_dir.join("logs").join(path_safe(&pred.model)), &inst.instance_id);
         let rel = logs.dir().strip_prefix(out_dir).unwrap_or(logs.dir()).to_string_lossy().into_owned();
@@ -203,7 +208,7 @@ impl Validator {
             warnings: Vec::new(),
             wall_ms: 0,
         };
-        let ended = self.evaluate_steps(inst, pred, &logs, &mut meta, &mut ev).await;
+        let ended = self.evaluate_steps(inst, pred, &logs, &mut meta, &mut ev, run_empty).await;
         if let Err((outcome, detail)) = ended {
             ev.outcome = outcome;
             ev.detail = Some(detail);
@@ -222,8 +227,9 @@ impl Validator {
         logs: &RunLogs,
         meta: &mut ForgeMeta,
         ev: &mut Evaluation,
+        run_empty: bool,
     ) -> Result<(), (Outcome, String)> {
-        if pred.patch.trim().is_empty() {
+        if pred.patch.trim().is_empty() && !run_empty {
             return Err((Outcome::EmptyPatch, "the prediction has no patch".into()));
         }
         if let Some(why) = hostile_patch_reason(&pred.patch) {
@@ -321,6 +327,57 @@ impl Validator {
 }
 
 impl Validator {
+    /// The evidence of an instance validation just accepted (`inst` with its lists, `meta` its
+    /// block so far), through evaluation's own path, logs under `<work_dir>/evidence/`: the gold
+    /// patch `evidence_runs` times (each must resolve), then the negative controls, an empty
+    /// patch and the test patch as the prediction (neither may resolve or pass a FAIL_TO_PASS
+    /// test). A control that could not run (engine, timeout) is left out: the evidence is then
+    /// incomplete.
+    pub(crate) async fn gather_evidence(&self, inst: &Instance, meta: &mut ForgeMeta) {
+        let mut accepted = inst.clone();
+        let mut m = meta.clone();
+        m.status = ValidationStatus::Accepted;
+        accepted.swe_forge = Some(m);
+        let out = self.settings.work_dir.join("evidence");
+        let pred = |model: String, patch: &str| Prediction {
+            instance_id: inst.instance_id.clone(),
+            model,
+            patch: patch.to_owned(),
+        };
+        let mut evidence = meta.evidence.take().unwrap_or_default();
+        for k in 1..=self.settings.evidence_runs {
+            let ev = self.evaluate_with(&accepted, &pred(format!("gold-{k}"), &inst.fix_patch), &out, false).await;
+            evidence.gold_runs += 1;
+            if ev.outcome == Outcome::Resolved {
+                evidence.gold_resolved += 1;
+            } else {
+                meta.warnings.push(format!(
+                    "evidence: gold run {k} through evaluation: {} {}",
+                    ev.outcome.as_str(),
+                    ev.detail.or_else(|| ev.verdict.map(|v| format!("{:?}", v.f2p_failed))).unwrap_or_default()
+                ));
+            }
+        }
+        for (name, patch) in [("empty_patch", ""), ("test_patch_alone", inst.test_patch.as_str())] {
+            let ev = self.evaluate_with(&accepted, &pred(name.to_owned(), patch), &out, true).await;
+            match (ev.outcome, ev.verdict) {
+                (Outcome::Resolved | Outcome::Unresolved | Outcome::Tampered, Some(v)) => {
+                    evidence.controls.push(Control {
+                        name: name.to_owned(),
+                        f2p_passed: v.f2p_passed,
+                        resolved: ev.outcome == Outcome::Resolved,
+                    });
+                }
+                (outcome, _) => meta.warnings.push(format!(
+                    "evidence: the {name} control did not run: {} {}",
+                    outcome.as_str(),
+                    ev.detail.unwrap_or_default()
+                )),
+            }
+        }
+        meta.evidence = Some(evidence);
+    }
+
     /// What the evaluation runs start from, and their script. The record's image when it exists
     /// here, else pulled from the registry the record names. With the repository at hand, the
     /// recipe is resolved as in validation (the model's patch checked in memory first; a missing

@@ -38,6 +38,10 @@ pub struct CurateArgs {
     /// duplicates.
     #[arg(long)]
     pub kept_only: bool,
+    /// Keep only instances whose evidence is complete (`swe_forge.evidence`: the gold patch
+    /// resolved every time through evaluation, both negative controls held).
+    #[arg(long)]
+    pub require_evidence: bool,
     /// Write splits of the kept records into this folder (date/, repo/, lang/).
     #[arg(long)]
     pub splits: Option<PathBuf>,
@@ -89,7 +93,12 @@ pub fn curate_command(args: CurateArgs) -> Result<()> {
         options.reviews = swe_forge_store::Store::open(path)?.latest_reviews()?;
     }
     let summary = swe_forge_curate::curate(&mut records, &options);
-    let kept: Vec<&Instance> = kept_records(&records);
+    let mut kept: Vec<&Instance> = kept_records(&records);
+    let before = kept.len();
+    if args.require_evidence {
+        kept.retain(|r| r.swe_forge.as_ref().and_then(|m| m.evidence.as_ref()).is_some_and(|e| e.complete()));
+    }
+    let without_evidence = before - kept.len();
     let out = args.out.as_deref().context("--out is required")?;
     let written: Vec<&Instance> = if args.kept_only { kept.clone() } else { records.iter().collect() };
     // The records and the splits are renamed into place together, at the end.
@@ -109,12 +118,13 @@ pub fn curate_command(args: CurateArgs) -> Result<()> {
     };
     batch.commit()?;
     println!(
-        "{} records: {} labelled by people, {} reviewed ({} dropped by the keep rule), {} duplicates; {} kept; {} written to {}",
+        "{} records: {} labelled by people, {} reviewed ({} dropped by the keep rule), {} duplicates{}; {} kept; {} written to {}",
         summary.records,
         summary.human_labels,
         summary.reviewed,
         summary.dropped_by_review,
         summary.duplicates,
+        if args.require_evidence { format!(", {without_evidence} without complete evidence") } else { String::new() },
         kept.len(),
         written.len(),
         out.display()

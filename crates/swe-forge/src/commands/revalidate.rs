@@ -53,6 +53,8 @@ pub async fn revalidate_command(args: RevalidateArgs) -> Result<()> {
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     let work_dir = args.work_dir.clone().unwrap_or_else(|| out.join("work"));
     let mut settings = Settings::new(args.repos.clone(), work_dir.clone());
+    // An audit of published lists gathers no evidence unless asked (`--evidence-runs`).
+    settings.evidence_runs = 0;
     if let Some(p) = &args.pipeline {
         let pipeline = Pipeline::load(p)?;
         apply_pipeline(&mut settings, &pipeline);

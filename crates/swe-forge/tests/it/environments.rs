@@ -43,6 +43,17 @@ fn git_out(repo: &Path, args: &[&str]) -> String {
 
 /// Validates `records` (written to `dir/records.jsonl`) into `dir/validated.jsonl`; returns them.
 pub(crate) fn validate(records: &[&Instance], repos: &Path, dir: &Path, pipeline: Option<&Path>) -> Vec<Instance> {
+    validate_with(records, repos, dir, pipeline, &[])
+}
+
+/// [`validate`] with more arguments.
+pub(crate) fn validate_with(
+    records: &[&Instance],
+    repos: &Path,
+    dir: &Path,
+    pipeline: Option<&Path>,
+    extra: &[&str],
+) -> Vec<Instance> {
     std::fs::create_dir_all(dir).unwrap();
     let input = dir.join("records.jsonl");
     swe_forge_core::write_jsonl(std::fs::File::create(&input).unwrap(), records.iter().copied()).unwrap();
@@ -63,6 +74,7 @@ pub(crate) fn validate(records: &[&Instance], repos: &Path, dir: &Path, pipeline
     if let Some(p) = pipeline {
         args.extend(["--pipeline", p.to_str().unwrap()]);
     }
+    args.extend(extra);
     let o = swe_forge(&args);
     assert!(o.status.success(), "{}", text(&o));
     read_records(&out)

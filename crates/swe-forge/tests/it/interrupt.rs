@@ -53,6 +53,7 @@ impl Hanging {
         let child = Command::new(env!("CARGO_BIN_EXE_swe-forge"))
             .args(self.args("600"))
             .env("SWE_FORGE_NO_PROGRESS", "1")
+            .env("SWE_FORGE_EVIDENCE_RUNS", "0")
             .stdout(Stdio::null())
             .stderr(std::fs::File::create(log).unwrap())
             .spawn()

@@ -5,7 +5,8 @@
 
 use swe_forge_core::{Instance, LabelRule, Phase, RejectReason, TruncationCause, ValidationStatus};
 
-use crate::environments::validate;
+use crate::environments::{validate, validate_with};
+use crate::support::{make_repos, read_records, root, swe_forge, text};
 use crate::toolchains::{accepted, fixture, instance};
 
 fn keys(m: &swe_forge_core::TestMap) -> Vec<&str> {
@@ -217,4 +218,92 @@ fn a_go_test_patch_that_does_not_compile_keeps_its_tests_and_a_crashed_test_run_
     let t = &labels(c).truncated[0];
     assert_eq!((t.phase, t.cause, t.missing, t.tolerated), (Phase::Test, TruncationCause::Crash, 2, false), "{t:?}");
     assert!(t.evidence.contains("panic: runtime error"), "{t:?}");
+}
+
+#[test]
+fn evidence_holds_for_a_good_instance_and_catches_a_gold_patch_that_needs_a_test_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = make_repos(tmp.path());
+    let fixtures = read_records(&root().join("data/fixtures/instances.jsonl"));
+    let good = fixtures.iter().find(|r| r.instance_id == "forge-fixtures__gostack-1").unwrap();
+    // The fix patch brings a test helper the new test calls: validation's fix run has it, but
+    // evaluation drops a prediction's test files, so the gold patch cannot resolve there.
+    let stack = |extra: &str| {
+        format!(
+            "package gohelp\n\ntype Stack struct{{ items []int }}\n\nfunc (s *Stack) Push(v int) {{ s.items = append(s.items, v) }}\n\nfunc (s *Stack) Len() int {{ return len(s.items) }}\n{extra}"
+        )
+    };
+    let base_test = "package gohelp\n\nimport \"testing\"\n\nfunc TestLen(t *testing.T) {\n\tvar s Stack\n\tif s.Len() != 0 {\n\t\tt.Fatal(\"len\")\n\t}\n}\n";
+    let peek_test = "package gohelp\n\nimport \"testing\"\n\nfunc TestPeek(t *testing.T) {\n\tvar s Stack\n\ts.Push(3)\n\tmustEqual(t, s.Peek(), 3)\n}\n";
+    let helper = "package gohelp\n\nimport \"testing\"\n\nfunc mustEqual(t *testing.T, got, want int) {\n\tif got != want {\n\t\tt.Fatalf(\"got %d, want %d\", got, want)\n\t}\n}\n";
+    let fx = fixture(
+        &repos.join("forge-fixtures/gohelp"),
+        "2024-03-01T00:00:00Z",
+        &[("go.mod", "module example.com/gohelp\n\ngo 1.21\n"), ("stack.go", &stack("")), ("stack_test.go", base_test)],
+        &[("peek_test.go", peek_test)],
+        &[
+            ("stack.go", &stack("\nfunc (s *Stack) Peek() int { return s.items[len(s.items)-1] }\n")),
+            ("helper_test.go", helper),
+        ],
+    );
+    let bad = instance("forge-fixtures", "gohelp", 3, fx);
+    let dir = tmp.path().join("out");
+    let out = validate_with(&[good, &bad], &repos, &dir, None, &["--evidence-runs", "2"]);
+    let get =
+        |n: u64| out.iter().find(|r| r.number == n && r.repo == if n == 1 { "gostack" } else { "gohelp" }).unwrap();
+    let (g, b) = (get(1), get(3));
+    accepted(g);
+    accepted(b);
+    let evidence = |r: &Instance| r.swe_forge.as_ref().unwrap().evidence.clone().unwrap_or_else(|| panic!("{r:?}"));
+    let e = evidence(g);
+    assert_eq!((e.gold_runs, e.gold_resolved), (2, 2), "{e:?}");
+    let controls: Vec<(&str, bool, usize)> =
+        e.controls.iter().map(|c| (c.name.as_str(), c.resolved, c.f2p_passed.len())).collect();
+    assert_eq!(controls, [("empty_patch", false, 0), ("test_patch_alone", false, 0)]);
+    assert!(e.complete());
+    // The evaluation logs are kept beside the validation's.
+    let logs = dir.join("validated.work/evidence/logs/gold-1/forge-fixtures__gostack-1");
+    assert!(logs.join("eval.log").is_file(), "{}", logs.display());
+    let e = evidence(b);
+    assert_eq!((e.gold_runs, e.gold_resolved), (2, 0), "{e:?}");
+    assert!(!e.complete());
+    let warnings = &b.swe_forge.as_ref().unwrap().warnings;
+    assert!(
+        warnings.iter().any(|w| w.starts_with("evidence: gold run 1 through evaluation: unresolved")),
+        "{warnings:?}"
+    );
+
+    // curate --require-evidence keeps the instance whose evidence holds, and the card says why.
+    let curated = tmp.path().join("curated.jsonl");
+    let o = swe_forge(&[
+        "curate",
+        "--dataset",
+        dir.join("validated.jsonl").to_str().unwrap(),
+        "--out",
+        curated.to_str().unwrap(),
+        "--kept-only",
+        "--require-evidence",
+        "--no-dedup",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("1 without complete evidence"), "{}", text(&o));
+    let kept: Vec<String> = read_records(&curated).into_iter().map(|r| r.instance_id).collect();
+    assert_eq!(kept, ["forge-fixtures__gostack-1"]);
+    let card = tmp.path().join("card");
+    let o = swe_forge(&[
+        "report",
+        "--dataset",
+        dir.join("validated.jsonl").to_str().unwrap(),
+        "--out",
+        card.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let md = std::fs::read_to_string(card.join("README.md")).unwrap();
+    assert!(
+        md.contains(
+            "| complete: the gold patch resolved every time through evaluation, both negative controls held | 1 |"
+        ),
+        "{md}"
+    );
+    assert!(md.contains("| the gold patch did not always resolve through evaluation | 1 |"), "{md}");
 }
