@@ -368,6 +368,10 @@ impl Validator {
                         resolved: ev.outcome == Outcome::Resolved,
                     });
                 }
+                // A prediction that cannot be applied gains nothing: the control holds.
+                (Outcome::PatchDoesNotApply, _) => {
+                    evidence.controls.push(Control { name: name.to_owned(), f2p_passed: Vec::new(), resolved: false });
+                }
                 (outcome, _) => meta.warnings.push(format!(
                     "evidence: the {name} control did not run: {} {}",
                     outcome.as_str(),
