@@ -198,8 +198,9 @@ impl Grade {
         meta.flaky = self.flaky;
         meta.stability = Some(self.stability);
         meta.labels = Some(self.labels);
-        let evidence = meta.evidence.get_or_insert_with(Default::default);
-        evidence.network = self.network;
+        if !self.network.is_empty() {
+            meta.evidence.get_or_insert_with(Default::default).network = self.network;
+        }
         self.rejections
     }
 }
