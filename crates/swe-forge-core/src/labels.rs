@@ -106,6 +106,14 @@ impl TestPatchTouch {
     pub fn of(test_patch: &str) -> TestPatchTouch {
         let mut t = TestPatchTouch::default();
         for f in file_diffs(test_patch) {
+            // A deleted file's tests are gone; its lines say nothing of the tests that remain.
+            if f.text
+                .lines()
+                .take_while(|l| !l.starts_with("@@"))
+                .any(|l| l.starts_with("deleted file mode") || l == "+++ /dev/null")
+            {
+                continue;
+            }
             let name = f.path.rsplit('/').next().unwrap_or(&f.path).to_owned();
             let mut stem = name.as_str();
             while let Some((s, _)) = stem.rsplit_once('.') {
@@ -181,6 +189,11 @@ fn own_names(id: &str) -> Option<Vec<String>> {
         (Some((_, t)), _) | (None, Some((_, t))) => t,
         (None, None) => return None,
     };
+    // A name with spaces is one name (a Rust doctest, `path - item (line 3)`); Go subtests have
+    // none (go test turns them into `_`) and are split at each level; parameters are dropped.
+    if tail.contains(char::is_whitespace) {
+        return Some(vec![tail.trim().to_owned()]);
+    }
     let tail = tail.split(['[', '(']).next().unwrap_or(tail);
     Some(tail.split('/').map(|s| s.trim().to_owned()).filter(|s| !s.is_empty()).collect())
 }
@@ -327,6 +340,14 @@ diff --git a/test/duration.test.js b/test/duration.test.js
         assert!(t.touches("parse > rejects negative values"));
         assert!(!t.touches("format > pads hours"));
         assert!(!TestPatchTouch::of("").touches("anything"));
+        // A deleted file's lines touch nothing; a doctest's name is one name (serde 2798's test
+        // patch deletes a UI test that mentions `structs` and `serde_derive`).
+        let deleting = TestPatchTouch::of(
+            "diff --git a/t/ui/x.stderr b/t/ui/x.stderr\ndeleted file mode 100644\n--- a/t/ui/x.stderr\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-error: only in structs\n-use serde_derive::Serialize;\n",
+        );
+        assert!(!deleting.touches("test_annotations::flatten::internally_tagged::structs"));
+        assert!(!t.touches("serde_derive::doc::serde_derive/src/lib.rs - (line 3)"));
+        assert!(!deleting.touches("serde_derive::doc::serde_derive/src/lib.rs - (line 3)"));
     }
 
     #[test]
