@@ -68,9 +68,21 @@ const NAMES: &str = "/tmp/swe-forge-names.tsv";
 /// ([`RESULTS_SCRIPT`]).
 const LOG_PARSER: &str = "parse_log_jest_json";
 
-/// The formats (swe-forge parser names) [`RESULTS_SCRIPT`] reads: the record's `results_parser`
-/// when it has one, else its `parser`.
-const TRANSLATED: [&str; 7] = ["go-test-json", "cargo-test", "gtest", "automake", "vitest", "junit-xml", "jest-json"];
+/// The formats (swe-forge parser names) [`RESULTS_SCRIPT`] reads: a row names [`LOG_PARSER`]
+/// when it reads the record's `results_parser`, or its `parser` (what the script falls back to
+/// when the run left no result files).
+const TRANSLATED: [&str; 10] = [
+    "go-test-json",
+    "go-test",
+    "cargo-test",
+    "gtest",
+    "automake",
+    "vitest",
+    "vitest-json",
+    "junit-xml",
+    "jest-json",
+    "ctest-junit",
+];
 
 /// The perl script the eval script runs in the instance image after `/swe-forge/run-tests`
 /// (perl is in every Debian image): the run's per-test results in swe-forge's ids, as
@@ -145,7 +157,6 @@ impl SweBenchRow {
         let parser = meta.and_then(|m| m.parser.as_deref()).unwrap_or("");
         let results_parser = meta.and_then(|m| m.results_parser.as_deref()).unwrap_or("");
         let has_image = meta.is_some_and(|m| m.image.is_some());
-        let format = if results_parser.is_empty() { parser } else { results_parser };
         SweBenchRow {
             repo: format!("{}/{}", inst.org, inst.repo),
             instance_id: inst.instance_id.clone(),
@@ -165,7 +176,11 @@ impl SweBenchRow {
             } else {
                 String::new()
             },
-            log_parser: if has_image && TRANSLATED.contains(&format) { LOG_PARSER.to_owned() } else { String::new() },
+            log_parser: if has_image && (TRANSLATED.contains(&results_parser) || TRANSLATED.contains(&parser)) {
+                LOG_PARSER.to_owned()
+            } else {
+                String::new()
+            },
             eval_type: EVAL_TYPE.to_owned(),
         }
     }
@@ -478,5 +493,12 @@ mod tests {
             "[FAILED] TestA\n[PASSED] TestB <1\n"
         );
         assert_eq!(results_of(go, "mocha", "", None), "", "a format it does not know prints nothing");
+        let verbose = "=== RUN   TestA\n--- PASS: TestA (0.00s)\n    --- FAIL: TestA/x_y (0.01s)\nFAIL\n\
+            FAIL\tgithub.com/o/p\t0.004s\n--- PASS: TestB (0.00s)\nok  \tgithub.com/o/q\t0.002s\n--- SKIP: TestC (0.00s)\n";
+        assert_eq!(
+            results_of(verbose, "go-test", "", None),
+            "[PASSED] github.com/o/p::TestA\n[FAILED] github.com/o/p::TestA/x_y\n[PASSED] github.com/o/q::TestB\n",
+            "skipped tests print nothing"
+        );
     }
 }

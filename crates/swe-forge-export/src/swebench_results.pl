@@ -56,7 +56,8 @@ sub unxml {
     return $s;
 }
 
-my $format = $results_parser ne '' ? $results_parser : $parser;
+# The result files when the run left some (as swe-forge reads them), else the log.
+my $format = $results_parser ne '' && files(qr/./) ? $results_parser : $parser;
 if ($format eq 'go-test-json') {
     for (lines($log)) {
         next unless /^\{/ && /"Action":"(pass|fail|skip)"/;
@@ -66,6 +67,17 @@ if ($format eq 'go-test-json') {
         next unless /"Package":"((?:[^"\\]|\\.)*)"/;
         put(unjson($1) . "::$test", { pass => 2, fail => 3, skip => 1 }->{$action});
     }
+} elsif ($format eq 'go-test') {
+    my @pending;    # results since the last package summary: they belong to the next one
+    my $flush = sub { my ($pkg) = @_; put("$pkg\::$_->[0]", $_->[1]) for @pending; @pending = (); };
+    for (lines($log)) {
+        if (/^\s*--- (PASS|FAIL|SKIP): (.+?) \([\d.]+s\)\s*$/) {
+            push @pending, [$2, { PASS => 2, FAIL => 3, SKIP => 1 }->{$1}];
+        } elsif (/^(?:ok|FAIL)\s+(\S+)\s+(?:[\d.]+s|\(cached\))/) {
+            $flush->($1);
+        }
+    }
+    $flush->('?');
 } elsif ($format eq 'cargo-test') {
     my ($prefix, $doc) = ('?', 0);
     for (lines($log)) {
@@ -102,7 +114,7 @@ if ($format eq 'go-test-json') {
             put($2, ($m eq '✓' || $m eq '√') ? 2 : ($m eq '↓' || $m eq '□') ? 1 : 3);
         }
     }
-} elsif ($format eq 'junit-xml') {
+} elsif ($format eq 'junit-xml' || $format eq 'ctest-junit') {
     for my $f (files(qr/\.xml\z/)) {
         local $/;
         open(my $fh, '<', $f) or next;
@@ -112,14 +124,22 @@ if ($format eq 'go-test-json') {
             my ($attrs, $body) = ($1, defined $3 ? $3 : '');
             my ($name) = $attrs =~ /\bname="([^"]*)"/;
             my ($class) = $attrs =~ /\bclassname="([^"]*)"/;
-            next unless defined $class && $class ne '';
+            my ($run) = $attrs =~ /\bstatus="([^"]*)"/;
             $name = unxml(defined $name ? $name : '');
-            $name =~ s/\(.*?\)//;
-            my $id = $name eq '' ? unxml($class) : unxml($class) . "#$name";
-            put($id, $body =~ /<(failure|error)\b/ ? 3 : $body =~ /<skipped\b/ ? 1 : 2);
+            my $id;
+            if ($format eq 'ctest-junit') {
+                $id = $name;
+            } else {
+                next unless defined $class && $class ne '';
+                $name =~ s/\(.*?\)//;
+                $id = $name eq '' ? unxml($class) : unxml($class) . "#$name";
+            }
+            next if $id eq '';
+            my $skipped = $body =~ /<skipped\b/ || (defined $run && $run =~ /^(?:notrun|disabled|suppressed|skipped)\z/);
+            put($id, $body =~ /<(failure|error)\b/ ? 3 : $skipped ? 1 : 2);
         }
     }
-} elsif ($format eq 'jest-json') {
+} elsif ($format eq 'jest-json' || $format eq 'vitest-json') {
     require JSON::PP;
     for my $f (files(qr/\.json\z/)) {
         local $/;
