@@ -5,11 +5,10 @@
 Run with the python of the `swebench5` reader set (scripts/python-readers.sh makes it). For each
 dataset (`swe-forge export --format swebench`, in any naming), runs
 `python -m swebench.harness.run_evaluation -d DATASET -p gold` on the local images the rows name
-(they are never pulled: every image must exist), then again with a wrong prediction for every
-row (a patch that adds one unrelated file and fixes nothing). Every row must be resolved with the
-gold patch and none with the wrong one; the exit status is 1 otherwise. Prints one line per
-dataset with the resolved counts per language (the `lang` of the instance id's repository is
-not in the row, so the image's instance.json is not read: the row's repository is printed).
+(they are never pulled: every image must exist), and for the first dataset again with a wrong
+prediction for every row (a patch that adds one unrelated file and fixes nothing). Every row must
+be resolved with the gold patch and none with the wrong one; the exit status is 1 otherwise.
+Prints one line per dataset with the resolved counts per repository.
 """
 
 import json
@@ -64,13 +63,9 @@ def main():
             client.images.get(r["image"])  # raises when the image is not here: nothing is pulled
         started = time.time()
         gold, _ = evaluate(os.path.join(work, f"gold-{n}"), dataset, "gold", f"swe-forge-gold-{n}")
-        wrong_preds = os.path.join(work, f"wrong-{n}.jsonl")
-        with open(wrong_preds, "w", encoding="utf-8") as f:
-            for r in rows:
-                f.write(json.dumps({"instance_id": r["instance_id"], "model_name_or_path": "wrong",
-                                    "model_patch": WRONG_PATCH}) + "\n")
-        wrong, _ = evaluate(os.path.join(work, f"wrong-{n}"), dataset, os.path.abspath(wrong_preds),
-                            f"swe-forge-wrong-{n}")
+        wrong = {"resolved_ids": []}
+        if n == 0:
+            wrong = wrong_run(work, n, dataset, rows)
         took = time.time() - started
         resolved, wrongly = set(gold["resolved_ids"]), set(wrong["resolved_ids"])
         by_repo = {}
@@ -79,8 +74,9 @@ def main():
             got[0] += r["instance_id"] in resolved
             got[1] += 1
         per_repo = ", ".join(f"{repo} {a}/{b}" for repo, (a, b) in sorted(by_repo.items()))
-        print(f"{os.path.basename(dataset)}: gold resolved {len(resolved & ids)} of {len(ids)} ({per_repo}); "
-              f"wrong patch resolved {len(wrongly & ids)} of {len(ids)}; {took:.0f} s")
+        wrong_line = f"; wrong patch resolved {len(wrongly & ids)} of {len(ids)}" if n == 0 else ""
+        print(f"{os.path.basename(dataset)}: gold resolved {len(resolved & ids)} of {len(ids)} ({per_repo})"
+              f"{wrong_line}; {took:.0f} s")
         if resolved != ids:
             failures.append(f"{dataset}: gold not resolved: {sorted(ids - resolved)}; report: {gold}")
         if wrongly:
@@ -88,6 +84,18 @@ def main():
     for f in failures:
         print(f"FAIL {f}")
     sys.exit(1 if failures else 0)
+
+
+def wrong_run(work, n, dataset, rows):
+    """run_evaluation with the wrong patch for every row; its report."""
+    preds = os.path.join(work, f"wrong-{n}.jsonl")
+    os.makedirs(work, exist_ok=True)
+    with open(preds, "w", encoding="utf-8") as f:
+        for r in rows:
+            f.write(json.dumps({"instance_id": r["instance_id"], "model_name_or_path": "wrong",
+                                "model_patch": WRONG_PATCH}) + "\n")
+    report, _ = evaluate(os.path.join(work, f"wrong-{n}"), dataset, os.path.abspath(preds), f"swe-forge-wrong-{n}")
+    return report
 
 
 if __name__ == "__main__":
