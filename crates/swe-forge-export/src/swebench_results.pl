@@ -4,8 +4,9 @@
 # files: perl LOG RESULTS_DIR PARSER RESULTS_PARSER [NAMES]. The ids are swe-forge's canonical ids
 # (crates/swe-forge-logparse) for the formats below; NAMES, when given, is a file of
 # `<canonical id>\t<name>` lines that renames them (the `--naming msb` export): several ids of
-# one name rolled up (any failure fails it), ids without a name left out. A sketch of swe-forge's parsers for the common case,
-# not all of them: what it does not know prints nothing, so the tests count as missing.
+# one name rolled up (any failure fails it), ids without a name left out. A sketch of swe-forge's
+# parsers for their common shapes, not all of their cases: a format it does not know prints
+# nothing, so the tests count as missing (failed).
 use strict;
 use warnings;
 
