@@ -6,8 +6,10 @@
 //! evaluation script from its own table of repositories and versions; from 5.0 it takes the row's
 //! own `image`, `eval_script`, `log_parser` and `eval_type`. The eval script runs the instance
 //! image's contract (`schemas/instance-image.md`): the files of the test patch put back to the
-//! base, the test patch written where `/swe-forge/run-tests` applies it, then that script between
-//! SWE-bench's output markers.
+//! base, the test patch written where `/swe-forge/run-tests` applies it, then, between SWE-bench's
+//! output markers, that script and a short perl script (`swebench_results.pl`) that prints the
+//! run's own per-test results as `[PASSED] <id>` / `[FAILED] <id>` lines, which SWE-bench's
+//! `parse_log_jest_json` reads, in the export's naming.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -130,8 +132,8 @@ pub struct SweBenchRow {
     /// The script SWE-bench 5 runs in the image after applying the model's patch in
     /// `/testbed` ([`eval_script`]); empty for records without an image.
     pub eval_script: String,
-    /// SWE-bench 5's parser for the log's format (`parse_log_gotest` for `go-test`, ...); empty
-    /// when SWE-bench has none for it or the record names no parser.
+    /// `parse_log_jest_json`, the SWE-bench 5 parser of the lines the eval script prints, when
+    /// the eval script reads the record's format; empty otherwise.
     pub log_parser: String,
     /// `pass_and_fail`.
     pub eval_type: String,
