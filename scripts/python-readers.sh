@@ -6,6 +6,11 @@
 # unpinned `current` set is made anew only when target/ is cleaned).
 #
 #   bash scripts/python-readers.sh EXPORT_DIR [VENV_DIR]
+#   bash scripts/python-readers.sh --run-evaluation VENV_DIR WORK_DIR DATASET.jsonl...
+#
+# The second form makes only the swebench5 set and runs SWE-bench 5's own harness
+# (`run_evaluation`, gold and a wrong patch) on swe-forge's SWE-bench rows and their local
+# instance images (scripts/swebench_run_evaluation.py); it exits 2 when pip cannot install it.
 #
 # EXPORT_DIR holds the files the `export::python_readers_read_every_export` test writes (records.jsonl,
 # instances.parquet, tests.parquet, swebench.jsonl, swebench.parquet); see
@@ -16,8 +21,17 @@
 # when pip cannot install them.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-export_dir="$(cd "${1:?usage: python-readers.sh EXPORT_DIR [VENV_DIR]}" && pwd)"
-venvs="${2:-$here/../target/tmp/python-readers}"
+mode=readers
+if [ "${1:-}" = "--run-evaluation" ]; then
+  mode=run-evaluation
+  shift
+  venvs="${1:?usage: python-readers.sh --run-evaluation VENV_DIR WORK_DIR DATASET.jsonl...}"
+  shift
+fi
+if [ "$mode" = readers ]; then
+  export_dir="$(cd "${1:?usage: python-readers.sh EXPORT_DIR [VENV_DIR]}" && pwd)"
+  venvs="${2:-$here/../target/tmp/python-readers}"
+fi
 mkdir -p "$venvs"
 python="${PYTHON:-python3}"
 
@@ -56,6 +70,15 @@ ensure_venv() {
   fi
   echo "$reqs" >"$dir/.requirements"
 }
+
+if [ "$mode" = run-evaluation ]; then
+  for set in "${sets[@]}"; do
+    if [ "${set%%|*}" = swebench5 ]; then
+      ensure_venv swebench5 "${set#*|}" || { echo "python-readers: swebench5: pip could not install '${set#*|}'" >&2; exit 2; }
+    fi
+  done
+  exec "$venvs/swebench5/bin/python" "$here/swebench_run_evaluation.py" "$@"
+fi
 
 # Make the environments side by side (mostly downloads), then run the readers one set at a time.
 for set in "${sets[@]}"; do

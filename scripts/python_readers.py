@@ -239,11 +239,21 @@ def swebench_harness():
     check(f"swebench make_test_spec on swebench.jsonl rows ({v})", run)
 
 
+def heredoc(script, path):
+    """The text the eval script's heredoc writes to `path` (`cat > PATH <<'DELIM'`)."""
+    head = script.index(f"cat > {path} <<'")
+    delim = script[head:].split("<<'", 1)[1].split("'", 1)[0]
+    body = script.index("\n", head) + 1
+    end = script.index(f"\n{delim}\n", body - 1)
+    return script[body:end + 1]
+
+
 def swebench5_harness():
     """SWE-bench 5 (the current release) reads the rows from both files with its own loader, and
     its make_test_spec takes each row's own image, eval_script, log_parser and eval_type. Its
-    grading, given the log an evaluation of the gold patch prints (the eval script's markers
-    around the fix run validation kept), resolves every row of the `--naming msb` export."""
+    grading resolves every row of the `--naming msb` export on the log its eval script prints
+    for the fix run validation kept: the run's log behind `| `, then the eval script's own
+    results script (perl, with the row's names table) on it."""
     from importlib.metadata import version
 
     v = f"swebench {version('swebench')}"
@@ -268,27 +278,46 @@ def swebench5_harness():
                     assert want["eval_script"] == "", want["instance_id"]
                     continue
                 script = spec.eval_script
-                start, run, end = (script.index(m) for m in (">>>>> Start Test Output", "/swe-forge/run-tests\n",
-                                                             ">>>>> End Test Output"))
-                assert start < run < end, script
-                assert "SWEBENCH_TEST_EXIT_CODE=$?" in script[run:end], "the test exit code is recorded"
+                start, run, results, end = (script.index(m) for m in (
+                    ">>>>> Start Test Output", "/swe-forge/run-tests > ", "perl /tmp/swe-forge-results.pl",
+                    ">>>>> End Test Output"))
+                assert start < run < results < end, script
+                assert "SWEBENCH_TEST_EXIT_CODE=$?" in script[results:end], "the test exit code is recorded"
                 assert want["test_patch"] in script
                 subprocess.run(["bash", "-n", "-c", script], check=True)
         print(f"       load_swebench_dataset and make_test_spec on {len(SWEBENCH)} rows of each file")
 
     def grading():
+        import subprocess
+
         from swebench.harness.grading import get_eval_report
         from swebench.harness.utils import make_test_spec
 
         rows = jsonl("msb-swebench.jsonl")
-        assert rows and all(r["log_parser"] == "parse_log_gotest" for r in rows), rows
+        assert rows and all(r["log_parser"] == "parse_log_jest_json" for r in rows), rows
         for row in rows:
             spec = make_test_spec(row)
-            with open(path(f"msb-work/logs/{row['instance_id']}/fix.log"), encoding="utf-8") as f:
-                fix_log = f.read()
-            log = os.path.join(tempfile.mkdtemp(), "test_output.txt")
+            tmp = tempfile.mkdtemp()
+            files = {}
+            for name in ("results.pl", "names.tsv"):
+                files[name] = os.path.join(tmp, name)
+                with open(files[name], "w", encoding="utf-8") as f:
+                    f.write(heredoc(row["eval_script"], f"/tmp/swe-forge-{name}"))
+            import shlex
+
+            call = next(line for line in row["eval_script"].splitlines()
+                        if line.startswith("perl /tmp/swe-forge-results.pl "))
+            parser, results_parser = shlex.split(call)[4:6]
+            fix_log = path(f"msb-work/logs/{row['instance_id']}/fix.log")
+            with open(fix_log, encoding="utf-8") as f:
+                shown = "".join(f"| {line}" for line in f)
+            results = subprocess.run(["perl", files["results.pl"], fix_log, os.path.join(tmp, "none"),
+                                      parser, results_parser, files["names.tsv"]],
+                                     check=True, capture_output=True, text=True).stdout
+            assert results, f"{row['instance_id']}: no results"
+            log = os.path.join(tmp, "test_output.txt")
             with open(log, "w", encoding="utf-8") as f:
-                f.write(f"+ : '>>>>> Start Test Output'\n{fix_log}+ : '>>>>> End Test Output'\n")
+                f.write(f"+ : '>>>>> Start Test Output'\n{shown}{results}+ : '>>>>> End Test Output'\n")
             gold = {"instance_id": row["instance_id"], "model_name_or_path": "gold", "model_patch": row["patch"]}
             report = get_eval_report(spec, gold, log, include_tests_status=True)[row["instance_id"]]
             assert report["resolved"], f"{row['instance_id']}: {report}"

@@ -21,7 +21,8 @@ pub use error::ExportError;
 pub use instances::{INSTANCE_COLUMNS, INSTANCES_TABLE, read_instances_parquet, write_instances_parquet};
 pub use records::read_records;
 pub use swebench::{
-    SWEBENCH_COLUMNS, SWEBENCH_TABLE, SweBenchRow, eval_script, write_swebench_jsonl, write_swebench_parquet,
+    SWEBENCH_COLUMNS, SWEBENCH_TABLE, SweBenchRow, eval_script, write_swebench_jsonl, write_swebench_jsonl_named,
+    write_swebench_parquet, write_swebench_parquet_named,
 };
 pub use table::{
     GIT_COMMIT_KEY, Producer, SCHEMA_VERSION_KEY, TABLE_KEY, TABLE_VERSION, TABLE_VERSION_KEY, VERSION_KEY, is_parquet,

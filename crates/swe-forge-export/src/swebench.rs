@@ -6,9 +6,12 @@
 //! evaluation script from its own table of repositories and versions; from 5.0 it takes the row's
 //! own `image`, `eval_script`, `log_parser` and `eval_type`. The eval script runs the instance
 //! image's contract (`schemas/instance-image.md`): the files of the test patch put back to the
-//! base, the test patch written where `/swe-forge/run-tests` applies it, then that script between
-//! SWE-bench's output markers.
+//! base, the test patch written where `/swe-forge/run-tests` applies it, then, between SWE-bench's
+//! output markers, that script and a short perl script (`swebench_results.pl`) that prints the
+//! run's own per-test results as `[PASSED] <id>` / `[FAILED] <id>` lines, which SWE-bench's
+//! `parse_log_jest_json` reads, in the export's naming.
 
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 
@@ -53,17 +56,40 @@ const WORKDIR: &str = "/testbed";
 const RUN_TESTS: &str = "/swe-forge/run-tests";
 const TEST_PATCH: &str = "/swe-forge/test.patch";
 const FIX_PATCH: &str = "/swe-forge/fix.patch";
+const RESULTS_DIR: &str = "/swe-forge/results";
 
-/// SWE-bench 5's log parser (a key of `swebench.harness.log_parsers.PARSER_REGISTRY`) that reads
-/// the console output of each of our log parsers' formats, where it has one.
-const LOG_PARSERS: [(&str, &str); 6] = [
-    ("go-test", "parse_log_gotest"),
-    ("cargo-test", "parse_log_cargo"),
-    ("jest", "parse_log_jest"),
-    ("vitest", "parse_log_vitest"),
-    ("tap", "parse_log_tap"),
-    ("gtest", "parse_log_googletest"),
+/// Where the eval script keeps the run's log, the results script and the names table.
+const RUN_LOG: &str = "/tmp/swe-forge-run.log";
+const RESULTS_PL: &str = "/tmp/swe-forge-results.pl";
+const NAMES: &str = "/tmp/swe-forge-names.tsv";
+
+/// SWE-bench 5's log parser (a key of `swebench.harness.log_parsers.PARSER_REGISTRY`) every row
+/// whose format the eval script translates names: it reads `[PASSED] <id>` and `[FAILED] <id>`
+/// lines, the id being the rest of the line, so ids with spaces, `::`, `#`, `>` and `/` come out
+/// whole. The eval script prints those lines from the run's own log and result files
+/// ([`RESULTS_SCRIPT`]).
+const LOG_PARSER: &str = "parse_log_jest_json";
+
+/// The formats (swe-forge parser names) [`RESULTS_SCRIPT`] reads: a row names [`LOG_PARSER`]
+/// when it reads the record's `results_parser`, or its `parser` (what the script falls back to
+/// when the run left no result files).
+const TRANSLATED: [&str; 10] = [
+    "go-test-json",
+    "go-test",
+    "cargo-test",
+    "gtest",
+    "automake",
+    "vitest",
+    "vitest-json",
+    "junit-xml",
+    "jest-json",
+    "ctest-junit",
 ];
+
+/// The perl script the eval script runs in the instance image after `/swe-forge/run-tests`
+/// (perl is in every Debian image): the run's per-test results in swe-forge's ids, as
+/// `[PASSED] <id>` / `[FAILED] <id>` lines.
+pub const RESULTS_SCRIPT: &str = include_str!("swebench_results.pl");
 
 /// SWE-bench's evaluation type: every FAIL_TO_PASS test must pass and every PASS_TO_PASS test
 /// keep passing (`EvalType.PASS_AND_FAIL`).
@@ -106,16 +132,22 @@ pub struct SweBenchRow {
     /// The script SWE-bench 5 runs in the image after applying the model's patch in
     /// `/testbed` ([`eval_script`]); empty for records without an image.
     pub eval_script: String,
-    /// SWE-bench 5's parser for the log's format (`parse_log_gotest` for `go-test`, ...); empty
-    /// when SWE-bench has none for it or the record names no parser.
+    /// `parse_log_jest_json`, the SWE-bench 5 parser of the lines the eval script prints, when
+    /// the eval script reads the record's format; empty otherwise.
     pub log_parser: String,
     /// `pass_and_fail`.
     pub eval_type: String,
 }
 
 impl SweBenchRow {
-    /// The SWE-bench row of `inst`.
+    /// The SWE-bench row of `inst`, its test lists in the record's own ids.
     pub fn from_instance(inst: &Instance) -> SweBenchRow {
+        SweBenchRow::from_instance_named(inst, None)
+    }
+
+    /// The SWE-bench row of `inst` whose test lists are in another naming (`--naming msb`):
+    /// `names` maps each of swe-forge's canonical ids the run prints to the name the lists use.
+    pub fn from_instance_named(inst: &Instance, names: Option<&BTreeMap<String, String>>) -> SweBenchRow {
         let meta = inst.swe_forge.as_ref();
         let env_commit = meta
             .and_then(|m| m.provenance.as_ref())
@@ -124,6 +156,9 @@ impl SweBenchRow {
             .unwrap_or(&inst.base.sha)
             .to_owned();
         let json_list = |keys: Vec<&String>| serde_json::to_string(&keys).expect("a list of strings serializes");
+        let parser = meta.and_then(|m| m.parser.as_deref()).unwrap_or("");
+        let results_parser = meta.and_then(|m| m.results_parser.as_deref()).unwrap_or("");
+        let has_image = meta.is_some_and(|m| m.image.is_some());
         SweBenchRow {
             repo: format!("{}/{}", inst.org, inst.repo),
             instance_id: inst.instance_id.clone(),
@@ -138,16 +173,16 @@ impl SweBenchRow {
             pass_to_pass: json_list(inst.p2p_tests.keys().collect()),
             environment_setup_commit: env_commit,
             image: meta.and_then(|m| m.image.clone()),
-            eval_script: if meta.is_some_and(|m| m.image.is_some()) {
-                eval_script(&inst.test_patch)
+            eval_script: if has_image {
+                eval_script(&inst.test_patch, parser, results_parser, names)
             } else {
                 String::new()
             },
-            log_parser: meta
-                .and_then(|m| m.parser.as_deref())
-                .and_then(|p| LOG_PARSERS.iter().find(|(ours, _)| *ours == p))
-                .map(|(_, theirs)| (*theirs).to_owned())
-                .unwrap_or_default(),
+            log_parser: if has_image && (TRANSLATED.contains(&results_parser) || TRANSLATED.contains(&parser)) {
+                LOG_PARSER.to_owned()
+            } else {
+                String::new()
+            },
             eval_type: EVAL_TYPE.to_owned(),
         }
     }
@@ -155,11 +190,19 @@ impl SweBenchRow {
 
 /// The evaluation script of an instance image for SWE-bench 5, run after the model's patch is
 /// applied in `/testbed`: every path the test patch names put back to the base commit (the
-/// image's only commit) or removed, the test patch written to `/swe-forge/test.patch` (a heredoc
-/// whose delimiter the patch never contains), no fix patch, then `/swe-forge/run-tests` (which
-/// applies the test patch and runs the tests) between SWE-bench's markers, last before the end
-/// marker so that SWE-bench records its exit code.
-pub fn eval_script(test_patch: &str) -> String {
+/// image's only commit) or removed, the test patch written to `/swe-forge/test.patch` (heredocs
+/// here have delimiters their text never contains), no fix patch; then, between SWE-bench's
+/// output markers, `/swe-forge/run-tests` (which applies the test patch and runs the tests) with
+/// its log kept in a file and printed with every line behind `| ` (so that no line of it reads
+/// as a result), [`RESULTS_SCRIPT`] on that log and `/swe-forge/results` (`parser`,
+/// `results_parser`; `names` renames the ids), and last the run's exit code, so that SWE-bench
+/// records it.
+pub fn eval_script(
+    test_patch: &str,
+    parser: &str,
+    results_parser: &str,
+    names: Option<&BTreeMap<String, String>>,
+) -> String {
     let quote = |s: &str| format!("'{}'", s.replace('\'', "'\\''"));
     let mut s = String::from(EVAL_HEADER);
     s.push_str(&format!("cd {WORKDIR}\n"));
@@ -169,17 +212,44 @@ pub fn eval_script(test_patch: &str) -> String {
     for path in PatchShape::of(test_patch).touched {
         s.push_str(&format!("swe_forge_restore {}\n", quote(&path)));
     }
-    let mut delimiter = String::from("EOF_SWE_FORGE_TEST_PATCH");
-    while test_patch.lines().any(|l| l == delimiter) {
+    heredoc(&mut s, TEST_PATCH, "EOF_SWE_FORGE_TEST_PATCH", test_patch);
+    s.push_str(&format!("rm -f {FIX_PATCH}\n"));
+    heredoc(&mut s, RESULTS_PL, "EOF_SWE_FORGE_RESULTS", RESULTS_SCRIPT);
+    let names_arg = match names {
+        Some(names) => {
+            let table: String = names
+                .iter()
+                .filter(|(id, _)| !id.contains(['\t', '\n']))
+                .map(|(id, name)| format!("{id}\t{}\n", name.replace(['\t', '\n'], " ")))
+                .collect();
+            heredoc(&mut s, NAMES, "EOF_SWE_FORGE_NAMES", &table);
+            format!(" {NAMES}")
+        }
+        None => String::new(),
+    };
+    s.push_str(&format!(": '{START_TEST_OUTPUT}'\n"));
+    s.push_str(&format!("{RUN_TESTS} > {RUN_LOG} 2>&1\nswe_forge_code=$?\nsed 's/^/| /' {RUN_LOG}\n"));
+    s.push_str(&format!(
+        "perl {RESULTS_PL} {RUN_LOG} {RESULTS_DIR} {} {}{names_arg}\n",
+        quote(parser),
+        quote(results_parser)
+    ));
+    s.push_str(&format!("(exit $swe_forge_code)\n: '{END_TEST_OUTPUT}'\n"));
+    s
+}
+
+/// Appends a heredoc writing `text` to `path`, with a delimiter (`base`, lengthened by `_`) that
+/// no line of `text` equals.
+fn heredoc(s: &mut String, path: &str, base: &str, text: &str) {
+    let mut delimiter = String::from(base);
+    while text.lines().any(|l| l == delimiter) {
         delimiter.push('_');
     }
-    s.push_str(&format!("cat > {TEST_PATCH} <<'{delimiter}'\n{test_patch}"));
-    if !test_patch.is_empty() && !test_patch.ends_with('\n') {
+    s.push_str(&format!("cat > {path} <<'{delimiter}'\n{text}"));
+    if !text.is_empty() && !text.ends_with('\n') {
         s.push('\n');
     }
-    s.push_str(&format!("{delimiter}\nrm -f {FIX_PATCH}\n"));
-    s.push_str(&format!(": '{START_TEST_OUTPUT}'\n{RUN_TESTS}\n: '{END_TEST_OUTPUT}'\n"));
-    s
+    s.push_str(&format!("{delimiter}\n"));
 }
 
 /// Title and body of each resolved issue, else of the pull request.
@@ -193,15 +263,23 @@ fn problem_statement(inst: &Instance) -> String {
 
 /// Writes the SWE-bench rows of `instances` to `path` as JSONL, atomically.
 pub fn write_swebench_jsonl(path: impl AsRef<Path>, instances: &[Instance]) -> Result<(), ExportError> {
+    write_swebench_jsonl_named(path, instances, &[])
+}
+
+/// [`write_swebench_jsonl`] of instances whose test lists are in another naming: `names[i]`
+/// maps canonical ids to the names of `instances[i]` (see [`SweBenchRow::from_instance_named`]);
+/// instances past its end, or with `None`, keep canonical ids.
+pub fn write_swebench_jsonl_named(
+    path: impl AsRef<Path>,
+    instances: &[Instance],
+    names: &[Option<BTreeMap<String, String>>],
+) -> Result<(), ExportError> {
     let path = path.as_ref();
     write_atomic(path, |w| {
         for (row, inst) in instances.iter().enumerate() {
-            serde_json::to_writer(&mut *w, &SweBenchRow::from_instance(inst)).map_err(|source| ExportError::Json {
-                path: path.to_owned(),
-                row,
-                column: "*".to_owned(),
-                source,
-            })?;
+            let named = names.get(row).and_then(Option::as_ref);
+            serde_json::to_writer(&mut *w, &SweBenchRow::from_instance_named(inst, named))
+                .map_err(|source| ExportError::Json { path: path.to_owned(), row, column: "*".to_owned(), source })?;
             w.write_all(b"\n").map_err(|source| ExportError::Io { path: path.to_owned(), source })?;
         }
         Ok(())
@@ -216,8 +294,23 @@ pub fn write_swebench_parquet(
     instances: &[Instance],
     producer: &Producer,
 ) -> Result<(), ExportError> {
+    write_swebench_parquet_named(path, instances, &[], producer)
+}
+
+/// [`write_swebench_parquet`] of instances whose test lists are in another naming (`names` as
+/// in [`write_swebench_jsonl_named`]).
+pub fn write_swebench_parquet_named(
+    path: impl AsRef<Path>,
+    instances: &[Instance],
+    names: &[Option<BTreeMap<String, String>>],
+    producer: &Producer,
+) -> Result<(), ExportError> {
     let path = path.as_ref();
-    let rows: Vec<SweBenchRow> = instances.iter().map(SweBenchRow::from_instance).collect();
+    let rows: Vec<SweBenchRow> = instances
+        .iter()
+        .enumerate()
+        .map(|(i, inst)| SweBenchRow::from_instance_named(inst, names.get(i).and_then(Option::as_ref)))
+        .collect();
     let column = |name: &str, f: fn(&SweBenchRow) -> &str| (text_field(name), texts(rows.iter().map(f)));
     let nullable = |name: &str, f: fn(&SweBenchRow) -> Option<&str>| {
         (nullable_text_field(name), nullable_texts(rows.iter().map(f)))
@@ -292,12 +385,14 @@ mod tests {
         assert_eq!(row.created_at.as_deref(), Some("2024-01-02T03:04:05Z"));
         assert_eq!(row.environment_setup_commit, "fedcba9876543210fedcba9876543210fedcba98");
         assert_eq!(row.version, "fedcba987654");
-        assert_eq!(row.eval_script, eval_script("T"));
+        assert_eq!(row.eval_script, eval_script("T", "", "", None));
         assert_eq!((row.log_parser.as_str(), row.eval_type.as_str()), ("", "pass_and_fail"));
-        inst.swe_forge.as_mut().unwrap().parser = Some("go-test".into());
-        assert_eq!(SweBenchRow::from_instance(&inst).log_parser, "parse_log_gotest");
         inst.swe_forge.as_mut().unwrap().parser = Some("go-test-json".into());
-        assert_eq!(SweBenchRow::from_instance(&inst).log_parser, "", "SWE-bench reads no `go test -json`");
+        assert_eq!(SweBenchRow::from_instance(&inst).log_parser, "parse_log_jest_json");
+        inst.swe_forge.as_mut().unwrap().parser = Some("mocha".into());
+        assert_eq!(SweBenchRow::from_instance(&inst).log_parser, "", "a format the eval script does not translate");
+        inst.swe_forge.as_mut().unwrap().results_parser = Some("junit-xml".into());
+        assert_eq!(SweBenchRow::from_instance(&inst).log_parser, "parse_log_jest_json", "the result files are read");
         assert_eq!(SweBenchRow::from_instance(&record()).eval_script, "", "no image, nothing to run");
     }
 
@@ -306,28 +401,106 @@ mod tests {
         let patch = "diff --git a/it's_test.go b/it's_test.go\nnew file mode 100644\n--- /dev/null\n+++ b/it's_test.go\n\
             @@ -0,0 +1,2 @@\n+EOF_SWE_FORGE_TEST_PATCH\n+package p\n\
             diff --git a/old_test.go b/new_test.go\nrename from old_test.go\nrename to new_test.go\nEOF_SWE_FORGE_TEST_PATCH\n";
-        let script = eval_script(patch);
+        let script = eval_script(patch, "go-test-json", "", None);
         assert!(script.starts_with("#!/bin/bash\nset -uxo pipefail\ncd /testbed\n"), "{script}");
         for path in ["'it'\\''s_test.go'", "'old_test.go'", "'new_test.go'"] {
             assert!(script.contains(&format!("swe_forge_restore {path}\n")), "{path}: {script}");
         }
         // A line of the patch equal to the usual delimiter makes the delimiter longer.
         assert!(script.contains("cat > /swe-forge/test.patch <<'EOF_SWE_FORGE_TEST_PATCH_'\n"), "{script}");
-        assert!(script.ends_with(
-            "EOF_SWE_FORGE_TEST_PATCH_\nrm -f /swe-forge/fix.patch\n: '>>>>> Start Test Output'\n/swe-forge/run-tests\n: '>>>>> End Test Output'\n"
-        ));
+        assert!(script.contains("EOF_SWE_FORGE_TEST_PATCH_\nrm -f /swe-forge/fix.patch\n"), "{script}");
+        assert!(
+            script.ends_with(
+                ": '>>>>> Start Test Output'\n/swe-forge/run-tests > /tmp/swe-forge-run.log 2>&1\nswe_forge_code=$?\n\
+             sed 's/^/| /' /tmp/swe-forge-run.log\n\
+             perl /tmp/swe-forge-results.pl /tmp/swe-forge-run.log /swe-forge/results 'go-test-json' ''\n\
+             (exit $swe_forge_code)\n: '>>>>> End Test Output'\n"
+            ),
+            "{script}"
+        );
 
         // Run it (with the contract's paths moved into a temporary folder): the heredoc writes
         // the patch back byte for byte and the restore function accepts every path.
         let tmp = tempfile::tempdir().unwrap();
         let root = tmp.path().to_str().unwrap();
-        let local = script.replace("/swe-forge/", &format!("{root}/")).replace("cd /testbed", &format!("cd {root}"));
-        std::fs::write(format!("{root}/run-tests"), "#!/bin/sh\necho ran\n").unwrap();
+        let local = script
+            .replace("/swe-forge/", &format!("{root}/"))
+            .replace("/tmp/swe-forge-", &format!("{root}/"))
+            .replace("cd /testbed", &format!("cd {root}"));
+        std::fs::write(
+            format!("{root}/run-tests"),
+            "#!/bin/sh\necho ran\necho '{\"Action\":\"fail\",\"Package\":\"p\",\"Test\":\"TestA\"}'\nexit 3\n",
+        )
+        .unwrap();
         std::fs::set_permissions(format!("{root}/run-tests"), std::os::unix::fs::PermissionsExt::from_mode(0o755))
             .unwrap();
         let out = std::process::Command::new("bash").arg("-c").arg(&local).output().unwrap();
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         assert_eq!(std::fs::read_to_string(format!("{root}/test.patch")).unwrap(), patch);
-        assert_eq!(String::from_utf8_lossy(&out.stdout), "ran\n");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            "| ran\n| {\"Action\":\"fail\",\"Package\":\"p\",\"Test\":\"TestA\"}\n[FAILED] p::TestA\n"
+        );
+    }
+
+    /// Runs the results script on `log` (and an empty results folder) as the eval script does.
+    fn results_of(log: &str, parser: &str, results_parser: &str, names: Option<&str>) -> String {
+        let tmp = tempfile::tempdir().unwrap();
+        let (script, log_path) = (tmp.path().join("r.pl"), tmp.path().join("run.log"));
+        std::fs::write(&script, RESULTS_SCRIPT).unwrap();
+        std::fs::write(&log_path, log).unwrap();
+        let mut cmd = std::process::Command::new("perl");
+        cmd.arg(&script).arg(&log_path).arg(tmp.path().join("results")).arg(parser).arg(results_parser);
+        if let Some(names) = names {
+            std::fs::write(tmp.path().join("names.tsv"), names).unwrap();
+            cmd.arg(tmp.path().join("names.tsv"));
+        }
+        let out = cmd.output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    #[test]
+    fn the_results_script_prints_the_run_s_own_results_in_swe_forge_s_ids() {
+        let cargo = "     Running unittests src/lib.rs (target/debug/deps/ringq-c63d06baa944eb56)\n\
+            test tests::a ... ok\ntest tests::b - should panic ... FAILED\n\
+            \x20    Running tests/capacity.rs (target/debug/deps/capacity-9107e59b94476bc5)\ntest c ... ignored\n\
+            \x20  Doc-tests ringq\ntest src/lib.rs - RingQueue<T>::new (line 15) ... ok\n";
+        assert_eq!(
+            results_of(cargo, "cargo-test", "", None),
+            "[PASSED] ringq::doc::src/lib.rs - RingQueue<T>::new (line 15)\n[PASSED] ringq::tests::a\n[FAILED] ringq::tests::b\n"
+        );
+        let gtest = "[ RUN      ] M.A\n[       OK ] M.A (0 ms)\n[  FAILED  ] M.B (1 ms)\n[  FAILED  ] M.B\n";
+        assert_eq!(results_of(gtest, "gtest", "", None), "[PASSED] M.A\n[FAILED] M.B\n");
+        assert_eq!(
+            results_of("PASS: tests/a\nXFAIL: tests/b\nERROR: tests/c\n", "automake", "", None),
+            "[PASSED] tests/a\n[PASSED] tests/b\n[FAILED] tests/c\n"
+        );
+        let vitest = " ✓ test/q.test.ts > Q > peek > returns it 2ms\n × test/q.test.ts > Q > pop\n";
+        assert_eq!(
+            results_of(vitest, "vitest", "", None),
+            "[PASSED] test/q.test.ts > Q > peek > returns it\n[FAILED] test/q.test.ts > Q > pop\n"
+        );
+        // Another naming: ids renamed, one name failing when any of its ids failed, unnamed ids left out.
+        let go = "{\"Action\":\"pass\",\"Package\":\"p\",\"Test\":\"TestA/x\"}\n\
+            {\"Action\":\"fail\",\"Package\":\"p\",\"Test\":\"TestA/y\"}\n\
+            {\"Action\":\"pass\",\"Package\":\"p\",\"Test\":\"TestB \\u003c1\"}\n\
+            {\"Action\":\"pass\",\"Package\":\"p\",\"Test\":\"TestC\"}\n";
+        assert_eq!(
+            results_of(go, "go-test-json", "", None),
+            "[PASSED] p::TestA/x\n[FAILED] p::TestA/y\n[PASSED] p::TestB <1\n[PASSED] p::TestC\n"
+        );
+        assert_eq!(
+            results_of(go, "go-test-json", "", Some("p::TestA/x\tTestA\np::TestA/y\tTestA\np::TestB <1\tTestB <1\n")),
+            "[FAILED] TestA\n[PASSED] TestB <1\n"
+        );
+        assert_eq!(results_of(go, "mocha", "", None), "", "a format it does not know prints nothing");
+        let verbose = "=== RUN   TestA\n--- PASS: TestA (0.00s)\n    --- FAIL: TestA/x_y (0.01s)\nFAIL\n\
+            FAIL\tgithub.com/o/p\t0.004s\n--- PASS: TestB (0.00s)\nok  \tgithub.com/o/q\t0.002s\n--- SKIP: TestC (0.00s)\n";
+        assert_eq!(
+            results_of(verbose, "go-test", "", None),
+            "[PASSED] github.com/o/p::TestA\n[FAILED] github.com/o/p::TestA/x_y\n[PASSED] github.com/o/q::TestB\n",
+            "skipped tests print nothing"
+        );
     }
 }

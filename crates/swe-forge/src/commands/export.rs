@@ -1,7 +1,7 @@
 //! `swe-forge export`: validated records to JSONL and Parquet, as records or in SWE-bench's
 //! shape, with canonical or Multi-SWE-bench test names.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use anyhow::{Result, bail};
@@ -41,9 +41,10 @@ pub fn export_command(args: ExportArgs) -> Result<()> {
             count(ValidationStatus::Candidate)
         );
     }
+    let mut names = Vec::new();
     if args.naming == ExportNaming::Msb {
         let work_dir = args.work_dir.clone().unwrap_or_else(|| args.records.with_extension("work"));
-        selected = msb_named(selected, &work_dir)?;
+        (selected, names) = msb_named(selected, &work_dir)?.into_iter().unzip();
     }
     let (jsonl, parquet, tests) = (args.jsonl.as_deref(), args.parquet.as_deref(), args.tests_parquet.as_deref());
     // Every file is written to a temporary file first; all are renamed together at the end, so
@@ -51,7 +52,7 @@ pub fn export_command(args: ExportArgs) -> Result<()> {
     let batch = swe_forge_fs::Batch::begin();
     match args.format {
         ExportFormat::Records => export(&selected, jsonl, parquet, tests)?,
-        ExportFormat::Swebench => export_swebench(&selected, jsonl, parquet, tests)?,
+        ExportFormat::Swebench => export_swebench(&selected, &names, jsonl, parquet, tests)?,
     }
     batch.commit()?;
     eprintln!("exported {} instances", selected.len());
@@ -75,12 +76,13 @@ fn same_file(a: &Path, b: &Path) -> bool {
 /// parses under `work_dir`) rolled up to Multi-SWE-bench names and categorised again, exactly
 /// as `revalidate --profile msb` compares them. Records without a `swe_forge` block did not come
 /// from swe-forge's runs (published Multi-SWE-bench records already use its names) and stay as
-/// they are.
-fn msb_named(records: Vec<Instance>, work_dir: &Path) -> Result<Vec<Instance>> {
+/// they are. With each record, the Multi-SWE-bench name of each canonical id its runs printed
+/// (what a SWE-bench row's eval script renames the run's results with), for swe-forge records.
+fn msb_named(records: Vec<Instance>, work_dir: &Path) -> Result<Vec<(Instance, Option<Names>)>> {
     records
         .into_iter()
         .map(|r| {
-            let Some(meta) = &r.swe_forge else { return Ok(r) };
+            let Some(meta) = &r.swe_forge else { return Ok((r, None)) };
             let Some(logs) = read_logs(work_dir, &r) else {
                 bail!(
                     "{}: --naming msb needs its runs' logs or parsed results (run, test, fix) under {}",
@@ -89,23 +91,32 @@ fn msb_named(records: Vec<Instance>, work_dir: &Path) -> Result<Vec<Instance>> {
                 );
             };
             let flaky: BTreeSet<String> = meta.flaky.keys().cloned().collect();
-            Ok(rederive(&r, &View::ours(&logs, Naming::Msb, &flaky)))
+            let names: BTreeMap<String, String> = [&logs.run, &logs.test, &logs.fix]
+                .iter()
+                .flat_map(|l| l.msb_names.iter().map(|(id, name)| (id.clone(), name.clone())))
+                .filter(|(id, _)| !flaky.contains(id))
+                .collect();
+            Ok((rederive(&r, &View::ours(&logs, Naming::Msb, &flaky)), Some(names)))
         })
         .collect()
 }
 
+/// Canonical id -> the name an export's test lists give it.
+type Names = BTreeMap<String, String>;
+
 fn export_swebench(
     records: &[Instance],
+    names: &[Option<Names>],
     jsonl: Option<&Path>,
     parquet: Option<&Path>,
     tests: Option<&Path>,
 ) -> Result<()> {
     create_parents([jsonl, parquet, tests])?;
     if let Some(p) = jsonl {
-        swe_forge_export::write_swebench_jsonl(p, records)?;
+        swe_forge_export::write_swebench_jsonl_named(p, records, names)?;
     }
     if let Some(p) = parquet {
-        swe_forge_export::write_swebench_parquet(p, records, &producer())?;
+        swe_forge_export::write_swebench_parquet_named(p, records, names, &producer())?;
     }
     if let Some(p) = tests {
         swe_forge_export::write_tests_parquet(p, records, &producer())?;

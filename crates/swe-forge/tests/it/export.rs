@@ -119,11 +119,16 @@ fn records_and_swebench_exports_read_back() {
     assert_eq!(go["PASS_TO_PASS"], r#"["gostack::TestLen","gostack::TestPushThenPop"]"#);
     assert_eq!(go["image"], "swe-forge/forge-fixtures_m_gostack:pr-1");
     assert_eq!(go["created_at"], "2024-05-06T07:08:09Z");
-    // SWE-bench 5's fields: the image contract's script, its parser for `go test -v` output.
-    assert_eq!(go["log_parser"], "parse_log_gotest");
+    // SWE-bench 5's fields: the image contract's script, then the run's results in the generic
+    // `[PASSED] <id>` lines its `parse_log_jest_json` reads.
+    assert_eq!(go["log_parser"], "parse_log_jest_json");
     assert_eq!(go["eval_type"], "pass_and_fail");
     let script = go["eval_script"].as_str().unwrap();
-    assert!(script.ends_with("/swe-forge/run-tests\n: '>>>>> End Test Output'\n"), "{script}");
+    assert!(script.contains("/swe-forge/run-tests > /tmp/swe-forge-run.log 2>&1\n"), "{script}");
+    assert!(
+        script.ends_with("/tmp/swe-forge-run.log /swe-forge/results 'go-test' ''\n(exit $swe_forge_code)\n: '>>>>> End Test Output'\n"),
+        "{script}"
+    );
     assert!(script.contains(go["test_patch"].as_str().unwrap()), "{script}");
     assert!(go["problem_statement"].as_str().unwrap().starts_with("Pop on an empty stack does not report an error\n"));
     let published = rows.iter().find(|r| r["instance_id"] == "tokio-rs__tracing-1619").unwrap();

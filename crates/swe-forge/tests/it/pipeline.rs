@@ -154,11 +154,61 @@ fn demo_pipeline_accepts_good_instances_and_rejects_bad_ones() {
         assert!(errors.is_empty(), "{}: {errors:?}", v["instance_id"]);
     }
 
+    // SWE-bench 5's own harness (`run_evaluation`) on these images resolves every accepted
+    // instance from the SWE-bench rows in both namings, and none with a wrong patch.
+    swe_bench_resolves_the_demo(tmp.path());
+
     // A second run resumes from the progress file: nothing is validated twice.
     let again = swe_forge(&["run", pipeline.to_str().unwrap()]);
     assert!(again.status.success(), "{}", text(&again));
     assert!(text(&again).contains("resuming: 13 of 13"), "{}", text(&again));
     assert_eq!(read_records(&tmp.path().join("out/validated.jsonl")).len(), 13);
+}
+
+/// Exports the demo's accepted records (`<dir>/out/validated.jsonl`) as SWE-bench rows, canonical
+/// and `--naming msb`, and runs `scripts/swebench_run_evaluation.py` on them with the `swebench5`
+/// reader set (skipped only when pip cannot install it).
+fn swe_bench_resolves_the_demo(dir: &Path) {
+    let p = |name: &str| dir.join(name).to_str().unwrap().to_owned();
+    for (naming, file) in [("canonical", "swebench.jsonl"), ("msb", "msb-swebench.jsonl")] {
+        let out = swe_forge(&[
+            "export",
+            "--records",
+            &p("out/validated.jsonl"),
+            "--naming",
+            naming,
+            "--work-dir",
+            &p("work"),
+            "--format",
+            "swebench",
+            "--jsonl",
+            &p(file),
+        ]);
+        assert!(out.status.success(), "{}", text(&out));
+    }
+    let started = std::time::Instant::now();
+    let out = std::process::Command::new("bash")
+        .arg(root().join("scripts/python-readers.sh"))
+        .arg("--run-evaluation")
+        .arg(std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("python-readers"))
+        .arg(p("swebench-eval"))
+        .arg(p("swebench.jsonl"))
+        .arg(p("msb-swebench.jsonl"))
+        .output()
+        .expect("bash runs");
+    let log = text(&out);
+    eprintln!("{log}\nSWE-bench's run_evaluation took {:?}", started.elapsed());
+    if out.status.code() == Some(2) && log.contains("pip could not install") {
+        return;
+    }
+    assert!(out.status.success(), "SWE-bench's harness did not resolve the demo:\n{log}");
+    for (line, want) in [
+        ("swebench.jsonl: ", "gold resolved 9 of 9 "),
+        ("swebench.jsonl: ", "wrong patch resolved 0 of 9"),
+        ("msb-swebench.jsonl: ", "gold resolved 9 of 9 "),
+    ] {
+        assert!(log.lines().any(|l| l.starts_with(line) && l.contains(want)), "{line}{want}:\n{log}");
+    }
 }
 
 #[test]

@@ -1,0 +1,102 @@
+"""SWE-bench 5's own harness on swe-forge's SWE-bench rows and instance images.
+
+    python swebench_run_evaluation.py WORK_DIR DATASET.jsonl [DATASET.jsonl ...]
+
+Run with the python of the `swebench5` reader set (scripts/python-readers.sh makes it). For each
+dataset (`swe-forge export --format swebench`, in any naming), runs
+`python -m swebench.harness.run_evaluation -d DATASET -p gold` on the local images the rows name
+(they are never pulled: every image must exist), and for the first dataset again with a wrong
+prediction for every row (a patch that adds one unrelated file and fixes nothing). Every row must
+be resolved with the gold patch and none with the wrong one; the exit status is 1 otherwise.
+Prints one line per dataset with the resolved counts per repository.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+import docker
+
+WRONG_PATCH = (
+    "diff --git a/SWE_FORGE_WRONG_PATCH b/SWE_FORGE_WRONG_PATCH\n"
+    "new file mode 100644\n"
+    "--- /dev/null\n"
+    "+++ b/SWE_FORGE_WRONG_PATCH\n"
+    "@@ -0,0 +1 @@\n"
+    "+not a fix\n"
+)
+
+
+def rows_of(path):
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def evaluate(work, dataset, predictions, run_id):
+    """run_evaluation in WORK (its logs/ and report land there); the report's resolved ids."""
+    os.makedirs(work, exist_ok=True)
+    cmd = [sys.executable, "-m", "swebench.harness.run_evaluation", "-d", os.path.abspath(dataset),
+           "-p", predictions, "--run_id", run_id, "--max_workers", "2", "--timeout", "900",
+           "--report_dir", "."]
+    out = subprocess.run(cmd, cwd=work, capture_output=True, text=True)
+    if out.returncode != 0:
+        sys.stderr.write(out.stdout[-4000:] + out.stderr[-4000:])
+        raise SystemExit(f"run_evaluation exited with {out.returncode}")
+    reports = [f for f in os.listdir(work) if f.endswith(f".{run_id}.json")]
+    assert len(reports) == 1, (reports, out.stdout[-2000:])
+    with open(os.path.join(work, reports[0]), encoding="utf-8") as f:
+        report = json.load(f)
+    return report, out.stdout
+
+
+def main():
+    work, datasets = sys.argv[1], sys.argv[2:]
+    client = docker.from_env()
+    failures = []
+    for n, dataset in enumerate(datasets):
+        rows = rows_of(dataset)
+        ids = {r["instance_id"] for r in rows}
+        for r in rows:
+            assert r["image"] and r["log_parser"], f"{r['instance_id']}: no image or log_parser"
+            client.images.get(r["image"])  # raises when the image is not here: nothing is pulled
+        started = time.time()
+        gold, _ = evaluate(os.path.join(work, f"gold-{n}"), dataset, "gold", f"swe-forge-gold-{n}")
+        wrong = {"resolved_ids": []}
+        if n == 0:
+            wrong = wrong_run(work, n, dataset, rows)
+        took = time.time() - started
+        resolved, wrongly = set(gold["resolved_ids"]), set(wrong["resolved_ids"])
+        by_repo = {}
+        for r in rows:
+            got = by_repo.setdefault(r["repo"], [0, 0])
+            got[0] += r["instance_id"] in resolved
+            got[1] += 1
+        per_repo = ", ".join(f"{repo} {a}/{b}" for repo, (a, b) in sorted(by_repo.items()))
+        wrong_line = f"; wrong patch resolved {len(wrongly & ids)} of {len(ids)}" if n == 0 else ""
+        print(f"{os.path.basename(dataset)}: gold resolved {len(resolved & ids)} of {len(ids)} ({per_repo})"
+              f"{wrong_line}; {took:.0f} s")
+        if resolved != ids:
+            failures.append(f"{dataset}: gold not resolved: {sorted(ids - resolved)}; report: {gold}")
+        if wrongly:
+            failures.append(f"{dataset}: the wrong patch resolved {sorted(wrongly)}")
+    for f in failures:
+        print(f"FAIL {f}")
+    sys.exit(1 if failures else 0)
+
+
+def wrong_run(work, n, dataset, rows):
+    """run_evaluation with the wrong patch for every row; its report."""
+    preds = os.path.join(work, f"wrong-{n}.jsonl")
+    os.makedirs(work, exist_ok=True)
+    with open(preds, "w", encoding="utf-8") as f:
+        for r in rows:
+            f.write(json.dumps({"instance_id": r["instance_id"], "model_name_or_path": "wrong",
+                                "model_patch": WRONG_PATCH}) + "\n")
+    report, _ = evaluate(os.path.join(work, f"wrong-{n}"), dataset, os.path.abspath(preds), f"swe-forge-wrong-{n}")
+    return report
+
+
+if __name__ == "__main__":
+    main()
