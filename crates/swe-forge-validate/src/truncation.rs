@@ -58,14 +58,17 @@ const COMPILE_SIGNS: [&str; 11] = [
 /// Lines that show the runner stopped at a failure on purpose.
 const FAIL_FAST_SIGNS: [&str; 2] = ["Bail out!", "Test run was interrupted"];
 
-/// Lines that show the runner died.
-const CRASH_SIGNS: [&str; 6] = [
+/// Lines that show the runner died (Surefire's forked JVM out of heap: `[ERROR] Java heap space`,
+/// `There was an error in the forked process`).
+const CRASH_SIGNS: [&str; 8] = [
     "Segmentation fault",
     "core dumped",
     "JavaScript heap out of memory",
     "fatal error: all goroutines",
     "panic: ",
     "Aborted",
+    "java.lang.OutOfMemoryError",
+    "There was an error in the forked process",
 ];
 
 /// The cause the log or the command shows, first by kind: compile failure, fail-fast, crash.
@@ -175,6 +178,12 @@ mod tests {
         assert_eq!(cause("[INFO] BUILD FAILURE", Some(1), "mvn -fae test").0, TruncationCause::Unknown);
         assert_eq!(cause("Segmentation fault (core dumped)", Some(139), "ctest").0, TruncationCause::Crash);
         assert_eq!(cause("", Some(137), "ctest").0, TruncationCause::Crash);
+        let surefire =
+            "[ERROR] Java heap space\n[INFO] BUILD FAILURE\n[ERROR] There was an error in the forked process";
+        assert_eq!(
+            cause(surefire, Some(1), "mvn -fae test"),
+            (TruncationCause::Crash, "[ERROR] There was an error in the forked process".into())
+        );
         assert_eq!(cause("", None, "ctest").0, TruncationCause::Crash);
         let t = RunFacts::of(b"", None, true, "go test ./...").cause();
         assert_eq!(t.0, TruncationCause::Timeout);
