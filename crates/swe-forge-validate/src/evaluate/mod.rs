@@ -354,7 +354,12 @@ impl Validator {
                 meta.warnings.push(format!(
                     "evidence: gold run {k} through evaluation: {} {}",
                     ev.outcome.as_str(),
-                    ev.detail.or_else(|| ev.verdict.map(|v| format!("{:?}", v.f2p_failed))).unwrap_or_default()
+                    ev.detail
+                        .or_else(|| ev.verdict.map(|v| format!(
+                            "FAIL_TO_PASS not passing: {:?}; PASS_TO_PASS not passing: {:?}",
+                            v.f2p_failed, v.p2p_failed
+                        )))
+                        .unwrap_or_default()
                 ));
             }
         }
