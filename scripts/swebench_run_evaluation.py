@@ -9,6 +9,12 @@ dataset (`swe-forge export --format swebench`, in any naming), runs
 prediction for every row (a patch that adds one unrelated file and fixes nothing). Every row must
 be resolved with the gold patch and none with the wrong one; the exit status is 1 otherwise.
 Prints one line per dataset with the resolved counts per repository.
+
+`run_evaluation` runs under `--harness` (this file again), which first makes docker-py's container
+and image listings skip what was removed while they were being listed: SWE-bench's report lists
+every container and image of the engine (`make_run_report`), and a container another client removes
+between the list and its inspection raised `NotFound` and failed a finished run (seen in CI, where
+other tests share the engine). Nothing else in the harness changes.
 """
 
 import json
@@ -29,6 +35,35 @@ WRONG_PATCH = (
 )
 
 
+def harness(argv):
+    """`python -m swebench.harness.run_evaluation ARGV`, with listings that tolerate removals."""
+    import runpy
+
+    import docker.errors
+    import docker.models.containers
+    import docker.models.images
+
+    containers_list = docker.models.containers.ContainerCollection.list
+
+    def list_containers(self, *args, **kwargs):
+        kwargs.setdefault("ignore_removed", True)
+        return containers_list(self, *args, **kwargs)
+
+    def list_images(self, name=None, all=False, filters=None):
+        found = []
+        for r in self.client.api.images(name=name, all=all, filters=filters):
+            try:
+                found.append(self.get(r["Id"]))
+            except docker.errors.NotFound:
+                pass
+        return found
+
+    docker.models.containers.ContainerCollection.list = list_containers
+    docker.models.images.ImageCollection.list = list_images
+    sys.argv = ["run_evaluation", *argv]
+    runpy.run_module("swebench.harness.run_evaluation", run_name="__main__", alter_sys=True)
+
+
 def rows_of(path):
     with open(path, encoding="utf-8") as f:
         return [json.loads(line) for line in f if line.strip()]
@@ -37,7 +72,7 @@ def rows_of(path):
 def evaluate(work, dataset, predictions, run_id):
     """run_evaluation in WORK (its logs/ and report land there); the report's resolved ids."""
     os.makedirs(work, exist_ok=True)
-    cmd = [sys.executable, "-m", "swebench.harness.run_evaluation", "-d", os.path.abspath(dataset),
+    cmd = [sys.executable, os.path.abspath(__file__), "--harness", "-d", os.path.abspath(dataset),
            "-p", predictions, "--run_id", run_id, "--max_workers", "2", "--timeout", "900",
            "--report_dir", "."]
     out = subprocess.run(cmd, cwd=work, capture_output=True, text=True)
@@ -99,4 +134,7 @@ def wrong_run(work, n, dataset, rows):
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == ["--harness"]:
+        harness(sys.argv[2:])
+    else:
+        main()
