@@ -6,4 +6,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup-docker.sh
 cargo build --locked -p swe-forge --quiet
-exec ./target/debug/swe-forge demo "$@"
+exec "${CARGO_TARGET_DIR:-target}/debug/swe-forge" demo "$@"

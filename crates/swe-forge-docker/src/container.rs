@@ -267,8 +267,15 @@ impl Engine {
             let pc = parent.config.unwrap_or_default();
             let mut all_labels = pc.labels.clone().unwrap_or_default();
             all_labels.extend(labels.clone());
-            // Which run made it, so that leftovers of an interrupted run can be found.
-            all_labels.insert(crate::LABEL_RUN.to_owned(), crate::run_id().to_owned());
+            // Which run made it, under a label of its own: the container labels (run, host,
+            // job) the engine would merge in from the committed container are blanked, or every
+            // container anyone later makes from the image would pass for one of that run's, and
+            // a sweep for the containers of runs that are gone would remove it (SWE-bench's
+            // harness, a user's `docker run`).
+            all_labels.insert(crate::LABEL_BUILT_BY.to_owned(), crate::run_id().to_owned());
+            for label in [crate::LABEL_RUN, crate::LABEL_RUN_HOST, crate::LABEL_JOB] {
+                all_labels.insert(label.to_owned(), String::new());
+            }
             let config = ContainerConfig {
                 user: pc.user,
                 env: pc.env,

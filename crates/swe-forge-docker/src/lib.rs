@@ -33,8 +33,8 @@ pub use inspect::LayerSize;
 pub use lock::BuildLock;
 pub use registry::{PushReport, split_reference};
 pub use run_label::{
-    LABEL_JOB, LABEL_RUN, LABEL_RUN_HOST, LeftoverContainer, host_name, process_gone, run_created_containers, run_id,
-    set_job,
+    LABEL_BUILT_BY, LABEL_JOB, LABEL_RUN, LABEL_RUN_HOST, LeftoverContainer, host_name, process_gone,
+    run_created_containers, run_id, set_job,
 };
 pub use swarm::{Swarm, SwarmSpec, remove_run_services};
 

@@ -1,6 +1,9 @@
-//! The run label: every container this process creates, and every image committed from one,
-//! carries [`LABEL_RUN`] with this process's run id, so that an interrupted run can remove its
-//! own containers and a later process can find those of runs that were killed outright.
+//! The run label: every container this process creates carries [`LABEL_RUN`] with this
+//! process's run id, so that an interrupted run can remove its own containers and a later process
+//! can find those of runs that were killed outright. An image committed from one names the run in
+//! [`LABEL_BUILT_BY`] instead, and carries the container labels blank: a container that anyone
+//! else makes from it (SWE-bench's harness, a user's `docker run`) inherits the image's labels,
+//! and must never pass for a container of a run that is gone.
 //!
 //! A run id is `<pid>-<start>-<boot>`: the process id, its start time in clock ticks since boot
 //! (`/proc/<pid>/stat`) and the first 8 characters of the kernel's boot id. Whether the process
@@ -17,8 +20,15 @@ use bollard::query_parameters::{ListContainersOptions, RemoveContainerOptions};
 
 use crate::{DockerError, Engine};
 
-/// Label naming the run (process) that created a container or committed an image.
+/// Label naming the run (process) that created a container (blank on images, see the module).
 pub const LABEL_RUN: &str = "dev.swe-forge.run";
+
+/// The roles ([`crate::LABEL_ROLE`]) of the containers swe-forge makes: test and setup runs,
+/// and the containers files are read from. Images have others.
+const CONTAINER_ROLES: [&str; 2] = ["run", "inspect"];
+
+/// Label naming the run (process) that committed an image; never on containers.
+pub const LABEL_BUILT_BY: &str = "dev.swe-forge.built-by";
 
 /// Label naming the host whose process created a container (containers only, never images).
 pub const LABEL_RUN_HOST: &str = "dev.swe-forge.run-host";
@@ -192,6 +202,12 @@ impl Engine {
             .into_iter()
             .filter_map(|c| {
                 let labels = c.labels.unwrap_or_default();
+                // Only the roles our containers have: a container made by someone else from an
+                // image committed before images blanked the run labels inherits them, with
+                // the image's role (`instance`, `environment`).
+                if !CONTAINER_ROLES.contains(&labels.get(crate::LABEL_ROLE).map(String::as_str).unwrap_or_default()) {
+                    return None;
+                }
                 let id: String = c.id?.chars().take(12).collect();
                 let run = labels.get(LABEL_RUN).cloned().unwrap_or_default();
                 let leftover = LeftoverContainer {

@@ -1,5 +1,6 @@
 //! The run label on the real engine: a run whose future is dropped leaves its container, which
-//! `remove_run_containers` then removes; images committed from setup runs carry the label too;
+//! `remove_run_containers` then removes; images committed from setup runs name their run in a
+//! label of their own, so that containers others make from them are no run's;
 //! a dropped `docker build` is cancelled by the engine, its step's container removed.
 //! A binary of its own: every test of one binary shares the process's run id, and removing this
 //! run's containers would remove those of the other tests of `engine.rs`.
@@ -8,7 +9,7 @@ use std::collections::HashMap;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use swe_forge_docker::{BaseSpec, Engine, LABEL_RUN, RunSpec, run_id};
+use swe_forge_docker::{BaseSpec, Engine, LABEL_BUILT_BY, LABEL_JOB, LABEL_RUN, LABEL_RUN_HOST, RunSpec, run_id};
 
 fn docker(args: &[&str]) -> String {
     let o = Command::new("docker").args(args).output().unwrap();
@@ -57,17 +58,55 @@ async fn a_dropped_run_leaves_its_container_until_the_run_containers_are_removed
     assert_eq!(removed[0].run, run_id());
     assert_eq!(this_runs_containers(true), Vec::<String>::new());
 
-    // An image committed from a setup run names the run, and the run's container is gone.
+    // An image committed from a setup run names the run that built it, and the run's container
+    // is gone.
     let tag = format!("swe-forge/test-run-label:{}", std::process::id());
     let labels = HashMap::from([("dev.swe-forge.role".to_owned(), "test".to_owned())]);
     let (out, id) = engine.run_and_commit(&RunSpec::new(&base, "echo made > /made.txt"), &tag, &labels).await.unwrap();
     assert_eq!(out.exit_code, Some(0));
     assert!(id.is_some());
-    let label =
-        docker(&["image", "inspect", "--format", &format!("{{{{index .Config.Labels \"{LABEL_RUN}\"}}}}"), &tag]);
-    engine.remove_image(&tag).await.unwrap();
-    assert_eq!(label.trim(), run_id());
+    let label = |name: &str| {
+        docker(&["image", "inspect", "--format", &format!("{{{{index .Config.Labels \"{name}\"}}}}"), &tag])
+            .trim()
+            .to_owned()
+    };
+    assert_eq!(label(LABEL_BUILT_BY), run_id());
     assert_eq!(this_runs_containers(true), Vec::<String>::new());
+    // A container another client makes from the image (as SWE-bench's harness does) inherits the
+    // image's labels: it is no run's, and neither this run's removal nor the sweep for runs that
+    // are gone touches it.
+    for name in [LABEL_RUN, LABEL_RUN_HOST, LABEL_JOB] {
+        assert_eq!(label(name), "", "{name} on the image");
+    }
+    let foreign = docker(&["create", &tag, "true"]).trim().to_owned();
+    assert_eq!(this_runs_containers(true), Vec::<String>::new(), "the foreign container passes for this run's");
+    assert_eq!(engine.remove_run_containers().await.unwrap(), []);
+    let swept = engine.remove_orphan_containers(false).await.unwrap();
+    assert!(swept.iter().all(|c| !foreign.starts_with(&c.id)), "{swept:?}");
+    docker(&["rm", "-f", &foreign]);
+    engine.remove_image(&tag).await.unwrap();
+
+    // Images committed before the run labels were blanked carry a gone run's: a container made
+    // from one has the image's role, and the sweep leaves it; one with a container's role goes.
+    let boot = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").unwrap();
+    let gone = format!("999999999-1-{}", &boot[..8]);
+    let made = |role: &str| {
+        let labels = [
+            format!("{LABEL_RUN}={gone}"),
+            format!("{LABEL_RUN_HOST}={}", swe_forge_docker::host_name()),
+            format!("dev.swe-forge.role={role}"),
+        ];
+        let mut args = vec!["create"];
+        for l in &labels {
+            args.extend(["--label", l.as_str()]);
+        }
+        args.extend([base.as_str(), "true"]);
+        docker(&args).trim().chars().take(12).collect::<String>()
+    };
+    let (inherited, ours) = (made("instance"), made("run"));
+    let swept: Vec<String> = engine.remove_orphan_containers(false).await.unwrap().into_iter().map(|c| c.id).collect();
+    assert!(swept.contains(&ours) && !swept.contains(&inherited), "{swept:?}: ours {ours}, inherited {inherited}");
+    docker(&["rm", "-f", &inherited]);
 }
 
 /// Containers whose command holds `marker`.
