@@ -45,8 +45,9 @@ pub fn categorize_with(
 ) -> Categorized {
     let names: BTreeSet<&String> = run.keys().chain(test.keys()).chain(fix.keys()).collect();
     let get = |m: &PhaseStatuses, n: &str| m.get(n).copied().unwrap_or(TestStatus::None);
+    let touch = touch.among(names.iter().map(|n| n.as_str()));
     let mut out = Categorized::default();
-    for name in names {
+    for &name in &names {
         let t = Transition { run: get(run, name), test: get(test, name), fix: get(fix, name) };
         out.all.insert(name.clone(), t);
         if t.fix != TestStatus::Pass {

@@ -11,7 +11,7 @@
 //!
 //! [`Truncation`] is the evidence that a phase ran fewer tests than the others, with its cause.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use serde::{Deserialize, Serialize};
 
@@ -99,6 +99,8 @@ pub struct TestPatchTouch {
     stems: BTreeSet<String>,
     /// Every added and removed line and every hunk header's context, one per line.
     text: String,
+    /// The same per file: its name without extensions (`ParserTestCase`), its lines.
+    files: Vec<(String, String)>,
 }
 
 impl TestPatchTouch {
@@ -133,21 +135,36 @@ impl TestPatchTouch {
             // TestX(`); it counts when the first change comes before that function's closing
             // brace, not when the hunk only appends after it.
             let mut header: Option<&str> = None;
+            let mut own = String::new();
             for (_, line) in diff_lines(f.text) {
                 match line {
                     DiffLine::HunkStart(h) => header = h.splitn(3, "@@").nth(2),
                     DiffLine::Context(l) if l.starts_with('}') => header = None,
                     DiffLine::Added(l) | DiffLine::Removed(l) => {
                         for text in [header.take().unwrap_or_default(), l] {
-                            t.text.push_str(text);
-                            t.text.push('\n');
+                            own.push_str(text);
+                            own.push('\n');
                         }
                     }
                     _ => {}
                 }
             }
+            t.text.push_str(&own);
+            let first_stem = name.split('.').next().unwrap_or(&name).to_owned();
+            t.files.push((first_stem, own));
         }
         t
+    }
+
+    /// [`TestPatchTouch::touches`], knowing every test id of the runs (`ids`): a method name a
+    /// file changes then belongs to that file's class when the class has a test of that name
+    /// (`DefaultParserTest#testBuilder` added to `DefaultParserTest.java` does not touch
+    /// `CommandLineTest#testBuilder`), and to every class with a test of that name when it has
+    /// none (an abstract superclass's `ParserTestCase.java` changing `testLongOptionQuoteHandling`
+    /// touches `GnuParserTest#testLongOptionQuoteHandling`, which inherits it).
+    pub fn among<'a>(&'a self, ids: impl IntoIterator<Item = &'a str>) -> Touches<'a> {
+        let methods = ids.into_iter().filter_map(class_and_method).collect();
+        Touches { patch: self, methods }
     }
 
     /// Whether the test patch adds or changes test `id` (a canonical id). A test with a name of
@@ -159,16 +176,51 @@ impl TestPatchTouch {
     /// patch that adds a method to a class whose module then fails to compile does not make the
     /// class's other methods FAIL_TO_PASS.
     pub fn touches(&self, id: &str) -> bool {
-        let in_text = |n: &str| n.chars().count() >= 4 && contains_word(&self.text, n);
-        if self.paths.iter().any(|p| id == p) {
+        self.among([]).touches(id)
+    }
+}
+
+/// A [`TestPatchTouch`] that knows the runs' test ids ([`TestPatchTouch::among`]).
+#[derive(Debug)]
+pub struct Touches<'a> {
+    patch: &'a TestPatchTouch,
+    /// `(class's simple name, method)` of every `pkg.Class#method` id.
+    methods: HashSet<(&'a str, &'a str)>,
+}
+
+impl Touches<'_> {
+    /// Whether the test patch adds or changes test `id` ([`TestPatchTouch::touches`], with a
+    /// method attributed to its own class as [`TestPatchTouch::among`] says).
+    pub fn touches(&self, id: &str) -> bool {
+        let patch = self.patch;
+        let long_enough = |n: &str| n.chars().count() >= 4;
+        if patch.paths.iter().any(|p| id == p) {
             return true;
         }
+        if let Some((class, _)) = class_and_method(id) {
+            let names = own_names(id).unwrap_or_default();
+            return patch.files.iter().any(|(stem, text)| {
+                names.iter().any(|n| long_enough(n) && contains_word(text, n))
+                    && (stem == class
+                        || !names.iter().any(|n| self.methods.contains(&(stem.as_str(), n.as_str())))
+                        || id.split('#').next().is_some_and(|c| c.split(['.', '$']).any(|p| p == stem)))
+            });
+        }
+        let in_text = |n: &str| long_enough(n) && contains_word(&patch.text, n);
         if let Some(names) = own_names(id) {
             return names.iter().any(|n| in_text(n));
         }
         let parts: Vec<&str> = id.split([':', '.', '/', ' ']).map(str::trim).filter(|p| !p.is_empty()).collect();
-        parts.iter().any(|p| self.stems.contains(*p)) || parts.last().is_some_and(|p| in_text(p))
+        parts.iter().any(|p| patch.stems.contains(*p)) || parts.last().is_some_and(|p| in_text(p))
     }
+}
+
+/// `(simple class name, method)` of a `pkg.Outer$Inner#method[params]` id (`Inner`, `method`).
+fn class_and_method(id: &str) -> Option<(&str, &str)> {
+    let (class, method) = id.rsplit_once('#')?;
+    let simple = class.rsplit(['.', '$']).next().unwrap_or(class);
+    let method = method.split(['[', '(']).next().unwrap_or(method).trim();
+    (!simple.is_empty() && !method.is_empty()).then_some((simple, method))
 }
 
 /// Whether `name` is in `text` with no letter, digit or `_` right before or after it.
@@ -340,6 +392,55 @@ diff --git a/test/duration.test.js b/test/duration.test.js
         assert!(!deleting.touches("test_annotations::flatten::internally_tagged::structs"));
         assert!(!t.touches("serde_derive::doc::serde_derive/src/lib.rs - (line 3)"));
         assert!(!deleting.touches("serde_derive::doc::serde_derive/src/lib.rs - (line 3)"));
+    }
+
+    /// commons-cli 58: the test patch adds `testBuilder` to `DefaultParserTest` (which has it
+    /// among the runs' tests), and changes `testLongOptionQuoteHandling` in the abstract
+    /// `ParserTestCase` (no test of its own: its subclasses inherit it).
+    #[test]
+    fn a_changed_method_belongs_to_its_files_class_when_that_class_runs_it() {
+        let t = TestPatchTouch::of(
+            "diff --git a/src/test/java/o/DefaultParserTest.java b/src/test/java/o/DefaultParserTest.java
+--- a/src/test/java/o/DefaultParserTest.java
++++ b/src/test/java/o/DefaultParserTest.java
+@@ -40,2 +40,6 @@ public class DefaultParserTest extends ParserTestCase {
+     }
++    @Test
++    public void testBuilder() throws Exception {
++        parser = DefaultParser.builder().build();
++    }
+ }
+diff --git a/src/test/java/o/ParserTestCase.java b/src/test/java/o/ParserTestCase.java
+--- a/src/test/java/o/ParserTestCase.java
++++ b/src/test/java/o/ParserTestCase.java
+@@ -70,3 +70,3 @@ public void testLongOptionQuoteHandling() throws Exception {
+         parser = newParser();
+-        String[] args = {\"--bfile\", \"quoted string\"};
++        String[] args = {\"--bfile\", \"\\\"quoted string\\\"\"};
+     }
+",
+        );
+        let ids = [
+            "o.DefaultParserTest#testBuilder",
+            "o.CommandLineTest#testBuilder",
+            "o.GnuParserTest#testLongOptionQuoteHandling",
+            "o.DefaultParserTest#testLongOptionQuoteHandling",
+            "o.GnuParserTest#testSimpleShort",
+        ];
+        let among = t.among(ids);
+        assert!(among.touches("o.DefaultParserTest#testBuilder"));
+        assert!(!among.touches("o.CommandLineTest#testBuilder"), "another class's method of that name");
+        assert!(among.touches("o.GnuParserTest#testLongOptionQuoteHandling"), "inherited from the superclass");
+        assert!(among.touches("o.DefaultParserTest#testLongOptionQuoteHandling"));
+        assert!(!among.touches("o.GnuParserTest#testSimpleShort"));
+        // Without the runs' ids every class with the name counts (the superclass case).
+        assert!(t.touches("o.CommandLineTest#testBuilder"));
+        // A nested class's test lives in its outer class's file.
+        let nested = TestPatchTouch::of(
+            "diff --git a/src/test/java/o/OuterTest.java b/src/test/java/o/OuterTest.java\n--- a/src/test/java/o/OuterTest.java\n+++ b/src/test/java/o/OuterTest.java\n@@ -1,1 +1,2 @@\n class OuterTest {\n+  @Test void addsOne() {}\n",
+        );
+        let ids = ["o.OuterTest$Inner#addsOne", "o.OuterTest#addsOne"];
+        assert!(nested.among(ids).touches("o.OuterTest$Inner#addsOne"));
     }
 
     #[test]

@@ -18,7 +18,9 @@ mod warning;
 pub use category::{Categorized, categorize, categorize_with};
 pub use day::{Timestamp, days_in_month, parse_day};
 pub use error::RecordError;
-pub use labels::{Control, Evidence, LabelRule, Labels, TestPatchTouch, Truncation, TruncationCause, phase_gap};
+pub use labels::{
+    Control, Evidence, LabelRule, Labels, TestPatchTouch, Touches, Truncation, TruncationCause, phase_gap,
+};
 pub use layout::{PARSED_SUFFIX, RunLogs};
 pub use patch::{DiffLine, DiffLines, FileDiff, PatchShape, diff_lines, file_diffs};
 pub use record::{

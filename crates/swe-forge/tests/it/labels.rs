@@ -109,7 +109,9 @@ fn a_maven_test_patch_that_does_not_compile_without_the_fix_keeps_only_its_own_t
             "package fixtures;\n\nimport static org.junit.Assert.assertEquals;\n\nimport org.junit.Test;\n\npublic class HalfTest {{\n    @Test\n    public void halves() {{\n        assertEquals(2, Half.of(4));\n    }}\n\n    @Test\n    public void halvesZero() {{\n        assertEquals(0, Half.of(0));\n    }}\n{extra}}}\n"
         )
     };
-    let other = "package fixtures;\n\nimport static org.junit.Assert.assertTrue;\n\nimport org.junit.Test;\n\npublic class OtherTest {\n    @Test\n    public void holds() {\n        assertTrue(true);\n    }\n}\n";
+    // OtherTest has a `quarters` of its own, on the base: the test patch's `quarters` is
+    // HalfTest's, so OtherTest#quarters is not the test patch's (commons-cli 58's testBuilder).
+    let other = "package fixtures;\n\nimport static org.junit.Assert.assertTrue;\n\nimport org.junit.Test;\n\npublic class OtherTest {\n    @Test\n    public void holds() {\n        assertTrue(true);\n    }\n\n    @Test\n    public void quarters() {\n        assertTrue(true);\n    }\n}\n";
     let fx = fixture(
         &repos.join("forge-fixtures/nocompile"),
         "2024-03-01T00:00:00Z",
@@ -133,17 +135,22 @@ fn a_maven_test_patch_that_does_not_compile_without_the_fix_keeps_only_its_own_t
     let r = &out[0];
     accepted(r);
     // The test module does not compile with the test patch alone, so no test ran: only the one
-    // the test patch adds is FAIL_TO_PASS; the three that passed on the base are set apart.
+    // the test patch adds is FAIL_TO_PASS; the four that passed on the base are set apart.
     assert_eq!(keys(&r.fixed_tests), ["fixtures.HalfTest#quarters"], "{:?}", r.fixed_tests);
     let l = labels(r);
     assert_eq!(
         keys(&l.not_run_in_test),
-        ["fixtures.HalfTest#halves", "fixtures.HalfTest#halvesZero", "fixtures.OtherTest#holds"]
+        [
+            "fixtures.HalfTest#halves",
+            "fixtures.HalfTest#halvesZero",
+            "fixtures.OtherTest#holds",
+            "fixtures.OtherTest#quarters"
+        ]
     );
     let t = &l.truncated[0];
     assert_eq!(
         (t.phase, t.cause, t.reported, t.missing, t.tolerated),
-        (Phase::Test, TruncationCause::CompileFailure, 0, 3, true)
+        (Phase::Test, TruncationCause::CompileFailure, 0, 4, true)
     );
     assert!(t.evidence.contains("COMPILATION ERROR"), "{t:?}");
 }
