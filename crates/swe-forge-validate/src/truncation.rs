@@ -86,6 +86,14 @@ fn sign(log: &str, command: &str) -> Option<(TruncationCause, String)> {
     if let Some(flag) = fail_fast_flag(command) {
         return Some((TruncationCause::FailFast, format!("the test command runs with {flag}")));
     }
+    // npm and yarn echo each script they run (`> mocha --bail test/`): a flag in a script the
+    // command reaches through others (`npm run test-ci` running `nyc npm test`).
+    let script = log.lines().map(str::trim).find(|l| l.starts_with("> ") && fail_fast_flag(l).is_some());
+    if let Some(l) = script {
+        let flag = fail_fast_flag(l).unwrap_or_default();
+        let l: String = l.chars().take(300).collect();
+        return Some((TruncationCause::FailFast, format!("a script the test command runs has {flag}: {l}")));
+    }
     let cargo_stop = command.contains("cargo test") && !command.contains("--no-fail-fast");
     if cargo_stop && let Some(l) = log.lines().find(|l| l.contains("error: test failed, to rerun pass")) {
         return Some((TruncationCause::FailFast, format!("plain `cargo test` stopped: {}", l.trim())));
@@ -166,6 +174,15 @@ mod tests {
             cause("  1 passing\n  1 failing", Some(1), "mocha --bail test/"),
             (TruncationCause::FailFast, "the test command runs with --bail".into())
         );
+        let npm = "> body-parser@1.19.0 test-ci /app\n> nyc --reporter=text npm test\n\n> body-parser@1.19.0 test /app\n> mocha --require test/support/env --reporter spec --bail --check-leaks test/\n\n  1 passing\n  1 failing";
+        assert_eq!(
+            cause(npm, Some(1), "npm run test-ci"),
+            (
+                TruncationCause::FailFast,
+                "a script the test command runs has --bail: > mocha --require test/support/env --reporter spec --bail --check-leaks test/".into()
+            )
+        );
+        assert_eq!(cause("> mocha test/\n  1 failing", Some(1), "npm test").0, TruncationCause::Unknown);
         assert_eq!(
             cause("error: test failed, to rerun pass `--lib`", Some(101), "cargo test").0,
             TruncationCause::FailFast
