@@ -337,25 +337,36 @@ fn a_cmake_test_patch_that_calls_what_only_the_fix_adds_fails_instead_of_running
     // One ctest test runs the whole test binary (as cxxopts's `options` does). The test patch
     // calls `sub`, which only the fix declares: in the test run the binary does not build, and
     // the environment's binary of the base must not stand in for it. The tests are behind an
-    // option that is off by default (as cxxopts's were until 2019): the setup turns it on.
+    // option that is off by default (as cxxopts's were until 2019): the setup turns it on. The
+    // public header is copied into the build folder at configure time and the tests compile
+    // against that copy (as jansson's `file(COPY ...)` of `src/jansson.h`, PR 505): the fix's new
+    // declaration reaches the tests only when the run configures again.
     let tmp = tempfile::tempdir().unwrap();
     let repos = tmp.path().join("repos");
     let cmake = "cmake_minimum_required(VERSION 3.10)\nproject(calc CXX)\nenable_testing()\n\
+file(COPY src/calc.h DESTINATION ${CMAKE_BINARY_DIR}/include)\n\
 option(CALC_BUILD_TESTS \"Set to ON to build tests\" OFF)\nif(CALC_BUILD_TESTS)\n\
-  add_executable(tests calc.cpp tests.cpp)\n  add_test(NAME unit COMMAND tests)\nendif()\n";
+  add_executable(tests src/calc.cpp test/tests.cpp)\n\
+  target_include_directories(tests PRIVATE ${CMAKE_BINARY_DIR}/include)\n\
+  add_test(NAME unit COMMAND tests)\nendif()\n";
     let header = |extra: &str| format!("int add(int, int);\n{extra}");
     let calc = |extra: &str| format!("#include \"calc.h\"\nint add(int a, int b) {{ return a + b; }}\n{extra}");
     let tests = |checks: &str| {
-        format!("#include \"calc.h\"\n\nint main() {{\n    if (add(2, 3) != 5) return 1;\n{checks}    return 0;\n}}\n")
+        format!("#include <calc.h>\n\nint main() {{\n    if (add(2, 3) != 5) return 1;\n{checks}    return 0;\n}}\n")
     };
     let fx = crate::toolchains::fixture(
         &repos.join("forge-fixtures/newapi"),
         "2024-03-01T00:00:00Z",
-        &[("CMakeLists.txt", cmake), ("calc.h", &header("")), ("calc.cpp", &calc("")), ("tests.cpp", &tests(""))],
-        &[("tests.cpp", &tests("    if (sub(5, 3) != 2) return 1;\n"))],
         &[
-            ("calc.h", &header("int sub(int, int);\n")),
-            ("calc.cpp", &calc("int sub(int a, int b) { return a - b; }\n")),
+            ("CMakeLists.txt", cmake),
+            ("src/calc.h", &header("")),
+            ("src/calc.cpp", &calc("")),
+            ("test/tests.cpp", &tests("")),
+        ],
+        &[("test/tests.cpp", &tests("    if (sub(5, 3) != 2) return 1;\n"))],
+        &[
+            ("src/calc.h", &header("int sub(int, int);\n")),
+            ("src/calc.cpp", &calc("int sub(int a, int b) { return a - b; }\n")),
         ],
     );
     let inst = crate::toolchains::instance("forge-fixtures", "newapi", 2, fx);
