@@ -197,13 +197,13 @@ impl Touches<'_> {
         if patch.paths.iter().any(|p| id == p) {
             return true;
         }
-        if let Some((class, _)) = class_and_method(id) {
+        // The class and its outer classes (`pkg.Outer$Inner`): a file of any of them is its own.
+        if let Some((class_path, _)) = id.rsplit_once('#').filter(|_| class_and_method(id).is_some()) {
             let names = own_names(id).unwrap_or_default();
             return patch.files.iter().any(|(stem, text)| {
                 names.iter().any(|n| long_enough(n) && contains_word(text, n))
-                    && (stem == class
-                        || !names.iter().any(|n| self.methods.contains(&(stem.as_str(), n.as_str())))
-                        || id.split('#').next().is_some_and(|c| c.split(['.', '$']).any(|p| p == stem)))
+                    && (class_path.split(['.', '$']).any(|p| p == stem)
+                        || !names.iter().any(|n| self.methods.contains(&(stem.as_str(), n.as_str()))))
             });
         }
         let in_text = |n: &str| long_enough(n) && contains_word(&patch.text, n);

@@ -88,9 +88,8 @@ fn sign(log: &str, command: &str) -> Option<(TruncationCause, String)> {
     }
     // npm and yarn echo each script they run (`> mocha --bail test/`): a flag in a script the
     // command reaches through others (`npm run test-ci` running `nyc npm test`).
-    let script = log.lines().map(str::trim).find(|l| l.starts_with("> ") && fail_fast_flag(l).is_some());
-    if let Some(l) = script {
-        let flag = fail_fast_flag(l).unwrap_or_default();
+    let script = log.lines().map(str::trim).filter(|l| l.starts_with("> ")).find_map(|l| Some((l, fail_fast_flag(l)?)));
+    if let Some((l, flag)) = script {
         let l: String = l.chars().take(300).collect();
         return Some((TruncationCause::FailFast, format!("a script the test command runs has {flag}: {l}")));
     }
