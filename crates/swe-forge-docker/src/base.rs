@@ -28,18 +28,23 @@ impl Default for BaseSpec {
 }
 
 const LABEL_SUITE: &str = "dev.swe-forge.suite";
+/// The name every base image has (`swe-forge/base:<suite>-<rootfs sha256>`).
+const BASE_REPO_PREFIX: &str = "swe-forge/base:";
 
 impl Engine {
     /// Returns the tag of the base image for `spec`, bootstrapping and importing it first if the
     /// engine has none. `progress` receives one line per step.
     pub async fn ensure_base(&self, spec: &BaseSpec, progress: &(dyn Fn(&str) + Sync)) -> Result<String, DockerError> {
+        // An image made from the base by hand (`docker commit` of a container of it) carries
+        // the base's labels too: only swe-forge's own base names count.
         let labels = [(LABEL_ROLE, "base"), (LABEL_SUITE, spec.suite.as_str())];
-        if let Some(tag) = self.images_with_labels(&labels).await?.first() {
-            return Ok(tag.clone());
+        let ours = |tags: Vec<String>| tags.into_iter().find(|t| t.starts_with(BASE_REPO_PREFIX));
+        if let Some(tag) = ours(self.images_with_labels(&labels).await?) {
+            return Ok(tag);
         }
         let _lock = crate::lock::lock(&format!("base-{}", spec.suite)).await?;
-        if let Some(tag) = self.images_with_labels(&labels).await?.first() {
-            return Ok(tag.clone());
+        if let Some(tag) = ours(self.images_with_labels(&labels).await?) {
+            return Ok(tag);
         }
         progress(&format!("bootstrapping a Debian {} rootfs with debootstrap", spec.suite));
         let spec2 = spec.clone();

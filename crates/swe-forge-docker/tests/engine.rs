@@ -304,3 +304,21 @@ async fn a_container_started_ahead_that_is_gone_gives_way_to_a_fresh_one() {
     assert!(out.stages.create > Duration::ZERO, "the run went to the killed container: {:?}", out.stages);
     backend.settle().await;
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_image_committed_from_the_base_by_hand_is_not_taken_for_the_base() {
+    let (engine, base) = engine_and_base().await;
+    // `docker commit` keeps the base's labels; the newest image with them used to be "the base".
+    let docker = |args: &[&str]| {
+        let out = std::process::Command::new("docker").args(args).output().expect("the docker CLI runs");
+        assert!(out.status.success(), "docker {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    };
+    let tag = format!("swe-forge-test/committed-from-base:{}", std::process::id());
+    let container = docker(&["create", &base, "true"]);
+    docker(&["commit", &container, &tag]);
+    docker(&["rm", &container]);
+    let again = engine.ensure_base(&BaseSpec::default(), &|m| eprintln!("{m}")).await;
+    engine.remove_image(&tag).await.unwrap();
+    assert_eq!(again.unwrap(), base);
+}

@@ -102,4 +102,20 @@ pub enum ExportError {
         #[source]
         source: serde_json::Error,
     },
+    /// An instance cannot be written in the asked format.
+    #[error("{id}: {message}")]
+    Instance {
+        /// The instance's id.
+        id: String,
+        /// Why.
+        message: String,
+    },
+    /// The destination of an export cannot take it.
+    #[error("{}: {message}", path.display())]
+    Destination {
+        /// The destination given.
+        path: PathBuf,
+        /// Why.
+        message: String,
+    },
 }

@@ -1,6 +1,7 @@
 //! Export of instance records to the files a dataset ships: JSONL (the Multi-SWE-bench
 //! format), an instances Parquet table (one row per instance, lossless), a tests Parquet table
-//! (one row per instance and test) and a SWE-bench view (JSONL or Parquet), and reading records
+//! (one row per instance and test), a SWE-bench view (JSONL or Parquet) and Harbor task folders
+//! (`harbor.rs`), and reading records
 //! back from JSONL or the instances table (also in the first layout, which swe-forge wrote with
 //! polars: `legacy.rs`). Every file is written atomically: a crash leaves
 //! either the previous file or the complete new one. Parquet files hold plain Arrow types only
@@ -9,6 +10,7 @@
 
 mod atomic;
 mod error;
+mod harbor;
 mod instances;
 mod legacy;
 mod records;
@@ -18,6 +20,7 @@ mod tests_table;
 
 pub use atomic::{write_file, write_jsonl};
 pub use error::ExportError;
+pub use harbor::{HARBOR_MANIFEST, HarborManifest, HarborTask, write_harbor_dir};
 pub use instances::{INSTANCE_COLUMNS, INSTANCES_TABLE, read_instances_parquet, write_instances_parquet};
 pub use records::read_records;
 pub use swebench::{

@@ -253,7 +253,7 @@ fn heredoc(s: &mut String, path: &str, base: &str, text: &str) {
 }
 
 /// Title and body of each resolved issue, else of the pull request.
-fn problem_statement(inst: &Instance) -> String {
+pub(crate) fn problem_statement(inst: &Instance) -> String {
     let one = |title: &str, body: Option<&str>| format!("{title}\n{}\n", body.unwrap_or(""));
     if inst.resolved_issues.is_empty() {
         return one(&inst.title, inst.body.as_deref());

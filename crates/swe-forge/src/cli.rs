@@ -234,9 +234,15 @@ pub struct ExportArgs {
     /// Parquet output, one row per accepted instance (in --format).
     #[arg(long)]
     pub parquet: Option<PathBuf>,
-    /// What --jsonl and --parquet hold: the full records, or SWE-bench's fields plus the image.
+    /// What --jsonl and --parquet hold: the full records, or SWE-bench's fields plus the image;
+    /// `harbor` writes Harbor task folders into --dir instead.
     #[arg(long, value_enum, default_value_t = ExportFormat::Records)]
     pub format: ExportFormat,
+    /// The folder of a `--format harbor` export: one task folder per instance
+    /// (`schemas/harbor.md`). A folder an earlier Harbor export wrote is replaced; any other
+    /// existing folder must be empty.
+    #[arg(long)]
+    pub dir: Option<PathBuf>,
     /// Test names in the exported test maps and lists: swe-forge's canonical ids, or
     /// Multi-SWE-bench's (derived from the parsed runs kept under --work-dir).
     #[arg(long, value_enum, default_value_t = ExportNaming::Canonical)]
@@ -260,6 +266,8 @@ pub enum ExportFormat {
     Records,
     /// SWE-bench's fields (FAIL_TO_PASS / PASS_TO_PASS as JSON strings) plus the image reference.
     Swebench,
+    /// Harbor task folders (instruction.md, task.toml, environment/, tests/, solution/) in --dir.
+    Harbor,
 }
 
 /// The test names of an export.

@@ -1,5 +1,5 @@
 //! `swe-forge export`: validated records to JSONL and Parquet, as records or in SWE-bench's
-//! shape, with canonical or Multi-SWE-bench test names.
+//! shape, or to Harbor task folders, with canonical or Multi-SWE-bench test names.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -14,8 +14,22 @@ use crate::records::read_logs;
 use crate::records::read_records;
 
 pub fn export_command(args: ExportArgs) -> Result<()> {
-    if args.jsonl.is_none() && args.parquet.is_none() && args.tests_parquet.is_none() {
-        bail!("nothing to export: give --jsonl, --parquet and/or --tests-parquet");
+    let files = args.jsonl.is_some() || args.parquet.is_some() || args.tests_parquet.is_some();
+    match (args.format, &args.dir) {
+        (ExportFormat::Harbor, None) => bail!("--format harbor writes task folders: give --dir DIR"),
+        (ExportFormat::Harbor, Some(_)) if files => {
+            bail!(
+                "--format harbor writes only task folders (--dir): --jsonl, --parquet and --tests-parquet do not go with it"
+            )
+        }
+        (ExportFormat::Harbor, Some(dir)) if same_file(dir, &args.records) => {
+            bail!("--dir {} is the input (--records)", dir.display())
+        }
+        (ExportFormat::Records | ExportFormat::Swebench, Some(_)) => bail!("--dir is for --format harbor"),
+        (ExportFormat::Records | ExportFormat::Swebench, None) if !files => {
+            bail!("nothing to export: give --jsonl, --parquet and/or --tests-parquet")
+        }
+        _ => {}
     }
     let outputs = [("--jsonl", &args.jsonl), ("--parquet", &args.parquet), ("--tests-parquet", &args.tests_parquet)];
     let outputs: Vec<(&str, &Path)> = outputs.iter().filter_map(|(f, p)| p.as_deref().map(|p| (*f, p))).collect();
@@ -53,6 +67,10 @@ pub fn export_command(args: ExportArgs) -> Result<()> {
     match args.format {
         ExportFormat::Records => export(&selected, jsonl, parquet, tests)?,
         ExportFormat::Swebench => export_swebench(&selected, &names, jsonl, parquet, tests)?,
+        ExportFormat::Harbor => {
+            let dir = args.dir.as_deref().expect("checked above");
+            swe_forge_export::write_harbor_dir(dir, &selected, &names, &producer())?;
+        }
     }
     batch.commit()?;
     eprintln!("exported {} instances", selected.len());

@@ -157,6 +157,9 @@ fn demo_pipeline_accepts_good_instances_and_rejects_bad_ones() {
     // SWE-bench 5's own harness (`run_evaluation`) on these images resolves every accepted
     // instance from the SWE-bench rows in both namings, and none with a wrong patch.
     swe_bench_resolves_the_demo(tmp.path());
+    // Harbor's own code loads the same records exported as task folders, and its oracle scores
+    // 1 on each, no change and a forged run 0.
+    harbor_runs_the_demo(tmp.path());
 
     // A second run resumes from the progress file: nothing is validated twice.
     let again = swe_forge(&["run", pipeline.to_str().unwrap()]);
@@ -208,6 +211,38 @@ fn swe_bench_resolves_the_demo(dir: &Path) {
         ("msb-swebench.jsonl: ", "gold resolved 9 of 9 "),
     ] {
         assert!(log.lines().any(|l| l.starts_with(line) && l.contains(want)), "{line}{want}:\n{log}");
+    }
+}
+
+/// Exports the demo's accepted records as Harbor task folders and checks them with Harbor's own
+/// code (`scripts/harbor-check.sh`: its loader, then `harbor run` with the oracle, no change and a
+/// forged solution on this engine); skipped only when the runner image cannot be made (pip).
+fn harbor_runs_the_demo(dir: &Path) {
+    let p = |name: &str| dir.join(name).to_str().unwrap().to_owned();
+    let out =
+        swe_forge(&["export", "--records", &p("out/validated.jsonl"), "--format", "harbor", "--dir", &p("harbor")]);
+    assert!(out.status.success(), "{}", text(&out));
+    let started = std::time::Instant::now();
+    let out = std::process::Command::new("bash")
+        .arg(root().join("scripts/harbor-check.sh"))
+        .arg(p("harbor"))
+        .arg(p("harbor-work"))
+        .env("SWE_FORGE_BIN", env!("CARGO_BIN_EXE_swe-forge"))
+        .output()
+        .expect("bash runs");
+    let log = text(&out);
+    eprintln!("{log}\nHarbor's check took {:?}", started.elapsed());
+    if out.status.code() == Some(2) && log.contains("could not be made") {
+        return;
+    }
+    assert!(out.status.success(), "Harbor did not accept or score the export:\n{log}");
+    for want in [
+        "harbor: loader accepted 9 of 9 task folders",
+        "harbor: oracle reward 1 on 9 of 9",
+        "harbor: nop reward 1 on 0 of 9",
+        "harbor: forged reward 1 on 0 of 9",
+    ] {
+        assert!(log.lines().any(|l| l == want), "{want}:\n{log}");
     }
 }
 
