@@ -68,6 +68,8 @@ pub enum Cause {
     Timeout,
     /// The code does not build or run with our toolchain (compiler, language or runtime version).
     Toolchain,
+    /// Our setup could not reach a host it needs (a SNAPSHOT repository, a code host).
+    NeedsNetwork,
     /// The repository, the base commit or an extra source the recipe declares is not in the local
     /// mirrors.
     RepoUnavailable,
@@ -82,7 +84,7 @@ pub enum Cause {
 
 impl Cause {
     /// Every cause, in report order.
-    pub const ALL: [Cause; 14] = [
+    pub const ALL: [Cause; 15] = [
         Cause::BuildFailure,
         Cause::PatchDoesNotApply,
         Cause::DifferentTestCommand,
@@ -93,6 +95,7 @@ impl Cause {
         Cause::Environment,
         Cause::Timeout,
         Cause::Toolchain,
+        Cause::NeedsNetwork,
         Cause::RepoUnavailable,
         Cause::Infrastructure,
         Cause::TruncatedRun,
@@ -112,6 +115,7 @@ impl Cause {
             Cause::Environment => "environment",
             Cause::Timeout => "timeout",
             Cause::Toolchain => "toolchain",
+            Cause::NeedsNetwork => "needs_network",
             Cause::RepoUnavailable => "repo_unavailable",
             Cause::Infrastructure => "infrastructure",
             Cause::TruncatedRun => "truncated_run",
@@ -134,6 +138,7 @@ impl Cause {
             }
             Cause::Timeout => "a run, or the test framework's own timeout, killed it",
             Cause::Toolchain => "the code does not build or run with our toolchain version",
+            Cause::NeedsNetwork => "our setup could not reach a host it needs (a SNAPSHOT repository, a code host)",
             Cause::RepoUnavailable => "the repository, its base commit or an extra source is not in the mirrors",
             Cause::Infrastructure => "the engine or other infrastructure failed",
             Cause::TruncatedRun => "a run of ours stopped before tests the other runs reported (fail-fast, a crash)",
@@ -148,6 +153,7 @@ impl Cause {
             RejectReason::TestPatchDoesNotApply | RejectReason::FixPatchDoesNotApply => Cause::PatchDoesNotApply,
             RejectReason::ImageBuildFailed if looks_like_toolchain(&rejection.detail) => Cause::Toolchain,
             RejectReason::ImageBuildFailed => Cause::BuildFailure,
+            RejectReason::NeedsNetwork => Cause::NeedsNetwork,
             RejectReason::Timeout => Cause::Timeout,
             RejectReason::Infrastructure => Cause::Infrastructure,
             RejectReason::UnsupportedEnvironment => Cause::Toolchain,

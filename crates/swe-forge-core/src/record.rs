@@ -452,6 +452,9 @@ pub enum RejectReason {
     FixPatchDoesNotApply,
     /// The instance image could not be built.
     ImageBuildFailed,
+    /// The setup needs a host this machine cannot reach (a SNAPSHOT repository, a tarball on a
+    /// code host, a submodule on the web); the rejection's detail names it.
+    NeedsNetwork,
     /// A run exceeded its timeout.
     Timeout,
     /// The fix run reported no test at all.
@@ -485,6 +488,7 @@ impl RejectReason {
             RejectReason::TestPatchDoesNotApply => "test_patch_does_not_apply",
             RejectReason::FixPatchDoesNotApply => "fix_patch_does_not_apply",
             RejectReason::ImageBuildFailed => "image_build_failed",
+            RejectReason::NeedsNetwork => "needs_network",
             RejectReason::Timeout => "timeout",
             RejectReason::NoTestsInFixRun => "no_tests_in_fix_run",
             RejectReason::NoFixedTests => "no_fixed_tests",

@@ -21,6 +21,7 @@ mod faults;
 mod flaky;
 mod grade;
 mod images;
+mod network;
 mod parsed;
 mod phases;
 mod recipe;

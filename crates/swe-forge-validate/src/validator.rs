@@ -56,6 +56,9 @@ pub struct Settings {
     pub cpus: Option<f64>,
     /// Retries of a run after an engine error (never after a test failure).
     pub infra_retries: u32,
+    /// Hosts this machine reaches (`[validate] reachable_hosts`): a setup failure naming one is
+    /// not taken for a missing network.
+    pub reachable_hosts: Vec<String>,
     /// Instances in a row ending in an infrastructure failure (after their retries) after which
     /// [`Validator::validate_all`] stops with [`ValidateError::MachineBroken`]; 0 never stops.
     pub infra_breaker: u32,
@@ -99,6 +102,7 @@ impl Settings {
             pids_limit: Some(4096),
             cpus: None,
             infra_retries: 4,
+            reachable_hosts: Vec::new(),
             infra_breaker: 3,
             env_commits: BTreeMap::new(),
             eval_naming: None,
@@ -427,18 +431,34 @@ impl Validator {
             };
             match self.instance_image(&req).await {
                 Ok(x) => break x,
-                Err(ImageFailure::Build(detail)) => match self.next_toolchain(&mut choice, &detail) {
-                    // The setup failed because of the toolchain's version: the next one, same recipe.
-                    Some(next) => {
-                        self.reporter
-                            .note(&format!("{id}: the setup failed on toolchain {}; trying {next}", recipe.toolchain));
-                        let t = Toolchain::named(&next)
-                            .map_err(|e| reject(RejectReason::ImageBuildFailed, e.to_string()))?;
-                        recipe.toolchain = next;
-                        toolchain = effective_toolchain(t, &recipe);
+                Err(ImageFailure::Build(detail)) => {
+                    // Another toolchain cannot reach a host this one could not.
+                    if let Some((host, line)) =
+                        crate::network::unreachable_host(&detail, &self.settings.reachable_hosts)
+                    {
+                        let detail = with_attempts(detail, choice.as_ref());
+                        return Err(reject(
+                            RejectReason::NeedsNetwork,
+                            format!("the setup could not reach {host}: {line}\n\n{detail}"),
+                        ));
                     }
-                    None => return Err(reject(RejectReason::ImageBuildFailed, with_attempts(detail, choice.as_ref()))),
-                },
+                    match self.next_toolchain(&mut choice, &detail) {
+                        // The setup failed because of the toolchain's version: the next one, same recipe.
+                        Some(next) => {
+                            self.reporter.note(&format!(
+                                "{id}: the setup failed on toolchain {}; trying {next}",
+                                recipe.toolchain
+                            ));
+                            let t = Toolchain::named(&next)
+                                .map_err(|e| reject(RejectReason::ImageBuildFailed, e.to_string()))?;
+                            recipe.toolchain = next;
+                            toolchain = effective_toolchain(t, &recipe);
+                        }
+                        None => {
+                            return Err(reject(RejectReason::ImageBuildFailed, with_attempts(detail, choice.as_ref())));
+                        }
+                    }
+                }
                 Err(ImageFailure::Infra(e)) if tries < self.settings.infra_retries => {
                     self.pause_before_retry(&id, &error_chain(&e), &mut tries, &mut delay, &mut meta.warnings).await;
                 }

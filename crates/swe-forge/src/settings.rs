@@ -52,6 +52,9 @@ pub fn apply_pipeline(settings: &mut Settings, p: &Pipeline) {
     if let Some(r) = v.infra_retries {
         settings.infra_retries = r;
     }
+    if let Some(h) = &v.reachable_hosts {
+        settings.reachable_hosts = h.clone();
+    }
     if let Some(b) = v.infra_breaker {
         settings.infra_breaker = b;
     }

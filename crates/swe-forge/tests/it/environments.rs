@@ -376,3 +376,42 @@ option(CALC_BUILD_TESTS \"Set to ON to build tests\" OFF)\nif(CALC_BUILD_TESTS)\
     assert_eq!(r.f2p_tests.keys().collect::<Vec<_>>(), ["unit"], "{:?}", r.p2p_tests);
     assert_eq!(r.swe_forge.as_ref().unwrap().provenance.as_ref().unwrap().recipe, "c-cmake");
 }
+
+/// A setup that needs a host this machine cannot reach (here a clone from `github.invalid`, as a
+/// submodule or a SNAPSHOT parent would) is rejected `needs_network`, naming the host, not
+/// `image_build_failed`; a host the pipeline lists as reachable is a build failure again.
+#[test]
+fn a_setup_that_cannot_reach_a_host_is_rejected_needs_network_with_the_host() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = make_repos(tmp.path());
+    let fixtures = read_records(&root().join("data/fixtures/instances.jsonl"));
+    let inst = fixtures.iter().find(|r| r.instance_id == "forge-fixtures__gostack-1").unwrap();
+    let pipeline = |name: &str, validate: &str| {
+        let path = tmp.path().join(format!("{name}.toml"));
+        std::fs::write(
+            &path,
+            format!(
+                "name = \"{name}\"\n[source]\nrecords = \"-\"\nrepos = \"-\"\n[output]\nvalidated = \"-\"\n{validate}\
+                 [overrides.\"forge-fixtures/gostack\"]\n\
+                 setup = [\"git ls-remote https://github.invalid/forge-fixtures/parent.git\"]\n"
+            ),
+        )
+        .unwrap();
+        path
+    };
+    let rejection = |dir: &str, p: &Path| {
+        let done = validate(&[inst], &repos, &tmp.path().join(dir), Some(p));
+        let meta = done[0].swe_forge.clone().unwrap();
+        assert_eq!(meta.status, ValidationStatus::Rejected, "{meta:?}");
+        meta.rejections[0].clone()
+    };
+    let r = rejection("offline", &pipeline("offline", ""));
+    assert_eq!(r.reason, swe_forge_core::RejectReason::NeedsNetwork, "{r:?}");
+    assert!(
+        r.detail.starts_with("the setup could not reach https://github.invalid/forge-fixtures/parent.git"),
+        "{}",
+        r.detail
+    );
+    let r = rejection("listed", &pipeline("listed", "[validate]\nreachable_hosts = [\"github.invalid\"]\n"));
+    assert_eq!(r.reason, swe_forge_core::RejectReason::ImageBuildFailed, "{r:?}");
+}

@@ -432,3 +432,38 @@ fn an_output_that_is_the_input_or_another_output_is_refused_and_skipped_records_
         text(&o)
     );
 }
+
+#[test]
+fn a_harbor_export_takes_a_folder_and_refuses_what_it_cannot_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("input.jsonl");
+    let mut records = sample_records();
+    let go = records.iter_mut().find(|r| r.instance_id == "forge-fixtures__gostack-1").unwrap();
+    go.swe_forge.as_mut().unwrap().image_id = Some("sha256:0123".into());
+    write_records(&input, &records);
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_owned();
+    let refused = |args: &[&str], why: &str| {
+        let out = swe_forge(&[&["export", "--records", &p("input.jsonl")], args].concat());
+        assert!(!out.status.success(), "{args:?}");
+        assert!(text(&out).contains(why), "{args:?}: {}", text(&out));
+    };
+    refused(&["--format", "harbor"], "give --dir DIR");
+    refused(&["--format", "harbor", "--dir", &p("h"), "--jsonl", &p("x.jsonl")], "only task folders");
+    refused(&["--dir", &p("h")], "--dir is for --format harbor");
+    // Records swe-forge did not build (published Multi-SWE-bench ones) have no image to start from.
+    refused(&["--all", "--format", "harbor", "--dir", &p("h")], ": not validated by swe-forge");
+    assert!(!dir.path().join("h").exists());
+    export(&["--records", &p("input.jsonl"), "--format", "harbor", "--dir", &p("h")]);
+    let go = dir.path().join("h/forge-fixtures__gostack-1");
+    for f in ["instruction.md", "task.toml", "environment/Dockerfile", "tests/test.sh", "solution/solve.sh"] {
+        assert!(go.join(f).is_file(), "{f}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(go.join("tests/fail_to_pass.txt")).unwrap(),
+        "gostack::TestPopEmptyReturnsError\n"
+    );
+    // A folder of the user's is never replaced.
+    std::fs::create_dir(dir.path().join("mine")).unwrap();
+    std::fs::write(dir.path().join("mine/a.txt"), "x").unwrap();
+    refused(&["--format", "harbor", "--dir", &p("mine")], "not a Harbor export");
+}
