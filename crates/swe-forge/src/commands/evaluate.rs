@@ -78,7 +78,7 @@ pub async fn evaluate_command(args: EvaluateArgs) -> Result<()> {
     }
 
     let store_path = out.join("state.sqlite");
-    let mut store = Store::open(&store_path)?;
+    let mut store = Store::open_writer(&store_path)?;
     if args.fresh {
         store.reset_evaluations()?;
     }

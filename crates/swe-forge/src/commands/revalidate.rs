@@ -83,7 +83,7 @@ pub async fn revalidate_command(args: RevalidateArgs) -> Result<()> {
     // one wins when it is read); an output folder from before the store is taken over from it.
     let store_path = out.join("state.sqlite");
     let new_store = !store_path.exists();
-    let mut store = Store::open(&store_path)?;
+    let mut store = Store::open_writer(&store_path)?;
     if new_store && progress.exists() {
         let file = std::fs::File::open(&progress).with_context(|| format!("opening {}", progress.display()))?;
         let earlier = swe_forge_core::read_jsonl_log(std::io::BufReader::new(file))

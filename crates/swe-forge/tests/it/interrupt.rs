@@ -237,3 +237,26 @@ fn images_cleanup_removes_the_containers_of_a_killed_run_and_no_others() {
     assert_eq!(containers(&format!("{LABEL_RUN}={killed_id}"), true), [], "{}", text(&out));
     assert_eq!(containers(&format!("{LABEL_RUN}={live_id}"), false), live_before, "the live run's containers stay");
 }
+
+#[test]
+fn a_second_validation_of_the_same_work_folder_is_refused_while_the_first_runs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let hanging = Hanging::new(tmp.path());
+    let mut first = hanging.spawn(&tmp.path().join("first.log"));
+    let id = first.wait_for_hanging_test();
+    let running = containers(&format!("{LABEL_RUN}={id}"), false);
+
+    // Without the store's writer lock this one validates the same instance alongside (phases cut
+    // after 3 s, so it would finish and succeed), writing the same logs and store rows.
+    let second = swe_forge(&hanging.args("3"));
+    assert_eq!(second.status.code(), Some(1), "{}", text(&second));
+    assert!(text(&second).contains("is in use by another swe-forge process"), "{}", text(&second));
+    assert!(!hanging.out.exists(), "the refused run wrote its output");
+
+    // The first is unharmed: still running its test, and it stops as usual.
+    assert!(first.child.try_wait().unwrap().is_none(), "{}", first.log_text());
+    assert_eq!(containers(&format!("{LABEL_RUN}={id}"), false), running);
+    let sent = first.signal("INT");
+    let (code, _) = first.wait(sent, Duration::from_secs(30));
+    assert_eq!(code, Some(130), "{}", first.log_text());
+}
