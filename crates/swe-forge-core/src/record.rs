@@ -547,7 +547,8 @@ pub fn path_component_problem(name: &str) -> Option<&'static str> {
     }
 }
 
-/// Reads JSONL records; blank lines are skipped; a missing `instance_id` is filled in.
+/// Reads JSONL records; blank lines are skipped; a missing `instance_id` is filled in. A line
+/// longer than [`crate::MAX_LINE`] is an error (read no further).
 /// A malformed line is reported with its line number and the path of the bad field; so is an
 /// `instance_id`, `org` or `repo` that is not a safe path component
 /// ([`path_component_problem`]) and an instance id seen before.
@@ -565,7 +566,7 @@ pub fn read_jsonl_log(reader: impl BufRead) -> Result<Vec<Instance>, RecordError
 fn read_lines(reader: impl BufRead, repeats: bool) -> Result<Vec<Instance>, RecordError> {
     let mut out = Vec::new();
     let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-    for (idx, line) in reader.lines().enumerate() {
+    for (idx, line) in crate::bounded_lines(reader, crate::MAX_LINE).enumerate() {
         let line = line?;
         if line.trim().is_empty() {
             continue;

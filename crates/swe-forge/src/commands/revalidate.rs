@@ -32,7 +32,7 @@ use swe_forge_validate::{Done, Settings, Stopped, plan_env_commits};
 use crate::cli::RevalidateArgs;
 use crate::engine::{tidy_engine, validator_for};
 use crate::records::read_logs;
-use crate::records::read_records;
+use crate::records::{off_thread, read_records};
 use crate::settings::{apply_engine_args, apply_pipeline};
 use swe_forge_config::Pipeline;
 use swe_forge_config::Profile;
@@ -47,7 +47,8 @@ struct Timing {
 pub async fn revalidate_command(args: RevalidateArgs) -> Result<()> {
     let profile = Profile::load(&args.profile)?;
     eprintln!("profile {}: {}", profile.name, profile.description);
-    let mut published = read_records(&args.records)?;
+    let path = args.records.clone();
+    let mut published = off_thread(move || read_records(&path)).await?;
     let all_published = published.clone();
     let out = &args.out;
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;

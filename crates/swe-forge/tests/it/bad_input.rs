@@ -193,3 +193,63 @@ fn one_vocabulary_version_completions_stdin_stdout_and_a_closed_pipe() {
     let out = child.wait_with_output().unwrap();
     assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"), "{}", text(&out));
 }
+
+/// `swe-forge ARGS` with its address space capped at 4 GiB (stdin from `stdin`), so that a read
+/// that grows without bound aborts instead of eating the machine.
+fn swe_forge_capped(args: &[&str], stdin: &str) -> std::process::Output {
+    Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 4194304; exec \"$0\" \"$@\" < \"$SWE_FORGE_TEST_STDIN\"")
+        .arg(env!("CARGO_BIN_EXE_swe-forge"))
+        .args(args)
+        .env("SWE_FORGE_TEST_STDIN", stdin)
+        .env("SWE_FORGE_NO_PROGRESS", "1")
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn an_endless_input_line_is_refused_in_bounded_memory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dataset = root().join("data/fixtures/instances.jsonl");
+    let out = tmp.path().join("o.jsonl");
+    let labels_out = tmp.path().join("c.jsonl");
+    let eval_out = tmp.path().join("eval");
+    let (dataset, out, labels_out, eval_out) =
+        (dataset.to_str().unwrap(), out.to_str().unwrap(), labels_out.to_str().unwrap(), eval_out.to_str().unwrap());
+    for (args, stdin) in [
+        (vec!["validate", "--records", "/dev/zero", "--repos", "x", "--out", out], "/dev/null"),
+        (vec!["validate", "--records", "-", "--repos", "x", "--out", out], "/dev/zero"),
+        (vec!["evaluate", "--dataset", dataset, "--predictions", "/dev/zero", "--out", eval_out], "/dev/null"),
+        (vec!["curate", "--dataset", dataset, "--labels", "/dev/zero", "--out", labels_out], "/dev/null"),
+        (vec!["export", "--records", "/dev/zero", "--jsonl", out], "/dev/null"),
+    ] {
+        let o = swe_forge_capped(&args, stdin);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", text(&o));
+        assert!(text(&o).contains("line 1 is longer than 64 MiB"), "{args:?}: {}", text(&o));
+    }
+}
+
+#[test]
+fn records_from_a_fifo_are_read_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fifo = tmp.path().join("records.fifo");
+    let o = Command::new("mkfifo").arg(&fifo).output().unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let dataset = std::fs::read(root().join("data/fixtures/instances.jsonl")).unwrap();
+    let lines = dataset.iter().filter(|&&b| b == b'\n').count();
+    let writer = {
+        let fifo = fifo.clone();
+        // Errors ignored: the command may close its end early, which is what would fail.
+        std::thread::spawn(move || {
+            if let Ok(mut f) = std::fs::File::options().write(true).open(&fifo) {
+                let _ = std::io::Write::write_all(&mut f, &dataset);
+            }
+        })
+    };
+    let out = tmp.path().join("copy.jsonl");
+    let o = swe_forge(&["export", "--all", "--records", fifo.to_str().unwrap(), "--jsonl", out.to_str().unwrap()]);
+    writer.join().unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(crate::support::read_records(&out).len(), lines);
+}
