@@ -212,7 +212,7 @@ impl Pipeline {
         let p: Pipeline =
             toml::from_str(text).map_err(|source| ConfigError::Parse { origin: origin.to_owned(), source })?;
         for (key, o) in &p.overrides {
-            o.check_parsers(origin, &override_key(key))?;
+            o.check(origin, &override_key(key))?;
         }
         Ok(p)
     }
@@ -266,6 +266,24 @@ mod tests {
         let text = format!("{MINIMAL}[overrides.\"o/r\"]\nparser = \"go-tset\"\n");
         let err = Pipeline::from_toml(&text, "pipeline p.toml").unwrap_err().to_string();
         assert!(err.contains("`overrides.\"o/r\".parser`") && err.contains("go-tset"), "{err}");
+    }
+
+    #[test]
+    fn what_goes_into_a_dockerfile_cannot_add_instructions() {
+        for (body, says) in [
+            ("env = { \"X=1\\nRUN touch /pwn\\nENV Y\" = \"1\" }", "`overrides.\"o/r\".env`"),
+            ("env = { X = \"1\\nRUN touch /pwn\" }", "`overrides.\"o/r\".env.X`"),
+            ("run_env = { \"A B\" = \"1\" }", "`overrides.\"o/r\".run_env`"),
+            ("extra_packages = [\"git && touch /pwn\"]", "`overrides.\"o/r\".extra_packages`"),
+            ("apt_suites = [\"sid\\nRUN x\"]", "`overrides.\"o/r\".apt_suites`"),
+            ("[[overrides.\"o/r\".variants]]\nenv = { \"=\" = \"\" }", "`overrides.\"o/r\".variants[0].env`"),
+        ] {
+            let text = format!("{MINIMAL}[overrides.\"o/r\"]\n{body}\n");
+            let err = Pipeline::from_toml(&text, "pipeline p.toml").map(|_| ()).unwrap_err().to_string();
+            assert!(err.contains(says), "{body}: {err}");
+        }
+        let fine = "env = { JAVA_TOOL_OPTIONS = \"-Xmx2g -Dfile.encoding=UTF-8\", _X1 = \"\" }\nextra_packages = [\"libssl-dev\", \"g++-12/bookworm\", \"x=1.2+b1\"]";
+        Pipeline::from_toml(&format!("{MINIMAL}[overrides.\"o/r\"]\n{fine}\n"), "p").unwrap();
     }
 
     #[test]

@@ -66,7 +66,7 @@ impl Profile {
         let p: Profile =
             toml::from_str(text).map_err(|source| ConfigError::Parse { origin: origin.to_owned(), source })?;
         for (key, o) in &p.overrides {
-            o.check_parsers(origin, &override_key(key))?;
+            o.check(origin, &override_key(key))?;
         }
         Ok(p)
     }
