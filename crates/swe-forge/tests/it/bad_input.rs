@@ -253,3 +253,33 @@ fn records_from_a_fifo_are_read_once() {
     assert!(o.status.success(), "{}", text(&o));
     assert_eq!(crate::support::read_records(&out).len(), lines);
 }
+
+#[test]
+fn nonsense_limits_are_refused_before_anything_runs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let records = root().join("data/fixtures/instances.jsonl");
+    let out = tmp.path().join("o.jsonl");
+    for (flag, value) in [
+        ("--timeout", "0"),
+        ("--jobs", "0"),
+        ("--memory-mb", "0"),
+        ("--pids-limit", "0"),
+        ("--cpus", "0"),
+        ("--cpus", "NaN"),
+    ] {
+        let o = swe_forge(&[
+            "validate",
+            "--records",
+            records.to_str().unwrap(),
+            "--repos",
+            "x",
+            "--out",
+            out.to_str().unwrap(),
+            flag,
+            value,
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{flag} {value}: {}", text(&o));
+        assert!(text(&o).contains(flag), "{flag} {value}: {}", text(&o));
+    }
+    assert!(!out.exists());
+}
