@@ -283,3 +283,41 @@ fn nonsense_limits_are_refused_before_anything_runs() {
     }
     assert!(!out.exists());
 }
+
+#[test]
+fn a_fix_patch_over_evaluations_limit_is_rejected_at_validation() {
+    let tmp = tempfile::tempdir().unwrap();
+    let pipeline = crate::pipeline::pipeline_in(tmp.path(), "");
+    let fixtures = crate::support::read_records(&root().join("data/fixtures/instances.jsonl"));
+    let mut big = fixtures.into_iter().find(|r| r.instance_id == "forge-fixtures__gostack-1").unwrap();
+    // 12 MB: an added file of 12 MB in the diff; evaluation refuses patches over 8 MiB.
+    let lines = 12 * 1024;
+    let body: String = (0..lines).map(|_| format!("+{}\n", "x".repeat(1023))).collect();
+    big.fix_patch.push_str(&format!(
+        "diff --git a/big.txt b/big.txt\nnew file mode 100644\n--- /dev/null\n+++ b/big.txt\n@@ -0,0 +1,{lines} @@\n{body}"
+    ));
+    let records = tmp.path().join("big.jsonl");
+    swe_forge_core::write_jsonl(std::fs::File::create(&records).unwrap(), [&big]).unwrap();
+    let out = tmp.path().join("v.jsonl");
+    let o = swe_forge(&[
+        "validate",
+        "--records",
+        records.to_str().unwrap(),
+        "--repos",
+        tmp.path().join("repos").to_str().unwrap(),
+        "--pipeline",
+        pipeline.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let done = crate::support::read_records(&out);
+    assert_eq!(
+        crate::pipeline::reasons(&done[0]),
+        [swe_forge_core::RejectReason::UnsafePatch],
+        "{:?}",
+        done[0].swe_forge
+    );
+    let detail = &done[0].swe_forge.as_ref().unwrap().rejections[0].detail;
+    assert!(detail.contains("fix_patch: patch of") && detail.contains("8 MiB"), "{detail}");
+}
