@@ -31,8 +31,26 @@ pub struct Capped {
 /// first and last `cap / 2` bytes; anything else (a FIFO, a device, stdin) is read up to `cap`
 /// bytes and no further.
 pub fn read_capped(path: &Path, cap: u64) -> io::Result<Capped> {
-    let mut file = File::open(path)?;
+    let file = File::open(path)?;
     let meta = file.metadata()?;
+    read_open(file, &meta, cap)
+}
+
+/// Reads the regular file `path` as [`read_capped`] does; anything else (a FIFO, a device, a
+/// socket, a folder) is an error of kind `InvalidInput`, told without blocking: the file is
+/// opened non-blocking, so a FIFO nobody writes does not hold the caller. What a command reads
+/// from a folder it did not write (kept logs, parses) goes through this.
+pub fn read_file_capped(path: &Path, cap: u64) -> io::Result<Capped> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = File::options().read(true).custom_flags(libc::O_NONBLOCK).open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, "not a regular file (a FIFO, a device, a folder)"));
+    }
+    read_open(file, &meta, cap)
+}
+
+fn read_open(mut file: File, meta: &std::fs::Metadata, cap: u64) -> io::Result<Capped> {
     if meta.is_dir() {
         return Err(io::Error::new(io::ErrorKind::IsADirectory, "a folder, not a file"));
     }
