@@ -55,7 +55,7 @@ pub async fn evaluate_command(args: EvaluateArgs) -> Result<()> {
         eprintln!(
             "warning: {} predictions name instances the dataset does not have: {}",
             unknown.len(),
-            ids.join(", ")
+            crate::terminal::clean(&ids.join(", "))
         );
     }
     if known.is_empty() {

@@ -321,3 +321,29 @@ fn a_fix_patch_over_evaluations_limit_is_rejected_at_validation() {
     let detail = &done[0].swe_forge.as_ref().unwrap().rejections[0].detail;
     assert!(detail.contains("fix_patch: patch of") && detail.contains("8 MiB"), "{detail}");
 }
+
+#[test]
+fn escape_sequences_in_predictions_never_reach_the_terminal() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dataset = root().join("data/fixtures/instances.jsonl");
+    let preds = tmp.path().join("preds.jsonl");
+    // An id the dataset does not have (it is named in a warning), with ESC, CSI, BEL and C1.
+    std::fs::write(
+        &preds,
+        "{\"instance_id\":\"x\\u001b]0;pwned\\u0007\\u001b[2J\\u009b31m\",\"model_name_or_path\":\"m\\u001b[31m\",\"model_patch\":\"\"}\n",
+    )
+    .unwrap();
+    let o = swe_forge(&[
+        "evaluate",
+        "--dataset",
+        dataset.to_str().unwrap(),
+        "--predictions",
+        preds.to_str().unwrap(),
+        "--out",
+        tmp.path().join("eval").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let all = text(&o);
+    assert!(all.contains("predictions name instances the dataset does not have: x]0;pwned"), "{all:?}");
+    assert!(!all.chars().any(|c| c.is_control() && c != '\n'), "{all:?}");
+}
