@@ -230,7 +230,7 @@ pub struct MineRepo {
 impl Pipeline {
     /// Reads and checks the pipeline file at `path`.
     pub fn load(path: &Path) -> Result<Pipeline, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+        let text = crate::read_config(path).map_err(|source| ConfigError::Read {
             what: "pipeline",
             path: path.to_owned(),
             source,

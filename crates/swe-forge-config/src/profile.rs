@@ -47,7 +47,7 @@ impl Profile {
     pub fn load(name_or_path: &str) -> Result<Profile, ConfigError> {
         let path = Path::new(name_or_path);
         if path.is_file() {
-            let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            let text = crate::read_config(path).map_err(|source| ConfigError::Read {
                 what: "profile",
                 path: path.to_owned(),
                 source,

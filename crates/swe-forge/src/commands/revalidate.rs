@@ -179,7 +179,13 @@ pub async fn revalidate_command(args: RevalidateArgs) -> Result<()> {
     write_file(&out.join("agreement.md"), agreement_markdown(&report).as_bytes())?;
     let mut others = Vec::new();
     for path in &args.compare {
-        let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+        // Capped: an agreement report is small, and `--compare /dev/zero` must not fill the memory.
+        let read = swe_forge_fs::read_capped(path, swe_forge_fs::READ_CAP)
+            .with_context(|| format!("reading {}", path.display()))?;
+        if read.truncated {
+            bail!("{}: over {} MiB, not an agreement report", path.display(), swe_forge_fs::READ_CAP >> 20);
+        }
+        let bytes = read.bytes;
         others.push(
             serde_json::from_slice::<AgreementReport>(&bytes)
                 .with_context(|| format!("{} is not an agreement report", path.display()))?,

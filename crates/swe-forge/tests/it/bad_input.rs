@@ -228,6 +228,13 @@ fn an_endless_input_line_is_refused_in_bounded_memory() {
         assert_eq!(o.status.code(), Some(1), "{args:?}: {}", text(&o));
         assert!(text(&o).contains("line 1 is longer than 64 MiB"), "{args:?}: {}", text(&o));
     }
+    // A pipeline file without end (found by probing).
+    let o = swe_forge_capped(
+        &["validate", "--records", dataset, "--repos", "x", "--out", out, "--pipeline", "/dev/zero"],
+        "/dev/null",
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("longer than 16 MiB, the most a configuration file may hold"), "{}", text(&o));
 }
 
 #[test]
