@@ -26,3 +26,21 @@ pub use pipeline::{
 };
 pub use profile::Profile;
 pub use schema::{pipeline_schema, profile_schema};
+
+/// Most bytes of a pipeline or profile file: 16 MiB (a real one is a few KiB), so that
+/// `--pipeline /dev/zero` ends in an error instead of filling the memory.
+pub const MAX_CONFIG_BYTES: u64 = 16 << 20;
+
+/// The text of a pipeline or profile file, at most [`MAX_CONFIG_BYTES`] of it.
+pub(crate) fn read_config(path: &std::path::Path) -> std::io::Result<String> {
+    use std::io::Read;
+    let mut text = String::new();
+    std::fs::File::open(path)?.take(MAX_CONFIG_BYTES + 1).read_to_string(&mut text)?;
+    if text.len() as u64 > MAX_CONFIG_BYTES {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("longer than {} MiB, the most a configuration file may hold", MAX_CONFIG_BYTES >> 20),
+        ));
+    }
+    Ok(text)
+}

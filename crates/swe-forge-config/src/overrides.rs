@@ -151,6 +151,59 @@ impl RecipeOverride {
         r
     }
 
+    /// What [`RecipeOverride::check_parsers`] checks, and that what goes into an image's
+    /// Dockerfile or a run's environment cannot change its structure: variable names are
+    /// `[A-Za-z_][A-Za-z0-9_]*`, values hold no control character (a line feed would end the `ENV`
+    /// line and start an instruction of its own), packages and suites are plain Debian names.
+    pub(crate) fn check(&self, origin: &str, key: &str) -> Result<(), ConfigError> {
+        self.check_parsers(origin, key)?;
+        self.check_fields(origin, key)
+    }
+
+    fn check_fields(&self, origin: &str, key: &str) -> Result<(), ConfigError> {
+        let invalid =
+            |field: String, message: String| ConfigError::Invalid { origin: origin.to_owned(), key: field, message };
+        for (field, vars) in [("env", &self.env), ("run_env", &self.run_env)] {
+            for (name, value) in vars {
+                let mut chars = name.chars();
+                let good_name = chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                    && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
+                if !good_name {
+                    return Err(invalid(
+                        format!("{key}.{field}"),
+                        format!("variable name {name:?} is not [A-Za-z_][A-Za-z0-9_]*"),
+                    ));
+                }
+                if value.chars().any(char::is_control) {
+                    return Err(invalid(
+                        format!("{key}.{field}.{name}"),
+                        "the value holds a control character (a line feed, ...)".into(),
+                    ));
+                }
+            }
+        }
+        let plain = |s: &str, extra: &str| {
+            !s.is_empty() && !s.starts_with('-') && s.chars().all(|c| c.is_ascii_alphanumeric() || extra.contains(c))
+        };
+        for p in &self.extra_packages {
+            if !plain(p, ".+-:~=/_") {
+                return Err(invalid(
+                    format!("{key}.extra_packages"),
+                    format!("{p:?} is not a Debian package name (name, name=version or name/suite)"),
+                ));
+            }
+        }
+        for s in &self.apt_suites {
+            if !plain(s, ".-_") {
+                return Err(invalid(format!("{key}.apt_suites"), format!("{s:?} is not a Debian suite name")));
+            }
+        }
+        for (i, v) in self.variants.iter().enumerate() {
+            v.check_fields(origin, &format!("{key}.variants[{i}]"))?;
+        }
+        Ok(())
+    }
+
     /// Every parser this override and its variants name exists; `key` is the override's place in
     /// its file (`overrides."org/repo"`), `origin` the file.
     pub(crate) fn check_parsers(&self, origin: &str, key: &str) -> Result<(), ConfigError> {

@@ -127,6 +127,40 @@ pub struct ValidateSection {
     pub evidence_runs: Option<u32>,
 }
 
+impl ValidateSection {
+    /// Limits that make no sense are refused: no job at a time, a time limit of 0 (every run
+    /// would end as `timeout`), no memory, no process, no CPU, no toolchain tried.
+    fn check(&self, origin: &str) -> Result<(), ConfigError> {
+        let zero = [
+            ("jobs", self.jobs.map(|v| v as u64)),
+            ("phase_timeout_secs", self.phase_timeout_secs),
+            ("setup_timeout_secs", self.setup_timeout_secs),
+            ("memory_mb", self.memory_mb),
+            ("pids_limit", self.pids_limit.map(|v| v.max(0) as u64)),
+            ("toolchain_attempts", self.toolchain_attempts.map(u64::from)),
+        ];
+        for (key, value) in zero {
+            if value == Some(0) {
+                return Err(ConfigError::Invalid {
+                    origin: origin.to_owned(),
+                    key: format!("validate.{key}"),
+                    message: "must be at least 1".into(),
+                });
+            }
+        }
+        if let Some(c) = self.cpus
+            && !(c.is_finite() && c > 0.0)
+        {
+            return Err(ConfigError::Invalid {
+                origin: origin.to_owned(),
+                key: "validate.cpus".into(),
+                message: format!("{c} is not a number of CPUs above 0"),
+            });
+        }
+        Ok(())
+    }
+}
+
 /// Where test runs happen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
@@ -199,7 +233,7 @@ pub struct MineRepo {
 impl Pipeline {
     /// Reads and checks the pipeline file at `path`.
     pub fn load(path: &Path) -> Result<Pipeline, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+        let text = crate::read_config(path).map_err(|source| ConfigError::Read {
             what: "pipeline",
             path: path.to_owned(),
             source,
@@ -215,8 +249,9 @@ impl Pipeline {
         let p: Pipeline =
             toml::from_str(text).map_err(|source| ConfigError::Parse { origin: origin.to_owned(), source })?;
         for (key, o) in &p.overrides {
-            o.check_parsers(origin, &override_key(key))?;
+            o.check(origin, &override_key(key))?;
         }
+        p.validate.check(origin)?;
         Ok(p)
     }
 
@@ -269,6 +304,42 @@ mod tests {
         let text = format!("{MINIMAL}[overrides.\"o/r\"]\nparser = \"go-tset\"\n");
         let err = Pipeline::from_toml(&text, "pipeline p.toml").unwrap_err().to_string();
         assert!(err.contains("`overrides.\"o/r\".parser`") && err.contains("go-tset"), "{err}");
+    }
+
+    #[test]
+    fn what_goes_into_a_dockerfile_cannot_add_instructions() {
+        for (body, says) in [
+            ("env = { \"X=1\\nRUN touch /pwn\\nENV Y\" = \"1\" }", "`overrides.\"o/r\".env`"),
+            ("env = { X = \"1\\nRUN touch /pwn\" }", "`overrides.\"o/r\".env.X`"),
+            ("run_env = { \"A B\" = \"1\" }", "`overrides.\"o/r\".run_env`"),
+            ("extra_packages = [\"git && touch /pwn\"]", "`overrides.\"o/r\".extra_packages`"),
+            ("apt_suites = [\"sid\\nRUN x\"]", "`overrides.\"o/r\".apt_suites`"),
+            ("[[overrides.\"o/r\".variants]]\nenv = { \"=\" = \"\" }", "`overrides.\"o/r\".variants[0].env`"),
+        ] {
+            let text = format!("{MINIMAL}[overrides.\"o/r\"]\n{body}\n");
+            let err = Pipeline::from_toml(&text, "pipeline p.toml").map(|_| ()).unwrap_err().to_string();
+            assert!(err.contains(says), "{body}: {err}");
+        }
+        let fine = "env = { JAVA_TOOL_OPTIONS = \"-Xmx2g -Dfile.encoding=UTF-8\", _X1 = \"\" }\nextra_packages = [\"libssl-dev\", \"g++-12/bookworm\", \"x=1.2+b1\"]";
+        Pipeline::from_toml(&format!("{MINIMAL}[overrides.\"o/r\"]\n{fine}\n"), "p").unwrap();
+    }
+
+    #[test]
+    fn nonsense_limits_are_refused() {
+        for (line, key) in [
+            ("jobs = 0", "validate.jobs"),
+            ("phase_timeout_secs = 0", "validate.phase_timeout_secs"),
+            ("setup_timeout_secs = 0", "validate.setup_timeout_secs"),
+            ("memory_mb = 0", "validate.memory_mb"),
+            ("pids_limit = -1", "validate.pids_limit"),
+            ("cpus = 0.0", "validate.cpus"),
+            ("toolchain_attempts = 0", "validate.toolchain_attempts"),
+        ] {
+            let err = Pipeline::from_toml(&format!("{MINIMAL}[validate]\n{line}\n"), "p").map(|_| ()).unwrap_err();
+            assert!(err.to_string().contains(&format!("`{key}`")), "{line}: {err}");
+        }
+        Pipeline::from_toml(&format!("{MINIMAL}[validate]\njobs = 1\nphase_timeout_secs = 1\ncpus = 0.5\n"), "p")
+            .unwrap();
     }
 
     #[test]

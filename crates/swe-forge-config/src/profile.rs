@@ -47,7 +47,7 @@ impl Profile {
     pub fn load(name_or_path: &str) -> Result<Profile, ConfigError> {
         let path = Path::new(name_or_path);
         if path.is_file() {
-            let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            let text = crate::read_config(path).map_err(|source| ConfigError::Read {
                 what: "profile",
                 path: path.to_owned(),
                 source,
@@ -66,7 +66,7 @@ impl Profile {
         let p: Profile =
             toml::from_str(text).map_err(|source| ConfigError::Parse { origin: origin.to_owned(), source })?;
         for (key, o) in &p.overrides {
-            o.check_parsers(origin, &override_key(key))?;
+            o.check(origin, &override_key(key))?;
         }
         Ok(p)
     }

@@ -9,6 +9,7 @@ mod day;
 mod error;
 mod labels;
 mod layout;
+mod lines;
 mod patch;
 mod record;
 mod status;
@@ -22,6 +23,7 @@ pub use labels::{
     Control, Evidence, LabelRule, Labels, TestPatchTouch, Touches, Truncation, TruncationCause, phase_gap,
 };
 pub use layout::{PARSED_SUFFIX, RunLogs};
+pub use lines::{BoundedLines, MAX_LINE, bounded_lines};
 pub use patch::{DiffLine, DiffLines, FileDiff, PatchShape, diff_lines, file_diffs};
 pub use record::{
     Base, ExtraSourceProvenance, ForgeMeta, Instance, PassRates, PhaseRun, Provenance, RejectReason, Rejection,

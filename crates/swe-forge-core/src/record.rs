@@ -481,6 +481,13 @@ pub enum RejectReason {
 }
 
 impl RejectReason {
+    /// Whether the reason is no verdict on the instance but on this machine or its inputs'
+    /// presence (the engine failed after its retries; the clone, the base commit or an extra
+    /// source is missing), so a later run tries the instance again instead of keeping it.
+    pub fn is_retried(self) -> bool {
+        matches!(self, RejectReason::Infrastructure | RejectReason::RepoUnavailable)
+    }
+
     /// snake_case name as written in records.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -551,7 +558,8 @@ pub fn path_component_problem(name: &str) -> Option<&'static str> {
     }
 }
 
-/// Reads JSONL records; blank lines are skipped; a missing `instance_id` is filled in.
+/// Reads JSONL records; blank lines are skipped; a missing `instance_id` is filled in. A line
+/// longer than [`crate::MAX_LINE`] is an error (read no further).
 /// A malformed line is reported with its line number and the path of the bad field; so is an
 /// `instance_id`, `org` or `repo` that is not a safe path component
 /// ([`path_component_problem`]) and an instance id seen before.
@@ -569,7 +577,7 @@ pub fn read_jsonl_log(reader: impl BufRead) -> Result<Vec<Instance>, RecordError
 fn read_lines(reader: impl BufRead, repeats: bool) -> Result<Vec<Instance>, RecordError> {
     let mut out = Vec::new();
     let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-    for (idx, line) in reader.lines().enumerate() {
+    for (idx, line) in crate::bounded_lines(reader, crate::MAX_LINE).enumerate() {
         let line = line?;
         if line.trim().is_empty() {
             continue;

@@ -33,7 +33,12 @@ pub fn parse_label(s: &str) -> Option<DifficultyLabel> {
 
 /// Reads a labels file into instance id -> label.
 pub fn read_labels(path: &Path) -> Result<BTreeMap<String, HumanLabel>, CurateError> {
-    let text = std::fs::read_to_string(path).map_err(CurateError::io(path))?;
+    let file = std::fs::File::open(path).map_err(CurateError::io(path))?;
+    let mut text = String::new();
+    for line in swe_forge_core::bounded_lines(std::io::BufReader::new(file), swe_forge_core::MAX_LINE) {
+        text.push_str(&line.map_err(CurateError::io(path))?);
+        text.push('\n');
+    }
     parse_labels(&text).map_err(|(line, message)| CurateError::Labels { path: path.to_owned(), line, message })
 }
 

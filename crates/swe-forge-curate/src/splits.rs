@@ -75,6 +75,22 @@ pub fn write_splits(records: &[&Instance], options: &SplitOptions) -> Result<Spl
             files.entry(options.out_dir.join("lang").join(format!("{name}.jsonl"))).or_default().push(r);
         }
     }
+    // A kind's folder that is a symlink (or no folder) would have files outside the split
+    // folder removed and written: refused before anything is touched.
+    for kind in &kinds {
+        let dir = options.out_dir.join(kind);
+        if let Ok(meta) = std::fs::symlink_metadata(&dir)
+            && !meta.is_dir()
+        {
+            return Err(CurateError::Usage(format!(
+                "{} is {}, not a folder: the {kind} splits go there and its .jsonl files are removed first; \
+                 refusing to touch files outside {}",
+                dir.display(),
+                if meta.file_type().is_symlink() { "a symlink" } else { "a file" },
+                options.out_dir.display()
+            )));
+        }
+    }
     for kind in kinds {
         clear_jsonl(&options.out_dir.join(kind))?;
     }
@@ -123,6 +139,24 @@ pub fn write_records(path: &Path, records: &[&Instance]) -> Result<(), CurateErr
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_kind_folder_that_is_a_symlink_is_refused_and_nothing_outside_is_removed() {
+        let tmp = tempfile::tempdir().unwrap();
+        let outside = tmp.path().join("outside");
+        std::fs::create_dir_all(&outside).unwrap();
+        std::fs::write(outside.join("keep.jsonl"), "{}\n").unwrap();
+        let out_dir = tmp.path().join("splits");
+        std::fs::create_dir_all(&out_dir).unwrap();
+        std::os::unix::fs::symlink(&outside, out_dir.join("repo")).unwrap();
+        let r = record("o", 1, Some("go"), None);
+        let options = SplitOptions { out_dir: out_dir.clone(), by_repo: true, by_lang: true, ..Default::default() };
+        let err = write_splits(&[&r], &options).unwrap_err().to_string();
+        assert!(err.contains("is a symlink, not a folder"), "{err}");
+        assert!(outside.join("keep.jsonl").exists(), "a file outside the split folder was removed");
+        assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 1, "a split was written outside");
+        assert!(!out_dir.join("lang").exists(), "other kinds were written before the refusal");
+    }
 
     fn record(org: &str, number: u64, lang: Option<&str>, merged: Option<&str>) -> Instance {
         let mut r = swe_forge_test_support::record(org, "r", number);

@@ -22,7 +22,7 @@ pub use atomic::{write_file, write_jsonl};
 pub use error::ExportError;
 pub use harbor::{HARBOR_MANIFEST, HarborManifest, HarborTask, write_harbor_dir};
 pub use instances::{INSTANCE_COLUMNS, INSTANCES_TABLE, read_instances_parquet, write_instances_parquet};
-pub use records::read_records;
+pub use records::{MAX_STREAMED_PARQUET, read_records, read_records_stream};
 pub use swebench::{
     SWEBENCH_COLUMNS, SWEBENCH_TABLE, SweBenchRow, eval_script, write_swebench_jsonl, write_swebench_jsonl_named,
     write_swebench_parquet, write_swebench_parquet_named,

@@ -18,7 +18,7 @@ mod tree;
 
 pub use error::OutputError;
 pub use output::{Batch, Output, remove_pending_temps};
-pub use tree::{Capped, READ_CAP, Skipped, Tree, read_capped, read_tree};
+pub use tree::{Capped, READ_CAP, Skipped, Tree, read_capped, read_file_capped, read_tree};
 
 #[cfg(test)]
 mod tests;

@@ -175,3 +175,19 @@ fn reads_keep_head_and_tail_and_stop_on_endless_files() {
     assert!(!c.truncated);
     assert_eq!(c.bytes.len(), 2000);
 }
+
+#[test]
+fn a_file_nested_a_thousand_folders_deep_is_read_and_a_deep_loop_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let rel = vec!["a"; 1000];
+    let deep = rel.iter().fold(dir.path().to_owned(), |p, a| p.join(a));
+    std::fs::create_dir_all(&deep).unwrap();
+    std::fs::write(deep.join("r.xml"), "<x/>").unwrap();
+    // A loop at the bottom back to the top: read once, said so.
+    symlink(dir.path(), deep.join("up")).unwrap();
+    let tree = read_tree(dir.path(), READ_CAP).unwrap();
+    let file = format!("{}/r.xml", rel.join("/"));
+    assert_eq!(tree.files, [(file, b"<x/>".to_vec())]);
+    assert_eq!(tree.skipped.len(), 1, "{:?}", tree.skipped.iter().map(|s| &s.why).collect::<Vec<_>>());
+    assert_eq!(tree.skipped[0].why, "folder already read (symlink loop)");
+}

@@ -80,13 +80,23 @@ impl Index {
         let mut offset = 0u64;
         let mut line = String::new();
         let mut number = 0usize;
+        let mut seen: HashMap<String, usize> = HashMap::new();
         loop {
             line.clear();
-            let n = reader.read_line(&mut line).map_err(ReviewError::io(path))?;
+            // A line is capped as every reader of records caps it (`swe_forge_core::MAX_LINE`).
+            let cap = swe_forge_core::MAX_LINE as u64 + 1;
+            let n = (&mut reader).take(cap).read_line(&mut line).map_err(ReviewError::io(path))?;
             if n == 0 {
                 break;
             }
             number += 1;
+            if n as u64 == cap && !line.ends_with('\n') {
+                return Err(ReviewError::Dataset {
+                    path: path.to_owned(),
+                    line: number,
+                    message: format!("longer than {} MiB, the most one line may hold", swe_forge_core::MAX_LINE >> 20),
+                });
+            }
             let start = offset;
             offset += n as u64;
             if line.trim().is_empty() {
@@ -98,6 +108,14 @@ impl Index {
                 message: e.to_string(),
             })?;
             let Some(inst) = inst.into_iter().next() else { continue };
+            // Two records of one id: which one a review is of could not be told.
+            if let Some(first) = seen.insert(inst.instance_id.clone(), number) {
+                return Err(ReviewError::Dataset {
+                    path: path.to_owned(),
+                    line: number,
+                    message: format!("instance {} already appeared on line {first}", inst.instance_id),
+                });
+            }
             entries.push(summary(&inst, heuristic, start, n, digest(line.as_bytes())));
         }
         let by_id = entries.iter().enumerate().map(|(i, e)| (e.id.clone(), i)).collect();
@@ -141,4 +159,27 @@ pub(crate) fn read_range(path: &Path, offset: u64, len: usize) -> std::io::Resul
     let mut buf = vec![0; len];
     f.read_exact(&mut buf)?;
     Ok(buf)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_dataset_with_a_repeated_id_is_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("d.jsonl");
+        let one = swe_forge_test_support::record("o", "r", 1);
+        let mut again = one.clone();
+        again.title = "the second one".into();
+        let other = swe_forge_test_support::record("o", "r", 2);
+        let mut bytes = Vec::new();
+        swe_forge_core::write_jsonl(&mut bytes, [&one, &other, &again]).unwrap();
+        std::fs::write(&path, &bytes).unwrap();
+        let heuristic = swe_forge_curate::Heuristic::CALIBRATED;
+        let err = Index::read(&path, &heuristic).map(|_| ()).unwrap_err().to_string();
+        assert!(err.contains(":3: ") && err.contains("instance o__r-1 already appeared on line 1"), "{err}");
+        swe_forge_core::write_jsonl(std::fs::File::create(&path).unwrap(), [&one, &other]).unwrap();
+        assert_eq!(Index::read(&path, &heuristic).unwrap().entries.len(), 2);
+    }
 }

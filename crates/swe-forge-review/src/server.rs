@@ -149,28 +149,35 @@ impl ReviewServer {
 /// Reads the request, runs its route on the blocking pool and turns the answer into HTTP.
 async fn answer(state: Arc<State>, req: hyper::Request<Incoming>) -> Result<hyper::Response<Full<Bytes>>, Infallible> {
     let (parts, body) = req.into_parts();
-    let response = match Limited::new(body, BODY_CAP).collect().await {
-        Err(e) if e.is::<http_body_util::LengthLimitError>() => Response::error(413, "request body too large"),
-        Err(_) => Response::error(400, "bad request"),
-        Ok(body) => {
-            let query = parts.uri.query().map_or_else(BTreeMap::new, |q| {
-                form_urlencoded::parse(q.as_bytes()).map(|(k, v)| (k.into_owned(), v.into_owned())).collect()
-            });
-            let headers = parts
-                .headers
-                .iter()
-                .filter_map(|(k, v)| Some((k.as_str().to_owned(), v.to_str().ok()?.to_owned())))
-                .collect();
-            let request = Request {
-                method: parts.method.as_str().to_owned(),
-                path: parts.uri.path().to_owned(),
-                query,
-                headers,
-                body: body.to_bytes().to_vec(),
-            };
-            tokio::task::spawn_blocking(move || api::route(&state, &request))
-                .await
-                .unwrap_or_else(|e| Response::error(500, &format!("the request failed: {e}")))
+    // A body announced larger than the cap is refused before any of it is awaited: a client
+    // that announces 10^14 bytes and sends none gets its 413 at once, not at the connection's end.
+    let announced = hyper::body::Body::size_hint(&body).lower();
+    let response = if announced > BODY_CAP as u64 {
+        Response::error(413, "request body too large")
+    } else {
+        match Limited::new(body, BODY_CAP).collect().await {
+            Err(e) if e.is::<http_body_util::LengthLimitError>() => Response::error(413, "request body too large"),
+            Err(_) => Response::error(400, "bad request"),
+            Ok(body) => {
+                let query = parts.uri.query().map_or_else(BTreeMap::new, |q| {
+                    form_urlencoded::parse(q.as_bytes()).map(|(k, v)| (k.into_owned(), v.into_owned())).collect()
+                });
+                let headers = parts
+                    .headers
+                    .iter()
+                    .filter_map(|(k, v)| Some((k.as_str().to_owned(), v.to_str().ok()?.to_owned())))
+                    .collect();
+                let request = Request {
+                    method: parts.method.as_str().to_owned(),
+                    path: parts.uri.path().to_owned(),
+                    query,
+                    headers,
+                    body: body.to_bytes().to_vec(),
+                };
+                tokio::task::spawn_blocking(move || api::route(&state, &request))
+                    .await
+                    .unwrap_or_else(|e| Response::error(500, &format!("the request failed: {e}")))
+            }
         }
     };
     let mut out = hyper::Response::new(Full::new(Bytes::from(response.body)));

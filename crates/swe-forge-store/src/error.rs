@@ -24,6 +24,14 @@ pub enum StoreError {
         /// What serde said.
         message: String,
     },
+    /// Another process has the store open as its writer.
+    #[error(
+        "state store {path} is in use by another swe-forge process (validate, run, revalidate or evaluate of the same folder): wait for it to end, or give this run another folder"
+    )]
+    InUse {
+        /// The store file.
+        path: PathBuf,
+    },
     /// The file system failed.
     #[error("state store folder {path}")]
     Io {

@@ -60,11 +60,12 @@ impl RunRow {
     }
 }
 
-/// Whether a stored record is a result the machine cut short (an `infrastructure` rejection: the
-/// engine failed after its retries), which is no verdict on the instance: it runs again.
+/// Whether a stored record is a result the machine or the inputs' absence cut short
+/// ([`RejectReason::is_retried`]: the engine failed after its retries, the clone or base commit
+/// was missing), which is no verdict on the instance: it runs again.
 fn cut_short(record_json: &str) -> bool {
     serde_json::from_str::<Instance>(record_json)
-        .is_ok_and(|r| r.swe_forge.iter().flat_map(|m| &m.rejections).any(|x| x.reason == RejectReason::Infrastructure))
+        .is_ok_and(|r| r.swe_forge.iter().flat_map(|m| &m.rejections).any(|x| RejectReason::is_retried(x.reason)))
 }
 
 pub(crate) fn now() -> String {
@@ -299,5 +300,12 @@ mod tests {
         store.requeue(&ids[2..]).unwrap();
         assert_eq!(store.enqueue(&all[..3]).unwrap(), [ids[0].clone(), ids[2].clone()]);
         assert_eq!(store.validated().unwrap().len(), 2);
+        // A clone missing when it ran (added since) runs again too.
+        let mut missing = all[2].clone();
+        let mut meta = swe_forge_core::ForgeMeta::new(swe_forge_core::ValidationStatus::Rejected);
+        meta.rejections.push(swe_forge_core::Rejection::new(RejectReason::RepoUnavailable, "no clone at repos/o/r"));
+        missing.swe_forge = Some(meta);
+        store.finish(&missing, &[]).unwrap();
+        assert_eq!(store.enqueue(&all[..3]).unwrap(), [ids[0].clone(), ids[2].clone()]);
     }
 }

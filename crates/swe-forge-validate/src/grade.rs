@@ -88,7 +88,7 @@ impl Parsers {
     /// Run `label` parsed again from what `logs` kept of it; None when its log is gone.
     pub fn reparse(&self, logs: &RunLogs, label: &str) -> Option<ParsedLog> {
         // A kept log is at most the run's log cap; anything longer (or not a file) is cut.
-        let log = swe_forge_fs::read_capped(&logs.log(label), swe_forge_fs::READ_CAP).ok()?.bytes;
+        let log = swe_forge_fs::read_file_capped(&logs.log(label), swe_forge_fs::READ_CAP).ok()?.bytes;
         Some(self.parse(&log, &read_tree(&logs.results(label))))
     }
 }

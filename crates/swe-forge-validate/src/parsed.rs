@@ -43,7 +43,14 @@ pub(crate) fn write_result_file(dir: &std::path::Path, rel: &str, content: &[u8]
 /// The kept parse of run `label` of `instance_id` under `work_dir` (the validator's work
 /// folder), when there is one.
 pub fn read_parsed(work_dir: &Path, instance_id: &str, label: &str) -> Option<ParsedLog> {
-    serde_json::from_slice(&std::fs::read(RunLogs::new(work_dir, instance_id).parsed(label)).ok()?).ok()
+    // Not a regular file (a FIFO), or cut: no kept parse.
+    let kept =
+        swe_forge_fs::read_file_capped(&RunLogs::new(work_dir, instance_id).parsed(label), swe_forge_fs::READ_CAP)
+            .ok()?;
+    if kept.truncated {
+        return None;
+    }
+    serde_json::from_slice(&kept.bytes).ok()
 }
 
 /// Run `label` of `inst` parsed again from its kept log and result files under `work_dir`,

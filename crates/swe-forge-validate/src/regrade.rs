@@ -57,7 +57,7 @@ pub fn regrade(inst: &Instance, work_dir: &Path) -> Result<Instance, RegradeErro
         run.tests = parsed.tests.len() as u64;
         let slot = Phase::ALL.iter().position(|p| *p == run.phase).unwrap_or(0);
         if run.attempt == 0 {
-            let log = swe_forge_fs::read_capped(&logs.log(&label), swe_forge_fs::READ_CAP)
+            let log = swe_forge_fs::read_file_capped(&logs.log(&label), swe_forge_fs::READ_CAP)
                 .map(|r| r.bytes)
                 .unwrap_or_default();
             input.facts[slot] = RunFacts::of(&log, run.exit_code, run.timed_out, &command);

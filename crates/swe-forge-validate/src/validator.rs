@@ -360,6 +360,19 @@ impl Validator {
             .and_then(|r| r.commit(&inst.base.sha).map(|_| ()).map(|()| r))
             .map_err(|e| reject(RejectReason::RepoUnavailable, e.to_string()))?;
         for c in checks {
+            // Evaluation's limit, so that no accepted instance has a gold patch evaluation refuses.
+            if c.patch.len() > crate::MAX_PATCH_BYTES {
+                return Err(reject(
+                    RejectReason::UnsafePatch,
+                    format!(
+                        "{}: patch of {} bytes is over the limit of {} ({} MiB) every patch has",
+                        c.name,
+                        c.patch.len(),
+                        crate::MAX_PATCH_BYTES,
+                        crate::MAX_PATCH_BYTES >> 20
+                    ),
+                ));
+            }
             if let Some(why) = unsafe_patch_reason(c.patch) {
                 return Err(reject(RejectReason::UnsafePatch, format!("{}: {why}", c.name)));
             }

@@ -102,13 +102,13 @@ pub enum Command {
 #[derive(Debug, Args, Clone)]
 pub struct EngineArgs {
     /// Instances validated at once.
-    #[arg(long, short = 'j')]
+    #[arg(long, short = 'j', value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub jobs: Option<usize>,
     /// Timeout of each test run, in seconds.
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub timeout: Option<u64>,
     /// Memory limit of each container, in MiB.
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub memory_mb: Option<u64>,
     /// Extra CA certificates (PEM bundle) for setup steps that reach the network; mounted, never
     /// copied into an image.
@@ -119,10 +119,10 @@ pub struct EngineArgs {
     #[arg(long)]
     pub reruns: Option<u32>,
     /// Limit on the number of processes in each container (a fork bomb ends as `pids_limit`).
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(i64).range(1..))]
     pub pids_limit: Option<i64>,
     /// CPUs each container may use (e.g. 1.5).
-    #[arg(long)]
+    #[arg(long, value_parser = positive_cpus)]
     pub cpus: Option<f64>,
     /// Where test runs happen: `local` (this engine) or `swarm` (a Docker Swarm job per run, on
     /// any node; images are built here and pushed to --registry, which every node pulls from).
@@ -589,5 +589,13 @@ impl KeepArgs {
             min_clarity: self.min_clarity,
             min_adequacy: self.min_adequacy,
         }
+    }
+}
+
+/// `--cpus`: a finite number above 0.
+fn positive_cpus(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(c) if c.is_finite() && c > 0.0 => Ok(c),
+        _ => Err(format!("{s:?} is not a number of CPUs above 0 (e.g. 1.5)")),
     }
 }

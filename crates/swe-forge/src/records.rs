@@ -12,16 +12,17 @@ use swe_forge_validate::kept_parse;
 /// file's first bytes); `-` reads either from stdin.
 pub fn read_records(path: &Path) -> Result<Vec<Instance>> {
     if path.as_os_str() == "-" {
-        let mut bytes = Vec::new();
-        std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes).context("reading records from stdin")?;
-        if bytes.starts_with(b"PAR1") {
-            let tmp = tempfile::NamedTempFile::new().context("buffering Parquet from stdin")?;
-            std::fs::write(tmp.path(), &bytes).context("buffering Parquet from stdin")?;
-            return swe_forge_export::read_records(tmp.path()).context("reading records from stdin");
-        }
-        return swe_forge_core::read_jsonl(bytes.as_slice()).context("reading records from stdin");
+        return swe_forge_export::read_records_stream(std::io::stdin().lock(), Path::new("stdin"))
+            .context("reading records from stdin");
     }
     swe_forge_export::read_records(path).with_context(|| format!("reading records {}", path.display()))
+}
+
+/// Runs `read` (reading an input file) on a blocking thread, so that an async command waiting on
+/// a FIFO nobody writes still answers SIGINT and SIGTERM (`crate::interrupt` drops the work
+/// between two polls, which a read on the runtime's thread would never reach).
+pub async fn off_thread<T: Send + 'static>(read: impl FnOnce() -> Result<T> + Send + 'static) -> Result<T> {
+    tokio::task::spawn_blocking(read).await.context("reading an input")?
 }
 
 /// Refuses `-` as a folder output: a folder of files cannot go to stdout.

@@ -48,14 +48,15 @@ impl Bars {
             bar.finish_and_clear();
             self.multi.remove(&bar);
         }
-        let _ = self.multi.println(format!("  {instance} {message}"));
+        // Messages quote logs, patches and names from the records: no control characters.
+        let _ = self.multi.println(crate::terminal::clean(&format!("  {instance} {message}")));
         self.total.inc(1);
     }
 }
 
 impl Reporter for Bars {
     fn note(&self, message: &str) {
-        let _ = self.multi.println(format!("  {message}"));
+        let _ = self.multi.println(crate::terminal::clean(&format!("  {message}")));
     }
 
     fn step(&self, instance: &str, step: Step) {

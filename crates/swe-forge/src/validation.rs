@@ -25,7 +25,7 @@ pub async fn validate_records(
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
     let store_path = settings.work_dir.join("state.sqlite");
-    let mut store = Store::open(&store_path)?;
+    let mut store = Store::open_writer(&store_path)?;
     if fresh {
         store.reset()?;
     }

@@ -96,3 +96,17 @@ fn connections_beyond_the_bound_wait_for_a_free_slot() {
         assert!(closed_within(s, Duration::from_secs(3)), "an idle connection was never closed");
     }
 }
+
+#[test]
+fn a_body_announced_over_the_cap_is_refused_at_once() {
+    // Connections live a minute here: an answer only at the connection's end is no answer.
+    let limits =
+        Limits { connections: 4, header_timeout: Duration::from_secs(10), connection_timeout: Duration::from_secs(60) };
+    let (_tmp, addr) = server(limits);
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    write!(s, "POST /api/review HTTP/1.1\r\nHost: {addr}\r\nContent-Length: 100000000000000\r\n\r\n").unwrap();
+    let mut buf = [0u8; 12];
+    s.read_exact(&mut buf).expect("no answer before the body");
+    assert_eq!(&buf, b"HTTP/1.1 413");
+}

@@ -4,6 +4,7 @@
 //! the summary (`summary.json`, `summary.md`) are written from the store at the end.
 
 use std::collections::HashMap;
+use std::io::{BufRead, Read};
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
@@ -14,7 +15,7 @@ use swe_forge_validate::{Done, Evaluation, Prediction, Settings, Summary, evalua
 
 use crate::cli::EvaluateArgs;
 use crate::engine::{tidy_engine, validator_for};
-use crate::records::{folder_out, read_records};
+use crate::records::{folder_out, off_thread, read_records};
 use crate::settings::{apply_engine_args, apply_pipeline};
 use swe_forge_agree::Naming;
 use swe_forge_config::Pipeline;
@@ -22,7 +23,8 @@ use swe_forge_config::Profile;
 
 pub async fn evaluate_command(args: EvaluateArgs) -> Result<()> {
     folder_out("--out", &args.out)?;
-    let dataset = read_records(&args.dataset)?;
+    let path = args.dataset.clone();
+    let dataset = off_thread(move || read_records(&path)).await?;
     let mut by_id: HashMap<&str, &Instance> = HashMap::new();
     for (line, r) in dataset.iter().enumerate() {
         if by_id.insert(&r.instance_id, r).is_some() {
@@ -34,8 +36,12 @@ pub async fn evaluate_command(args: EvaluateArgs) -> Result<()> {
             );
         }
     }
-    let predictions =
-        if args.predictions.as_os_str() == "gold" { gold(&dataset) } else { read_predictions(&args.predictions)? };
+    let predictions = if args.predictions.as_os_str() == "gold" {
+        gold(&dataset)
+    } else {
+        let path = args.predictions.clone();
+        off_thread(move || read_predictions(&path)).await?
+    };
     let mut seen = HashMap::new();
     for p in &predictions {
         if seen.insert((p.instance_id.clone(), p.model.clone()), ()).is_some() {
@@ -49,7 +55,7 @@ pub async fn evaluate_command(args: EvaluateArgs) -> Result<()> {
         eprintln!(
             "warning: {} predictions name instances the dataset does not have: {}",
             unknown.len(),
-            ids.join(", ")
+            crate::terminal::clean(&ids.join(", "))
         );
     }
     if known.is_empty() {
@@ -78,7 +84,7 @@ pub async fn evaluate_command(args: EvaluateArgs) -> Result<()> {
     }
 
     let store_path = out.join("state.sqlite");
-    let mut store = Store::open(&store_path)?;
+    let mut store = Store::open_writer(&store_path)?;
     if args.fresh {
         store.reset_evaluations()?;
     }
@@ -141,19 +147,52 @@ fn gold(dataset: &[Instance]) -> Vec<Prediction> {
         .collect()
 }
 
+/// Most bytes of a predictions file in the JSON list format (JSON lines have no such cap, each
+/// line being capped instead): 256 MiB.
+const MAX_PREDICTIONS_LIST: u64 = 256 << 20;
+
 /// Predictions from a JSON list or JSON lines, in SWE-bench's format (`instance_id`,
 /// `model_name_or_path`, `model_patch`) or Multi-SWE-bench's (`org`, `repo`, `number`,
 /// `fix_patch`).
 pub fn read_predictions(path: &Path) -> Result<Vec<Prediction>> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("reading predictions {}", path.display()))?;
-    let values: Vec<(usize, serde_json::Value)> = if text.trim_start().starts_with('[') {
+    let file = std::fs::File::open(path).with_context(|| format!("reading predictions {}", path.display()))?;
+    let mut reader = std::io::BufReader::new(file);
+    let first = loop {
+        let buf = reader.fill_buf().with_context(|| format!("reading predictions {}", path.display()))?;
+        match buf.iter().position(|b| !b.is_ascii_whitespace()) {
+            Some(i) => break Some(buf[i]),
+            None if buf.is_empty() => break None,
+            None => {
+                let n = buf.len();
+                reader.consume(n);
+            }
+        }
+    };
+    let values: Vec<(usize, serde_json::Value)> = if first == Some(b'[') {
+        // One JSON document: capped like a line, so an endless one ends in an error.
+        let mut text = Vec::new();
+        (&mut reader)
+            .take(MAX_PREDICTIONS_LIST + 1)
+            .read_to_end(&mut text)
+            .with_context(|| format!("reading predictions {}", path.display()))?;
+        if text.len() as u64 > MAX_PREDICTIONS_LIST {
+            bail!(
+                "{}: a JSON list of predictions may hold at most {} MiB; give JSON lines instead",
+                path.display(),
+                MAX_PREDICTIONS_LIST >> 20
+            );
+        }
         let list: Vec<serde_json::Value> =
-            serde_json::from_str(&text).with_context(|| format!("{}: not a JSON list", path.display()))?;
+            serde_json::from_slice(&text).with_context(|| format!("{}: not a JSON list", path.display()))?;
         list.into_iter().enumerate().map(|(i, v)| (i + 1, v)).collect()
     } else {
         let mut out = Vec::new();
-        for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
-            let v = serde_json::from_str(line).with_context(|| format!("{}:{}: not JSON", path.display(), i + 1))?;
+        for (i, line) in swe_forge_core::bounded_lines(reader, swe_forge_core::MAX_LINE).enumerate() {
+            let line = line.with_context(|| format!("reading predictions {}", path.display()))?;
+            if line.trim().is_empty() {
+                continue;
+            }
+            let v = serde_json::from_str(&line).with_context(|| format!("{}:{}: not JSON", path.display(), i + 1))?;
             out.push((i + 1, v));
         }
         out

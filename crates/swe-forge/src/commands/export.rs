@@ -86,8 +86,29 @@ fn same_file(a: &Path, b: &Path) -> bool {
     }
     match (std::fs::metadata(a), std::fs::metadata(b)) {
         (Ok(x), Ok(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
-        _ => std::path::absolute(a).ok().is_some_and(|x| std::path::absolute(b).is_ok_and(|y| x == y)),
+        _ => resolved(a).is_some_and(|x| resolved(b).is_some_and(|y| x == y)),
     }
+}
+
+/// Where a path that may not exist yet points: its longest existing ancestor with symlinks
+/// resolved, then the rest with `.` and `..` taken as written (`d/../s.out` is `s.out`).
+fn resolved(p: &Path) -> Option<std::path::PathBuf> {
+    use std::path::{Component, PathBuf};
+    let abs = std::path::absolute(p).ok()?;
+    let parts: Vec<Component<'_>> = abs.components().collect();
+    let (mut out, rest) = (0..=parts.len()).rev().find_map(|i| {
+        std::fs::canonicalize(parts[..i].iter().collect::<PathBuf>()).ok().map(|real| (real, &parts[i..]))
+    })?;
+    for part in rest {
+        match part {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    Some(out)
 }
 
 /// `records` with Multi-SWE-bench test names: each swe-forge record's three runs (their kept

@@ -9,7 +9,7 @@ use swe_forge_docker::{BaseSpec, Engine, LABEL_REPOSITORY, LABEL_ROLE};
 use swe_forge_validate::{Settings, Silent, Validator};
 
 use crate::cli::{ImagesCommand, VerifyArgs};
-use crate::records::read_records;
+use crate::records::{off_thread, read_records};
 use crate::settings::{apply_engine_args, apply_pipeline};
 use crate::ship;
 use swe_forge_config::Pipeline;
@@ -30,7 +30,8 @@ pub async fn images_command(cmd: ImagesCommand) -> Result<()> {
             apply_engine_args(&mut settings, &args);
             let validator = Validator::new(engine, settings, Arc::new(Silent))?;
             let mut failures = 0;
-            for inst in read_records(&records)? {
+            let path = records.clone();
+            for inst in off_thread(move || read_records(&path)).await? {
                 if !instances.is_empty() && !instances.contains(&inst.instance_id) {
                     continue;
                 }
@@ -114,7 +115,8 @@ async fn prune(engine: &Engine, keep: &[PathBuf], all_repositories: bool, dry_ru
     let mut ids: HashSet<String> = HashSet::new();
     let mut repos: BTreeSet<String> = BTreeSet::new();
     for path in keep {
-        for inst in read_records(path)? {
+        let path = path.clone();
+        for inst in off_thread(move || read_records(&path)).await? {
             repos.insert(format!("{}/{}", inst.org, inst.repo));
             let Some(meta) = &inst.swe_forge else { continue };
             tags.extend(meta.image.iter().cloned());
@@ -183,7 +185,8 @@ async fn sizes(engine: &Engine, records: &std::path::Path) -> Result<()> {
     let mut rows = Vec::new();
     // Environment (or toolchain, for records made before environments) -> (toolchain, instances, build ms).
     let mut envs: BTreeMap<String, (String, Vec<String>, Option<u64>)> = BTreeMap::new();
-    for inst in read_records(records)? {
+    let path = records.to_owned();
+    for inst in off_thread(move || read_records(&path)).await? {
         let Some(meta) = &inst.swe_forge else { continue };
         let (Some(image), Some(prov)) = (&meta.image, &meta.provenance) else { continue };
         let parent = if prov.env_image.is_empty() { &prov.toolchain_image } else { &prov.env_image };

@@ -29,10 +29,10 @@ pub fn parse_command(args: ParseArgs) -> Result<()> {
         parsed.name_go_subtests(framework, MsbNaming::builtin()?.go_subtests(org, name));
     }
     for w in &parsed.warnings {
-        eprintln!("warning: {w}");
+        eprintln!("warning: {}", crate::terminal::clean(&w.to_string()));
     }
     if let Some(problem) = exit_code_consistent(&parsed, args.exit_code) {
-        eprintln!("warning: {problem}");
+        eprintln!("warning: {}", crate::terminal::clean(&problem.to_string()));
     }
     let count = |s: TestStatus| parsed.tests.values().filter(|v| **v == s).count();
     eprintln!(

@@ -33,7 +33,7 @@ pub fn regrade_command(args: RegradeArgs) -> Result<()> {
     }
     eprintln!("re-graded {} records without running a container; {} changed", out.len(), changed.len());
     for c in changed {
-        eprintln!("  {c}");
+        eprintln!("  {}", crate::terminal::clean(&c.to_string()));
     }
     Ok(())
 }

@@ -32,7 +32,7 @@ use swe_forge_validate::{Done, Settings, Stopped, plan_env_commits};
 use crate::cli::RevalidateArgs;
 use crate::engine::{tidy_engine, validator_for};
 use crate::records::read_logs;
-use crate::records::read_records;
+use crate::records::{off_thread, read_records};
 use crate::settings::{apply_engine_args, apply_pipeline};
 use swe_forge_config::Pipeline;
 use swe_forge_config::Profile;
@@ -47,7 +47,8 @@ struct Timing {
 pub async fn revalidate_command(args: RevalidateArgs) -> Result<()> {
     let profile = Profile::load(&args.profile)?;
     eprintln!("profile {}: {}", profile.name, profile.description);
-    let mut published = read_records(&args.records)?;
+    let path = args.records.clone();
+    let mut published = off_thread(move || read_records(&path)).await?;
     let all_published = published.clone();
     let out = &args.out;
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
@@ -83,7 +84,7 @@ pub async fn revalidate_command(args: RevalidateArgs) -> Result<()> {
     // one wins when it is read); an output folder from before the store is taken over from it.
     let store_path = out.join("state.sqlite");
     let new_store = !store_path.exists();
-    let mut store = Store::open(&store_path)?;
+    let mut store = Store::open_writer(&store_path)?;
     if new_store && progress.exists() {
         let file = std::fs::File::open(&progress).with_context(|| format!("opening {}", progress.display()))?;
         let earlier = swe_forge_core::read_jsonl_log(std::io::BufReader::new(file))
@@ -178,7 +179,13 @@ pub async fn revalidate_command(args: RevalidateArgs) -> Result<()> {
     write_file(&out.join("agreement.md"), agreement_markdown(&report).as_bytes())?;
     let mut others = Vec::new();
     for path in &args.compare {
-        let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+        // Capped: an agreement report is small, and `--compare /dev/zero` must not fill the memory.
+        let read = swe_forge_fs::read_capped(path, swe_forge_fs::READ_CAP)
+            .with_context(|| format!("reading {}", path.display()))?;
+        if read.truncated {
+            bail!("{}: over {} MiB, not an agreement report", path.display(), swe_forge_fs::READ_CAP >> 20);
+        }
+        let bytes = read.bytes;
         others.push(
             serde_json::from_slice::<AgreementReport>(&bytes)
                 .with_context(|| format!("{} is not an agreement report", path.display()))?,

@@ -6,12 +6,13 @@ use swe_forge_config::Pipeline;
 use swe_forge_validate::{Settings, plan_env_commits};
 
 use crate::cli::ValidateArgs;
-use crate::records::read_records;
+use crate::records::{off_thread, read_records};
 use crate::settings::{apply_engine_args, apply_pipeline};
 use crate::validation::{print_summary, validate_records};
 
 pub async fn validate_command(args: ValidateArgs) -> Result<()> {
-    let records = read_records(&args.records)?;
+    let path = args.records.clone();
+    let records = off_thread(move || read_records(&path)).await?;
     let work_dir = args.work_dir.clone().unwrap_or_else(|| args.out.with_extension("work"));
     let mut settings = Settings::new(args.repos.clone(), work_dir);
     if let Some(p) = &args.pipeline {

@@ -193,3 +193,164 @@ fn one_vocabulary_version_completions_stdin_stdout_and_a_closed_pipe() {
     let out = child.wait_with_output().unwrap();
     assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"), "{}", text(&out));
 }
+
+/// `swe-forge ARGS` with its address space capped at 4 GiB (stdin from `stdin`), so that a read
+/// that grows without bound aborts instead of eating the machine.
+fn swe_forge_capped(args: &[&str], stdin: &str) -> std::process::Output {
+    Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 4194304; exec \"$0\" \"$@\" < \"$SWE_FORGE_TEST_STDIN\"")
+        .arg(env!("CARGO_BIN_EXE_swe-forge"))
+        .args(args)
+        .env("SWE_FORGE_TEST_STDIN", stdin)
+        .env("SWE_FORGE_NO_PROGRESS", "1")
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn an_endless_input_line_is_refused_in_bounded_memory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dataset = root().join("data/fixtures/instances.jsonl");
+    let out = tmp.path().join("o.jsonl");
+    let labels_out = tmp.path().join("c.jsonl");
+    let eval_out = tmp.path().join("eval");
+    let (dataset, out, labels_out, eval_out) =
+        (dataset.to_str().unwrap(), out.to_str().unwrap(), labels_out.to_str().unwrap(), eval_out.to_str().unwrap());
+    for (args, stdin) in [
+        (vec!["validate", "--records", "/dev/zero", "--repos", "x", "--out", out], "/dev/null"),
+        (vec!["validate", "--records", "-", "--repos", "x", "--out", out], "/dev/zero"),
+        (vec!["evaluate", "--dataset", dataset, "--predictions", "/dev/zero", "--out", eval_out], "/dev/null"),
+        (vec!["curate", "--dataset", dataset, "--labels", "/dev/zero", "--out", labels_out], "/dev/null"),
+        (vec!["export", "--records", "/dev/zero", "--jsonl", out], "/dev/null"),
+    ] {
+        let o = swe_forge_capped(&args, stdin);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", text(&o));
+        assert!(text(&o).contains("line 1 is longer than 64 MiB"), "{args:?}: {}", text(&o));
+    }
+    // A pipeline file without end (found by probing).
+    let o = swe_forge_capped(
+        &["validate", "--records", dataset, "--repos", "x", "--out", out, "--pipeline", "/dev/zero"],
+        "/dev/null",
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("longer than 16 MiB, the most a configuration file may hold"), "{}", text(&o));
+}
+
+#[test]
+fn records_from_a_fifo_are_read_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fifo = tmp.path().join("records.fifo");
+    let o = Command::new("mkfifo").arg(&fifo).output().unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let dataset = std::fs::read(root().join("data/fixtures/instances.jsonl")).unwrap();
+    let lines = dataset.iter().filter(|&&b| b == b'\n').count();
+    let writer = {
+        let fifo = fifo.clone();
+        // Errors ignored: the command may close its end early, which is what would fail.
+        std::thread::spawn(move || {
+            if let Ok(mut f) = std::fs::File::options().write(true).open(&fifo) {
+                let _ = std::io::Write::write_all(&mut f, &dataset);
+            }
+        })
+    };
+    let out = tmp.path().join("copy.jsonl");
+    let o = swe_forge(&["export", "--all", "--records", fifo.to_str().unwrap(), "--jsonl", out.to_str().unwrap()]);
+    writer.join().unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(crate::support::read_records(&out).len(), lines);
+}
+
+#[test]
+fn nonsense_limits_are_refused_before_anything_runs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let records = root().join("data/fixtures/instances.jsonl");
+    let out = tmp.path().join("o.jsonl");
+    for (flag, value) in [
+        ("--timeout", "0"),
+        ("--jobs", "0"),
+        ("--memory-mb", "0"),
+        ("--pids-limit", "0"),
+        ("--cpus", "0"),
+        ("--cpus", "NaN"),
+    ] {
+        let o = swe_forge(&[
+            "validate",
+            "--records",
+            records.to_str().unwrap(),
+            "--repos",
+            "x",
+            "--out",
+            out.to_str().unwrap(),
+            flag,
+            value,
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{flag} {value}: {}", text(&o));
+        assert!(text(&o).contains(flag), "{flag} {value}: {}", text(&o));
+    }
+    assert!(!out.exists());
+}
+
+#[test]
+fn a_fix_patch_over_evaluations_limit_is_rejected_at_validation() {
+    let tmp = tempfile::tempdir().unwrap();
+    let pipeline = crate::pipeline::pipeline_in(tmp.path(), "");
+    let fixtures = crate::support::read_records(&root().join("data/fixtures/instances.jsonl"));
+    let mut big = fixtures.into_iter().find(|r| r.instance_id == "forge-fixtures__gostack-1").unwrap();
+    // 12 MB: an added file of 12 MB in the diff; evaluation refuses patches over 8 MiB.
+    let lines = 12 * 1024;
+    let body: String = (0..lines).map(|_| format!("+{}\n", "x".repeat(1023))).collect();
+    big.fix_patch.push_str(&format!(
+        "diff --git a/big.txt b/big.txt\nnew file mode 100644\n--- /dev/null\n+++ b/big.txt\n@@ -0,0 +1,{lines} @@\n{body}"
+    ));
+    let records = tmp.path().join("big.jsonl");
+    swe_forge_core::write_jsonl(std::fs::File::create(&records).unwrap(), [&big]).unwrap();
+    let out = tmp.path().join("v.jsonl");
+    let o = swe_forge(&[
+        "validate",
+        "--records",
+        records.to_str().unwrap(),
+        "--repos",
+        tmp.path().join("repos").to_str().unwrap(),
+        "--pipeline",
+        pipeline.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let done = crate::support::read_records(&out);
+    assert_eq!(
+        crate::pipeline::reasons(&done[0]),
+        [swe_forge_core::RejectReason::UnsafePatch],
+        "{:?}",
+        done[0].swe_forge
+    );
+    let detail = &done[0].swe_forge.as_ref().unwrap().rejections[0].detail;
+    assert!(detail.contains("fix_patch: patch of") && detail.contains("8 MiB"), "{detail}");
+}
+
+#[test]
+fn escape_sequences_in_predictions_never_reach_the_terminal() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dataset = root().join("data/fixtures/instances.jsonl");
+    let preds = tmp.path().join("preds.jsonl");
+    // An id the dataset does not have (it is named in a warning), with ESC, CSI, BEL and C1.
+    std::fs::write(
+        &preds,
+        "{\"instance_id\":\"x\\u001b]0;pwned\\u0007\\u001b[2J\\u009b31m\",\"model_name_or_path\":\"m\\u001b[31m\",\"model_patch\":\"\"}\n",
+    )
+    .unwrap();
+    let o = swe_forge(&[
+        "evaluate",
+        "--dataset",
+        dataset.to_str().unwrap(),
+        "--predictions",
+        preds.to_str().unwrap(),
+        "--out",
+        tmp.path().join("eval").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let all = text(&o);
+    assert!(all.contains("predictions name instances the dataset does not have: x]0;pwned"), "{all:?}");
+    assert!(!all.chars().any(|c| c.is_control() && c != '\n'), "{all:?}");
+}

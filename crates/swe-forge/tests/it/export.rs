@@ -418,6 +418,15 @@ fn an_output_that_is_the_input_or_another_output_is_refused_and_skipped_records_
         "--parquet and --tests-parquet name the same file",
     );
     assert!(!out.exists());
+    // A new file named two ways (`d/../s.out`) is one file too.
+    std::fs::create_dir_all(tmp.path().join("d")).unwrap();
+    let new = tmp.path().join("s.out");
+    let roundabout = tmp.path().join("d").join("..").join("s.out");
+    refused(
+        &["--jsonl", new.to_str().unwrap(), "--parquet", roundabout.to_str().unwrap()],
+        "--jsonl and --parquet name the same file",
+    );
+    assert!(!new.exists());
     // 22 published records (never validated here) and one rejected one are skipped, and said so.
     let o = swe_forge(&["export", "--records", input_s, "--jsonl", tmp.path().join("o.jsonl").to_str().unwrap()]);
     assert!(o.status.success(), "{}", text(&o));

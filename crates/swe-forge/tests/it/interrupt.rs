@@ -237,3 +237,61 @@ fn images_cleanup_removes_the_containers_of_a_killed_run_and_no_others() {
     assert_eq!(containers(&format!("{LABEL_RUN}={killed_id}"), true), [], "{}", text(&out));
     assert_eq!(containers(&format!("{LABEL_RUN}={live_id}"), false), live_before, "the live run's containers stay");
 }
+
+#[test]
+fn a_second_validation_of_the_same_work_folder_is_refused_while_the_first_runs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let hanging = Hanging::new(tmp.path());
+    let mut first = hanging.spawn(&tmp.path().join("first.log"));
+    let id = first.wait_for_hanging_test();
+    let running = containers(&format!("{LABEL_RUN}={id}"), false);
+
+    // Without the store's writer lock this one validates the same instance alongside (phases cut
+    // after 3 s, so it would finish and succeed), writing the same logs and store rows.
+    let second = swe_forge(&hanging.args("3"));
+    assert_eq!(second.status.code(), Some(1), "{}", text(&second));
+    assert!(text(&second).contains("is in use by another swe-forge process"), "{}", text(&second));
+    assert!(!hanging.out.exists(), "the refused run wrote its output");
+
+    // The first is unharmed: still running its test, and it stops as usual.
+    assert!(first.child.try_wait().unwrap().is_none(), "{}", first.log_text());
+    assert_eq!(containers(&format!("{LABEL_RUN}={id}"), false), running);
+    let sent = first.signal("INT");
+    let (code, _) = first.wait(sent, Duration::from_secs(30));
+    assert_eq!(code, Some(130), "{}", first.log_text());
+}
+
+#[test]
+fn a_command_waiting_on_an_input_fifo_stops_on_sigint_and_sigterm() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fifo = tmp.path().join("input.fifo");
+    let dataset = root().join("data/fixtures/instances.jsonl");
+    let cases: [(&str, Vec<&str>); 3] = [
+        ("INT", vec!["validate", "--records", "FIFO", "--repos", "x", "--out", "o.jsonl"]),
+        ("TERM", vec!["validate", "--records", "FIFO", "--repos", "x", "--out", "o.jsonl"]),
+        ("INT", vec!["evaluate", "--dataset", dataset.to_str().unwrap(), "--predictions", "FIFO", "--out", "eval"]),
+    ];
+    for (signal, args) in cases {
+        let o = Command::new("mkfifo").arg(&fifo).output().unwrap();
+        assert!(o.status.success(), "{}", text(&o));
+        let args: Vec<&str> = args.into_iter().map(|a| if a == "FIFO" { fifo.to_str().unwrap() } else { a }).collect();
+        let log = tmp.path().join("stderr.log");
+        let child = Command::new(env!("CARGO_BIN_EXE_swe-forge"))
+            .args(&args)
+            .current_dir(tmp.path())
+            .env("SWE_FORGE_NO_PROGRESS", "1")
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(&log).unwrap())
+            .spawn()
+            .unwrap();
+        let mut run = Run { child, log };
+        // Opening the FIFO for writing returns once the command has opened it to read; nothing is
+        // written, so its read waits.
+        let writer = std::fs::File::options().write(true).open(&fifo).unwrap();
+        let sent = run.signal(signal);
+        let (code, _) = run.wait(sent, Duration::from_secs(30));
+        assert_eq!(code, Some(130), "{args:?} SIG{signal}: {}", run.log_text());
+        drop(writer);
+        std::fs::remove_file(&fifo).unwrap();
+    }
+}

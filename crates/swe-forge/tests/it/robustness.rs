@@ -296,6 +296,34 @@ fn regrade_re_derives_from_kept_logs_without_an_engine() {
     let go = get(&changed, "forge-fixtures__gostack-1");
     assert_eq!(reasons(go), [RejectReason::NoFixedTests], "{:?}", go.swe_forge);
     assert_eq!(get(&changed, "forge-fixtures__jtext-3"), get(&before, "forge-fixtures__jtext-3"));
+
+    // A kept log that is a FIFO nobody writes is no log: regrade says so instead of waiting on it.
+    std::fs::remove_file(&fix_log).unwrap();
+    assert!(Command::new("mkfifo").arg(&fix_log).status().unwrap().success());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_swe-forge"))
+        .args(["regrade", "--records", validated.to_str().unwrap(), "--work-dir"])
+        .arg(tmp.path().join("work"))
+        .arg("--out")
+        .arg(tmp.path().join("fifo.jsonl"))
+        .env("DOCKER_HOST", "unix:///nonexistent/docker.sock")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("regrade waits on a kept log that is a FIFO");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert!(!status.success() && stderr.contains("fix.log"), "{status:?}: {stderr}");
 }
 
 #[test]
