@@ -483,9 +483,10 @@ pub enum RejectReason {
 impl RejectReason {
     /// Whether the reason is no verdict on the instance but on this machine or its inputs'
     /// presence (the engine failed after its retries; the clone, the base commit or an extra
-    /// source is missing), so a later run tries the instance again instead of keeping it.
+    /// source is missing; the setup could not reach a host), so a later run tries the instance
+    /// again instead of keeping it.
     pub fn is_retried(self) -> bool {
-        matches!(self, RejectReason::Infrastructure | RejectReason::RepoUnavailable)
+        matches!(self, RejectReason::Infrastructure | RejectReason::RepoUnavailable | RejectReason::NeedsNetwork)
     }
 
     /// snake_case name as written in records.
