@@ -159,7 +159,8 @@ pub struct ValidateArgs {
     /// Where to write every validated record (accepted and rejected), JSONL.
     #[arg(long, short)]
     pub out: PathBuf,
-    /// Where run logs and the state store (state.sqlite) go (default: next to --out).
+    /// Where run logs and the state store (state.sqlite) go (default: the pipeline's `[validate]
+    /// work_dir`, else next to --out); the flag beats the pipeline file.
     #[arg(long)]
     pub work_dir: Option<PathBuf>,
     /// Re-validate instances the state store already has results for.

@@ -17,6 +17,10 @@ pub async fn validate_command(args: ValidateArgs) -> Result<()> {
     let mut settings = Settings::new(args.repos.clone(), work_dir);
     if let Some(p) = &args.pipeline {
         apply_pipeline(&mut settings, &Pipeline::load(p)?);
+        // A flag beats the pipeline file: `--work-dir` over its `[validate] work_dir`.
+        if let Some(w) = &args.work_dir {
+            settings.work_dir.clone_from(w);
+        }
     }
     apply_engine_args(&mut settings, &args.engine);
     settings.env_commits = plan_env_commits(&records, &settings.repos_root, &settings.overrides);

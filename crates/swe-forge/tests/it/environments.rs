@@ -415,3 +415,25 @@ fn a_setup_that_cannot_reach_a_host_is_rejected_needs_network_with_the_host() {
     let r = rejection("listed", &pipeline("listed", "[validate]\nreachable_hosts = [\"github.invalid\"]\n"));
     assert_eq!(r.reason, swe_forge_core::RejectReason::ImageBuildFailed, "{r:?}");
 }
+
+/// `--work-dir` beats the pipeline file's `[validate] work_dir`: the run's store and logs go where
+/// the command line says, and the pipeline's folder is not touched.
+#[test]
+fn the_work_dir_flag_beats_the_pipeline_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = make_repos(tmp.path());
+    let fixtures = read_records(&root().join("data/fixtures/instances.jsonl"));
+    let inst = fixtures.iter().find(|r| r.instance_id == "forge-fixtures__gostack-4").unwrap();
+    let pipeline = tmp.path().join("p.toml");
+    std::fs::write(
+        &pipeline,
+        "name = \"p\"\n[source]\nrecords = \"-\"\nrepos = \"-\"\n[validate]\nwork_dir = \"from-pipeline\"\n[output]\nvalidated = \"-\"\n",
+    )
+    .unwrap();
+    let flag = tmp.path().join("from-flag");
+    let done =
+        validate_with(&[inst], &repos, &tmp.path().join("v"), Some(&pipeline), &["--work-dir", flag.to_str().unwrap()]);
+    assert_eq!(done.len(), 1);
+    assert!(flag.join("state.sqlite").is_file(), "the store is where --work-dir says");
+    assert!(!tmp.path().join("from-pipeline").exists(), "the pipeline's work folder was used");
+}
