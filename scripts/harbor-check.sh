@@ -67,6 +67,15 @@ for d in "$dataset"/*/; do [ -f "$d/task.toml" ] && tasks+=("$(basename "$d")");
 n=${#tasks[@]}
 [ "$n" -gt 0 ] || { echo "harbor: no task folder in $dataset" >&2; exit 1; }
 
+# Harbor builds each task's environment (and removes its tag when done); the images its builds
+# leave untagged are removed when the check ends, however it ends.
+dangling_before="$(docker images -q --filter dangling=true | sort -u)"
+remove_left_images() {
+  comm -13 <(printf '%s\n' "$dangling_before") <(docker images -q --filter dangling=true | sort -u) |
+    xargs -r docker rmi >/dev/null 2>&1 || true
+}
+trap remove_left_images EXIT
+
 # The same paths inside the runner as here: Harbor hands them to the engine for its bind mounts.
 runner() {
   docker run --rm -i -v /var/run/docker.sock:/var/run/docker.sock -v "$dataset:$dataset:ro" -v "$work:$work" \

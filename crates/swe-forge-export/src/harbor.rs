@@ -25,7 +25,7 @@ use serde::Serialize;
 use swe_forge_core::{Instance, PatchShape};
 
 use crate::ExportError;
-use crate::swebench::{RESULTS_SCRIPT, problem_statement};
+use crate::swebench::{RESULTS_SCRIPT, names_table, problem_statement};
 use crate::table::Producer;
 
 /// The file naming the export in its folder; its presence lets a later export replace the folder.
@@ -250,12 +250,7 @@ impl HarborTask {
         );
         let names_arg = match names {
             Some(names) => {
-                let table: String = names
-                    .iter()
-                    .filter(|(id, _)| !id.contains(['\t', '\n']))
-                    .map(|(id, name)| format!("{id}\t{}\n", name.replace(['\t', '\n'], " ")))
-                    .collect();
-                files.insert("tests/names.tsv".to_owned(), table);
+                files.insert("tests/names.tsv".to_owned(), names_table(names));
                 " /tests/names.tsv"
             }
             None => "",

@@ -217,12 +217,7 @@ pub fn eval_script(
     heredoc(&mut s, RESULTS_PL, "EOF_SWE_FORGE_RESULTS", RESULTS_SCRIPT);
     let names_arg = match names {
         Some(names) => {
-            let table: String = names
-                .iter()
-                .filter(|(id, _)| !id.contains(['\t', '\n']))
-                .map(|(id, name)| format!("{id}\t{}\n", name.replace(['\t', '\n'], " ")))
-                .collect();
-            heredoc(&mut s, NAMES, "EOF_SWE_FORGE_NAMES", &table);
+            heredoc(&mut s, NAMES, "EOF_SWE_FORGE_NAMES", &names_table(names));
             format!(" {NAMES}")
         }
         None => String::new(),
@@ -236,6 +231,16 @@ pub fn eval_script(
     ));
     s.push_str(&format!("(exit $swe_forge_code)\n: '{END_TEST_OUTPUT}'\n"));
     s
+}
+
+/// The names file the results script renames ids with: `<canonical id>\t<name>` lines (ids with
+/// a tab or line break left out, such characters in names turned into spaces).
+pub(crate) fn names_table(names: &BTreeMap<String, String>) -> String {
+    names
+        .iter()
+        .filter(|(id, _)| !id.contains(['\t', '\n']))
+        .map(|(id, name)| format!("{id}\t{}\n", name.replace(['\t', '\n'], " ")))
+        .collect()
 }
 
 /// Appends a heredoc writing `text` to `path`, with a delimiter (`base`, lengthened by `_`) that
