@@ -6,10 +6,10 @@ use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use bollard::models::{ContainerConfig, ContainerCreateBody, HostConfig, NetworkCreateRequest};
+use bollard::models::{ContainerConfig, ContainerCreateBody, HostConfig, HostConfigLogConfig, NetworkCreateRequest};
 use bollard::query_parameters::{
-    CommitContainerOptions, CreateContainerOptions, DownloadFromContainerOptions, KillContainerOptions,
-    ListNetworksOptions, LogsOptions, RemoveContainerOptions, UploadToContainerOptions, WaitContainerOptions,
+    AttachContainerOptions, CommitContainerOptions, CreateContainerOptions, DownloadFromContainerOptions,
+    KillContainerOptions, ListNetworksOptions, RemoveContainerOptions, UploadToContainerOptions, WaitContainerOptions,
 };
 use futures_util::StreamExt;
 use sha2::{Digest, Sha256};
@@ -359,6 +359,11 @@ impl Engine {
             pids_limit: spec.pids_limit,
             nano_cpus: spec.cpus.map(|c| (c * 1e9) as i64),
             init: Some(true),
+            // The engine keeps nothing of the output: the run reads it from its attach (bounded
+            // by `max_log_bytes` on our side), so a test that prints gigabytes leaves no
+            // gigabyte log file on the engine's disk. (json-file's `max-size` would rotate the
+            // file under `docker logs --follow`, which loses output in Docker 20.10.)
+            log_config: Some(HostConfigLogConfig { typ: Some("none".to_owned()), config: None }),
             ..Default::default()
         };
         // Our own entrypoint overrides whatever the image has; `run_and_commit` resets it, and
@@ -415,27 +420,58 @@ impl Engine {
         let prestart_after = !matches!(start, Start::Engine);
         let warm = matches!(start, Start::Payload(_));
         let started = Instant::now();
-        // Held until the run ends: the attach that gave a warm container its command.
-        let mut _stdin = None;
-        match start {
+        // The run's output comes through an attach made before the container starts (its log
+        // driver is `none`: the engine keeps no copy). A warm container's attach also gives it
+        // its command, and is held until the run ends.
+        let mut attached = match start {
             Start::Engine | Start::EngineThenPrestart => {
+                let opts = AttachContainerOptions { stdout: true, stderr: true, stream: true, ..Default::default() };
+                let attached = self
+                    .docker
+                    .attach_container(id, Some(opts))
+                    .await
+                    .map_err(DockerError::api("attach to container", id))?;
                 self.docker.start_container(id, None).await.map_err(DockerError::api("start container", id))?;
+                attached
             }
-            Start::Payload(payload) => _stdin = Some(self.deliver(id, &payload).await?),
-        }
+            Start::Payload(payload) => self.deliver(id, &payload).await?,
+        };
         stages.start = started.elapsed();
         if prestart_after {
             self.prestart_for(spec);
         }
 
         let step = Instant::now();
-        let logs_opts = LogsOptions { follow: true, stdout: true, stderr: true, ..Default::default() };
-        let mut logs = self.docker.logs(id, Some(logs_opts));
+        let logs = &mut attached.output;
         let mut sink = LogSink::new(spec.max_log_bytes);
         // With a frame, stderr carries only the frame (the script's stderr is merged into stdout).
         let mut frame = Vec::new();
         let collect = async {
-            while let Some(item) = logs.next().await {
+            // An attach the engine registered only after the container ended never ends (a warm
+            // container that died before its run took it, an attach that lost the race with a
+            // very short run): until the first output arrives, whether the container still runs
+            // is asked now and then, and reading stops one check after it ended (output on its
+            // way when it ended still arrives).
+            let mut seen = false;
+            let mut ended = false;
+            let mut check = tokio::time::interval_at(tokio::time::Instant::now() + ALIVE_CHECK, ALIVE_CHECK);
+            loop {
+                let item = if seen {
+                    logs.next().await
+                } else {
+                    tokio::select! {
+                        item = logs.next() => item,
+                        _ = check.tick() => {
+                            if ended {
+                                break;
+                            }
+                            ended = !self.running(id).await?;
+                            continue;
+                        }
+                    }
+                };
+                let Some(item) = item else { break };
+                seen = true;
                 match item {
                     Ok(bollard::container::LogOutput::StdErr { message }) if nonce.is_some() => {
                         if frame.len() < FRAME_CAP {
@@ -443,7 +479,7 @@ impl Engine {
                         }
                     }
                     Ok(chunk) => sink.push(&chunk.into_bytes()),
-                    Err(e) => return Err(DockerError::api("read logs", id)(e)),
+                    Err(e) => return Err(DockerError::api("read output", id)(e)),
                 }
             }
             Ok(())
@@ -537,6 +573,14 @@ impl Engine {
             node: None,
             stages: *stages,
         })
+    }
+
+    /// Whether container `id` is running (or about to: created, restarting).
+    async fn running(&self, id: &str) -> Result<bool, DockerError> {
+        use bollard::models::ContainerStateStatusEnum as S;
+        let c = self.docker.inspect_container(id, None).await.map_err(DockerError::api("inspect container", id))?;
+        let status = c.state.and_then(|s| s.status);
+        Ok(!matches!(status, Some(S::EXITED | S::DEAD | S::REMOVING)))
     }
 
     /// Regular files under `dir` of a (stopped) container; a missing folder gives none. At most
@@ -655,6 +699,9 @@ pub(crate) enum Start {
     /// It was started ahead and waits for its command: these bytes on its stdin.
     Payload(Vec<u8>),
 }
+
+/// How often a run that printed nothing yet checks that its container still runs.
+const ALIVE_CHECK: Duration = Duration::from_secs(2);
 
 /// Most bytes of a run's stderr kept for its end frame: the results cap and room for the header.
 const FRAME_CAP: usize = (256 << 20) + (64 << 10);

@@ -173,6 +173,8 @@ impl Engine {
         // No detach sequence can occur in the payload (it never holds a NUL byte).
         let opts = AttachContainerOptions {
             stdin: true,
+            stdout: true,
+            stderr: true,
             stream: true,
             detach_keys: Some("ctrl-@".to_owned()),
             ..Default::default()

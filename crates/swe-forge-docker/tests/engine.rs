@@ -322,3 +322,54 @@ async fn an_image_committed_from_the_base_by_hand_is_not_taken_for_the_base() {
     engine.remove_image(&tag).await.unwrap();
     assert_eq!(again.unwrap(), base);
 }
+
+/// `docker` on the command line, its stdout.
+fn docker_cli(args: &[&str]) -> String {
+    let o = std::process::Command::new("docker").args(args).output().unwrap();
+    String::from_utf8_lossy(&o.stdout).trim().to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_engine_keeps_no_copy_of_a_runs_output() {
+    let (engine, base) = engine_and_base().await;
+    // 50 MB of output, then the run waits (its output all written) until the test has looked at
+    // the engine's copy of it.
+    let token = format!("bounded-{}", std::process::id());
+    let script = format!(
+        "yes xxxxxxxxx | head -c 50000000; echo {token} > /tmp/printed; \
+         while [ ! -f /tmp/go ]; do sleep 0.1; done; echo the-end"
+    );
+    let mut spec = RunSpec::new(&base, script);
+    spec.max_log_bytes = 1 << 20;
+    spec.timeout = Duration::from_secs(300);
+    let run = tokio::spawn({
+        let engine = engine.clone();
+        async move { engine.run(&spec).await }
+    });
+    let filter = format!("label=dev.swe-forge.run={}", swe_forge_docker::run_id());
+    let started = std::time::Instant::now();
+    let id = loop {
+        assert!(started.elapsed() < Duration::from_secs(240), "the run never printed its output");
+        let found = docker_cli(&["ps", "-q", "--filter", &filter])
+            .lines()
+            .find(|id| docker_cli(&["exec", id, "cat", "/tmp/printed"]) == token)
+            .map(str::to_owned);
+        if let Some(id) = found {
+            break id;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    let driver = docker_cli(&["inspect", "-f", "{{.HostConfig.LogConfig.Type}}", &id]);
+    let path = docker_cli(&["inspect", "-f", "{{.LogPath}}", &id]);
+    let kept = if path.is_empty() { 0 } else { std::fs::metadata(&path).map(|m| m.len()).unwrap_or(u64::MAX) };
+    docker_cli(&["exec", &id, "touch", "/tmp/go"]);
+    let out = run.await.unwrap().unwrap();
+    assert!(kept < 1 << 20, "the engine kept {kept} bytes of the output at {path}");
+    assert_eq!(driver, "none");
+    // The run itself still reads all of it: head and tail kept, the whole counted.
+    assert_eq!(out.exit_code, Some(0));
+    assert_eq!(out.log_bytes, 50_000_000 + "the-end\n".len() as u64);
+    assert!(out.log_truncated);
+    assert!(out.log.len() < (1 << 20) + 4096 && out.log.len() > 1 << 19, "{}", out.log.len());
+    assert!(String::from_utf8_lossy(&out.log).ends_with("x\nthe-end\n"));
+}

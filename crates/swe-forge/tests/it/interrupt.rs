@@ -24,7 +24,7 @@ struct Hanging {
 
 impl Hanging {
     fn new(dir: &Path) -> Hanging {
-        let extra = "[overrides.\"forge-fixtures/gostack\"]\ntest_command = \"echo started; sleep 600\"\n";
+        let extra = "[overrides.\"forge-fixtures/gostack\"]\ntest_command = \"echo started; touch /tmp/swe-forge-started; sleep 600\"\n";
         let pipeline = pipeline_in(dir, extra);
         let fixtures = read_records(&root().join("data/fixtures/instances.jsonl"));
         let records = dir.join("records.jsonl");
@@ -81,8 +81,11 @@ impl Run {
         while Instant::now() < deadline {
             assert!(self.child.try_wait().unwrap().is_none(), "swe-forge ended early: {}", self.log_text());
             for (id, run) in containers(LABEL_RUN, false).into_iter().filter(|(_, run)| run.starts_with(&prefix)) {
-                let logs = Command::new("docker").args(["logs", &id]).output().unwrap();
-                if String::from_utf8_lossy(&logs.stdout).contains("started") {
+                // The engine keeps no log of a run (its output is read by attach): the test
+                // command leaves a file to say it started.
+                let started =
+                    Command::new("docker").args(["exec", &id, "test", "-f", "/tmp/swe-forge-started"]).output();
+                if started.is_ok_and(|o| o.status.success()) {
                     return run;
                 }
             }
