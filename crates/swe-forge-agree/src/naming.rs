@@ -98,6 +98,20 @@ pub struct PhaseLogs {
 }
 
 impl PhaseLogs {
+    /// What a swe-forge record keeps of its three runs: the statuses of its run results (flaky
+    /// tests already left out) with the Multi-SWE-bench names of `swe_forge.msb_names`; None for
+    /// a record that keeps no names (not made by swe-forge, or made before they were kept).
+    pub fn of_record(inst: &Instance) -> Option<PhaseLogs> {
+        let names = inst.swe_forge.as_ref()?.msb_names.as_ref()?;
+        let log =
+            |r: &TestResult| ParsedLog { tests: statuses_of(r), msb_names: names.clone(), ..ParsedLog::default() };
+        Some(PhaseLogs {
+            run: log(&inst.run_result),
+            test: log(&inst.test_patch_result),
+            fix: log(&inst.fix_patch_result),
+        })
+    }
+
     /// The log of `phase`.
     pub fn get(&self, phase: Phase) -> &ParsedLog {
         match phase {

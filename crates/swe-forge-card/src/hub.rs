@@ -1,12 +1,15 @@
 //! The Hugging Face Hub's side of a published dataset folder: where each split's Parquet file
 //! goes (`data/<split>-00000-of-00001.parquet`), what a split may be called, and the YAML front
-//! matter of its `README.md` (configs with data files per split, license, task categories, tags,
-//! size category, pretty name). Text only; the binary writes the files.
+//! matter of its `README.md` (configurations with data files per split, license, language, task
+//! categories, tags, size category, pretty name). Text only; the binary writes the files.
 
 use std::fmt::Write as _;
 
 /// Tags every published dataset carries.
 pub const HUB_TAGS: [&str; 3] = ["swe-bench", "code", "multi-swe-bench"];
+
+/// The name of the configuration that holds every instance, the one the Hub loads by default.
+pub const DEFAULT_CONFIG: &str = "default";
 
 /// What the front matter says of a dataset.
 #[derive(Debug, Clone)]
@@ -15,13 +18,46 @@ pub struct HubCard {
     pub pretty_name: String,
     /// A license id the Hub knows (`apache-2.0`, `mit`, `cc-by-4.0`, ...; `other` when none fits).
     pub license: String,
+    /// With `other`: the license's own id (`license_name`) and where it is (`license_link`: a
+    /// file of the dataset folder or a URL), as the Hub asks for them.
+    pub other_license: Option<(String, String)>,
+    /// The natural languages of the instances' text (ISO 639-1, `en`): the Hub's `language`.
+    pub languages: Vec<String>,
+    /// The configurations, each with its splits; the first is [`DEFAULT_CONFIG`] (every instance),
+    /// the others subsets or other tables of the same instances.
+    pub configs: Vec<HubConfig>,
+}
+
+/// One configuration of the dataset: a name, and each split's number of rows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HubConfig {
+    /// The configuration's name (`default`, `lang_go`, `repo_org__name`, `swebench`, `tests`).
+    pub name: String,
     /// Each split's name and number of rows, in order.
     pub splits: Vec<(String, usize)>,
 }
 
-/// The path of a split's only Parquet file, relative to the dataset folder.
+impl HubConfig {
+    /// The path of split `split`'s only Parquet file, relative to the dataset folder.
+    pub fn path(&self, split: &str) -> String {
+        config_path(&self.name, split)
+    }
+}
+
+/// The path of a split's only Parquet file, relative to the dataset folder (of the default
+/// configuration; [`config_path`] for the others).
 pub fn split_path(split: &str) -> String {
-    format!("data/{split}-00000-of-00001.parquet")
+    config_path(DEFAULT_CONFIG, split)
+}
+
+/// The path of the only Parquet file of split `split` of configuration `config`:
+/// `data/<split>-00000-of-00001.parquet` for the default one, `data/<config>/<split>-...` for others.
+pub fn config_path(config: &str, split: &str) -> String {
+    if config == DEFAULT_CONFIG {
+        format!("data/{split}-00000-of-00001.parquet")
+    } else {
+        format!("data/{config}/{split}-00000-of-00001.parquet")
+    }
 }
 
 /// A split name the Hub accepts (words of letters, digits and `_`, joined by `.`) made from a
@@ -60,23 +96,48 @@ pub fn size_category(rows: usize) -> &'static str {
     "n>1T"
 }
 
+/// Whether `code` can be a `language` of the front matter: an ISO 639 code with optional
+/// subtags (`en`, `pt-BR`).
+pub fn valid_language(code: &str) -> bool {
+    let mut parts = code.split('-');
+    parts.next().is_some_and(|p| (2..=3).contains(&p.len()) && p.chars().all(|c| c.is_ascii_lowercase()))
+        && parts.all(|p| !p.is_empty() && p.len() <= 8 && p.chars().all(|c| c.is_ascii_alphanumeric()))
+}
+
 /// The YAML front matter, `---` lines included. Strings are written as JSON strings, which YAML
 /// reads as double-quoted scalars.
 pub fn front_matter(card: &HubCard) -> String {
     let q = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into());
-    let rows: usize = card.splits.iter().map(|s| s.1).sum();
+    let rows: usize = card.configs.first().map_or(0, |c| c.splits.iter().map(|s| s.1).sum());
     let mut y = String::from("---\n");
     let _ = writeln!(y, "pretty_name: {}", q(&card.pretty_name));
     let _ = writeln!(y, "license: {}", q(&card.license));
+    if let Some((name, link)) = &card.other_license {
+        let _ = writeln!(y, "license_name: {}", q(name));
+        let _ = writeln!(y, "license_link: {}", q(link));
+    }
+    if !card.languages.is_empty() {
+        y.push_str("language:\n");
+        for l in &card.languages {
+            let _ = writeln!(y, "- {}", q(l));
+        }
+    }
     y.push_str("task_categories:\n- text-generation\n");
     y.push_str("tags:\n");
     for tag in HUB_TAGS {
         let _ = writeln!(y, "- {tag}");
     }
     let _ = writeln!(y, "size_categories:\n- {}", size_category(rows));
-    y.push_str("configs:\n- config_name: default\n  data_files:\n");
-    for (split, _) in &card.splits {
-        let _ = writeln!(y, "  - split: {}\n    path: {}", q(split), q(&split_path(split)));
+    y.push_str("configs:\n");
+    for config in &card.configs {
+        let _ = writeln!(y, "- config_name: {}", q(&config.name));
+        if config.name == DEFAULT_CONFIG {
+            y.push_str("  default: true\n");
+        }
+        y.push_str("  data_files:\n");
+        for (split, _) in &config.splits {
+            let _ = writeln!(y, "  - split: {}\n    path: {}", q(split), q(&config.path(split)));
+        }
     }
     y.push_str("---\n");
     y
@@ -106,18 +167,33 @@ mod tests {
     }
 
     #[test]
-    fn front_matter_lists_every_split() {
+    fn front_matter_lists_every_configuration_and_split() {
         let card = HubCard {
             pretty_name: "Go: \"stack\" set".into(),
-            license: "mit".into(),
-            splits: vec![("go".into(), 600), ("rust".into(), 500)],
+            license: "other".into(),
+            other_license: Some(("per-repository".into(), "LICENSE.md".into())),
+            languages: vec!["en".into()],
+            configs: vec![
+                HubConfig { name: "default".into(), splits: vec![("go".into(), 600), ("rust".into(), 500)] },
+                HubConfig { name: "lang_go".into(), splits: vec![("go".into(), 600)] },
+            ],
         };
         assert_eq!(
             front_matter(&card),
-            "---\npretty_name: \"Go: \\\"stack\\\" set\"\nlicense: \"mit\"\ntask_categories:\n- text-generation\n\
+            "---\npretty_name: \"Go: \\\"stack\\\" set\"\nlicense: \"other\"\nlicense_name: \"per-repository\"\n\
+             license_link: \"LICENSE.md\"\nlanguage:\n- \"en\"\ntask_categories:\n- text-generation\n\
              tags:\n- swe-bench\n- code\n- multi-swe-bench\nsize_categories:\n- 1K<n<10K\nconfigs:\n\
-             - config_name: default\n  data_files:\n  - split: \"go\"\n    path: \"data/go-00000-of-00001.parquet\"\n\
-             \x20 - split: \"rust\"\n    path: \"data/rust-00000-of-00001.parquet\"\n---\n"
+             - config_name: \"default\"\n  default: true\n  data_files:\n  - split: \"go\"\n    path: \"data/go-00000-of-00001.parquet\"\n\
+             \x20 - split: \"rust\"\n    path: \"data/rust-00000-of-00001.parquet\"\n\
+             - config_name: \"lang_go\"\n  data_files:\n  - split: \"go\"\n    path: \"data/lang_go/go-00000-of-00001.parquet\"\n---\n"
         );
+        let mit = HubCard { license: "mit".into(), other_license: None, languages: vec![], ..card };
+        assert!(!front_matter(&mit).contains("license_name") && !front_matter(&mit).contains("language:"));
+    }
+
+    #[test]
+    fn languages() {
+        assert!(valid_language("en") && valid_language("pt-BR") && valid_language("zh-Hans"));
+        assert!(!valid_language("") && !valid_language("EN") && !valid_language("english") && !valid_language("en-"));
     }
 }

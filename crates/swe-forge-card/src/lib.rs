@@ -9,5 +9,8 @@ mod report;
 mod svg;
 
 pub use error::CardError;
-pub use hub::{HUB_TAGS, HubCard, front_matter, size_category, split_name, split_path, valid_license};
+pub use hub::{
+    DEFAULT_CONFIG, HUB_TAGS, HubCard, HubConfig, config_path, front_matter, size_category, split_name, split_path,
+    valid_language, valid_license,
+};
 pub use report::{ReportOptions, write_report};

@@ -216,6 +216,12 @@ pub struct ForgeMeta {
     /// evaluation k times, the negative controls, signs of the network in its logs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub evidence: Option<crate::Evidence>,
+    /// The other naming of the record's tests: canonical id -> the name Multi-SWE-bench's parser
+    /// gives it (Go subtests as the repository's handler names them), for every test of the three
+    /// run results that Multi-SWE-bench can name (Rust doctests cannot). With the run results it
+    /// is all `export --naming msb` needs; absent on records made before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub msb_names: Option<BTreeMap<String, String>>,
 }
 
 /// Everything that went into an instance's image, so it can be rebuilt and audited.
@@ -359,6 +365,7 @@ impl ForgeMeta {
             stability: None,
             labels: None,
             evidence: None,
+            msb_names: None,
         }
     }
 }

@@ -205,6 +205,19 @@ impl Grade {
     }
 }
 
+/// Of `names` (canonical id -> Multi-SWE-bench name, from the parses of a validation's runs), those
+/// of the tests `inst`'s three run results hold: the record's `swe_forge.msb_names`, from which
+/// its lists can be named as Multi-SWE-bench names them without the kept logs.
+pub fn named_results(inst: &Instance, mut names: BTreeMap<String, String>) -> BTreeMap<String, String> {
+    let held: std::collections::BTreeSet<&str> = [&inst.run_result, &inst.test_patch_result, &inst.fix_patch_result]
+        .into_iter()
+        .flat_map(|r| r.passed_tests.iter().chain(&r.failed_tests).chain(&r.skipped_tests))
+        .map(String::as_str)
+        .collect();
+    names.retain(|id, _| held.contains(id.as_str()));
+    names
+}
+
 /// The verdict on one prediction: every FAIL_TO_PASS and PASS_TO_PASS test must pass. A listed
 /// test whose outcome differs between the attempts is flaky and counts neither way.
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]

@@ -49,6 +49,7 @@ pub fn regrade(inst: &Instance, work_dir: &Path) -> Result<Instance, RegradeErro
         ..GradeInput::default()
     };
     let command = meta.test_command.clone().unwrap_or_default();
+    let mut msb_names = std::collections::BTreeMap::new();
     for run in new_meta.runs.iter_mut() {
         let label = RunLogs::label(run.phase, run.attempt);
         let parsed = parsers
@@ -62,10 +63,12 @@ pub fn regrade(inst: &Instance, work_dir: &Path) -> Result<Instance, RegradeErro
                 .unwrap_or_default();
             input.facts[slot] = RunFacts::of(&log, run.exit_code, run.timed_out, &command);
         }
+        msb_names.extend(parsed.msb_names);
         runs[slot].push(parsed.tests);
     }
     let mut out = inst.clone();
     let verdict = grade(&runs, &input).record(&mut out, &mut new_meta);
+    new_meta.msb_names = Some(crate::grade::named_results(&out, msb_names));
     new_meta.rejections.retain(|r| !KEEP_RULE_REASONS.contains(&r.reason));
     new_meta.rejections.extend(verdict);
     new_meta.status =

@@ -295,6 +295,7 @@ impl Validator {
                 ..GradeInput::default()
             };
             let mut rejections: Vec<Rejection> = Vec::new();
+            let mut msb_names = std::collections::BTreeMap::new();
             let patches = vec![
                 (TEST_PATCH.to_owned(), test_patch.clone().into_bytes()),
                 (FIX_PATCH.to_owned(), fix_patch.clone().into_bytes()),
@@ -331,10 +332,12 @@ impl Validator {
                     if attempt == 0 {
                         input.facts[pi] = outcome.facts;
                     }
+                    msb_names.extend(outcome.parsed.msb_names);
                     runs[pi].push(outcome.parsed.tests);
                 }
             }
             rejections.extend(grade(&runs, &input).record(inst, meta));
+            meta.msb_names = Some(crate::grade::named_results(inst, msb_names));
             if rejections.is_empty() && self.settings.evidence_runs > 0 {
                 self.gather_evidence(inst, meta).await;
             }

@@ -7,7 +7,13 @@ use clap::{Args, Parser, Subcommand};
 /// swe-forge turns merged pull requests into validated benchmark instances
 /// (Multi-SWE-bench record format), each with a reproducible Docker image.
 #[derive(Debug, Parser)]
-#[command(name = "swe-forge", version = env!("SWE_FORGE_VERSION"), about, long_about = None)]
+#[command(
+    name = "swe-forge",
+    version = env!("SWE_FORGE_VERSION"),
+    about,
+    long_about = None,
+    after_help = top_help()
+)]
 pub struct Cli {
     #[command(flatten)]
     pub global: Global,
@@ -18,9 +24,10 @@ pub struct Cli {
 /// Options of every command.
 #[derive(Debug, Args)]
 pub struct Global {
-    /// Print debug logs (or set SWE_FORGE_LOG, e.g. `swe_forge_docker=debug`).
-    #[arg(long, short, global = true, conflicts_with = "quiet")]
-    pub verbose: bool,
+    /// Print debug logs: `-v` swe-forge's own, `-vv` every library's too (the Docker client's,
+    /// hyper's, ...), `-vvv` trace (or set SWE_FORGE_LOG, e.g. `swe_forge_docker=debug`).
+    #[arg(long, short, global = true, action = clap::ArgAction::Count, conflicts_with = "quiet")]
+    pub verbose: u8,
     /// Print only results and errors: no progress bars, no per-instance lines.
     #[arg(long, short, global = true)]
     pub quiet: bool,
@@ -47,7 +54,7 @@ pub enum Command {
     Demo(DemoArgs),
     /// Mine merged pull requests into candidate records, from GitHub or from a local mirror.
     #[command(
-        after_help = "Example:\n  swe-forge mine --mirror mirrors/org/repo -o candidates.jsonl --since 2024-01-01"
+        after_help = "Examples:\n  swe-forge mine --mirror mirrors/org/repo -o candidates.jsonl --since 2024-01-01\n  swe-forge mine --github-repo org/name --repos repos/ -o candidates.jsonl   # GITHUB_TOKEN set"
     )]
     Mine(MineArgs),
     /// Parse a test log or results directory into per-test statuses (JSON lines on stdout).
@@ -83,10 +90,16 @@ pub enum Command {
     #[command(after_help = "Example:\n  swe-forge publish --dataset curated.jsonl -o hub/ --license mit")]
     Publish(crate::commands::publish::PublishArgs),
     /// Benchmarks whose results are written down in docs/benchmarks/.
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  swe-forge bench overhead pipelines/demo.toml --repeat 3\n  swe-forge bench runs --repeat 10 --script-ms 1000"
+    )]
     Bench(BenchCommand),
     /// Manage swe-forge's Docker images.
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  swe-forge images list\n  swe-forge images prune --keep validated.jsonl --dry-run\n  swe-forge images push --records validated.jsonl --registry localhost:5000"
+    )]
     Images(ImagesCommand),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
     #[command(
@@ -308,6 +321,7 @@ pub struct DemoArgs {
 pub enum BenchCommand {
     /// Harness overhead: validates a pipeline's instances from scratch (images reused) and
     /// reports wall time minus the time spent inside the test commands, as a share of the latter.
+    #[command(after_help = "Example:\n  swe-forge bench overhead pipelines/demo.toml --repeat 3")]
     Overhead {
         /// The pipeline file (e.g. pipelines/demo.toml).
         pipeline: PathBuf,
@@ -320,6 +334,7 @@ pub enum BenchCommand {
     /// The fixed cost of a test run: runs of a script that does nothing but wait `--script-ms`,
     /// set up as test runs are (no network, limits, a file copied in, the results folder copied
     /// out), step by step: the wall time beyond the script's own.
+    #[command(after_help = "Example:\n  swe-forge bench runs --repeat 10 --script-ms 1000")]
     Runs {
         /// Image to run (the base image of the default suite when absent; bootstrapped if missing).
         #[arg(long)]
@@ -355,12 +370,15 @@ pub struct VerifyArgs {
 #[derive(Debug, Subcommand)]
 pub enum ImagesCommand {
     /// Bootstrap the Debian base image with debootstrap (done on demand by validate, too).
+    #[command(after_help = "Example:\n  swe-forge images bootstrap")]
     Bootstrap,
     /// List swe-forge's images.
+    #[command(after_help = "Example:\n  swe-forge images list")]
     List,
     /// Bytes each instance image adds on top of its environment, and each environment on top of
     /// its toolchain: on disk, as uncompressed layer tars and gzip-compressed as a registry push
     /// sends them, with build times (Markdown tables, medians last).
+    #[command(after_help = "Example:\n  swe-forge images sizes --records validated.jsonl")]
     Sizes {
         /// Validated records (JSONL).
         #[arg(long, visible_alias = "dataset")]
@@ -368,9 +386,13 @@ pub enum ImagesCommand {
     },
     /// Rebuild instance images from scratch (no build cache) and say whether each came out the
     /// same and, if not, which files differ.
+    #[command(
+        after_help = "Example:\n  swe-forge images verify --records validated.jsonl --repos repos/ --instance org__repo-1"
+    )]
     Verify(Box<VerifyArgs>),
     /// Remove the containers of swe-forge runs whose process is gone (killed with SIGKILL, or the
     /// machine rebooted), found by their `dev.swe-forge.run` label; live runs' stay.
+    #[command(after_help = "Example:\n  swe-forge images cleanup --dry-run")]
     Cleanup {
         /// Only say what would be removed.
         #[arg(long)]
@@ -380,6 +402,7 @@ pub enum ImagesCommand {
     /// image, its environment and that environment's source layer), among the repositories the
     /// kept records cover (all repositories with --all-repositories); toolchains and the base stay.
     /// Containers left by killed runs go first (as `images cleanup`).
+    #[command(after_help = "Example:\n  swe-forge images prune --keep validated.jsonl --dry-run")]
     Prune {
         /// Records whose images stay (JSONL; repeatable), e.g. a validated dataset.
         #[arg(long, required = true)]
@@ -394,6 +417,9 @@ pub enum ImagesCommand {
     /// Push the base, toolchain, environment and instance images the records name to a registry
     /// (each once; layers the registry holds are not uploaded again) and write the records with
     /// the pushed references (`swe_forge.registry_image`, `swe_forge.registry_images`).
+    #[command(
+        after_help = "Example:\n  swe-forge images push --records validated.jsonl --registry localhost:5000 --tag-style msb"
+    )]
     Push {
         /// Records (JSONL), e.g. a validated dataset.
         #[arg(long, visible_alias = "dataset")]
@@ -411,6 +437,7 @@ pub enum ImagesCommand {
     },
     /// Pull the images the records name (their `registry_images`) and give them their local
     /// names back, so that validate and evaluate find them.
+    #[command(after_help = "Example:\n  swe-forge images pull --records validated.pushed.jsonl")]
     Pull {
         /// Records (JSONL) written by `images push`.
         #[arg(long, visible_alias = "dataset")]
@@ -420,6 +447,7 @@ pub enum ImagesCommand {
         registry: Option<String>,
     },
     /// Save every image the records name, with all their layers, into one tar archive.
+    #[command(after_help = "Example:\n  swe-forge images save --records validated.jsonl --out images.tar")]
     Save {
         /// Records (JSONL).
         #[arg(long, visible_alias = "dataset")]
@@ -429,6 +457,7 @@ pub enum ImagesCommand {
         out: PathBuf,
     },
     /// Load an archive written by `images save`.
+    #[command(after_help = "Example:\n  swe-forge images load images.tar")]
     Load {
         /// The archive.
         archive: PathBuf,
@@ -437,9 +466,10 @@ pub enum ImagesCommand {
 
 #[derive(Debug, Args)]
 pub struct MineArgs {
-    /// GitHub repositories, `owner/name` (repeatable); with --mirror, the mirror's name.
-    #[arg(long = "repo")]
-    pub repos: Vec<String>,
+    /// GitHub repositories, `owner/name` (repeatable); with --mirror, the mirror's name. (Not a
+    /// folder: that is --repos, as in every command.)
+    #[arg(long = "github-repo", alias = "repo", value_name = "OWNER/NAME")]
+    pub github_repos: Vec<String>,
     /// Mine a local git repository (refs/pull/*, merge and squash commits) instead of GitHub.
     #[arg(long, conflicts_with = "pipeline")]
     pub mirror: Option<PathBuf>,
@@ -457,7 +487,7 @@ pub struct MineArgs {
     pub funnel: Option<PathBuf>,
     /// A pipeline file with a [mine] section (repositories, windows, filters); candidates go to its
     /// source.records.
-    #[arg(long, conflicts_with_all = ["repos", "mirror"])]
+    #[arg(long, conflicts_with_all = ["github_repos", "mirror"])]
     pub pipeline: Option<PathBuf>,
     /// Start over instead of resuming from <out> and its progress journal.
     #[arg(long)]
@@ -487,8 +517,8 @@ pub struct MineArgs {
     /// On-disk HTTP cache (ETags) for GitHub answers. Default: <out>.cache next to the output.
     #[arg(long)]
     pub cache_dir: Option<PathBuf>,
-    /// Local clones (<repos>/<org>/<repo>) to take PR diffs from instead of the API.
-    #[arg(long, visible_alias = "repos")]
+    /// Folder of local clones (<repos>/<org>/<repo>) to take PR diffs from instead of the API.
+    #[arg(long = "repos", alias = "repos-dir", value_name = "DIR")]
     pub repos_dir: Option<PathBuf>,
     /// PRs per GraphQL listing page (at most 100).
     #[arg(long, default_value_t = 50)]
@@ -562,7 +592,7 @@ pub struct ParseArgs {
     /// The repository (`owner/name`) the log comes from: Multi-SWE-bench names follow its
     /// handler (Go subtests by their parent for those of pipelines/naming/msb.toml); without it,
     /// full Go subtest names, as most handlers keep them.
-    #[arg(long)]
+    #[arg(long = "github-repo", alias = "repo", value_name = "OWNER/NAME")]
     pub repo: Option<String>,
     /// The test command's exit code: warn when the parsed results contradict it.
     #[arg(long, allow_negative_numbers = true)]
@@ -591,6 +621,14 @@ impl KeepArgs {
             min_adequacy: self.min_adequacy,
         }
     }
+}
+
+/// The top command's `--help` after the options: the exit codes and an example.
+fn top_help() -> String {
+    format!(
+        "{}\nExample:\n  swe-forge run pipelines/demo.toml        # or: swe-forge <COMMAND> --help",
+        crate::exit::Exit::help()
+    )
 }
 
 /// `--cpus`: a finite number above 0.

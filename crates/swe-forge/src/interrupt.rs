@@ -21,9 +21,9 @@ use swe_forge_docker::Engine;
 use tokio::signal::unix::{SignalKind, signal};
 
 /// Exit code of a command stopped by SIGINT or SIGTERM (128 + SIGINT, as shells report it).
-pub const EXIT_INTERRUPTED: u8 = 130;
+const EXIT_INTERRUPTED: u8 = crate::exit::Exit::Interrupted as u8;
 
-/// The error a stopped command ends with; `main` turns it into [`EXIT_INTERRUPTED`].
+/// The error a stopped command ends with; `main` turns it into `Exit::Interrupted`.
 #[derive(Debug)]
 pub struct Interrupted(&'static str);
 

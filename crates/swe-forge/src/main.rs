@@ -1,9 +1,12 @@
 //! The `swe-forge` binary: parses the command line, resolves settings, runs a command and
-//! turns library errors into messages and exit codes (0 success, 1 failure, 2 usage, 130 stopped by SIGINT or SIGTERM).
+//! turns library errors into messages and exit codes (`exit::Exit`: 0 success, 1 failure, 2 usage,
+//! 130 stopped by SIGINT or SIGTERM, 141 stdout closed by its reader).
 
 // The binary is the one crate that owns stdout (libraries warn on printing).
 #![allow(clippy::print_stdout)]
 
+#[macro_use]
+mod exit;
 mod cli;
 mod commands;
 mod engine;
@@ -20,54 +23,47 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
+use crate::exit::Exit;
+
 fn main() -> ExitCode {
-    quiet_on_broken_pipe();
     let cli = cli::Cli::parse();
-    let level = match (cli.global.verbose, cli.global.quiet) {
-        (true, _) => "debug",
-        (_, true) => "error",
-        _ => "warn",
-    };
     if cli.global.quiet {
         reporter::set_quiet();
     }
     let filter = tracing_subscriber::EnvFilter::try_from_env("SWE_FORGE_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(log_filter(cli.global.verbose, cli.global.quiet)));
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .with_ansi(terminal::stderr_colour())
         .init();
+    tracing::debug!(command = ?std::env::args().skip(1).find(|a| !a.starts_with('-')), version = env!("SWE_FORGE_VERSION"), "starting");
     match commands::dispatch(cli) {
-        Ok(()) => ExitCode::SUCCESS,
-        // What was cleaned up is said already.
-        Err(e) if e.is::<interrupt::Interrupted>() => ExitCode::from(interrupt::EXIT_INTERRUPTED),
+        Ok(()) => Exit::Success.into(),
         Err(e) => {
-            // Causes may quote API answers, names and records: no control characters.
-            eprintln!("error: {}", terminal::clean(&e.to_string()));
-            for cause in e.chain().skip(1) {
-                eprintln!("  caused by: {}", terminal::clean(&cause.to_string()));
+            let exit = Exit::of_error(&e);
+            // A stop by a signal said what was cleaned up; a closed stdout has no reader to tell.
+            if !matches!(exit, Exit::Interrupted | Exit::BrokenPipe) {
+                // Causes may quote API answers, names and records: no control characters.
+                eprintln!("error: {}", terminal::clean(&e.to_string()));
+                for cause in e.chain().skip(1) {
+                    eprintln!("  caused by: {}", terminal::clean(&cause.to_string()));
+                }
             }
-            ExitCode::from(1)
+            exit.into()
         }
     }
 }
 
-/// Output piped into a reader that stopped (`swe-forge parse LOG | head`) ends the process
-/// quietly with 141, as `cat` would, instead of a panic message: printing panics on a closed
-/// stdout. Every other panic goes to the default hook.
-fn quiet_on_broken_pipe() {
-    let default = std::panic::take_hook();
-    std::panic::set_hook(Box::new(move |info| {
-        let message = info
-            .payload()
-            .downcast_ref::<String>()
-            .map(String::as_str)
-            .or_else(|| info.payload().downcast_ref::<&str>().copied())
-            .unwrap_or_default();
-        if message.contains("Broken pipe") {
-            std::process::exit(141);
-        }
-        default(info);
-    }));
+/// The log filter of `-v` (count), `-q` and neither: warnings and errors of every crate by
+/// default; `-v` adds swe-forge's own debug lines (its crates are `swe_forge*`), `-vv` every
+/// crate's (the Docker client's, hyper's, ...), `-vvv` trace; `-q` errors only.
+fn log_filter(verbose: u8, quiet: bool) -> &'static str {
+    match (verbose, quiet) {
+        (_, true) => "error",
+        (0, _) => "warn",
+        (1, _) => "warn,swe_forge=debug",
+        (2, _) => "debug",
+        _ => "trace",
+    }
 }

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 use swe_forge_core::{Instance, ValidationStatus};
 use swe_forge_validate::{Reporter, Step};
 
@@ -30,8 +30,11 @@ impl Bars {
         }
         let total = multi.add(ProgressBar::new(count as u64));
         total.set_style(
-            ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} instances {msg}")
+            ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} instances, {eta_left} {msg}")
                 .expect("static template")
+                .with_key("eta_left", |s: &ProgressState, w: &mut dyn std::fmt::Write| {
+                    let _ = w.write_str(&eta_text(s.pos(), s.len().unwrap_or(0), s.elapsed()));
+                })
                 .progress_chars("=> "),
         );
         total.enable_steady_tick(Duration::from_millis(500));
@@ -85,5 +88,38 @@ impl Reporter for Bars {
             }
         };
         self.done(&inst.instance_id, &verdict);
+    }
+}
+
+/// The time left, from the mean time per finished instance so far (instances run `jobs` at a
+/// time, so the mean is the wall time per instance as the run goes): `ETA ?` before the first
+/// one finishes, `ETA 4m 10s` after, `done` at the end.
+fn eta_text(done: u64, total: u64, elapsed: Duration) -> String {
+    if done >= total {
+        return "done".into();
+    }
+    if done == 0 {
+        return "ETA ?".into();
+    }
+    let left = elapsed.as_secs_f64() / done as f64 * (total - done) as f64;
+    let secs = left.round() as u64;
+    match (secs / 3600, secs / 60 % 60, secs % 60) {
+        (0, 0, s) => format!("ETA {s}s"),
+        (0, m, s) => format!("ETA {m}m {s:02}s"),
+        (h, m, _) => format!("ETA {h}h {m:02}m"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_eta_is_the_mean_time_per_instance_times_those_left() {
+        assert_eq!(eta_text(0, 10, Duration::from_secs(30)), "ETA ?");
+        assert_eq!(eta_text(2, 10, Duration::from_secs(30)), "ETA 2m 00s");
+        assert_eq!(eta_text(3, 4, Duration::from_secs(6)), "ETA 2s");
+        assert_eq!(eta_text(1, 100, Duration::from_secs(120)), "ETA 3h 18m");
+        assert_eq!(eta_text(4, 4, Duration::from_secs(6)), "done");
     }
 }

@@ -65,8 +65,8 @@ pub async fn push(
     // Local name -> pinned reference, each image pushed once.
     let mut pushed: BTreeMap<String, String> = BTreeMap::new();
     let (mut total_bytes, mut total_images) = (0u64, 0usize);
-    println!("| image | layers uploaded | layers already there | bytes uploaded |");
-    println!("|---|---|---|---|");
+    outln!("| image | layers uploaded | layers already there | bytes uploaded |");
+    outln!("|---|---|---|---|");
     for inst in &insts {
         let mut names = image_names(inst);
         if names.is_empty() {
@@ -88,7 +88,7 @@ pub async fn push(
             // The registry's name was only needed for the push.
             engine.untag(&remote).await?;
             let report = report?;
-            println!("| {name} | {} | {} | {} |", report.layers_pushed, report.layers_existing, report.bytes_pushed);
+            outln!("| {name} | {} | {} | {} |", report.layers_pushed, report.layers_existing, report.bytes_pushed);
             total_bytes += report.bytes_pushed;
             total_images += 1;
             pushed.insert(name.clone(), pinned(registry, &name, &report.digest));
@@ -157,7 +157,7 @@ pub async fn pull(engine: &Engine, records: &Path, registry: Option<&str>) -> Re
             eprintln!("pulling {reference}");
             // Only the local name stays, as before the push.
             let id = engine.pull_as(&reference, &name, expected).await.with_context(|| inst.instance_id.clone())?;
-            println!("{name} {id}");
+            outln!("{name} {id}");
             done.insert(name, reference);
         }
     }
@@ -182,7 +182,7 @@ pub async fn save(engine: &Engine, records: &Path, out: &Path) -> Result<()> {
     eprintln!("saving {} image(s) to {}", refs.len(), out.display());
     let bytes = engine.save(&refs, out).await?;
     for n in &names {
-        println!("{n}");
+        outln!("{n}");
     }
     eprintln!("{} image(s), {:.1} MiB: {}", names.len(), mib(bytes), out.display());
     Ok(())
@@ -191,7 +191,7 @@ pub async fn save(engine: &Engine, records: &Path, out: &Path) -> Result<()> {
 /// Loads an archive written by `images save`.
 pub async fn load(engine: &Engine, archive: &Path) -> Result<()> {
     for name in engine.load(archive).await? {
-        println!("{name}");
+        outln!("{name}");
     }
     Ok(())
 }

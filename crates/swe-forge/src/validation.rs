@@ -74,12 +74,12 @@ pub async fn validate_records(
 
 pub fn print_summary(results: &[Instance]) {
     let accepted = results.iter().filter(|r| r.status() == ValidationStatus::Accepted).count();
-    println!("{:<36} {:<9} {:>5} {:>5}  reasons", "instance", "status", "f2p", "p2p");
+    outln!("{:<36} {:<9} {:>5} {:>5}  reasons", "instance", "status", "f2p", "p2p");
     for r in results {
         let reasons: Vec<String> =
             r.swe_forge.iter().flat_map(|m| m.rejections.iter().map(|x| x.reason.as_str().to_owned())).collect();
         let status = r.status().as_str();
-        println!(
+        outln!(
             "{:<36} {:<9} {:>5} {:>5}  {}",
             r.instance_id,
             status,
@@ -88,5 +88,5 @@ pub fn print_summary(results: &[Instance]) {
             reasons.join(",")
         );
     }
-    println!("{accepted} of {} instances accepted", results.len());
+    outln!("{accepted} of {} instances accepted", results.len());
 }

@@ -30,8 +30,8 @@ async fn overhead(pipeline: std::path::PathBuf, repeat: u32, engine: crate::cli:
     settings.work_dir = work.join("work");
     // Warm-up: builds whatever image is missing; not measured.
     validate_records(records.clone(), settings.clone(), &work.join("warmup.jsonl"), true).await?;
-    println!("| repeat | instances | runs | wall s | in test commands s | overhead s | overhead |");
-    println!("|---|---|---|---|---|---|---|");
+    outln!("| repeat | instances | runs | wall s | in test commands s | overhead s | overhead |");
+    outln!("|---|---|---|---|---|---|---|");
     for i in 1..=repeat {
         let started = Instant::now();
         let results =
@@ -40,7 +40,7 @@ async fn overhead(pipeline: std::path::PathBuf, repeat: u32, engine: crate::cli:
         let runs: Vec<_> = results.iter().filter_map(|r| r.swe_forge.as_ref()).flat_map(|m| m.runs.iter()).collect();
         let inside: f64 = runs.iter().filter_map(|r| r.command_ms).sum::<u64>() as f64 / 1000.0;
         let overhead = wall - inside;
-        println!(
+        outln!(
             "| {i} | {} | {} | {wall:.2} | {inside:.2} | {overhead:.2} | {:.1}% |",
             results.len(),
             runs.len(),
@@ -96,22 +96,22 @@ async fn runs(image: Option<String>, repeat: u32, script_ms: u64) -> Result<()> 
     let t = Instant::now();
     backend.settle().await;
     let settle = t.elapsed();
-    println!("image {image}, a script of {script_ms} ms, {repeat} runs of each kind, medians in ms");
+    outln!("image {image}, a script of {script_ms} ms, {repeat} runs of each kind, medians in ms");
     let names: Vec<&str> = RunStages::default().named().iter().map(|(n, _)| *n).collect();
-    println!("\n| removal | wall beyond the script (p90) | {} |", names.join(" | "));
-    println!("|---|---|{}", "---|".repeat(names.len()));
+    outln!("\n| removal | wall beyond the script (p90) | {} |", names.join(" | "));
+    outln!("|---|---|{}", "---|".repeat(names.len()));
     for (kind, rows) in &kinds {
         let walls: Vec<Duration> = rows.iter().map(|(w, _)| *w).collect();
         let stages: Vec<String> =
             (0..names.len()).map(|i| ms(quantile(rows.iter().map(|(_, s)| s.named()[i].1).collect(), 0.5))).collect();
-        println!(
+        outln!(
             "| {kind} | {} ({}) | {} |",
             ms(quantile(walls.clone(), 0.5)),
             ms(quantile(walls, 0.9)),
             stages.join(" | ")
         );
     }
-    println!("\nwaiting at the end for the background removals and the containers started ahead: {} ms", ms(settle));
+    outln!("\nwaiting at the end for the background removals and the containers started ahead: {} ms", ms(settle));
     Ok(())
 }
 

@@ -117,7 +117,7 @@ pub fn curate_command(args: CurateArgs) -> Result<()> {
         None => Vec::new(),
     };
     batch.commit()?;
-    println!(
+    outln!(
         "{} records: {} labelled by people, {} reviewed ({} dropped by the keep rule), {} duplicates{}; {} kept; {} written to {}",
         summary.records,
         summary.human_labels,
@@ -130,7 +130,7 @@ pub fn curate_command(args: CurateArgs) -> Result<()> {
         out.display()
     );
     for (path, n) in split_files {
-        println!("{n:>6}  {}", path.display());
+        outln!("{n:>6}  {}", path.display());
     }
     Ok(())
 }
@@ -156,14 +156,15 @@ fn calibrate(records: &[Instance], labels_path: &Path, fit: bool) -> Result<()> 
     let labels = swe_forge_curate::read_labels(labels_path)?;
     warn_unknown_labels(labels_path, labels.keys(), records);
     let current = Heuristic::CALIBRATED;
-    println!("{}", swe_forge_curate::calibrate(records, &labels, &current).to_markdown(&current));
+    outln!("{}", swe_forge_curate::calibrate(records, &labels, &current).to_markdown(&current));
     if fit {
         let fitted = swe_forge_curate::fit_thresholds(records, &labels, &current);
-        println!(
+        outln!(
             "Best thresholds for these weights: easy below {}, hard from {}.\n",
-            fitted.easy_below, fitted.hard_from
+            fitted.easy_below,
+            fitted.hard_from
         );
-        println!("{}", swe_forge_curate::calibrate(records, &labels, &fitted).to_markdown(&fitted));
+        outln!("{}", swe_forge_curate::calibrate(records, &labels, &fitted).to_markdown(&fitted));
     }
     Ok(())
 }

@@ -67,6 +67,9 @@ pub async fn evaluate_command(args: EvaluateArgs) -> Result<()> {
     let mut settings = Settings::new(args.repos.clone().unwrap_or_default(), out.join("work"));
     if let Some(p) = &args.pipeline {
         apply_pipeline(&mut settings, &Pipeline::load(p)?);
+        // `--out` beats the pipeline file: its `[validate] work_dir` is the validation's folder
+        // (whose logs an evaluation must not overwrite), this evaluation's is `<out>/work`.
+        settings.work_dir = out.join("work");
     }
     if let Some(name) = &args.profile {
         let profile = Profile::load(name)?;
@@ -127,7 +130,7 @@ pub async fn evaluate_command(args: EvaluateArgs) -> Result<()> {
     let evaluations: Vec<Evaluation> = results.into_iter().flatten().collect();
     write_reports(out, &dataset, &evaluations)?;
     let summary = Summary::of(&dataset, &evaluations);
-    println!(
+    outln!(
         "{} of {} predictions resolved ({:.1}%); {} errors; report in {}",
         summary.resolved_instances,
         summary.submitted_instances,

@@ -2,10 +2,10 @@
 //! shape, or to Harbor task folders, with canonical or Multi-SWE-bench test names.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Result, bail};
-use swe_forge_agree::{Naming, View, rederive};
+use swe_forge_agree::{Naming, PhaseLogs, View, rederive};
 use swe_forge_core::{Instance, ValidationStatus};
 
 use crate::cli::{ExportArgs, ExportFormat, ExportNaming};
@@ -57,8 +57,13 @@ pub fn export_command(args: ExportArgs) -> Result<()> {
     }
     let mut names = Vec::new();
     if args.naming == ExportNaming::Msb {
-        let work_dir = args.work_dir.clone().unwrap_or_else(|| args.records.with_extension("work"));
-        (selected, names) = msb_named(selected, &work_dir)?.into_iter().unzip();
+        // `--work-dir` asks for the kept runs, parsed again with this build's parsers; without it
+        // each record's own names serve, and the default work folder only for older records.
+        let logs = match &args.work_dir {
+            Some(dir) => KeptRuns::Only(dir.clone()),
+            None => KeptRuns::Fallback(args.records.with_extension("work")),
+        };
+        (selected, names) = msb_named(selected, &logs)?.into_iter().unzip();
     }
     let (jsonl, parquet, tests) = (args.jsonl.as_deref(), args.parquet.as_deref(), args.tests_parquet.as_deref());
     // Every file is written to a temporary file first; all are renamed together at the end, so
@@ -111,20 +116,36 @@ fn resolved(p: &Path) -> Option<std::path::PathBuf> {
     Some(out)
 }
 
-/// `records` with Multi-SWE-bench test names: each swe-forge record's three runs (their kept
-/// parses under `work_dir`) rolled up to Multi-SWE-bench names and categorised again, exactly
-/// as `revalidate --profile msb` compares them. Records without a `swe_forge` block did not come
-/// from swe-forge's runs (published Multi-SWE-bench records already use its names) and stay as
-/// they are. With each record, the Multi-SWE-bench name of each canonical id its runs printed
-/// (what a SWE-bench row's eval script renames the run's results with), for swe-forge records.
-fn msb_named(records: Vec<Instance>, work_dir: &Path) -> Result<Vec<(Instance, Option<Names>)>> {
+/// Where `--naming msb` finds a record's three runs.
+enum KeptRuns {
+    /// The runs kept under this work folder (`--work-dir`), for every record.
+    Only(PathBuf),
+    /// Each record's own run results and `swe_forge.msb_names`; the runs kept under this work
+    /// folder for a record that has no names (made before records kept them).
+    Fallback(PathBuf),
+}
+
+/// `records` with Multi-SWE-bench test names: each swe-forge record's three runs (its run
+/// results with its `msb_names`, or the kept parses under a work folder) rolled up to
+/// Multi-SWE-bench names and categorised again, exactly as `revalidate --profile msb` compares
+/// them. Records without a `swe_forge` block did not come from swe-forge's runs (published
+/// Multi-SWE-bench records already use its names) and stay as they are. With each record, the
+/// Multi-SWE-bench name of each canonical id its runs printed (what a SWE-bench row's eval script
+/// renames the run's results with), for swe-forge records.
+fn msb_named(records: Vec<Instance>, kept: &KeptRuns) -> Result<Vec<(Instance, Option<Names>)>> {
     records
         .into_iter()
         .map(|r| {
             let Some(meta) = &r.swe_forge else { return Ok((r, None)) };
-            let Some(logs) = read_logs(work_dir, &r) else {
+            let (logs, work_dir) = match kept {
+                KeptRuns::Only(dir) => (read_logs(dir, &r), dir),
+                KeptRuns::Fallback(dir) => (PhaseLogs::of_record(&r).or_else(|| read_logs(dir, &r)), dir),
+            };
+            let Some(logs) = logs else {
                 bail!(
-                    "{}: --naming msb needs its runs' logs or parsed results (run, test, fix) under {}",
+                    "{}: --naming msb needs the record's `swe_forge.msb_names` (records validated before they were \
+                     kept have none: run `swe-forge regrade` on them) or its runs' logs or parsed results (run, \
+                     test, fix) under {} (--work-dir)",
                     r.instance_id,
                     work_dir.join("logs").join(&r.instance_id).display()
                 );

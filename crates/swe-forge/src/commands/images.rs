@@ -19,7 +19,7 @@ pub async fn images_command(cmd: ImagesCommand) -> Result<()> {
     match cmd {
         ImagesCommand::Bootstrap => {
             let tag = engine.ensure_base(&BaseSpec::default(), &|m| eprintln!("{m}")).await?;
-            println!("{tag}");
+            outln!("{tag}");
         }
         ImagesCommand::Verify(verify) => {
             let VerifyArgs { records, repos, instances, pipeline, engine: args } = *verify;
@@ -40,14 +40,14 @@ pub async fn images_command(cmd: ImagesCommand) -> Result<()> {
                 }
                 eprintln!("rebuilding {} from scratch", inst.instance_id);
                 match validator.verify_image(&inst).await {
-                    Ok(r) if r.identical() => println!(
+                    Ok(r) if r.identical() => outln!(
                         "{}: identical ({} files; {} volatile files differ, as on every build)",
                         r.instance_id,
                         r.files,
                         r.volatile.len()
                     ),
                     Ok(r) => {
-                        println!(
+                        outln!(
                             "{}: differs ({} files: {} added, {} removed, {} changed)",
                             r.instance_id,
                             r.files,
@@ -57,13 +57,13 @@ pub async fn images_command(cmd: ImagesCommand) -> Result<()> {
                         );
                         for (kind, list) in [("added", &r.added), ("removed", &r.removed), ("changed", &r.changed)] {
                             for p in list.iter().take(50) {
-                                println!("  {kind} {p}");
+                                outln!("  {kind} {p}");
                             }
                         }
                     }
                     Err(e) => {
                         failures += 1;
-                        println!("{}: could not verify: {e}", inst.instance_id);
+                        outln!("{}: could not verify: {e}", inst.instance_id);
                     }
                 }
             }
@@ -86,7 +86,7 @@ pub async fn images_command(cmd: ImagesCommand) -> Result<()> {
         ImagesCommand::List => {
             for role in ["base", "toolchain", "environment", "instance"] {
                 for tag in engine.images_with_labels(&[(LABEL_ROLE, role)]).await? {
-                    println!("{role:<10} {tag}");
+                    outln!("{role:<10} {tag}");
                 }
             }
         }
@@ -99,7 +99,7 @@ async fn cleanup(engine: &Engine, dry_run: bool) -> Result<()> {
     let found = engine.remove_orphan_containers(dry_run).await?;
     for c in &found {
         let verb = if dry_run { "would remove" } else { "removed" };
-        println!("{verb} container {} of run {} ({}, {})", c.id, c.run, c.image, c.state);
+        outln!("{verb} container {} of run {} ({}, {})", c.id, c.run, c.image, c.state);
     }
     eprintln!(
         "{} container(s) of runs whose process is gone {}",
@@ -141,10 +141,10 @@ async fn prune(engine: &Engine, keep: &[PathBuf], all_repositories: bool, dry_ru
                     continue;
                 }
                 if dry_run {
-                    println!("would remove {role:<11} {tag}");
+                    outln!("would remove {role:<11} {tag}");
                 } else {
                     engine.remove_image(&tag).await?;
-                    println!("removed {role:<11} {tag}");
+                    outln!("removed {role:<11} {tag}");
                 }
                 removed += 1;
             }
@@ -236,17 +236,17 @@ async fn sizes(engine: &Engine, records: &std::path::Path) -> Result<()> {
             Ok(Some(Added { disk: total.saturating_sub(under), layers: mine.len(), tar, gzip }))
         }
     };
-    println!(
+    outln!(
         "| instance | language | environment image | env commit | instance adds MiB | layers | tar MiB | gzip MiB | build s |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|");
+    outln!("|---|---|---|---|---|---|---|---|---|");
     let mut unique = Vec::new();
     let mut adds: HashMap<String, Added> = HashMap::new();
     for r in &rows {
         let Some(add) = added(r.image.clone(), r.parent.clone()).await? else { continue };
         unique.push(add);
         adds.insert(r.id.clone(), add);
-        println!(
+        outln!(
             "| {} | {} | {} | {} | {:.1} | {} | {:.1} | {:.1} | {} |",
             r.id,
             r.lang,
@@ -261,13 +261,13 @@ async fn sizes(engine: &Engine, records: &std::path::Path) -> Result<()> {
     }
     let mut amortized = Vec::new();
     if !envs.is_empty() {
-        println!(
+        outln!(
             "\n| environment image (shared) | toolchain image | instances | environment adds MiB | layers | tar MiB | gzip MiB | build s |"
         );
-        println!("|---|---|---|---|---|---|---|---|");
+        outln!("|---|---|---|---|---|---|---|---|");
         for (env, (toolchain, ids, build_ms)) in &envs {
             let Some(add) = added(env.clone(), toolchain.clone()).await? else { continue };
-            println!(
+            outln!(
                 "| {env} | {toolchain} | {} | {:.1} | {} | {:.1} | {:.1} | {} |",
                 ids.len(),
                 mib(add.disk),
@@ -297,14 +297,14 @@ async fn sizes(engine: &Engine, records: &std::path::Path) -> Result<()> {
     };
     if !unique.is_empty() {
         let (disk, tar, gzip) = medians(&unique);
-        println!(
+        outln!(
             "\nmedian bytes an instance adds on top of its environment: {disk:.1} MiB over {} instances (tar {tar:.1} MiB, gzip {gzip:.1} MiB)",
             unique.len()
         );
     }
     if !amortized.is_empty() {
         let (disk, tar, gzip) = medians(&amortized);
-        println!("median with its share of the environment: {disk:.1} MiB (tar {tar:.1} MiB, gzip {gzip:.1} MiB)");
+        outln!("median with its share of the environment: {disk:.1} MiB (tar {tar:.1} MiB, gzip {gzip:.1} MiB)");
     }
     Ok(())
 }

@@ -57,7 +57,7 @@ pub async fn mine_command(args: MineArgs) -> Result<()> {
     journal.finish().with_context(|| format!("writing {}", settings.out.display()))?;
     let funnels = journal.funnels();
     write_funnel(&settings.funnel, &funnels, client.as_ref().map(Client::stats))?;
-    println!("{}", clean(&markdown_table(&funnels)));
+    outln!("{}", clean(&markdown_table(&funnels)));
     if let Some(c) = &client {
         let s = c.stats();
         eprintln!(
@@ -90,15 +90,18 @@ fn resolve(args: &MineArgs) -> Result<Settings> {
         let mut jobs = Vec::new();
         for r in &section.repos {
             check_repo_name(&r.name).with_context(|| format!("{}: [mine] repos", p.display()))?;
+            // A flag beats the pipeline file: --since, --until, --max-files, --max-fix-lines,
+            // --merged-only and --issue-links over the repository's and the section's settings.
             let window = Window::parse(
-                r.since.as_deref().or(section.since.as_deref()),
-                r.until.as_deref().or(section.until.as_deref()),
+                args.since.as_deref().or(r.since.as_deref()).or(section.since.as_deref()),
+                args.until.as_deref().or(r.until.as_deref()).or(section.until.as_deref()),
             )
             .with_context(|| format!("window of {}", r.name))?;
             let limits = Limits {
-                max_files: r.max_files.or(section.max_files),
-                max_fix_lines: r.max_fix_lines.or(section.max_fix_lines),
+                max_files: args.max_files.or(r.max_files).or(section.max_files),
+                max_fix_lines: args.max_fix_lines.or(r.max_fix_lines).or(section.max_fix_lines),
             };
+            let require_issue = args.issue_links.map(|l| l == IssueLinks::Required).or(section.require_issue);
             jobs.push(match &r.mirror {
                 Some(m) => {
                     let mut o = MirrorOptions::new(pipeline.path(m));
@@ -106,32 +109,32 @@ fn resolve(args: &MineArgs) -> Result<Settings> {
                     o.branch = r.branch.clone();
                     o.window = window;
                     o.limits = limits;
-                    o.merged_only = section.merged_only.unwrap_or(false);
-                    o.require_issue = section.require_issue.unwrap_or(false);
+                    o.merged_only = args.merged_only || section.merged_only.unwrap_or(false);
+                    o.require_issue = require_issue.unwrap_or(false);
                     Job::Mirror(o)
                 }
                 None => {
                     let mut o = github_options(args, vec![r.name.clone()], window, limits);
-                    o.require_issue = section.require_issue.unwrap_or(true);
+                    o.require_issue = require_issue.unwrap_or(true);
                     Job::Github(o)
                 }
             });
         }
-        let out = pipeline.path(&pipeline.source.records);
+        let out = args.out.clone().unwrap_or_else(|| pipeline.path(&pipeline.source.records));
         let funnel = section.funnel.as_ref().map(|f| pipeline.path(f));
         let cache = section.cache_dir.as_ref().map(|c| pipeline.path(c));
         (out, jobs, funnel, cache)
     } else {
         let out = args.out.clone().expect("clap requires --out without --pipeline");
-        for r in &args.repos {
+        for r in &args.github_repos {
             check_repo_name(r)?;
         }
         let jobs = if let Some(m) = &args.mirror {
-            if args.repos.len() > 1 {
-                bail!("--mirror mines one repository: give at most one --repo");
+            if args.github_repos.len() > 1 {
+                bail!("--mirror mines one repository: give at most one --github-repo");
             }
             let mut o = MirrorOptions::new(m);
-            o.repo = args.repos.first().cloned();
+            o.repo = args.github_repos.first().cloned();
             o.branch = args.branch.clone();
             o.window = window;
             o.limits = limits;
@@ -139,10 +142,10 @@ fn resolve(args: &MineArgs) -> Result<Settings> {
             o.require_issue = args.issue_links == Some(IssueLinks::Required);
             vec![Job::Mirror(o)]
         } else {
-            if args.repos.is_empty() {
-                bail!("give --repo owner/name (GitHub), --mirror PATH or --pipeline FILE");
+            if args.github_repos.is_empty() {
+                bail!("give --github-repo owner/name (GitHub), --mirror PATH or --pipeline FILE");
             }
-            vec![Job::Github(github_options(args, args.repos.clone(), window, limits))]
+            vec![Job::Github(github_options(args, args.github_repos.clone(), window, limits))]
         };
         (out, jobs, None, None)
     };
@@ -153,10 +156,10 @@ fn resolve(args: &MineArgs) -> Result<Settings> {
 
 /// `owner/name`, each part a safe path component (candidates' ids and folders derive from them).
 fn check_repo_name(name: &str) -> Result<()> {
-    let Some((owner, repo)) = name.split_once('/') else { bail!("--repo {name:?} is not owner/name") };
+    let Some((owner, repo)) = name.split_once('/') else { bail!("--github-repo {name:?} is not owner/name") };
     for part in [owner, repo] {
         if let Some(why) = swe_forge_core::path_component_problem(part) {
-            bail!("--repo {name:?}: {part:?} {why}");
+            bail!("--github-repo {name:?}: {part:?} {why}");
         }
     }
     Ok(())

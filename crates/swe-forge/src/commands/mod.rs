@@ -41,7 +41,9 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Images(cmd) => runtime.block_on(images::images_command(cmd)),
         Command::Completions { shell } => {
             use clap::CommandFactory;
-            clap_complete::generate(shell, &mut Cli::command(), "swe-forge", &mut std::io::stdout());
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "swe-forge", &mut script);
+            crate::exit::print_bytes(&script);
             Ok(())
         }
     }

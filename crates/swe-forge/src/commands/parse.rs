@@ -42,10 +42,8 @@ pub fn parse_command(args: ParseArgs) -> Result<()> {
         count(TestStatus::Fail),
         count(TestStatus::Skip)
     );
-    match write_lines(&parsed, args.msb) {
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
-        other => other.context("writing to stdout"),
-    }
+    // A reader that went away (`| head`) ends the process with 141 (`crate::exit`).
+    write_lines(&parsed, args.msb).context("writing to stdout")
 }
 
 fn write_lines(parsed: &ParsedLog, msb: bool) -> io::Result<()> {

@@ -31,6 +31,6 @@ pub fn report_command(args: ReportArgs) -> Result<()> {
         &records,
         &ReportOptions { out_dir: args.out.clone(), title, heuristic: Heuristic::CALIBRATED },
     )?;
-    println!("{}", card.display());
+    outln!("{}", card.display());
     Ok(())
 }

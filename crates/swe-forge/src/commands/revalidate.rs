@@ -257,7 +257,7 @@ fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
 }
 
 fn print_summary(report: &AgreementReport) {
-    println!("{:<44} {:<9} {:>13} {:>13}  cause", "instance", "outcome", "FAIL_TO_PASS", "PASS_TO_PASS");
+    outln!("{:<44} {:<9} {:>13} {:>13}  cause", "instance", "outcome", "FAIL_TO_PASS", "PASS_TO_PASS");
     for r in &report.instances {
         let cmp = |c: &Option<swe_forge_agree::ListComparison>| match c {
             Some(c) => format!("{}{}/{}", if c.exact { "=" } else { "≠" }, c.published, c.ours),
@@ -269,7 +269,7 @@ fn print_summary(report: &AgreementReport) {
             (swe_forge_agree::Outcome::NotRun, _) => "not run",
             (swe_forge_agree::Outcome::Pending, _) => "pending",
         };
-        println!(
+        outln!(
             "{:<44} {:<9} {:>13} {:>13}  {}",
             r.instance_id,
             outcome,
@@ -279,8 +279,12 @@ fn print_summary(report: &AgreementReport) {
         );
     }
     let o = &report.overall;
-    println!(
+    outln!(
         "profile {}: {} of {} compared instances agree exactly ({} instances, {} images built)",
-        report.profile, o.exact_both, o.compared, o.instances, o.images_built
+        report.profile,
+        o.exact_both,
+        o.compared,
+        o.instances,
+        o.images_built
     );
 }

@@ -57,7 +57,7 @@ pub fn review_command(args: ReviewArgs) -> Result<()> {
     })
     .with_context(|| format!("serving the review page for {}", args.dataset.display()))?;
     eprintln!("{} instances; reviews go to {}", server.instances(), store.display());
-    println!("http://{}/", server.local_addr());
+    outln!("http://{}/", server.local_addr());
     use std::io::Write as _;
     std::io::stdout().flush()?;
     // A runtime of its own, not `crate::interrupt`'s: the review server starts no container, so

@@ -143,11 +143,65 @@ fn every_command_has_help() {
         "report",
         "publish",
         "completions",
+        "bench overhead",
+        "bench runs",
+        "images bootstrap",
+        "images list",
+        "images sizes",
+        "images verify",
+        "images cleanup",
+        "images prune",
+        "images push",
+        "images pull",
+        "images save",
+        "images load",
     ] {
-        let out = swe_forge(&[cmd, "--help"]);
+        let args: Vec<&str> = cmd.split(' ').chain(["--help"]).collect();
+        let out = swe_forge(&args);
         assert!(out.status.success(), "{cmd}: {}", text(&out));
-        assert!(text(&out).contains(&format!("Example:\n  swe-forge {cmd}")), "{cmd}: {}", text(&out));
+        let help = text(&out);
+        assert!(
+            help.contains(&format!("Example:\n  swe-forge {cmd}"))
+                || help.contains(&format!("Examples:\n  swe-forge {cmd}")),
+            "{cmd}: {help}"
+        );
     }
+    // The commands that only group others show examples of theirs.
+    for cmd in ["bench", "images"] {
+        let out = swe_forge(&[cmd, "--help"]);
+        assert!(text(&out).contains(&format!("Examples:\n  swe-forge {cmd} ")), "{cmd}: {}", text(&out));
+    }
+    // The top command's help lists every exit code, each once, with an example.
+    let top = String::from_utf8(swe_forge(&["--help"]).stdout).unwrap();
+    let codes = top.split_once("Exit codes:\n").map(|(_, rest)| rest).unwrap_or_else(|| panic!("{top}"));
+    let listed: Vec<&str> =
+        codes.lines().take_while(|l| !l.is_empty()).filter_map(|l| l.split_whitespace().next()).collect();
+    assert_eq!(listed, ["0", "1", "2", "130", "141"], "{top}");
+    assert!(top.contains("Example:\n  swe-forge run pipelines/demo.toml"), "{top}");
+    // A usage error exits with the code the help gives it.
+    assert_eq!(swe_forge(&["export", "--no-such-flag"]).status.code(), Some(2));
+}
+
+/// `-v` shows swe-forge's own debug lines (its crates are `swe_forge*`) and no library's; `-vv`
+/// shows the libraries' too (bollard's, talking to the engine); neither shows none.
+#[test]
+fn one_v_is_swe_forge_s_debug_lines_and_two_are_every_library_s() {
+    // The target of each debug line (`<time> DEBUG <target>: ...`).
+    let targets = |flags: &[&str]| -> std::collections::BTreeSet<String> {
+        let out = swe_forge(&[flags, &["images", "list"]].concat());
+        assert!(out.status.success(), "{}", text(&out));
+        String::from_utf8_lossy(&out.stderr)
+            .lines()
+            .filter_map(|l| l.split_once(" DEBUG ").and_then(|(_, rest)| rest.split_once(':')))
+            .map(|(target, _)| target.trim().split("::").next().unwrap().to_owned())
+            .collect()
+    };
+    assert!(targets(&[]).is_empty(), "no debug lines by default");
+    let one = targets(&["-v"]);
+    assert!(one.contains("swe_forge") && one.contains("swe_forge_docker"), "{one:?}");
+    assert!(one.iter().all(|t| t.starts_with("swe_forge")), "-v shows only swe-forge's own: {one:?}");
+    let two = targets(&["-vv"]);
+    assert!(two.contains("swe_forge_docker") && two.contains("bollard"), "-vv shows the Docker client's: {two:?}");
 }
 
 #[test]
@@ -182,16 +236,30 @@ fn one_vocabulary_version_completions_stdin_stdout_and_a_closed_pipe() {
     assert_eq!(r.status.code(), Some(1));
     assert!(text(&r).contains("cannot go to stdout"), "{}", text(&r));
     assert!(!std::path::Path::new("-").exists());
-    // A reader that stops early ends the process quietly.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_swe-forge"))
-        .args(["completions", "zsh"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    drop(child.stdout.take());
-    let out = child.wait_with_output().unwrap();
-    assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"), "{}", text(&out));
+    // A reader that stops early ends the process quietly with 141, whichever way it writes:
+    // one script at once, a line at a time, records as JSONL.
+    let tmp = tempfile::tempdir().unwrap();
+    let log = tmp.path().join("go.log");
+    let lines: String = (0..20_000).map(|i| format!("=== RUN   TestN{i}\n--- PASS: TestN{i} (0.00s)\n")).collect();
+    std::fs::write(&log, lines + "ok  \tp\t0.01s\n").unwrap();
+    let dataset = root().join("data/fixtures/instances.jsonl");
+    for args in [
+        &["completions", "zsh"][..],
+        &["parse", "-f", "go-test", log.to_str().unwrap()],
+        &["export", "--records", dataset.to_str().unwrap(), "--all", "--jsonl", "-"],
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_swe-forge"))
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("panicked") && !stderr.contains("error:"), "{args:?}: {}", text(&out));
+        assert_eq!(out.status.code(), Some(141), "{args:?}: {}", text(&out));
+    }
 }
 
 /// `swe-forge ARGS` with its address space capped at 4 GiB (stdin from `stdin`), so that a read

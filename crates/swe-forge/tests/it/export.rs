@@ -476,3 +476,55 @@ fn a_harbor_export_takes_a_folder_and_refuses_what_it_cannot_write() {
     std::fs::write(dir.path().join("mine/a.txt"), "x").unwrap();
     refused(&["--format", "harbor", "--dir", &p("mine")], "not a Harbor export");
 }
+
+/// A record keeps both namings of its tests (`swe_forge.msb_names`): validate's output, moved to
+/// another folder with no work folder beside it, exports with `--naming msb` and no other flag,
+/// and says what the kept runs under `--work-dir` say.
+#[test]
+fn naming_msb_works_from_the_records_alone_anywhere() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = crate::support::make_repos(tmp.path());
+    let fixtures = read_records(&root().join("data/fixtures/instances.jsonl"));
+    let go = fixtures.iter().find(|r| r.instance_id == "forge-fixtures__gostack-1").unwrap();
+    let done = crate::environments::validate(&[go], &repos, &tmp.path().join("v"), None);
+    assert_eq!(done[0].status(), ValidationStatus::Accepted, "{:?}", done[0].swe_forge);
+    let names = done[0].swe_forge.as_ref().unwrap().msb_names.clone().expect("validate keeps the names");
+    assert_eq!(names.get("gostack::TestPopEmptyReturnsError").map(String::as_str), Some("TestPopEmptyReturnsError"));
+
+    let elsewhere = tmp.path().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::fs::copy(tmp.path().join("v/validated.jsonl"), elsewhere.join("validated.jsonl")).unwrap();
+    let p = |name: &str| elsewhere.join(name).to_str().unwrap().to_owned();
+    export(&["--records", &p("validated.jsonl"), "--naming", "msb", "--jsonl", &p("msb.jsonl")]);
+    assert!(!elsewhere.join("validated.work").exists(), "no work folder was needed");
+    let work = tmp.path().join("v/validated.work");
+    export(&[
+        "--records",
+        &p("validated.jsonl"),
+        "--naming",
+        "msb",
+        "--work-dir",
+        work.to_str().unwrap(),
+        "--jsonl",
+        &p("from-logs.jsonl"),
+    ]);
+    let from_records = read_records(&elsewhere.join("msb.jsonl"));
+    assert_eq!(from_records, read_records(&elsewhere.join("from-logs.jsonl")), "both ways agree");
+    let r = &from_records[0];
+    assert_eq!(r.f2p_tests.keys().collect::<Vec<_>>(), ["TestPopEmptyReturnsError"]);
+    assert_eq!(r.p2p_tests.keys().collect::<Vec<_>>(), ["TestLen", "TestPushThenPop"]);
+    // The same for SWE-bench rows, whose eval script renames results with the names.
+    export(&[
+        "--records",
+        &p("validated.jsonl"),
+        "--naming",
+        "msb",
+        "--format",
+        "swebench",
+        "--jsonl",
+        &p("msb-swebench.jsonl"),
+    ]);
+    let rows = jsonl(&elsewhere.join("msb-swebench.jsonl"));
+    assert_eq!(rows[0]["FAIL_TO_PASS"], r#"["TestPopEmptyReturnsError"]"#);
+    assert!(rows[0].get("swe_forge").is_none(), "SWE-bench rows carry none of swe-forge's block");
+}

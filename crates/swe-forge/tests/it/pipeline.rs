@@ -145,6 +145,28 @@ fn demo_pipeline_accepts_good_instances_and_rejects_bad_ones() {
     let rows = swe_forge_export::read_tests_parquet(tmp.path().join("out/tests.parquet")).unwrap();
     let go_rows: Vec<_> = rows.iter().filter(|r| r.instance_id == "forge-fixtures__gostack-1").collect();
     assert_eq!(go_rows.len(), 3);
+    // The demo's own output, moved anywhere, exports in Multi-SWE-bench names with no other flag:
+    // each record keeps both namings of its tests.
+    let moved = tmp.path().join("moved");
+    std::fs::create_dir_all(&moved).unwrap();
+    std::fs::copy(tmp.path().join("out/accepted.jsonl"), moved.join("demo.jsonl")).unwrap();
+    let (demo, msb) = (moved.join("demo.jsonl"), moved.join("msb.jsonl"));
+    let out = swe_forge(&[
+        "export",
+        "--records",
+        demo.to_str().unwrap(),
+        "--naming",
+        "msb",
+        "--jsonl",
+        msb.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    let msb = read_records(&msb);
+    assert_eq!(msb.len(), 9);
+    let go_msb = msb.iter().find(|r| r.instance_id == "forge-fixtures__gostack-1").unwrap();
+    assert_eq!(keys(&go_msb.fixed_tests), BTreeSet::from(["TestPopEmptyReturnsError"]));
+    let java_msb = msb.iter().find(|r| r.instance_id == "forge-fixtures__jtext-3").unwrap();
+    assert!(keys(&java_msb.fixed_tests).contains("dev.forge.text.SlugsTest"), "Java methods roll up to their class");
     let schema: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(root().join("schemas/instance.schema.json")).unwrap()).unwrap();
     let validator = jsonschema::validator_for(&schema).unwrap();

@@ -41,17 +41,37 @@ fn scalar(value: &str) -> String {
     serde_json::from_str(value).unwrap_or_else(|_| value.to_owned())
 }
 
-/// The (split, path) pairs of the default config.
-fn data_files(keys: &BTreeMap<String, Vec<String>>) -> Vec<(String, String)> {
-    let configs = &keys["configs"];
-    assert_eq!(configs[..2], ["- config_name: default", "  data_files:"]);
-    let mut out = Vec::new();
-    for pair in configs[2..].chunks(2) {
-        let split = pair[0].strip_prefix("  - split: ").unwrap_or_else(|| panic!("{pair:?}"));
-        let path = pair[1].strip_prefix("    path: ").unwrap_or_else(|| panic!("{pair:?}"));
-        out.push((scalar(split), scalar(path)));
+/// A configuration's (split, path) pairs.
+type DataFiles = Vec<(String, String)>;
+
+/// Every configuration with its (split, path) pairs, in order, after checking that the first
+/// is `default` and the only one marked as the default.
+fn configs(keys: &BTreeMap<String, Vec<String>>) -> Vec<(String, DataFiles)> {
+    let mut out: Vec<(String, DataFiles)> = Vec::new();
+    let mut lines = keys["configs"].iter().peekable();
+    while let Some(line) = lines.next() {
+        let name = line.strip_prefix("- config_name: ").unwrap_or_else(|| panic!("{line:?}"));
+        let name = scalar(name);
+        if lines.peek().map(|l| l.as_str()) == Some("  default: true") {
+            assert!(out.is_empty() && name == "default", "only the first, default, is the default: {name}");
+            lines.next();
+        }
+        assert_eq!(lines.next().map(String::as_str), Some("  data_files:"), "{name}");
+        let mut files = Vec::new();
+        while lines.peek().is_some_and(|l| l.starts_with("  - split: ")) {
+            let split = lines.next().unwrap().strip_prefix("  - split: ").unwrap();
+            let path = lines.next().unwrap().strip_prefix("    path: ").unwrap_or_else(|| panic!("{name}"));
+            files.push((scalar(split), scalar(path)));
+        }
+        out.push((name, files));
     }
+    assert_eq!(out.first().map(|c| c.0.as_str()), Some("default"));
     out
+}
+
+/// The (split, path) pairs of the default config.
+fn data_files(keys: &BTreeMap<String, Vec<String>>) -> DataFiles {
+    configs(keys).swap_remove(0).1
 }
 
 fn publish(dataset: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
@@ -87,7 +107,8 @@ fn publish_writes_the_hub_layout_with_front_matter_card_and_parquet() {
     let hub = tmp.path().join("hub");
     let o = publish(&curated, &hub, &["--license", "mit", "--title", "Fixture set"]);
     assert!(o.status.success(), "{}", text(&o));
-    let mut files: Vec<String> = walk(&hub);
+    let mut files: Vec<String> =
+        walk(&hub).into_iter().filter(|f| !f.starts_with("data/") || !f[5..].contains('/')).collect();
     files.sort();
     assert_eq!(
         files,
@@ -105,8 +126,9 @@ fn publish_writes_the_hub_layout_with_front_matter_card_and_parquet() {
     let (keys, body) = front_matter(&card);
     assert_eq!(
         keys.keys().collect::<Vec<_>>(),
-        ["configs", "license", "pretty_name", "size_categories", "tags", "task_categories"]
+        ["configs", "language", "license", "pretty_name", "size_categories", "tags", "task_categories"]
     );
+    assert_eq!(keys["language"], ["- \"en\""]);
     assert_eq!(scalar(&keys["pretty_name"][0]), "Fixture set");
     assert_eq!(scalar(&keys["license"][0]), "mit");
     assert_eq!(keys["task_categories"], ["- text-generation"]);
@@ -115,11 +137,65 @@ fn publish_writes_the_hub_layout_with_front_matter_card_and_parquet() {
     assert_eq!(data_files(&keys), [("test".to_owned(), "data/test-00000-of-00001.parquet".to_owned())]);
     assert!(body.starts_with("# Fixture set\n\n21 instances from 12 repositories in 7 languages"), "{body}");
     assert!(body.contains("![instances per language and difficulty](plots/languages.svg)"), "{body}");
-    assert!(body.contains("`data/test-00000-of-00001.parquet` (21)"), "{body}");
+    assert!(body.contains("| `default` | `test` | 21 | `data/test-00000-of-00001.parquet` |"), "{body}");
 
     let rows = swe_forge_export::read_records(hub.join("data/test-00000-of-00001.parquet")).unwrap();
     assert_eq!(rows.iter().map(|r| r.instance_id.clone()).collect::<Vec<_>>(), kept);
     assert!(rows.iter().all(|r| r.swe_forge.as_ref().unwrap().difficulty.is_some()), "labelled as export does");
+
+    // Configurations: every instance, then by language and by repository (the same rows, cut),
+    // then the SWE-bench rows and the tests table of the same instances; every file on disk.
+    let all = configs(&keys);
+    let names: Vec<&str> = all.iter().map(|c| c.0.as_str()).collect();
+    let langs: Vec<&str> = names.iter().filter_map(|n| n.strip_prefix("lang_")).collect();
+    assert_eq!(langs, ["c", "cpp", "go", "java", "js", "rust", "ts"]);
+    assert_eq!(names.iter().filter(|n| n.starts_with("repo_")).count(), 12, "{names:?}");
+    assert_eq!(names[names.len() - 2..], ["swebench", "tests"]);
+    let mut on_disk: Vec<String> = walk(&hub).into_iter().filter(|f| f.ends_with(".parquet")).collect();
+    on_disk.sort();
+    let mut listed: Vec<String> = all.iter().flat_map(|c| c.1.iter().map(|f| f.1.clone())).collect();
+    listed.sort();
+    assert_eq!(on_disk, listed, "every configuration's file is written, and no other");
+    let (mut by_lang, mut by_repo) = (Vec::new(), Vec::new());
+    for (name, files) in &all[1..all.len() - 2] {
+        assert_eq!(files.len(), 1, "{name}: one split, test");
+        assert_eq!(files[0], ("test".to_owned(), format!("data/{name}/test-00000-of-00001.parquet")));
+        let rows = swe_forge_export::read_records(hub.join(&files[0].1)).unwrap();
+        let lang = name.strip_prefix("lang_");
+        assert!(
+            rows.iter().all(|r| lang
+                .map_or(format!("repo_{}__{}", r.org, r.repo).replace('-', "_") == *name, |l| r.lang.as_deref()
+                    == Some(l))),
+            "{name}"
+        );
+        if lang.is_some() { &mut by_lang } else { &mut by_repo }.extend(rows.into_iter().map(|r| r.instance_id));
+    }
+    by_lang.sort();
+    by_repo.sort();
+    let mut sorted = kept.clone();
+    sorted.sort();
+    assert_eq!((by_lang, by_repo), (sorted.clone(), sorted), "each instance in one language and one repository");
+    let swebench = hub.join("data/swebench/test-00000-of-00001.parquet");
+    // The SWE-bench rows are `export --format swebench` of the published instances.
+    let again = tmp.path().join("swebench.parquet");
+    let default = hub.join("data/test-00000-of-00001.parquet");
+    let o = swe_forge(&[
+        "export",
+        "--records",
+        default.to_str().unwrap(),
+        "--format",
+        "swebench",
+        "--parquet",
+        again.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        std::fs::read(&swebench).unwrap() == std::fs::read(&again).unwrap(),
+        "the SWE-bench rows differ from export's"
+    );
+    let tests = swe_forge_export::read_tests_parquet(hub.join("data/tests/test-00000-of-00001.parquet")).unwrap();
+    assert_eq!(tests.len(), swe_forge_export::test_rows(&rows).len());
+    assert!(!tests.is_empty());
 
     // The language splits curate wrote, one Parquet file each; the default split is gone.
     let o = publish(&curated, &hub, &["--splits", splits.join("lang").to_str().unwrap()]);
@@ -127,6 +203,11 @@ fn publish_writes_the_hub_layout_with_front_matter_card_and_parquet() {
     let card = std::fs::read_to_string(hub.join("README.md")).unwrap();
     let (keys, _) = front_matter(&card);
     assert_eq!(scalar(&keys["license"][0]), "other", "the default license");
+    // `other` names its own license: by default a LICENSE.md naming each repository.
+    assert_eq!(scalar(&keys["license_name"][0]), "per-repository");
+    assert_eq!(scalar(&keys["license_link"][0]), "LICENSE.md");
+    let license = std::fs::read_to_string(hub.join("LICENSE.md")).unwrap();
+    assert_eq!(license.lines().filter(|l| l.starts_with("- [") && l.contains("](https://github.com/")).count(), 12);
     assert_eq!(scalar(&keys["pretty_name"][0]), "curated", "the file's name by default");
     let files = data_files(&keys);
     let names: Vec<&str> = files.iter().map(|f| f.0.as_str()).collect();
@@ -140,9 +221,39 @@ fn publish_writes_the_hub_layout_with_front_matter_card_and_parquet() {
     }
     assert_eq!(total, 21);
     assert!(!hub.join("data/test-00000-of-00001.parquet").exists(), "no stale split");
+    assert!(!hub.join("data/swebench/test-00000-of-00001.parquet").exists(), "no stale split of a configuration");
+    assert!(hub.join("data/swebench/go-00000-of-00001.parquet").exists());
     let o = publish(&curated, &hub, &["--splits", splits.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     assert!(text(&o).contains("holds no split files"), "{}", text(&o));
+
+    // A license of one's own: its id and link as given, no LICENSE.md written; languages as given.
+    std::fs::remove_file(hub.join("LICENSE.md")).unwrap();
+    let o = publish(
+        &curated,
+        &hub,
+        &[
+            "--license-name",
+            "forge-1.0",
+            "--license-link",
+            "https://example.org/forge-1.0",
+            "--language",
+            "en",
+            "--language",
+            "de",
+        ],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let (keys, _) = front_matter(&std::fs::read_to_string(hub.join("README.md")).unwrap());
+    assert_eq!(scalar(&keys["license_name"][0]), "forge-1.0");
+    assert_eq!(scalar(&keys["license_link"][0]), "https://example.org/forge-1.0");
+    assert_eq!(keys["language"], ["- \"en\"", "- \"de\""]);
+    assert!(!hub.join("LICENSE.md").exists());
+    // Those flags with a license the Hub knows, or a language that is not a code: usage errors.
+    for extra in [&["--license", "mit", "--license-name", "x"][..], &["--language", "English"]] {
+        let o = publish(&curated, &hub, extra);
+        assert_eq!(o.status.code(), Some(2), "{extra:?}: {}", text(&o));
+    }
 }
 
 #[test]
