@@ -30,7 +30,9 @@ pub use record::{
     ResolvedIssue, SCHEMA_VERSION, TestMap, TestResult, ToolchainAttempt, ToolchainChoice, ValidationStatus,
     path_component_problem, read_jsonl, read_jsonl_log, write_jsonl,
 };
-pub use record::{Difficulty, DifficultyFeatures, DifficultyLabel, Duplicate, LabelSource, Review, TimeToFix};
+pub use record::{
+    Decision, Difficulty, DifficultyFeatures, DifficultyLabel, Duplicate, LabelSource, Review, TimeToFix, Verdict,
+};
 pub use status::{Phase, PhaseStatuses, TestStatus, Transition};
 pub use testfiles::{TEST_DIRS, is_test_path, runner_config_rule, test_change_rule, test_path_rule};
 pub use warning::Warning;

@@ -166,6 +166,11 @@ pub struct ForgeMeta {
     /// The latest decision of a person on the review page (`swe-forge review`, applied by curate).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub review: Option<Review>,
+    /// The latest explicit decision of a person (keep, drop, needs work, with a reason), made on
+    /// the review page apart from the questionnaire and applied by curate; it wins over the
+    /// questionnaire's keep rule.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decision: Option<Decision>,
     /// Set when this instance's fix patch (nearly) duplicates a kept instance's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duplicate_of: Option<Duplicate>,
@@ -350,6 +355,7 @@ impl ForgeMeta {
             runs: Vec::new(),
             difficulty: None,
             review: None,
+            decision: None,
             duplicate_of: None,
             test_command: None,
             parser: None,
@@ -723,6 +729,51 @@ pub struct Review {
     pub notes: String,
     /// The keep rule's verdict on these answers when the dataset was curated.
     pub keep: bool,
+}
+
+/// A person's explicit decision about one instance, separate from the questionnaire.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Decision {
+    /// Keep, drop or needs work.
+    pub verdict: Verdict,
+    /// Why (required for drop and needs work on the review page).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub reason: String,
+    /// Who decided.
+    pub reviewer: String,
+    /// When (RFC 3339, UTC).
+    pub decided_at: String,
+}
+
+/// What a person decided about an instance.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// The instance stays in the dataset (if validation accepted it).
+    Keep,
+    /// The instance leaves the dataset.
+    Drop,
+    /// The instance is held back until someone fixes it (an override, a better test patch).
+    NeedsWork,
+}
+
+impl Verdict {
+    /// Every verdict.
+    pub const ALL: [Verdict; 3] = [Verdict::Keep, Verdict::Drop, Verdict::NeedsWork];
+
+    /// The name as written in records and the store (`keep`, `drop`, `needs_work`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Keep => "keep",
+            Verdict::Drop => "drop",
+            Verdict::NeedsWork => "needs_work",
+        }
+    }
+
+    /// Parses a name written by `as_str`.
+    pub fn parse(s: &str) -> Option<Verdict> {
+        Verdict::ALL.into_iter().find(|v| v.as_str() == s)
+    }
 }
 
 /// The time-to-fix answer of a review.

@@ -1,10 +1,13 @@
-//! `curate`: puts difficulty labels, review decisions and duplicate marks on records. A human
-//! label wins over the heuristic: a labels file first, then a review's time-to-fix answer.
+//! `curate`: puts difficulty labels, review answers, explicit decisions and duplicate marks on
+//! records. A human label wins over the heuristic: a labels file first, then a review's
+//! time-to-fix answer. An explicit decision wins over the questionnaire's keep rule: `keep` keeps
+//! an accepted instance whatever the answers, `drop` and `needs_work` leave the kept set (both
+//! stay in the full output, marked); no decision leaves it to the keep rule, as before.
 
 use std::collections::BTreeMap;
 
-use swe_forge_core::{Difficulty, ForgeMeta, Instance, LabelSource, ValidationStatus};
-use swe_forge_store::ReviewRow;
+use swe_forge_core::{Decision, Difficulty, ForgeMeta, Instance, LabelSource, ValidationStatus, Verdict};
+use swe_forge_store::{DecisionRow, ReviewRow};
 
 use crate::dedup::{DedupOptions, find_duplicates};
 use crate::difficulty::{Heuristic, heuristic_label};
@@ -18,6 +21,8 @@ pub struct CurateOptions {
     pub labels: BTreeMap<String, HumanLabel>,
     /// The latest review of each reviewed instance.
     pub reviews: BTreeMap<String, ReviewRow>,
+    /// The latest explicit decision on each decided instance.
+    pub decisions: BTreeMap<String, DecisionRow>,
     /// Which reviews keep an instance.
     pub keep_rule: KeepRule,
     /// Near-duplicate detection; None leaves duplicates unmarked.
@@ -37,17 +42,43 @@ pub struct CurateSummary {
     pub reviewed: usize,
     /// Reviewed records the keep rule drops.
     pub dropped_by_review: usize,
+    /// Records carrying an explicit decision.
+    pub decided: usize,
+    /// Records a decision drops.
+    pub dropped_by_decision: usize,
+    /// Records a decision holds back as needing work.
+    pub needs_work: usize,
     /// Records marked as duplicates of another.
     pub duplicates: usize,
     /// Accepted, not dropped by a review, not a duplicate.
     pub kept: usize,
 }
 
-/// Whether a curated record belongs in the published dataset: accepted by validation, not
-/// dropped by its review, not a duplicate.
+/// Whether a curated record belongs in the published dataset: accepted by validation, kept by a
+/// person (an explicit decision, else the questionnaire's keep rule, else nobody looked), not a
+/// duplicate.
 pub fn is_kept(r: &Instance) -> bool {
     let Some(m) = &r.swe_forge else { return false };
-    m.status == ValidationStatus::Accepted && m.review.as_ref().is_none_or(|rv| rv.keep) && m.duplicate_of.is_none()
+    m.status == ValidationStatus::Accepted && kept_by_people(m) && m.duplicate_of.is_none()
+}
+
+/// A person's word on the record: the decision when there is one, else the review's verdict,
+/// else true.
+fn kept_by_people(m: &ForgeMeta) -> bool {
+    match &m.decision {
+        Some(d) => d.verdict == Verdict::Keep,
+        None => m.review.as_ref().is_none_or(|rv| rv.keep),
+    }
+}
+
+/// The record's form of a stored decision; None for a verdict this build does not know.
+pub fn decision_from_row(row: &DecisionRow) -> Option<Decision> {
+    Some(Decision {
+        verdict: Verdict::parse(&row.verdict)?,
+        reason: row.reason.clone(),
+        reviewer: row.reviewer.clone(),
+        decided_at: row.created_at.clone(),
+    })
 }
 
 /// The records that stay in the dataset. When any record has a validation status, `is_kept`; a
@@ -61,9 +92,7 @@ pub fn kept_records(records: &[Instance]) -> Vec<&Instance> {
             if validated {
                 is_kept(r)
             } else {
-                r.swe_forge
-                    .as_ref()
-                    .is_none_or(|m| m.review.as_ref().is_none_or(|rv| rv.keep) && m.duplicate_of.is_none())
+                r.swe_forge.as_ref().is_none_or(|m| kept_by_people(m) && m.duplicate_of.is_none())
             }
         })
         .collect()
@@ -112,7 +141,13 @@ pub fn curate(records: &mut [Instance], options: &CurateOptions) -> CurateSummar
         summary.human_labels += usize::from(human.is_some());
         summary.reviewed += usize::from(review.is_some());
         summary.dropped_by_review += usize::from(review.as_ref().is_some_and(|rv| !rv.keep));
+        let decision = options.decisions.get(&r.instance_id).and_then(decision_from_row);
+        summary.decided += usize::from(decision.is_some());
+        let verdict = decision.as_ref().map(|d| d.verdict);
+        summary.dropped_by_decision += usize::from(verdict == Some(Verdict::Drop));
+        summary.needs_work += usize::from(verdict == Some(Verdict::NeedsWork));
         meta.review = review;
+        meta.decision = decision;
         meta.duplicate_of = None;
     }
     if let Some(dedup) = options.dedup {
@@ -170,7 +205,15 @@ mod tests {
         let summary = curate(&mut records, &options);
         assert_eq!(
             summary,
-            CurateSummary { records: 23, human_labels: 2, reviewed: 2, dropped_by_review: 1, duplicates: 1, kept: 21 }
+            CurateSummary {
+                records: 23,
+                human_labels: 2,
+                reviewed: 2,
+                dropped_by_review: 1,
+                duplicates: 1,
+                kept: 21,
+                ..Default::default()
+            }
         );
         let d = |i: usize| records[i].swe_forge.as_ref().unwrap().difficulty.clone().unwrap();
         assert_eq!((d(1).label, d(1).source), (DifficultyLabel::Hard, LabelSource::Human));
@@ -187,6 +230,33 @@ mod tests {
         assert_eq!(label_missing_difficulty(&mut plain, &Heuristic::CALIBRATED), 1);
         assert_eq!(plain[0].swe_forge.as_ref().unwrap().difficulty.as_ref().unwrap().source, LabelSource::Heuristic);
         assert_eq!(plain[1], records[1]);
+        // Explicit decisions win over the keep rule: keep takes back the one the rule dropped,
+        // drop and needs work leave the kept set but stay in the records, marked.
+        let decide = |id: &str, verdict: &str| DecisionRow {
+            instance_id: id.into(),
+            reviewer: "bob".into(),
+            verdict: verdict.into(),
+            reason: format!("{verdict} it"),
+            created_at: "2026-01-02T00:00:00.000Z".into(),
+        };
+        let mut decided = options.clone();
+        for (i, verdict) in [(3, "keep"), (4, "drop"), (5, "needs_work"), (2, "drop")] {
+            let id = records[i].instance_id.clone();
+            decided.decisions.insert(id.clone(), decide(&id, verdict));
+        }
+        let mut again = records.clone();
+        let summary = curate(&mut again, &decided);
+        assert_eq!(
+            (summary.decided, summary.dropped_by_decision, summary.needs_work, summary.dropped_by_review, summary.kept),
+            (4, 2, 1, 1, 19)
+        );
+        assert!(is_kept(&again[3]) && !is_kept(&again[4]) && !is_kept(&again[5]) && !is_kept(&again[2]));
+        let d = again[5].swe_forge.as_ref().unwrap().decision.clone().unwrap();
+        assert_eq!((d.verdict, d.reason.as_str(), d.reviewer.as_str()), (Verdict::NeedsWork, "needs_work it", "bob"));
+        assert_eq!(kept_records(&again).len(), 19);
+        // A rejected instance stays out whatever a person decided.
+        again[3].swe_forge.as_mut().unwrap().status = ValidationStatus::Rejected;
+        assert!(!is_kept(&again[3]));
         // Curating again gives the same records.
         let again = records.clone();
         curate(&mut records, &options);

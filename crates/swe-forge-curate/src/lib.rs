@@ -17,7 +17,9 @@ mod labels;
 mod lang;
 mod splits;
 
-pub use apply::{CurateOptions, CurateSummary, curate, is_kept, kept_records, label_missing_difficulty};
+pub use apply::{
+    CurateOptions, CurateSummary, curate, decision_from_row, is_kept, kept_records, label_missing_difficulty,
+};
 pub use calibrate::{Calibration, Confusion, calibrate, fit_thresholds};
 pub use dedup::{DedupOptions, DuplicateGroup, find_duplicates};
 pub use difficulty::{Heuristic, features, heuristic_label};

@@ -1,5 +1,6 @@
-//! The routes of the review page: its assets, the list and facets, one instance with its logs and
-//! review history, and saving a review. Requests from other origins are refused: the `Host` header
+//! The routes of the review page: its assets, the list and facets, one instance with its per-test
+//! table, logs (cut into per-test sections) and review history, saving a review (the
+//! questionnaire) and saving a decision (keep, drop, needs work, with a reason). Requests from other origins are refused: the `Host` header
 //! must name the loopback address the server listens on (against DNS rebinding) and a POST must be
 //! JSON from the page's own origin. Records go onto the page as JSON, never as HTML.
 
@@ -10,9 +11,9 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
-use swe_forge_core::{Instance, TimeToFix};
+use swe_forge_core::{Instance, TimeToFix, Verdict};
 use swe_forge_curate::{Heuristic, KeepRule, heuristic_label};
-use swe_forge_store::{ReviewRow, Store};
+use swe_forge_store::{DecisionRow, ReviewRow, Store};
 
 use crate::index::{Index, Stamp, digest, read_range};
 
@@ -30,10 +31,13 @@ const PAGE_CAP: usize = 500;
 pub(crate) struct State {
     pub dataset: PathBuf,
     pub work_dir: Option<PathBuf>,
+    /// How `work_dir` was chosen: `given` (`--work-dir`), `found` (next to the dataset), `none`.
+    pub work_dir_origin: &'static str,
     /// The dataset's index; read again when the file changes (`State::current`).
     pub index: Mutex<Arc<Index>>,
     pub store: Mutex<Store>,
     pub latest: Mutex<BTreeMap<String, ReviewRow>>,
+    pub decisions: Mutex<BTreeMap<String, DecisionRow>>,
     pub reviewer: String,
     pub rule: KeepRule,
     pub heuristic: Heuristic,
@@ -125,7 +129,7 @@ pub(crate) fn route(state: &State, req: &Request) -> Response {
         ("GET", "/api/meta") => meta(state),
         ("GET", "/api/list") => list(state, &req.query),
         ("GET", "/api/instance") => instance(state, req.query.get("id").map(String::as_str).unwrap_or_default()),
-        ("POST", "/api/review") => {
+        ("POST", "/api/review" | "/api/decision") => {
             let same_origin = req.headers.get("origin").is_none_or(|o| {
                 o == &format!("http://127.0.0.1:{}", state.port) || o == &format!("http://localhost:{}", state.port)
             });
@@ -133,21 +137,36 @@ pub(crate) fn route(state: &State, req: &Request) -> Response {
             if !same_origin || !is_json {
                 return Response::error(403, "reviews are accepted from the review page only");
             }
-            save(state, &req.body)
+            if req.path == "/api/decision" { decide(state, &req.body) } else { save(state, &req.body) }
         }
-        (_, "/" | "/app.js" | "/app.css" | "/api/meta" | "/api/list" | "/api/instance" | "/api/review") => {
-            Response::error(405, "method not allowed")
-        }
+        (
+            _,
+            "/" | "/app.js" | "/app.css" | "/api/meta" | "/api/list" | "/api/instance" | "/api/review"
+            | "/api/decision",
+        ) => Response::error(405, "method not allowed"),
         _ => Response::error(404, "not found"),
     }
 }
 
-fn review_state(rule: &KeepRule, r: Option<&ReviewRow>) -> &'static str {
-    match r {
-        None => "unreviewed",
-        Some(r) if rule.keeps(r) => "kept",
-        Some(_) => "dropped",
-    }
+/// Whether the questionnaire was answered.
+fn review_state(r: Option<&ReviewRow>) -> &'static str {
+    if r.is_some() { "answered" } else { "unanswered" }
+}
+
+/// The decision in force: the explicit one, else `undecided` (the questionnaire's keep rule is
+/// shown beside it, never as a decision).
+fn decision_state(d: Option<&DecisionRow>) -> &str {
+    d.map_or("undecided", |d| d.verdict.as_str())
+}
+
+fn decision_json(d: &DecisionRow) -> Value {
+    json!({ "verdict": d.verdict, "reason": d.reason, "reviewer": d.reviewer, "created_at": d.created_at })
+}
+
+/// How many instances have a log folder under the work folder.
+pub(crate) fn with_logs(state: &State, index: &Index) -> usize {
+    let Some(w) = &state.work_dir else { return 0 };
+    index.entries.iter().filter(|e| safe_id(&e.id) && w.join("logs").join(&e.id).is_dir()).count()
 }
 
 fn review_json(rule: &KeepRule, r: &ReviewRow) -> Value {
@@ -169,14 +188,32 @@ fn meta(state: &State) -> Response {
         Err(response) => return response,
     };
     let latest = state.latest.lock().unwrap_or_else(|e| e.into_inner());
+    let decisions = state.decisions.lock().unwrap_or_else(|e| e.into_inner());
     let mut facets: BTreeMap<&str, BTreeMap<&str, u64>> = BTreeMap::new();
     for e in &index.entries {
         *facets.entry("lang").or_default().entry(&e.lang).or_default() += 1;
         *facets.entry("repo").or_default().entry(&e.repo).or_default() += 1;
         *facets.entry("status").or_default().entry(e.status).or_default() += 1;
         *facets.entry("difficulty").or_default().entry(e.difficulty).or_default() += 1;
-        *facets.entry("review").or_default().entry(review_state(&state.rule, latest.get(&e.id))).or_default() += 1;
+        *facets.entry("decision").or_default().entry(decision_state(decisions.get(&e.id))).or_default() += 1;
+        *facets.entry("review").or_default().entry(review_state(latest.get(&e.id))).or_default() += 1;
     }
+    let found = with_logs(state, &index);
+    let logs = json!({
+        "work_dir": state.work_dir.as_ref().map(|w| w.display().to_string()),
+        "origin": state.work_dir_origin,
+        "instances_with_logs": found,
+        "warning": (found == 0).then(|| match &state.work_dir {
+            Some(w) => format!(
+                "no run logs found: {} has no logs/<instance_id>/ folder for any instance of this dataset; \
+                 give the folder validate wrote with --work-dir",
+                w.display()
+            ),
+            None => "no run logs found: no work folder next to the dataset holds logs/ (validate writes them to \
+                     <out>.work/logs/, or to the pipeline's [validate] work_dir); give it with --work-dir"
+                .to_owned(),
+        }),
+    });
     let facets: BTreeMap<&str, Vec<(&str, u64)>> =
         facets.into_iter().map(|(k, v)| (k, v.into_iter().collect())).collect();
     Response::json(
@@ -187,13 +224,16 @@ fn meta(state: &State) -> Response {
             "reviewer": state.reviewer,
             "keep_rule": state.rule,
             "time_to_fix": TimeToFix::ALL.iter().map(|t| t.as_str()).collect::<Vec<_>>(),
+            "verdicts": Verdict::ALL.iter().map(|v| v.as_str()).collect::<Vec<_>>(),
             "facets": facets,
+            "logs": logs,
         }),
     )
 }
 
 fn list(state: &State, q: &BTreeMap<String, String>) -> Response {
     let latest = state.latest.lock().unwrap_or_else(|e| e.into_inner());
+    let decisions = state.decisions.lock().unwrap_or_else(|e| e.into_inner());
     let want = |key: &str| q.get(key).map(String::as_str).filter(|v| !v.is_empty());
     let text = want("q").map(str::to_lowercase);
     let offset: usize = want("offset").and_then(|v| v.parse().ok()).unwrap_or(0);
@@ -206,12 +246,19 @@ fn list(state: &State, q: &BTreeMap<String, String>) -> Response {
     let mut items = Vec::new();
     for e in &index.entries {
         let review = latest.get(&e.id);
-        let rstate = review_state(&state.rule, review);
+        let rstate = review_state(review);
+        let decision = decisions.get(&e.id);
+        let dstate = decision_state(decision);
         let keep = want("lang").is_none_or(|v| v == e.lang)
             && want("repo").is_none_or(|v| v == e.repo)
             && want("status").is_none_or(|v| v == e.status)
             && want("difficulty").is_none_or(|v| v == e.difficulty)
-            && want("review").is_none_or(|v| v == rstate || (v == "reviewed" && review.is_some()))
+            && want("review").is_none_or(|v| {
+                v == rstate
+                    || (v == "reviewed" && (review.is_some() || decision.is_some()))
+                    || (v == "unreviewed" && review.is_none() && decision.is_none())
+            })
+            && want("decision").is_none_or(|v| v == dstate)
             && text.as_deref().is_none_or(|t| e.id.to_lowercase().contains(t) || e.title.to_lowercase().contains(t));
         if !keep {
             continue;
@@ -227,7 +274,9 @@ fn list(state: &State, q: &BTreeMap<String, String>) -> Response {
                 "fix_lines": e.fix_lines,
                 "fixed_tests": e.fixed_tests,
                 "review": rstate,
-                "reviewer": review.map(|r| r.reviewer.as_str()),
+                "decision": dstate,
+                "keep_rule": review.map(|r| state.rule.keeps(r)),
+                "reviewer": decision.map(|d| d.reviewer.as_str()).or(review.map(|r| r.reviewer.as_str())),
             }));
         }
         total += 1;
@@ -250,15 +299,25 @@ fn instance(state: &State, id: &str) -> Response {
         let (features, score, label) = heuristic_label(inst, &state.heuristic);
         json!({ "label": label, "score": (score * 100.0).round() / 100.0, "features": features })
     });
+    let rows = inst.as_ref().map(crate::table::rows).unwrap_or_default();
+    let names: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
     let mut logs = serde_json::Map::new();
+    let mut log_paths = serde_json::Map::new();
     for phase in swe_forge_core::Phase::ALL {
-        let text = state
+        let path = state
             .work_dir
             .as_ref()
             .filter(|_| safe_id(id))
-            .and_then(|w| read_log(&swe_forge_core::RunLogs::new(w, id).log(phase.as_str())));
-        logs.insert(phase.as_str().into(), text.map_or(Value::Null, Value::String));
+            .map(|w| swe_forge_core::RunLogs::new(w, id).log(phase.as_str()));
+        let text = path.as_deref().and_then(read_log);
+        logs.insert(phase.as_str().into(), text.map_or(Value::Null, |t| crate::logs::view(t, &names).to_json()));
+        log_paths.insert(phase.as_str().into(), path.map_or(Value::Null, |p| Value::String(p.display().to_string())));
     }
+    let decisions = state.store.lock().unwrap_or_else(|e| e.into_inner()).decision_history(id);
+    let decisions = match decisions {
+        Ok(d) => d,
+        Err(err) => return Response::error(500, &err.to_string()),
+    };
     let history = state.store.lock().unwrap_or_else(|e| e.into_inner()).review_history(id);
     let history = match history {
         Ok(h) => h,
@@ -272,8 +331,12 @@ fn instance(state: &State, id: &str) -> Response {
             "digest": digest,
             "record": record,
             "heuristic": heuristic,
+            "tests": rows.iter().map(crate::table::Row::to_json).collect::<Vec<_>>(),
             "logs": logs,
+            "log_paths": log_paths,
             "review": latest.map(|r| review_json(&state.rule, r)),
+            "decision": decisions.last().map(decision_json),
+            "decisions": decisions.iter().map(decision_json).collect::<Vec<_>>(),
             "history": history.iter().map(|r| review_json(&state.rule, r)).collect::<Vec<_>>(),
         }),
     )
@@ -372,6 +435,69 @@ fn save(state: &State, body: &[u8]) -> Response {
             let out = review_json(&state.rule, &saved);
             state.latest.lock().unwrap_or_else(|e| e.into_inner()).insert(saved.instance_id.clone(), saved);
             Response::json(200, &json!({ "review": out }))
+        }
+        Err(e) => Response::error(500, &e.to_string()),
+    }
+}
+
+fn decide(state: &State, body: &[u8]) -> Response {
+    let v: Value = match serde_json::from_slice(body) {
+        Ok(v) => v,
+        Err(e) => return Response::error(400, &format!("not JSON: {e}")),
+    };
+    let id = v.get("id").and_then(Value::as_str).unwrap_or_default();
+    let Some(reviewed) = v.get("record_digest").and_then(Value::as_str) else {
+        return Response::error(
+            400,
+            "record_digest (the digest of the record decided on, from /api/instance) is required",
+        );
+    };
+    let Some(verdict) = v.get("verdict").and_then(Value::as_str).and_then(Verdict::parse) else {
+        return Response::error(400, "verdict must be keep, drop or needs_work");
+    };
+    let reason: String =
+        v.get("reason").and_then(Value::as_str).unwrap_or_default().trim().chars().take(2_000).collect();
+    if verdict != Verdict::Keep && reason.is_empty() {
+        return Response::error(400, &format!("a {} decision needs a reason", verdict.as_str()));
+    }
+    let reviewer = v
+        .get("reviewer")
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|r| !r.is_empty())
+        .unwrap_or(&state.reviewer)
+        .chars()
+        .take(100)
+        .collect();
+    let name = state.dataset.display();
+    let index = match state.record(id) {
+        Ok((index, _)) => index,
+        Err(response) if response.status == 404 => {
+            let message =
+                format!("{id} is no longer in {name}: the dataset changed since the page showed it; nothing was saved");
+            return Response::error(409, &message);
+        }
+        Err(response) => return response,
+    };
+    if index.get(id).is_none_or(|e| e.digest != reviewed) {
+        let message = format!(
+            "the record of {id} changed in {name} since the page showed it: reload it and decide again; nothing was saved"
+        );
+        return Response::error(409, &message);
+    }
+    let row = DecisionRow {
+        instance_id: id.to_owned(),
+        reviewer,
+        verdict: verdict.as_str().to_owned(),
+        reason,
+        created_at: String::new(),
+    };
+    let saved = state.store.lock().unwrap_or_else(|e| e.into_inner()).save_decision(&row);
+    match saved {
+        Ok(saved) => {
+            let out = decision_json(&saved);
+            state.decisions.lock().unwrap_or_else(|e| e.into_inner()).insert(saved.instance_id.clone(), saved);
+            Response::json(200, &json!({ "decision": out }))
         }
         Err(e) => Response::error(500, &e.to_string()),
     }

@@ -37,7 +37,7 @@ pub struct ServerOptions {
     /// The dataset (JSONL records).
     pub dataset: PathBuf,
     /// Where validation wrote its run logs (`<work_dir>/logs/<instance_id>/{run,test,fix}.log`).
-    pub work_dir: Option<PathBuf>,
+    pub work_dir: WorkDir,
     /// The state store that keeps reviews.
     pub store: PathBuf,
     /// Reviewer name used when the page sends none.
@@ -50,6 +50,17 @@ pub struct ServerOptions {
     pub heuristic: Heuristic,
     /// Bounds on connections.
     pub limits: Limits,
+}
+
+/// The work folder whose logs the page shows, and how it was chosen (the page says so).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WorkDir {
+    /// Named by the user (`--work-dir`).
+    Given(PathBuf),
+    /// Found next to the dataset (`find_work_dir`).
+    Found(PathBuf),
+    /// None: the page warns that no logs were found.
+    None,
 }
 
 /// How many connections are served at once and how long each may take.
@@ -82,6 +93,7 @@ impl ReviewServer {
         let index = Index::read(&options.dataset, &options.heuristic)?;
         let store = Store::open(&options.store)?;
         let latest = store.latest_reviews()?;
+        let decisions = store.latest_decisions()?;
         let addr = format!("127.0.0.1:{}", options.port);
         let listen = |source| ReviewError::Listen { addr: addr.clone(), source };
         let listener = TcpListener::bind(&addr).map_err(listen)?;
@@ -89,10 +101,19 @@ impl ReviewServer {
         let port = listener.local_addr().map_err(listen)?.port();
         let state = State {
             dataset: options.dataset,
-            work_dir: options.work_dir,
+            work_dir_origin: match &options.work_dir {
+                WorkDir::Given(_) => "given",
+                WorkDir::Found(_) => "found",
+                WorkDir::None => "none",
+            },
+            work_dir: match options.work_dir {
+                WorkDir::Given(p) | WorkDir::Found(p) => Some(p),
+                WorkDir::None => None,
+            },
             index: Mutex::new(Arc::new(index)),
             store: Mutex::new(store),
             latest: Mutex::new(latest),
+            decisions: Mutex::new(decisions),
             reviewer: options.reviewer,
             rule: options.keep_rule,
             heuristic: options.heuristic,
@@ -109,6 +130,12 @@ impl ReviewServer {
     /// Number of instances in the dataset.
     pub fn instances(&self) -> usize {
         self.state.index.lock().unwrap_or_else(|e| e.into_inner()).entries.len()
+    }
+
+    /// How many instances of the dataset have a log folder in the work folder.
+    pub fn instances_with_logs(&self) -> usize {
+        let index = Arc::clone(&self.state.index.lock().unwrap_or_else(|e| e.into_inner()));
+        api::with_logs(&self.state, &index)
     }
 
     /// Serves until the future is dropped; must run inside a tokio runtime with time and IO.

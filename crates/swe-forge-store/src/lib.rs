@@ -15,7 +15,7 @@ mod schema;
 
 pub use error::StoreError;
 pub use progress::{RunRow, Stage, input_digest};
-pub use reviews::ReviewRow;
+pub use reviews::{DecisionRow, ReviewRow};
 
 use std::path::{Path, PathBuf};
 

@@ -1,6 +1,8 @@
 //! Reviews people make on the review page: every saved answer set is appended (never updated),
 //! with the reviewer's name and the time, so the history of an instance's reviews stays auditable;
-//! the latest one is the decision in force.
+//! the latest one is the decision in force. Explicit decisions (keep, drop, needs work, with a
+//! reason) are kept the same way, in a table of their own: a person may decide without answering
+//! the questionnaire, and answer it without deciding.
 
 use std::collections::BTreeMap;
 
@@ -29,7 +31,72 @@ pub struct ReviewRow {
     pub created_at: String,
 }
 
+/// One saved decision.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DecisionRow {
+    /// The instance.
+    pub instance_id: String,
+    /// Who decided.
+    pub reviewer: String,
+    /// `keep`, `drop` or `needs_work`.
+    pub verdict: String,
+    /// Why.
+    pub reason: String,
+    /// When it was saved (RFC 3339, UTC, milliseconds); set by the store.
+    pub created_at: String,
+}
+
 impl Store {
+    /// Appends a decision; `created_at` is ignored and set to now. Returns the row as stored. A
+    /// verdict other than `keep`, `drop` or `needs_work` is refused by the table.
+    pub fn save_decision(&mut self, decision: &DecisionRow) -> Result<DecisionRow, StoreError> {
+        let path = self.path().to_owned();
+        let mut row = decision.clone();
+        row.created_at = rfc3339_now();
+        self.conn
+            .execute(
+                "INSERT INTO decisions (instance_id, reviewer, verdict, reason, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![row.instance_id, row.reviewer, row.verdict, row.reason, row.created_at],
+            )
+            .map_err(StoreError::sql(&path))?;
+        Ok(row)
+    }
+
+    /// The latest decision of every decided instance, by instance id.
+    pub fn latest_decisions(&self) -> Result<BTreeMap<String, DecisionRow>, StoreError> {
+        let rows = self.query_decisions(
+            "SELECT instance_id, reviewer, verdict, reason, created_at
+             FROM decisions d WHERE id = (SELECT MAX(id) FROM decisions WHERE instance_id = d.instance_id)",
+            [],
+        )?;
+        Ok(rows.into_iter().map(|r| (r.instance_id.clone(), r)).collect())
+    }
+
+    /// Every decision on one instance, oldest first.
+    pub fn decision_history(&self, instance_id: &str) -> Result<Vec<DecisionRow>, StoreError> {
+        self.query_decisions(
+            "SELECT instance_id, reviewer, verdict, reason, created_at FROM decisions WHERE instance_id = ?1 ORDER BY id",
+            [instance_id],
+        )
+    }
+
+    fn query_decisions(&self, sql: &str, args: impl rusqlite::Params) -> Result<Vec<DecisionRow>, StoreError> {
+        let path = self.path().to_owned();
+        let mut stmt = self.conn.prepare(sql).map_err(StoreError::sql(&path))?;
+        let rows = stmt
+            .query_map(args, |r| {
+                Ok(DecisionRow {
+                    instance_id: r.get(0)?,
+                    reviewer: r.get(1)?,
+                    verdict: r.get(2)?,
+                    reason: r.get(3)?,
+                    created_at: r.get(4)?,
+                })
+            })
+            .map_err(StoreError::sql(&path))?;
+        rows.collect::<Result<Vec<_>, _>>().map_err(StoreError::sql(&path))
+    }
+
     /// Appends a review; `created_at` is ignored and set to now. Returns the row as stored.
     pub fn save_review(&mut self, review: &ReviewRow) -> Result<ReviewRow, StoreError> {
         let path = self.path().to_owned();
@@ -150,6 +217,69 @@ mod tests {
         let history = store.review_history("a__b-1").unwrap();
         assert_eq!(history.iter().map(|r| r.reviewer.as_str()).collect::<Vec<_>>(), ["alice", "bob"]);
         assert_eq!(history[0], first);
+    }
+
+    fn decision(id: &str, verdict: &str, reason: &str) -> DecisionRow {
+        DecisionRow {
+            instance_id: id.into(),
+            reviewer: "alice".into(),
+            verdict: verdict.into(),
+            reason: reason.into(),
+            created_at: String::new(),
+        }
+    }
+
+    #[test]
+    fn decisions_append_apart_from_reviews_and_the_latest_wins() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.sqlite");
+        let mut store = Store::open(&path).unwrap();
+        store.save_review(&review("a__b-1", "alice", 3)).unwrap();
+        store.save_decision(&decision("a__b-1", "keep", "")).unwrap();
+        store.save_decision(&decision("a__b-2", "needs_work", "the test patch tests nothing")).unwrap();
+        store.save_decision(&decision("a__b-1", "drop", "the issue is a duplicate")).unwrap();
+        let err = store.save_decision(&decision("a__b-1", "maybe", "")).unwrap_err().to_string();
+        assert!(err.contains("CHECK"), "{err}");
+        drop(store);
+        let store = Store::open(&path).unwrap();
+        let latest = store.latest_decisions().unwrap();
+        assert_eq!(latest.len(), 2);
+        assert_eq!(
+            (latest["a__b-1"].verdict.as_str(), latest["a__b-1"].reason.as_str()),
+            ("drop", "the issue is a duplicate")
+        );
+        assert_eq!(latest["a__b-2"].verdict, "needs_work");
+        let history = store.decision_history("a__b-1").unwrap();
+        assert_eq!(history.iter().map(|r| r.verdict.as_str()).collect::<Vec<_>>(), ["keep", "drop"]);
+        assert_eq!(store.latest_reviews().unwrap()["a__b-1"].issue_clarity, 3, "the review stays");
+    }
+
+    /// A store made before decisions existed (schema version 3) opens with its reviews intact
+    /// and takes decisions.
+    #[test]
+    fn a_store_of_version_3_keeps_its_reviews_and_takes_decisions() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.sqlite");
+        {
+            let conn = rusqlite::Connection::open(&path).unwrap();
+            for (i, sql) in crate::schema::MIGRATIONS.iter().take(3).enumerate() {
+                conn.execute_batch(sql).unwrap();
+                conn.execute_batch(&format!("PRAGMA user_version = {}", i + 1)).unwrap();
+            }
+            conn.execute(
+                "INSERT INTO reviews (instance_id, reviewer, severe_problem, issue_clarity, test_adequacy, time_to_fix, notes, created_at)
+                 VALUES ('a__b-1', 'bob', 0, 2, 3, '<15m', 'old', '2025-01-01T00:00:00.000Z')",
+                [],
+            )
+            .unwrap();
+        }
+        let mut store = Store::open(&path).unwrap();
+        let old = &store.latest_reviews().unwrap()["a__b-1"];
+        assert_eq!((old.reviewer.as_str(), old.notes.as_str(), old.test_adequacy), ("bob", "old", 3));
+        assert!(store.latest_decisions().unwrap().is_empty());
+        store.save_decision(&decision("a__b-1", "keep", "")).unwrap();
+        assert_eq!(store.latest_decisions().unwrap()["a__b-1"].verdict, "keep");
+        assert_eq!(store.review_history("a__b-1").unwrap().len(), 1);
     }
 
     #[test]

@@ -4,7 +4,7 @@
 use crate::{Store, StoreError};
 
 /// Each entry is applied once, in order, in its own transaction.
-const MIGRATIONS: &[&str] = &[
+pub(crate) const MIGRATIONS: &[&str] = &[
     // 1: instances and their stages, runs.
     "CREATE TABLE instances (
         instance_id TEXT PRIMARY KEY,
@@ -56,6 +56,18 @@ const MIGRATIONS: &[&str] = &[
         updated_at TEXT NOT NULL,
         PRIMARY KEY (instance_id, model)
     );",
+    // 4: explicit decisions (keep, drop, needs_work, with a reason) made on the review page, apart
+    // from the questionnaire; appended like reviews, the latest per instance is in force. A store
+    // of version 3 keeps every review: this only adds a table.
+    "CREATE TABLE decisions (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        instance_id TEXT NOT NULL,
+        reviewer TEXT NOT NULL,
+        verdict TEXT NOT NULL CHECK (verdict IN ('keep', 'drop', 'needs_work')),
+        reason TEXT NOT NULL,
+        created_at TEXT NOT NULL
+    );
+    CREATE INDEX decisions_by_instance ON decisions (instance_id, id);",
 ];
 
 pub(crate) fn migrate(store: &mut Store) -> Result<(), StoreError> {

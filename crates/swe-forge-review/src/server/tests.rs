@@ -11,7 +11,7 @@ fn server(limits: Limits) -> (tempfile::TempDir, SocketAddr) {
     let tmp = tempfile::tempdir().unwrap();
     let options = ServerOptions {
         dataset: PathBuf::from(swe_forge_test_support::DEVSET),
-        work_dir: None,
+        work_dir: WorkDir::None,
         store: tmp.path().join("state.sqlite"),
         reviewer: "alice".into(),
         keep_rule: KeepRule::default(),

@@ -19,7 +19,9 @@ pub struct CurateArgs {
     /// Where the curated records go (JSONL); every record, with its marks, unless --kept-only.
     #[arg(long, short, required_unless_present = "calibrate")]
     pub out: Option<PathBuf>,
-    /// The state store holding the reviews made with `swe-forge review`.
+    /// The state store holding the reviews and decisions made with `swe-forge review`. A
+    /// decision wins over the keep rule: `drop` and `needs_work` leave the kept set (--kept-only,
+    /// splits, publish) and stay marked in the full output (`swe_forge.decision`).
     #[arg(long)]
     pub store: Option<PathBuf>,
     /// Human difficulty labels (JSON lines with instance_id and label, or `id<TAB>label` lines);
@@ -34,8 +36,8 @@ pub struct CurateArgs {
     /// Do not look for duplicates.
     #[arg(long)]
     pub no_dedup: bool,
-    /// Write only the records that stay in the dataset: accepted, not dropped by a review, not
-    /// duplicates.
+    /// Write only the records that stay in the dataset: accepted, not dropped by a decision or a
+    /// review, not held back as needing work, not duplicates.
     #[arg(long)]
     pub kept_only: bool,
     /// Keep only instances whose evidence is complete (`swe_forge.evidence`: the gold patch
@@ -90,7 +92,9 @@ pub fn curate_command(args: CurateArgs) -> Result<()> {
         if !path.exists() {
             bail!("state store {} does not exist", path.display());
         }
-        options.reviews = swe_forge_store::Store::open(path)?.latest_reviews()?;
+        let store = swe_forge_store::Store::open(path)?;
+        options.reviews = store.latest_reviews()?;
+        options.decisions = store.latest_decisions()?;
     }
     let summary = swe_forge_curate::curate(&mut records, &options);
     let mut kept: Vec<&Instance> = kept_records(&records);
@@ -118,11 +122,14 @@ pub fn curate_command(args: CurateArgs) -> Result<()> {
     };
     batch.commit()?;
     outln!(
-        "{} records: {} labelled by people, {} reviewed ({} dropped by the keep rule), {} duplicates{}; {} kept; {} written to {}",
+        "{} records: {} labelled by people, {} reviewed ({} dropped by the keep rule), {} decided ({} dropped, {} need work), {} duplicates{}; {} kept; {} written to {}",
         summary.records,
         summary.human_labels,
         summary.reviewed,
         summary.dropped_by_review,
+        summary.decided,
+        summary.dropped_by_decision,
+        summary.needs_work,
         summary.duplicates,
         if args.require_evidence { format!(", {without_evidence} without complete evidence") } else { String::new() },
         kept.len(),

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use swe_forge_curate::Heuristic;
-use swe_forge_review::{Limits, ReviewServer, ServerOptions};
+use swe_forge_review::{Limits, ReviewServer, ServerOptions, WorkDir};
 
 use crate::cli::KeepArgs;
 
@@ -14,12 +14,16 @@ pub struct ReviewArgs {
     /// table).
     #[arg(long, visible_alias = "records")]
     pub dataset: PathBuf,
-    /// The state store that keeps the reviews (SQLite; made if missing). Default:
+    /// The state store that keeps the reviews and decisions (SQLite; made if missing). Default:
+    /// <dataset>.work/state.sqlite when it exists (where earlier versions kept reviews), else
     /// <work-dir>/state.sqlite.
     #[arg(long)]
     pub store: Option<PathBuf>,
     /// Where validation wrote its run logs (<work-dir>/logs/<instance_id>/{run,test,fix}.log).
-    /// Default: the dataset path with the extension `.work`, as validate makes it.
+    /// Default: the folder next to the dataset where validate put them: <dataset>.work
+    /// (`validate --out <dataset>`), <stem>-work (the demo's data/out/demo-work for
+    /// data/out/demo.jsonl), <stem>-validated.work (a pipeline's default), or the only folder
+    /// there holding logs/ and state.sqlite. The page warns when no logs are found.
     #[arg(long)]
     pub work_dir: Option<PathBuf>,
     /// Port on 127.0.0.1 (0 picks a free one).
@@ -33,8 +37,19 @@ pub struct ReviewArgs {
 }
 
 pub fn review_command(args: ReviewArgs) -> Result<()> {
-    let work_dir = args.work_dir.clone().unwrap_or_else(|| args.dataset.with_extension("work"));
-    let store = args.store.clone().unwrap_or_else(|| work_dir.join("state.sqlite"));
+    let work_dir = match &args.work_dir {
+        Some(w) => WorkDir::Given(w.clone()),
+        None => swe_forge_review::find_work_dir(&args.dataset).map_or(WorkDir::None, WorkDir::Found),
+    };
+    let old_store = args.dataset.with_extension("work").join("state.sqlite");
+    let store = args.store.clone().unwrap_or_else(|| match &work_dir {
+        _ if old_store.is_file() => old_store.clone(),
+        WorkDir::Given(w) | WorkDir::Found(w) => w.join("state.sqlite"),
+        WorkDir::None => old_store.clone(),
+    });
+    if let Some(parent) = store.parent().filter(|p| !p.as_os_str().is_empty() && !p.exists()) {
+        std::fs::create_dir_all(parent).with_context(|| format!("making {}", parent.display()))?;
+    }
     let reviewer = args
         .reviewer
         .clone()
@@ -47,7 +62,7 @@ pub fn review_command(args: ReviewArgs) -> Result<()> {
     let dataset = jsonl_copy.as_ref().map_or(args.dataset.clone(), |f| f.path().to_owned());
     let server = ReviewServer::bind(ServerOptions {
         dataset,
-        work_dir: work_dir.is_dir().then_some(work_dir),
+        work_dir: work_dir.clone(),
         store: store.clone(),
         reviewer,
         keep_rule: args.keep.rule(),
@@ -57,6 +72,22 @@ pub fn review_command(args: ReviewArgs) -> Result<()> {
     })
     .with_context(|| format!("serving the review page for {}", args.dataset.display()))?;
     eprintln!("{} instances; reviews go to {}", server.instances(), store.display());
+    let with_logs = server.instances_with_logs();
+    match &work_dir {
+        WorkDir::Given(w) | WorkDir::Found(w) if with_logs > 0 => {
+            eprintln!("run logs of {with_logs} instances from {}", w.display());
+        }
+        WorkDir::Given(w) | WorkDir::Found(w) => eprintln!(
+            "warning: {} holds no logs/<instance_id>/ folder for any instance of {}: the page shows no run logs",
+            w.display(),
+            args.dataset.display()
+        ),
+        WorkDir::None => eprintln!(
+            "warning: no work folder with run logs next to {} (validate writes them to <out>.work/logs/ or the \
+             pipeline's [validate] work_dir): the page shows no run logs; give the folder with --work-dir",
+            args.dataset.display()
+        ),
+    }
     outln!("http://{}/", server.local_addr());
     use std::io::Write as _;
     std::io::stdout().flush()?;

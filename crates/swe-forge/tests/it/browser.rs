@@ -150,10 +150,14 @@ impl Browser {
         self.call("Page.reload", json!({ "ignoreCache": true }));
     }
 
-    /// Presses one key (a printable character, or `Escape`).
+    /// Presses one key (a printable character, `Escape`, `Enter`, `Tab`, `ArrowDown`, `ArrowUp`).
     pub fn key(&mut self, key: &str) {
         let (code, text, vk) = match key {
             "Escape" => ("Escape".to_owned(), "", 27),
+            "Enter" => ("Enter".to_owned(), "\r", 13),
+            "Tab" => ("Tab".to_owned(), "", 9),
+            "ArrowDown" => ("ArrowDown".to_owned(), "", 40),
+            "ArrowUp" => ("ArrowUp".to_owned(), "", 38),
             k => {
                 let c = k.chars().next().unwrap();
                 let code =
@@ -172,6 +176,22 @@ impl Browser {
         );
     }
 
+    /// Makes the page's viewport `width` x `height` CSS pixels.
+    pub fn viewport(&mut self, width: u32, height: u32) {
+        self.call(
+            "Emulation.setDeviceMetricsOverride",
+            json!({ "width": width, "height": height, "deviceScaleFactor": 1, "mobile": false }),
+        );
+    }
+
+    /// A PNG of the viewport, written to `path`.
+    pub fn screenshot(&mut self, path: &Path) {
+        let shot = self.call("Page.captureScreenshot", json!({ "format": "png" }));
+        let png = base64_decode(shot["data"].as_str().expect("no screenshot data"));
+        assert!(png.starts_with(b"\x89PNG"), "not a PNG");
+        std::fs::write(path, png).unwrap();
+    }
+
     /// Types text into the focused element.
     pub fn type_text(&mut self, text: &str) {
         self.call("Input.insertText", json!({ "text": text }));
@@ -183,4 +203,26 @@ impl Drop for Browser {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// Standard base64 (the DevTools protocol's binary data).
+fn base64_decode(text: &str) -> Vec<u8> {
+    let value = |c: u8| match c {
+        b'A'..=b'Z' => c - b'A',
+        b'a'..=b'z' => c - b'a' + 26,
+        b'0'..=b'9' => c - b'0' + 52,
+        b'+' => 62,
+        b'/' => 63,
+        _ => panic!("not base64: {c}"),
+    };
+    let bytes: Vec<u8> = text.bytes().filter(|&c| c != b'=' && !c.is_ascii_whitespace()).collect();
+    let mut out = Vec::with_capacity(bytes.len() * 3 / 4);
+    for chunk in bytes.chunks(4) {
+        let mut n = 0u32;
+        for (i, &c) in chunk.iter().enumerate() {
+            n |= u32::from(value(c)) << (18 - 6 * i);
+        }
+        out.extend(&n.to_be_bytes()[1..chunk.len()]);
+    }
+    out
 }

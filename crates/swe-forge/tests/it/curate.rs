@@ -63,7 +63,7 @@ fn curate_labels_dedups_splits_and_validates_against_the_schema() {
     );
     assert!(
         text(&o).contains(
-            "23 records: 1 labelled by people, 0 reviewed (0 dropped by the keep rule), 1 duplicates; 21 kept"
+            "23 records: 1 labelled by people, 0 reviewed (0 dropped by the keep rule), 0 decided (0 dropped, 0 need work), 1 duplicates; 21 kept"
         ),
         "{}",
         text(&o)

@@ -159,7 +159,7 @@ fn review_page_in_chromium_then_curate_carries_the_decisions() {
     b.wait_for(&format!("document.getElementById('d-title').textContent.startsWith('{}')", go[0].instance_id));
     assert_eq!(b.eval("document.querySelectorAll('#d-fix .add').length > 0"), true);
     assert_eq!(b.eval("document.getElementById('d-logs').textContent.includes('hello from the fix log')"), true);
-    assert_eq!(b.eval("document.getElementById('d-tests').textContent.includes('FAIL_TO_PASS')"), true);
+    assert_eq!(b.eval("document.querySelectorAll('#t-table tbody tr').length > 0"), true);
     for k in ["0", "3", "2", "2", "n"] {
         b.key(k);
     }
@@ -168,15 +168,27 @@ fn review_page_in_chromium_then_curate_carries_the_decisions() {
     b.key("s");
     b.wait_for("document.getElementById('save-status').textContent.startsWith('saved by alice')");
     b.wait_for(&format!(
-        "document.querySelector('#list li[data-id=\"{}\"]').textContent.includes('kept')",
+        "document.querySelector('#list li[data-id=\"{}\"]').textContent.includes('answered')",
         go[0].instance_id
     ));
+    // The questionnaire is not a decision: the instance is still undecided.
+    assert_eq!(b.eval("document.getElementById('decision-state').textContent"), "· undecided");
+    // The decision, with the keyboard only: d, the reason, Enter.
+    b.key("d");
+    b.wait_for("document.activeElement === document.getElementById('reason')");
+    b.key("Enter");
+    b.wait_for("document.getElementById('decision-status').textContent.includes('needs a reason')");
+    b.type_text("the issue asks for something else");
+    b.key("Enter");
+    b.wait_for("document.getElementById('decision-status').textContent.startsWith('drop by alice')");
+    b.wait_for(&format!("document.querySelector('#list li[data-id=\"{}\"] .badge.drop') !== null", go[0].instance_id));
 
     // A reload shows the same instance, filter and saved decision, read back from the store.
     b.reload();
     b.wait_for("document.body.dataset.ready === '1'");
     b.wait_for(&format!("document.getElementById('d-title').textContent.startsWith('{}')", go[0].instance_id));
     b.wait_for("document.getElementById('save-status').textContent.startsWith('saved by alice')");
+    b.wait_for("document.getElementById('decision-status').textContent.includes('the issue asks for something else')");
     assert_eq!(b.eval("document.getElementById('f-lang').value"), "go");
     assert_eq!(b.eval("document.getElementById('notes').value"), "looks fine");
     assert_eq!(
@@ -190,7 +202,7 @@ fn review_page_in_chromium_then_curate_carries_the_decisions() {
     for k in ["1", "3", "3", "4", "s"] {
         b.key(k);
     }
-    b.wait_for("document.getElementById('save-status').textContent.includes('(dropped)')");
+    b.wait_for("document.getElementById('save-status').textContent.includes('the keep rule would drop it')");
     // A draft survives moving away and back.
     b.key("j");
     b.wait_for(&format!("document.getElementById('d-title').textContent.startsWith('{}')", go[2].instance_id));
@@ -226,6 +238,11 @@ fn review_page_in_chromium_then_curate_carries_the_decisions() {
     let all = curated(&out);
     let get = |id: &str| all.iter().find(|r| r.instance_id == id).unwrap().swe_forge.clone().unwrap();
     let first = get(&go[0].instance_id);
+    let decision = first.decision.clone().unwrap();
+    assert_eq!(
+        (decision.verdict, decision.reason.as_str(), decision.reviewer.as_str()),
+        (swe_forge_core::Verdict::Drop, "the issue asks for something else", "alice")
+    );
     let rv = first.review.unwrap();
     assert_eq!((rv.reviewer.as_str(), rv.keep, rv.issue_clarity, rv.notes.as_str()), ("alice", true, 3, "looks fine"));
     let d = first.difficulty.unwrap();
@@ -235,8 +252,8 @@ fn review_page_in_chromium_then_curate_carries_the_decisions() {
     let o = args(&kept, &["--no-dedup", "--kept-only"]);
     assert!(o.status.success(), "{}", text(&o));
     let kept = curated(&kept);
-    assert_eq!(kept.len(), 4000 - 1, "accepted minus the dropped one");
-    assert!(!kept.iter().any(|r| r.instance_id == go[1].instance_id));
+    assert_eq!(kept.len(), 4000 - 2, "accepted minus the one the keep rule drops and the one decided drop");
+    assert!(!kept.iter().any(|r| r.instance_id == go[1].instance_id || r.instance_id == go[0].instance_id));
 }
 
 /// The dataset rewritten while the server runs: it is indexed again, every id still serves its
@@ -314,4 +331,270 @@ fn many_idle_connections_do_not_grow_the_servers_threads() {
     drop(idle);
     let (status, body) = server.request("GET", "/api/meta", &[], "");
     assert_eq!(status, 200, "{body}");
+}
+
+/// A demo-shaped dataset: `demo.jsonl` with its logs in `demo-work/` (where the demo's pipeline
+/// puts them), one instance rejected `pass_to_fail` with `go test -json` logs, two accepted.
+fn demo_like(dir: &Path) -> (PathBuf, Vec<Instance>) {
+    use swe_forge_core::{TestStatus::*, Transition};
+    let t = |run, test, fix| Transition { run, test, fix };
+    let mut records = Vec::new();
+    for n in 1..=3u64 {
+        let mut r = swe_forge_test_support::record("forge-fixtures", "gostack", n);
+        r.title =
+            format!("Pop on an empty stack returns ErrEmpty ({n}) <img src=x onerror=\"document.title='owned'\">");
+        r.lang = Some("go".into());
+        r.fix_patch =
+            "diff --git a/stack.go b/stack.go\n--- a/stack.go\n+++ b/stack.go\n@@ -1 +1 @@\n-old\n+new\n".into();
+        r.f2p_tests.insert("gostack::TestPopEmptyReturnsError".into(), t(None, Fail, Pass));
+        r.p2p_tests.insert("gostack::TestPushThenPop".into(), t(Pass, Pass, Pass));
+        r.p2p_tests.insert("gostack::Test<b>bold</b>".into(), t(Pass, Pass, Pass));
+        let mut meta = ForgeMeta::new(ValidationStatus::Accepted);
+        let (run, test, fix) = (&mut r.run_result, &mut r.test_patch_result, &mut r.fix_patch_result);
+        run.passed_tests = vec!["gostack::TestLen".into(), "gostack::TestPushThenPop".into()];
+        test.passed_tests = run.passed_tests.clone();
+        test.failed_tests = vec!["gostack::TestPopEmptyReturnsError".into()];
+        fix.passed_tests = vec!["gostack::TestPopEmptyReturnsError".into(), "gostack::TestPushThenPop".into()];
+        if n == 2 {
+            fix.failed_tests = vec!["gostack::TestLen".into()];
+            meta = ForgeMeta::new(ValidationStatus::Rejected);
+            meta.rejections.push(Rejection::new(RejectReason::PassToFail, "gostack::TestLen"));
+        } else {
+            fix.passed_tests.push("gostack::TestLen".into());
+            r.p2p_tests.insert("gostack::TestLen".into(), t(Pass, Pass, Pass));
+        }
+        r.swe_forge = Some(meta);
+        let logs = dir.join("demo-work/logs").join(&r.instance_id);
+        std::fs::create_dir_all(&logs).unwrap();
+        for phase in ["run", "test", "fix"] {
+            let fails = n == 2 && phase == "fix";
+            let mut log = String::from("swe-forge: running the tests\n");
+            let ev = |test: &str, out: &str| {
+                format!(
+                    "{{\"Time\":\"2026-01-01T00:00:00Z\",\"Action\":\"output\",\"Package\":\"gostack\",\"Test\":\"{test}\",\"Output\":{}}}\n",
+                    serde_json::to_string(out).unwrap()
+                )
+            };
+            log += &ev("TestPushThenPop", "=== RUN   TestPushThenPop\n");
+            log += &ev("TestPushThenPop", "--- PASS: TestPushThenPop (0.00s)\n");
+            log += &ev("TestLen", "=== RUN   TestLen\n");
+            if fails {
+                let long = format!("    stack_test.go:20: Len() = 1; want 2 {}\n", "and a very long line ".repeat(40));
+                log += &ev("TestLen", &long);
+                log += &ev("TestLen", "--- FAIL: TestLen (0.00s)\n");
+            } else {
+                log += &ev("TestLen", "--- PASS: TestLen (0.00s)\n");
+            }
+            std::fs::write(logs.join(format!("{phase}.log")), log).unwrap();
+        }
+        records.push(r);
+    }
+    std::fs::write(dir.join("demo-work/state.sqlite"), b"").unwrap();
+    let dataset = dir.join("demo.jsonl");
+    swe_forge_core::write_jsonl(std::fs::File::create(&dataset).unwrap(), &records).unwrap();
+    (dataset, records)
+}
+
+/// The review of a demo-shaped dataset with the keyboard only: the work folder found where the
+/// demo put it, the per-test table naming the `pass_to_fail` test and its log section, decisions
+/// (keep, needs work) with reasons, the address naming the instance shown (a changed hash opens
+/// it, back returns), a layout that leaves the logs readable at 800, 1400 and 2560 px, and
+/// `curate` carrying the decisions. With SWE_FORGE_SCREENSHOTS=DIR the three widths are saved
+/// as PNGs there (docs/review/ holds them).
+#[test]
+fn keyboard_review_with_decisions_tests_and_logs_then_curate() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (dataset, records) = demo_like(tmp.path());
+    let store = tmp.path().join("demo-work/state.sqlite");
+    let server = Server::start(&dataset, &store);
+    let ids: Vec<&str> = records.iter().map(|r| r.instance_id.as_str()).collect();
+    let (_, meta) = server.request("GET", "/api/meta", &[], "");
+    let meta: Value = serde_json::from_str(&meta).unwrap();
+    assert_eq!(
+        (meta["logs"]["origin"].as_str(), meta["logs"]["instances_with_logs"].as_u64()),
+        (Some("found"), Some(3))
+    );
+    assert!(meta["logs"]["warning"].is_null(), "{meta}");
+    // The decision route keeps the review route's defences.
+    let body = format!(r#"{{"id":"{}","record_digest":"x","verdict":"drop","reason":"r"}}"#, ids[0]);
+    for headers in [
+        vec![("Content-Type", "text/plain")],
+        vec![("Content-Type", "application/json"), ("Origin", "http://evil.example")],
+        vec![("Content-Type", "application/json"), ("Host", "evil.example:80")],
+    ] {
+        let (status, answer) = server.request("POST", "/api/decision", &headers, &body);
+        assert_eq!(status, 403, "{headers:?}: {answer}");
+    }
+    let (status, answer) = server.request("POST", "/api/decision", &[("Content-Type", "application/json")], &body);
+    assert_eq!(status, 409, "a decision on a record it did not see: {answer}");
+    let (status, answer) = server.request(
+        "POST",
+        "/api/decision",
+        &[("Content-Type", "application/json")],
+        &format!(r#"{{"id":"{}","record_digest":"x","verdict":"maybe"}}"#, ids[0]),
+    );
+    assert_eq!(status, 400, "{answer}");
+
+    let mut b = Browser::launch(&tmp.path().join("chromium-profile"));
+    b.viewport(1400, 900);
+    // A shared link opens its instance and test.
+    b.navigate(&format!("{}#/instance/{}?test=gostack%3A%3ATestLen", server.url, ids[1]));
+    b.wait_for("document.body.dataset.ready === '1'");
+    b.wait_for(&format!("document.body.dataset.shown === '{}'", ids[1]));
+    b.wait_for("!document.getElementById('test-logs').hidden");
+    assert_eq!(b.eval("document.title"), "swe-forge review", "the record's HTML ran");
+    assert_eq!(b.eval("document.querySelectorAll('#detail img, #detail b').length"), 0);
+    // The rejection names its test, linked; the table row says p2f and pass_to_fail.
+    assert_eq!(b.eval("document.querySelector('#d-rejections a.test-link').textContent"), "gostack::TestLen");
+    assert_eq!(
+        b.eval("[...document.querySelector('#t-table tbody tr').cells].map(c => c.textContent).join('|')"),
+        "gostack::TestLenpass_to_fail|PASS|PASS|FAIL|p2f|"
+    );
+    let section = b.eval("document.querySelector('#tl-body pre[data-phase=fix]').textContent");
+    assert!(section.as_str().unwrap().contains("Len() = 1; want 2"), "{section}");
+    assert!(!section.as_str().unwrap().contains("TestPushThenPop"), "another test's lines: {section}");
+    assert!(
+        b.eval("document.getElementById('validation-note').textContent").as_str().unwrap().contains("pass_to_fail")
+    );
+
+    // Keyboard only from here: k/j move and the address follows.
+    b.eval("document.activeElement.blur()");
+    b.key("k");
+    b.wait_for(&format!("document.body.dataset.shown === '{}'", ids[0]));
+    assert_eq!(b.eval("location.hash"), format!("#/instance/{}", ids[0]));
+    // f: the logs of the next notable test; the logs are wrapped, never cut off on the right.
+    b.key("f");
+    b.wait_for("!document.getElementById('test-logs').hidden");
+    // a, Enter: keep, no reason needed.
+    b.key("a");
+    b.wait_for("document.activeElement === document.getElementById('reason')");
+    b.key("Enter");
+    b.wait_for("document.getElementById('decision-status').textContent.startsWith('keep by alice')");
+    b.key("j");
+    b.key("j");
+    b.wait_for(&format!("document.body.dataset.shown === '{}'", ids[2]));
+    b.key("w");
+    b.wait_for("document.activeElement === document.getElementById('reason')");
+    b.type_text("TestLen is not in FAIL_TO_PASS but the issue is about it");
+    b.key("Enter");
+    b.wait_for("document.getElementById('decision-status').textContent.startsWith('needs work by alice')");
+    // Log search: l, a word, Enter jumps to the first match.
+    b.key("l");
+    b.type_text("--- PASS: TestPushThenPop");
+    b.wait_for("document.getElementById('log-hits').textContent === '3 matching lines'");
+    b.key("Enter");
+    b.wait_for("document.getElementById('log-hits').textContent === '1 of 3 matching lines'");
+    b.key("Escape");
+
+    // The address decides what is shown: an edited hash opens its instance, back returns.
+    b.eval(&format!("location.hash = '#/instance/{}'", ids[1]));
+    b.wait_for(&format!("document.body.dataset.shown === '{}'", ids[1]));
+    b.eval("history.back()");
+    b.wait_for(&format!("document.body.dataset.shown === '{}'", ids[2]));
+    b.eval("history.forward()");
+    b.wait_for(&format!("document.body.dataset.shown === '{}'", ids[1]));
+    // A decision made right after the address changed lands on the instance the address names.
+    b.eval(&format!("location.hash = '#/instance/{}'", ids[0]));
+    b.wait_for(&format!("document.body.dataset.shown === '{}'", ids[0]));
+    assert_eq!(
+        b.eval("document.getElementById('d-title').textContent.split(':')[0]"),
+        ids[0],
+        "the title names another instance than the address"
+    );
+
+    // The layout from 800 to 2560 px: the panel never over the logs, the filters inside the
+    // sidebar, no log line wider than its box.
+    b.eval(&format!("location.hash = '#/instance/{}?test=gostack%3A%3ATestLen'", ids[1]));
+    b.wait_for(&format!("document.body.dataset.shown === '{}'", ids[1]));
+    b.wait_for("!document.getElementById('test-logs').hidden");
+    b.eval("document.querySelector('#d-logs details[data-phase=fix]').open = true");
+    let shots = std::env::var_os("SWE_FORGE_SCREENSHOTS").map(PathBuf::from);
+    for width in [800u32, 1400, 2560] {
+        b.viewport(width, 1000);
+        b.wait_for(&format!("window.innerWidth === {width}"));
+        let check = b.eval(
+            "(() => {
+              const r = (id) => document.getElementById(id).getBoundingClientRect();
+              const over = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+              const panel = r('panel');
+              const bad = [];
+              for (const id of ['test-logs', 'logs-section', 'tests-section']) if (over(panel, r(id))) bad.push('panel over ' + id);
+              const side = r('sidebar');
+              for (const e of document.querySelectorAll('#filters > *')) {
+                const b = e.getBoundingClientRect();
+                if (b.right > side.right + 0.5 || b.left < side.left - 0.5) bad.push('filter ' + e.id + ' spills');
+              }
+              for (const pre of document.querySelectorAll('#test-logs pre, #d-logs pre.log[data-phase]')) {
+                if (pre.offsetParent !== null && pre.scrollWidth > pre.clientWidth + 1) bad.push('a log is cut off on the right');
+              }
+              if (document.documentElement.scrollWidth > window.innerWidth + 1) bad.push('the page scrolls sideways');
+              return bad.join('; ');
+            })()",
+        );
+        assert_eq!(check, "", "at {width} px");
+        if let Some(dir) = &shots {
+            std::fs::create_dir_all(dir).unwrap();
+            b.screenshot(&dir.join(format!("review-{width}.png")));
+        }
+    }
+    drop(b);
+    drop(server);
+
+    // curate: keep stays, needs work and the rejected one leave the kept set, both marked.
+    let out = tmp.path().join("curated.jsonl");
+    let o = swe_forge(&[
+        "curate",
+        "--dataset",
+        dataset.to_str().unwrap(),
+        "--store",
+        store.to_str().unwrap(),
+        "--no-dedup",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("2 decided (0 dropped, 1 need work)"), "{}", text(&o));
+    let all = curated(&out);
+    let verdict =
+        |i: usize| all[i].swe_forge.as_ref().unwrap().decision.as_ref().map(|d| (d.verdict, d.reason.clone()));
+    assert_eq!(verdict(0), Some((swe_forge_core::Verdict::Keep, String::new())));
+    assert_eq!(verdict(1), None);
+    assert_eq!(
+        verdict(2),
+        Some((swe_forge_core::Verdict::NeedsWork, "TestLen is not in FAIL_TO_PASS but the issue is about it".into()))
+    );
+    let kept = tmp.path().join("kept.jsonl");
+    let o = swe_forge(&[
+        "curate",
+        "--dataset",
+        dataset.to_str().unwrap(),
+        "--store",
+        store.to_str().unwrap(),
+        "--no-dedup",
+        "--kept-only",
+        "--out",
+        kept.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(curated(&kept).iter().map(|r| r.instance_id.as_str()).collect::<Vec<_>>(), [ids[0]]);
+}
+
+/// No work folder next to the dataset: the server says so on stderr and the page warns.
+#[test]
+fn a_dataset_without_logs_warns() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (dataset, records) = demo_like(tmp.path());
+    std::fs::remove_dir_all(tmp.path().join("demo-work")).unwrap();
+    let server = Server::start(&dataset, &tmp.path().join("reviews.sqlite"));
+    let (_, meta) = server.request("GET", "/api/meta", &[], "");
+    let meta: Value = serde_json::from_str(&meta).unwrap();
+    assert_eq!(meta["logs"]["origin"], "none");
+    assert!(meta["logs"]["warning"].as_str().unwrap().contains("--work-dir"), "{meta}");
+    let mut b = Browser::launch(&tmp.path().join("chromium-profile"));
+    b.navigate(&format!("{}#/instance/{}", server.url, records[0].instance_id));
+    b.wait_for("document.body.dataset.ready === '1'");
+    b.wait_for(&format!("document.body.dataset.shown === '{}'", records[0].instance_id));
+    assert_eq!(b.eval("document.getElementById('logs-warning').hidden"), false);
+    let warning = b.eval("document.querySelector('#d-logs .warning').textContent");
+    assert!(warning.as_str().unwrap().contains("no run logs found"), "{warning}");
 }
