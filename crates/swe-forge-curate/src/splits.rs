@@ -91,8 +91,28 @@ pub fn write_splits(records: &[&Instance], options: &SplitOptions) -> Result<Spl
             )));
         }
     }
+    // A kind's folder holding .jsonl files that no curate wrote (no marker) is someone's data
+    // (the input itself, say, at `<splits>/repo/x.jsonl`): refused before anything is removed.
+    for kind in &kinds {
+        let dir = options.out_dir.join(kind);
+        if !dir.join(MARKER).exists()
+            && let Some(found) = jsonl_files(&dir).into_iter().next()
+        {
+            return Err(CurateError::Usage(format!(
+                "{} holds {} which curate did not write (no {MARKER} there): the {kind} splits replace the \
+                 .jsonl files of that folder; move them or give --splits another folder",
+                dir.display(),
+                found.display()
+            )));
+        }
+    }
     for kind in kinds {
-        clear_jsonl(&options.out_dir.join(kind))?;
+        let dir = options.out_dir.join(kind);
+        clear_jsonl(&dir)?;
+        std::fs::create_dir_all(&dir).map_err(CurateError::io(&dir))?;
+        let marker = dir.join(MARKER);
+        std::fs::write(&marker, "written by swe-forge curate --splits: its .jsonl files are replaced on each run\n")
+            .map_err(CurateError::io(&marker))?;
     }
     let mut summary = SplitSummary::default();
     for (path, members) in files {
@@ -109,13 +129,20 @@ fn file_name(s: &str) -> String {
     if name.is_empty() || name.starts_with('.') { format!("_{name}") } else { name }
 }
 
+/// The file that marks a split folder as curate's own: only there are .jsonl files removed.
+pub const MARKER: &str = ".swe-forge-splits";
+
+fn jsonl_files(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+    let mut found: Vec<PathBuf> =
+        entries.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "jsonl")).collect();
+    found.sort();
+    found
+}
+
 fn clear_jsonl(dir: &Path) -> Result<(), CurateError> {
-    let Ok(entries) = std::fs::read_dir(dir) else { return Ok(()) };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.extension().is_some_and(|e| e == "jsonl") {
-            std::fs::remove_file(&path).map_err(CurateError::io(&path))?;
-        }
+    for path in jsonl_files(dir) {
+        std::fs::remove_file(&path).map_err(CurateError::io(&path))?;
     }
     Ok(())
 }
@@ -158,6 +185,27 @@ mod tests {
         assert!(!out_dir.join("lang").exists(), "other kinds were written before the refusal");
     }
 
+    #[test]
+    fn jsonl_files_curate_did_not_write_are_never_removed() {
+        let tmp = tempfile::tempdir().unwrap();
+        // The dataset itself sits where the repository splits would go.
+        std::fs::create_dir_all(tmp.path().join("repo")).unwrap();
+        std::fs::write(tmp.path().join("repo/dataset.jsonl"), "{}\n").unwrap();
+        let r = record("o", 1, Some("go"), None);
+        let options =
+            SplitOptions { out_dir: tmp.path().to_owned(), by_repo: true, by_lang: true, ..Default::default() };
+        let err = write_splits(&[&r], &options).unwrap_err().to_string();
+        assert!(err.contains("dataset.jsonl which curate did not write"), "{err}");
+        assert_eq!(std::fs::read_to_string(tmp.path().join("repo/dataset.jsonl")).unwrap(), "{}\n");
+        assert!(!tmp.path().join("lang").exists(), "other kinds were written before the refusal");
+        // Elsewhere, splits are written, marked, and replaced by the next run.
+        std::fs::remove_file(tmp.path().join("repo/dataset.jsonl")).unwrap();
+        write_splits(&[&r], &options).unwrap();
+        assert!(tmp.path().join("repo").join(MARKER).exists() && tmp.path().join("lang").join(MARKER).exists());
+        write_splits(&[&r], &options).unwrap();
+        assert_eq!(ids(&tmp.path().join("repo/o__r.jsonl")), ["o__r-1"]);
+    }
+
     fn record(org: &str, number: u64, lang: Option<&str>, merged: Option<&str>) -> Instance {
         let mut r = swe_forge_test_support::record(org, "r", number);
         r.lang = lang.map(str::to_owned);
@@ -182,7 +230,9 @@ mod tests {
             record("a", 2, Some("go"), Some("2024-01-01T00:00:00Z")),
             record("b/../x", 3, Some("c++"), None),
         ];
+        // A split of an earlier run (its folder marked as curate's own) goes.
         std::fs::create_dir_all(dir.path().join("date")).unwrap();
+        std::fs::write(dir.path().join("date").join(MARKER), "").unwrap();
         std::fs::write(dir.path().join("date/before-2020-01-01.jsonl"), "stale").unwrap();
         let options = SplitOptions {
             out_dir: dir.path().to_owned(),

@@ -44,10 +44,11 @@ fn main() -> ExitCode {
             let exit = Exit::of_error(&e);
             // A stop by a signal said what was cleaned up; a closed stdout has no reader to tell.
             if !matches!(exit, Exit::Interrupted | Exit::BrokenPipe) {
-                // Causes may quote API answers, names and records: no control characters.
-                eprintln!("error: {}", terminal::clean(&e.to_string()));
+                // Causes may quote API answers, names and records: no control characters, and no
+                // input line of megabytes (a parser's error quotes the line).
+                eprintln!("error: {}", terminal::clean_error(&e.to_string()));
                 for cause in e.chain().skip(1) {
-                    eprintln!("  caused by: {}", terminal::clean(&cause.to_string()));
+                    eprintln!("  caused by: {}", terminal::clean_error(&cause.to_string()));
                 }
             }
             exit.into()

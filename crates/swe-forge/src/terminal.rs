@@ -16,6 +16,30 @@ pub fn clean(text: &str) -> Cow<'_, str> {
     }
 }
 
+/// Longest line of an error message printed: a parser's error quotes the input's line (TOML's
+/// does, with a caret under it), and that line may be megabytes long.
+pub const ERROR_LINE_CAP: usize = 1000;
+
+/// `text` as [`clean`] makes it, each line longer than [`ERROR_LINE_CAP`] characters cut there
+/// with a note of how much was left out.
+pub fn clean_error(text: &str) -> String {
+    let cleaned = clean(text);
+    let mut out = String::with_capacity(cleaned.len().min(64 << 10));
+    for (i, line) in cleaned.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        match line.char_indices().nth(ERROR_LINE_CAP) {
+            Some((cut, _)) => {
+                out.push_str(&line[..cut]);
+                out.push_str(&format!("… ({} more bytes)", line.len() - cut));
+            }
+            None => out.push_str(line),
+        }
+    }
+    out
+}
+
 /// Whether log lines on stderr may carry colour: stderr is a terminal and `NO_COLOR` is unset or
 /// empty (<https://no-color.org>).
 pub fn stderr_colour() -> bool {
@@ -31,5 +55,17 @@ mod tests {
         assert_eq!(clean("plain\ttext\n"), "plain\ttext\n");
         assert!(matches!(clean("plain"), Cow::Borrowed(_)));
         assert_eq!(clean("\u{1b}[2J\u{1b}]0;pwned\u{7}Not Found\r\u{9b}31m\u{7f}"), "[2J]0;pwnedNot Found31m");
+    }
+
+    #[test]
+    fn long_error_lines_are_cut() {
+        let long = format!("x = {}\n  | ^\nshort", "[".repeat(5000));
+        let cut = clean_error(&long);
+        let lines: Vec<&str> = cut.lines().collect();
+        assert_eq!(lines.len(), 3);
+        assert!(lines[0].starts_with("x = [[[") && lines[0].ends_with("… (4004 more bytes)"), "{}", lines[0]);
+        assert_eq!(lines[0].chars().count(), ERROR_LINE_CAP + "… (4004 more bytes)".chars().count());
+        assert_eq!((lines[1], lines[2]), ("  | ^", "short"));
+        assert_eq!(clean_error("é\u{1b}"), "é");
     }
 }

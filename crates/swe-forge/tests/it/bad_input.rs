@@ -121,6 +121,19 @@ fn pipeline_with_a_typo_is_refused() {
 }
 
 #[test]
+fn an_error_quoting_a_huge_input_line_stays_short() {
+    // TOML's parse errors quote the line, here 200,000 brackets (past its nesting limit).
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("deep.toml");
+    std::fs::write(&path, format!("[validate]\nx = {}{}\n", "[".repeat(100_000), "]".repeat(100_000))).unwrap();
+    let out = swe_forge(&["run", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("is invalid") && err.contains("more bytes)"), "{}", &err[..err.len().min(4000)]);
+    assert!(err.len() < 8 << 10, "{} bytes of error", err.len());
+}
+
+#[test]
 fn every_command_has_help() {
     for cmd in [&["--help"][..], &["images", "--help"]] {
         let out = swe_forge(cmd);

@@ -84,8 +84,11 @@ fn curate_labels_dedups_splits_and_validates_against_the_schema() {
     assert_eq!(date, 21);
     assert_eq!(count(&splits.join("date/before-2022-01-01.jsonl")), 12);
     let by = |kind: &str| -> usize {
-        std::fs::read_dir(splits.join(kind)).unwrap().map(|e| count(&e.unwrap().path())).sum()
+        let files = std::fs::read_dir(splits.join(kind)).unwrap().map(|e| e.unwrap().path());
+        // Beside the splits, the marker that makes the folder curate's own.
+        files.filter(|p| !p.ends_with(".swe-forge-splits")).map(|p| count(&p)).sum()
     };
+    assert!(splits.join("repo/.swe-forge-splits").is_file());
     assert_eq!((by("repo"), by("lang")), (21, 21));
     assert_eq!(count(&splits.join("repo/nlohmann__json.jsonl")), 3);
 
