@@ -271,7 +271,15 @@ fn find_prs(git: &Repository, tip: Oid) -> Result<BTreeMap<u64, Found>, git2::Er
         else {
             continue;
         };
-        let head = r.peel_to_commit()?;
+        // A ref that names no commit (a blob, a tree: a broken or hand-made mirror) makes no
+        // candidate; it does not stop the repository's other pull requests.
+        let head = match r.peel_to_commit() {
+            Ok(head) => head,
+            Err(e) => {
+                tracing::warn!(number = n, error = %e.message(), "refs/pull/{n}/head names no commit: skipped");
+                continue;
+            }
+        };
         let head_id = oid_of(&head);
         if let Some(f) = found.get_mut(&n) {
             f.head.get_or_insert(head_id);

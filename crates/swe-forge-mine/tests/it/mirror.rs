@@ -109,6 +109,12 @@ fn merge_and_squash_repo(dir: &Path) {
     git(dir, &["commit", "-q", "-m", "Unrelated root"]);
     git(dir, &["update-ref", "refs/pull/15/head", "HEAD"]);
     git(dir, &["checkout", "-q", "-f", "main"]);
+    // PRs 16 and 17: refs that name a blob and a tree, not a commit (a broken mirror); they make no
+    // candidate and stop nothing.
+    let blob = git(dir, &["rev-parse", "HEAD:lib.go"]);
+    git(dir, &["update-ref", "refs/pull/16/head", &blob]);
+    let tree = git(dir, &["rev-parse", "HEAD^{tree}"]);
+    git(dir, &["update-ref", "refs/pull/17/head", &tree]);
 }
 
 #[test]
