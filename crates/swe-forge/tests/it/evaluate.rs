@@ -278,20 +278,3 @@ fn published_records_are_graded_in_multi_swe_bench_names() {
     assert_eq!(outcomes(&out), [("gold".into(), id.to_owned(), "unresolved".into())]);
 }
 
-/// Flags beat the pipeline file in evaluate: `--out` over its `[validate] work_dir` (validation's
-/// folder, which an evaluation must not write into; images it builds log their setup under
-/// `<out>/work`), and the evaluation runs as the flags say.
-#[test]
-fn flags_beat_the_pipeline_file_in_evaluate() {
-    let s = setup();
-    let pipeline = s.dir.join("p.toml");
-    std::fs::write(
-        &pipeline,
-        "name = \"p\"\n[source]\nrecords = \"-\"\nrepos = \"-\"\n[validate]\nwork_dir = \"from-pipeline\"\n[output]\nvalidated = \"-\"\n",
-    )
-    .unwrap();
-    let out = s.dir.join("eval");
-    let summary = evaluate(&s.dataset, "gold", &s.repos, &out, &["--pipeline", pipeline.to_str().unwrap()]);
-    assert_eq!(summary["resolved_instances"], 1, "{summary}");
-    assert!(!s.dir.join("from-pipeline").exists(), "the pipeline's work folder was used");
-}
