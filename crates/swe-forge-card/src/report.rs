@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use swe_forge_core::{DifficultyLabel, Instance, LabelSource, ValidationStatus};
 
@@ -135,9 +135,9 @@ pub fn write_report(records: &[Instance], options: &ReportOptions) -> Result<Pat
         .enumerate()
         .map(|(k, l)| (l.as_str().to_owned(), langs.values().map(|m| counts(m)[k]).collect()))
         .collect();
-    write(
-        &plots.join("languages.svg"),
-        &svg::stacked_columns("Instances per language and difficulty", "language", "instances", &categories, &series),
+    swe_forge_fs::write_file(
+        plots.join("languages.svg"),
+        svg::stacked_columns("Instances per language and difficulty", "language", "instances", &categories, &series),
     )?;
 
     md.push_str("## Repositories\n\n| repository | language | instances | easy | medium | hard | merged |\n|---|---|---:|---:|---:|---:|---|\n");
@@ -183,7 +183,10 @@ pub fn write_report(records: &[Instance], options: &ReportOptions) -> Result<Pat
     let labels: Vec<String> = LABELS.iter().map(|l| l.as_str().to_owned()).collect();
     let series =
         vec![("people".to_owned(), h.to_vec()), ("heuristic".to_owned(), (0..3).map(|k| c[k] - h[k]).collect())];
-    write(&plots.join("difficulty.svg"), &svg::stacked_columns("Difficulty", "label", "instances", &labels, &series))?;
+    swe_forge_fs::write_file(
+        plots.join("difficulty.svg"),
+        svg::stacked_columns("Difficulty", "label", "instances", &labels, &series),
+    )?;
 
     funnel(&mut md, records, validated, rows.len());
     let mut reasons: BTreeMap<&str, u64> = BTreeMap::new();
@@ -200,7 +203,10 @@ pub fn write_report(records: &[Instance], options: &ReportOptions) -> Result<Pat
             let _ = writeln!(md, "| `{k}` | {v} |");
         }
         md.push_str("\n![rejection reasons](plots/rejections.svg)\n");
-        write(&plots.join("rejections.svg"), &svg::horizontal_bars("Rejection reasons", "records", &sorted))?;
+        swe_forge_fs::write_file(
+            plots.join("rejections.svg"),
+            svg::horizontal_bars("Rejection reasons", "records", &sorted),
+        )?;
     }
 
     evidence(&mut md, &rows);
@@ -239,9 +245,9 @@ pub fn write_report(records: &[Instance], options: &ReportOptions) -> Result<Pat
         (names, n)
     };
     let (names, n) = buckets(rows.iter().map(|r| r.fix_lines).collect());
-    write(
-        &plots.join("fix-lines.svg"),
-        &svg::stacked_columns(
+    swe_forge_fs::write_file(
+        plots.join("fix-lines.svg"),
+        svg::stacked_columns(
             "Fix patch size",
             "changed lines (added + removed)",
             "instances",
@@ -250,9 +256,9 @@ pub fn write_report(records: &[Instance], options: &ReportOptions) -> Result<Pat
         ),
     )?;
     let (names, n) = buckets(rows.iter().map(|r| r.fixed).collect());
-    write(
-        &plots.join("fixed-tests.svg"),
-        &svg::stacked_columns(
+    swe_forge_fs::write_file(
+        plots.join("fixed-tests.svg"),
+        svg::stacked_columns(
             "FAIL_TO_PASS tests per instance",
             "FAIL_TO_PASS tests",
             "instances",
@@ -270,7 +276,7 @@ pub fn write_report(records: &[Instance], options: &ReportOptions) -> Result<Pat
          describes every field.\n",
     );
     let card = options.out_dir.join("README.md");
-    write(&card, &md)?;
+    swe_forge_fs::write_file(&card, &md)?;
     Ok(card)
 }
 
@@ -339,12 +345,6 @@ fn plural(n: usize, noun: &str) -> String {
 /// breaks made spaces.
 fn cell(s: &str) -> String {
     crate::svg::escape(s).replace('|', "\\|").replace(['\n', '\r'], " ")
-}
-
-fn write(path: &Path, text: &str) -> Result<(), CardError> {
-    let mut out = swe_forge_fs::Output::create(path)?;
-    std::io::Write::write_all(&mut out, text.as_bytes()).map_err(CardError::io(path))?;
-    Ok(out.commit()?)
 }
 
 #[cfg(test)]

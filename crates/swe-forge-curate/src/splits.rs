@@ -147,20 +147,16 @@ fn clear_jsonl(dir: &Path) -> Result<(), CurateError> {
     Ok(())
 }
 
-/// Writes records as JSONL with the one output writer (`swe_forge_fs::Output`: a temporary
+/// Writes records as JSONL with the one output writer (`swe_forge_fs::write_with`: a temporary
 /// file with an unpredictable name renamed into place, or written through a device or FIFO).
 pub fn write_records(path: &Path, records: &[&Instance]) -> Result<(), CurateError> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(CurateError::io(dir))?;
     }
-    let mut out = swe_forge_fs::Output::create(path)?;
-    {
-        let mut w = std::io::BufWriter::new(&mut out);
-        swe_forge_core::write_jsonl(&mut w, records.iter().copied())
-            .map_err(|source| CurateError::Records { path: path.to_owned(), source })?;
-        std::io::Write::flush(&mut w).map_err(CurateError::io(path))?;
-    }
-    Ok(out.commit()?)
+    swe_forge_fs::write_with(path, |w| {
+        swe_forge_core::write_jsonl(w, records.iter().copied())
+            .map_err(|source| CurateError::Records { path: path.to_owned(), source })
+    })
 }
 
 #[cfg(test)]

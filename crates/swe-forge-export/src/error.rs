@@ -119,3 +119,10 @@ pub enum ExportError {
         message: String,
     },
 }
+
+/// An output file that could not be prepared, written or put in place is an i/o error on it.
+impl From<swe_forge_fs::OutputError> for ExportError {
+    fn from(e: swe_forge_fs::OutputError) -> ExportError {
+        ExportError::Io { path: e.path, source: e.source }
+    }
+}

@@ -14,7 +14,6 @@ use arrow_schema::{Field, Fields};
 use swe_forge_core::{Base, ForgeMeta, Instance, ResolvedIssue, TestMap, TestResult, Transition};
 
 use crate::ExportError;
-use crate::atomic::write_atomic;
 use crate::legacy::{is_legacy, read_legacy};
 use crate::table::{
     Producer, Table, child_list, child_strings, child_unsigned, list, list_strings, nullable_text_field,
@@ -117,7 +116,7 @@ pub fn write_instances_parquet(
 ) -> Result<(), ExportError> {
     let path = path.as_ref();
     let columns = instance_columns(path, instances)?;
-    write_atomic(path, |w| write_batch(path, w, INSTANCES_TABLE, producer, columns))
+    swe_forge_fs::write_with(path, |w| write_batch(path, w, INSTANCES_TABLE, producer, columns))
 }
 
 fn instance_columns(path: &Path, xs: &[Instance]) -> Result<Vec<(Field, ArrayRef)>, ExportError> {

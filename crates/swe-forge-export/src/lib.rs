@@ -3,12 +3,11 @@
 //! (one row per instance and test), a SWE-bench view (JSONL or Parquet) and Harbor task folders
 //! (`harbor.rs`), and reading records
 //! back from JSONL or the instances table (also in the first layout, which swe-forge wrote with
-//! polars: `legacy.rs`). Every file is written atomically: a crash leaves
+//! polars: `legacy.rs`). Every file is written atomically (`swe_forge_fs::write_with`): a crash leaves
 //! either the previous file or the complete new one. Parquet files hold plain Arrow types only
 //! (no `string_view`, no `large_list`) so that every common reader, old and new, opens them; the
 //! Parquet dependency (arrow-rs) is linked by this crate only.
 
-mod atomic;
 mod error;
 mod harbor;
 mod instances;
@@ -18,11 +17,12 @@ mod swebench;
 mod table;
 mod tests_table;
 
-pub use atomic::{write_file, write_jsonl};
 pub use error::ExportError;
 pub use harbor::{HARBOR_MANIFEST, HarborManifest, HarborTask, write_harbor_dir};
 pub use instances::{INSTANCE_COLUMNS, INSTANCES_TABLE, read_instances_parquet, write_instances_parquet};
-pub use records::{MAX_STREAMED_PARQUET, read_records, read_records_stream};
+pub use records::{MAX_STREAMED_PARQUET, read_records, read_records_stream, write_jsonl};
+/// Writes bytes to a file atomically: the one atomic file writer, `swe_forge_fs`'s.
+pub use swe_forge_fs::write_file;
 pub use swebench::{
     SWEBENCH_COLUMNS, SWEBENCH_TABLE, SweBenchRow, eval_script, write_swebench_jsonl, write_swebench_jsonl_named,
     write_swebench_parquet, write_swebench_parquet_named,

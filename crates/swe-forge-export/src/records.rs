@@ -10,6 +10,14 @@ use swe_forge_core::Instance;
 use crate::table::is_parquet;
 use crate::{ExportError, read_instances_parquet};
 
+/// Writes `records` to `path` as JSONL (one record a line), atomically.
+pub fn write_jsonl(path: impl AsRef<Path>, records: &[Instance]) -> Result<(), ExportError> {
+    let path = path.as_ref();
+    swe_forge_fs::write_with(path, |w| {
+        swe_forge_core::write_jsonl(w, records).map_err(|source| ExportError::Records { path: path.to_owned(), source })
+    })
+}
+
 /// The records in `path`: an instances Parquet table when the file starts with `PAR1`, JSONL
 /// otherwise. A Parquet file holding another table (a `swebench` or tests export) is refused.
 ///

@@ -19,7 +19,6 @@ use serde::{Deserialize, Serialize};
 use swe_forge_core::{Instance, PatchShape};
 
 use crate::ExportError;
-use crate::atomic::write_atomic;
 use crate::table::{Producer, nullable_text_field, nullable_texts, text_field, texts, write_batch};
 
 /// The `swe_forge.table` metadata value of the SWE-bench table.
@@ -280,7 +279,7 @@ pub fn write_swebench_jsonl_named(
     names: &[Option<BTreeMap<String, String>>],
 ) -> Result<(), ExportError> {
     let path = path.as_ref();
-    write_atomic(path, |w| {
+    swe_forge_fs::write_with(path, |w| {
         for (row, inst) in instances.iter().enumerate() {
             let named = names.get(row).and_then(Option::as_ref);
             serde_json::to_writer(&mut *w, &SweBenchRow::from_instance_named(inst, named))
@@ -338,7 +337,7 @@ pub fn write_swebench_parquet_named(
         column("log_parser", |r| &r.log_parser),
         column("eval_type", |r| &r.eval_type),
     ];
-    write_atomic(path, |w| write_batch(path, w, SWEBENCH_TABLE, producer, columns))
+    swe_forge_fs::write_with(path, |w| write_batch(path, w, SWEBENCH_TABLE, producer, columns))
 }
 
 #[cfg(test)]

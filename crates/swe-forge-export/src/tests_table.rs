@@ -11,7 +11,6 @@ use arrow_schema::Field;
 use swe_forge_core::{Instance, TestMap, TestStatus, Transition};
 
 use crate::ExportError;
-use crate::atomic::write_atomic;
 use crate::table::{Producer, Table, text_field, texts, write_batch};
 
 /// The `swe_forge.table` metadata value of the tests table.
@@ -141,7 +140,7 @@ pub fn write_tests_parquet(
         column("fix_status", |r| r.transition.fix.as_str()),
         column("category", |r| r.category.as_str()),
     ];
-    write_atomic(path, |w| write_batch(path, w, TESTS_TABLE, producer, columns))
+    swe_forge_fs::write_with(path, |w| write_batch(path, w, TESTS_TABLE, producer, columns))
 }
 
 /// Reads a tests table written by [`write_tests_parquet`].

@@ -5,7 +5,8 @@
 //!   reader or a crash sees the old file or the complete new one; a symlink is never replaced
 //!   (its target is written, atomically when the target is a regular file); devices, FIFOs and
 //!   `-` (stdout) are written through. [`Batch`] renames the outputs of one run together;
-//!   [`remove_pending_temps`] is what a signal handler calls.
+//!   [`remove_pending_temps`] is what a signal handler calls. [`write_file`] and [`write_with`]
+//!   write a whole file through it (the one atomic file writer: no crate wraps `Output` again).
 //! - [`read_tree`] and [`read_capped`]: result folders and logs read without following symlinks
 //!   out of the tree or into loops, without blocking on FIFOs, and with at most [`READ_CAP`]
 //!   bytes of each file in memory (head and tail kept).
@@ -17,7 +18,7 @@ mod output;
 mod tree;
 
 pub use error::OutputError;
-pub use output::{Batch, Output, remove_pending_temps};
+pub use output::{Batch, Output, remove_pending_temps, write_file, write_with};
 pub use tree::{Capped, READ_CAP, Skipped, Tree, read_capped, read_file_capped, read_tree};
 
 #[cfg(test)]

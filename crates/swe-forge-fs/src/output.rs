@@ -290,3 +290,32 @@ fn temp_for(dest: &Path, permissions: Option<std::fs::Permissions>) -> io::Resul
     set.insert(file.path().to_owned());
     Ok(Temp { file: Some(file), dest: dest.to_owned() })
 }
+
+/// Writes `path` with whatever `body` writes to the buffered writer it is given, then commits it
+/// (see [`Output`] for where the bytes go). The one atomic file writer every crate writes its
+/// files through.
+///
+/// When `body` fails its error is returned, the temporary file is removed and `path` is left
+/// untouched.
+pub fn write_with<E, F>(path: impl AsRef<Path>, body: F) -> Result<(), E>
+where
+    E: From<OutputError>,
+    F: FnOnce(&mut io::BufWriter<&mut Output>) -> Result<(), E>,
+{
+    let path = path.as_ref();
+    let mut out = Output::create(path)?;
+    {
+        let mut writer = io::BufWriter::new(&mut out);
+        body(&mut writer)?;
+        writer.flush().map_err(|source| OutputError { action: "writing", path: path.to_owned(), source })?;
+    }
+    Ok(out.commit()?)
+}
+
+/// Writes `bytes` to `path`, atomically: [`write_with`] of one buffer.
+pub fn write_file(path: impl AsRef<Path>, bytes: impl AsRef<[u8]>) -> Result<(), OutputError> {
+    let (path, bytes) = (path.as_ref(), bytes.as_ref());
+    write_with(path, |w| {
+        w.write_all(bytes).map_err(|source| OutputError { action: "writing", path: path.to_owned(), source })
+    })
+}

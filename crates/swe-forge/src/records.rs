@@ -52,10 +52,3 @@ pub(crate) fn read_logs(work_dir: &Path, ours: &Instance) -> Option<PhaseLogs> {
     let get = |p: Phase| kept_parse(ours, work_dir, p.as_str());
     Some(PhaseLogs { run: get(Phase::Run)?, test: get(Phase::Test)?, fix: get(Phase::Fix)? })
 }
-
-/// Writes `bytes` to `path` with the one output writer (`swe_forge_fs::Output`).
-pub fn write_output(path: &Path, bytes: &[u8]) -> Result<()> {
-    let mut out = swe_forge_fs::Output::create(path)?;
-    std::io::Write::write_all(&mut out, bytes).with_context(|| format!("writing {}", path.display()))?;
-    Ok(out.commit()?)
-}

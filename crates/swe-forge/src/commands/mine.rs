@@ -220,8 +220,8 @@ fn write_funnel(
     }
     let json = serde_json::json!({ "repositories": funnels, "requests": stats });
     let batch = swe_forge_fs::Batch::begin();
-    crate::records::write_output(path, (serde_json::to_string_pretty(&json)? + "\n").as_bytes())?;
-    crate::records::write_output(&path.with_extension("md"), markdown_table(funnels).as_bytes())?;
+    swe_forge_fs::write_file(path, (serde_json::to_string_pretty(&json)? + "\n").as_bytes())?;
+    swe_forge_fs::write_file(path.with_extension("md"), markdown_table(funnels).as_bytes())?;
     batch.commit()?;
     Ok(())
 }

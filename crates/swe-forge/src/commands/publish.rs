@@ -95,7 +95,7 @@ pub fn publish_command(args: PublishArgs) -> Result<()> {
     if let Some((_, link)) = &other_license
         && args.license_link.is_none()
     {
-        crate::records::write_output(&args.out.join(link), license_file(&records_of(&splits)).as_bytes())?;
+        swe_forge_fs::write_file(args.out.join(link), license_file(&records_of(&splits)).as_bytes())?;
     }
     let card = swe_forge_card::write_report(
         &records,
@@ -110,7 +110,7 @@ pub fn publish_command(args: PublishArgs) -> Result<()> {
     };
     let body = std::fs::read_to_string(&card).with_context(|| format!("reading {}", card.display()))?;
     let text = format!("{}{body}\n{}", swe_forge_card::front_matter(&hub), files_section(&hub.configs));
-    crate::records::write_output(&card, text.as_bytes())?;
+    swe_forge_fs::write_file(&card, text.as_bytes())?;
     outln!("{}", card.display());
     Ok(())
 }

@@ -253,7 +253,7 @@ fn append(path: &PathBuf) -> Result<std::fs::File> {
 }
 
 fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
-    crate::records::write_output(path, bytes)
+    Ok(swe_forge_fs::write_file(path, bytes)?)
 }
 
 fn print_summary(report: &AgreementReport) {
