@@ -209,9 +209,9 @@ fn to_candidate(published: &Instance) -> Instance {
     c
 }
 
-/// Bytes each instance image adds on top of its repository environment (its toolchain image for
-/// records made before environments), when both exist.
-/// What an instance image adds, and its environment image (if any) over its toolchain.
+/// What an instance image adds on top of its repository environment (its toolchain image for
+/// records made before environments), and its environment image (if any) with what that adds
+/// over its toolchain: the engine's [`Engine::bytes_added`], when both images exist.
 struct Sizes {
     instance: u64,
     environment: Option<String>,
@@ -224,20 +224,18 @@ async fn image_sizes(ours: &HashMap<String, Instance>) -> HashMap<String, Sizes>
     for (id, r) in ours {
         let Some(meta) = &r.swe_forge else { continue };
         let (Some(image), Some(prov)) = (&meta.image, &meta.provenance) else { continue };
-        let size = |tag: String| {
+        let added = |image: &str, below: &str| {
             let engine = &engine;
-            async move { engine.image_size(&tag).await.ok().flatten() }
+            let (image, below) = (image.to_owned(), below.to_owned());
+            async move { engine.bytes_added(&image, &below).await.ok().flatten() }
         };
-        let toolchain = size(prov.toolchain_image.clone()).await;
-        let (below, environment_bytes) = if prov.env_image.is_empty() {
-            (toolchain, None)
-        } else {
-            let env = size(prov.env_image.clone()).await;
-            (env, env.zip(toolchain).map(|(e, t)| e.saturating_sub(t)))
+        let environment = (!prov.env_image.is_empty()).then(|| prov.env_image.clone());
+        let (below, environment_bytes) = match &environment {
+            None => (&prov.toolchain_image, None),
+            Some(env) => (env, added(env, &prov.toolchain_image).await),
         };
-        if let (Some(a), Some(b)) = (size(image.clone()).await, below) {
-            let environment = (!prov.env_image.is_empty()).then(|| prov.env_image.clone());
-            out.insert(id.clone(), Sizes { instance: a.saturating_sub(b), environment, environment_bytes });
+        if let Some(instance) = added(image, below).await {
+            out.insert(id.clone(), Sizes { instance, environment, environment_bytes });
         }
     }
     out
