@@ -63,6 +63,69 @@ impl Engine {
     }
 }
 
+/// What an image adds on top of an image it was built from (an instance over its environment, an
+/// environment over its toolchain): bytes on disk, and the layers it has beyond the other's with
+/// their bytes as a transfer carries them. The one place this arithmetic is done.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Added {
+    /// Its size less the other's, on disk.
+    pub disk: u64,
+    /// How many layers it has beyond the other's.
+    pub layers: usize,
+    /// Those layers' bytes, uncompressed tar.
+    pub tar: u64,
+    /// Those layers' bytes, gzip-compressed.
+    pub gzip: u64,
+}
+
+impl Added {
+    /// From the two images' sizes and layers (bottom first; `below`'s are the first of `image`'s)
+    /// and the layers' transfer sizes (a layer missing from `sizes` counts as empty).
+    pub fn of(
+        size: u64,
+        below_size: u64,
+        layers: &[String],
+        below: &[String],
+        sizes: &HashMap<String, LayerSize>,
+    ) -> Added {
+        let mine = layers.get(below.len()..).unwrap_or_default();
+        let (mut tar, mut gzip) = (0, 0);
+        for l in mine {
+            let size = sizes.get(l).copied().unwrap_or_default();
+            tar += size.bytes;
+            gzip += size.gzip_bytes;
+        }
+        Added { disk: size.saturating_sub(below_size), layers: mine.len(), tar, gzip }
+    }
+}
+
+impl Engine {
+    /// Bytes on disk image `image` adds on top of image `below`, or None when the engine lacks
+    /// either.
+    pub async fn bytes_added(&self, image: &str, below: &str) -> Result<Option<u64>, DockerError> {
+        let (Some(size), Some(under)) = (self.image_size(image).await?, self.image_size(below).await?) else {
+            return Ok(None);
+        };
+        Ok(Some(size.saturating_sub(under)))
+    }
+
+    /// What image `image` adds on top of image `below` ([`Added`]), the layers' transfer sizes
+    /// taken from `sizes` (from [`Engine::layer_sizes`]); None when the engine lacks either image.
+    pub async fn added(
+        &self,
+        image: &str,
+        below: &str,
+        sizes: &HashMap<String, LayerSize>,
+    ) -> Result<Option<Added>, DockerError> {
+        let (Some(size), Some(under)) = (self.image_size(image).await?, self.image_size(below).await?) else {
+            return Ok(None);
+        };
+        let layers = self.image_layers(image).await?.unwrap_or_default();
+        let theirs = self.image_layers(below).await?.unwrap_or_default();
+        Ok(Some(Added::of(size, under, &layers, &theirs, sizes)))
+    }
+}
+
 /// Bytes from the save stream, handed over by the async side.
 struct ChannelReader {
     rx: std::sync::mpsc::Receiver<Vec<u8>>,
@@ -135,7 +198,7 @@ fn sizes_of_save(reader: impl Read) -> std::io::Result<HashMap<String, LayerSize
 
 #[cfg(test)]
 mod tests {
-    use super::{LayerSize, sizes_of_save};
+    use super::{Added, LayerSize, sizes_of_save};
     use sha2::{Digest, Sha256};
 
     #[test]
@@ -154,5 +217,18 @@ mod tests {
         let LayerSize { bytes, gzip_bytes } = sizes[&id];
         assert_eq!(bytes, 12_000);
         assert!(gzip_bytes > 20 && gzip_bytes < 200, "{gzip_bytes}");
+    }
+
+    #[test]
+    fn an_image_adds_the_layers_beyond_those_it_was_built_from() {
+        let l = |s: &str| s.to_owned();
+        let sizes =
+            [(l("a"), LayerSize { bytes: 100, gzip_bytes: 10 }), (l("b"), LayerSize { bytes: 7, gzip_bytes: 3 })]
+                .into_iter()
+                .collect();
+        let added = Added::of(500, 200, &[l("a"), l("b"), l("c")], &[l("a")], &sizes);
+        assert_eq!(added, Added { disk: 300, layers: 2, tar: 7, gzip: 3 });
+        // A smaller image on top (a size the engine rounds) adds nothing rather than wrapping.
+        assert_eq!(Added::of(1, 2, &[l("a")], &[l("a"), l("b")], &sizes), Added::default());
     }
 }

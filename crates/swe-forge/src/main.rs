@@ -14,6 +14,7 @@ mod exporting;
 mod interrupt;
 mod records;
 mod reporter;
+mod resumable;
 mod settings;
 mod ship;
 mod terminal;

@@ -1,4 +1,4 @@
-//! The validation loop `validate`, `run` and `bench` share: resume from the state store,
+//! The validation `validate`, `run` and `bench` share (on `crate::resumable`): resume from the state store,
 //! validate the rest, keep each result as soon as it is known, write the validated records.
 
 use std::collections::HashMap;
@@ -7,9 +7,9 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use swe_forge_core::{Instance, ValidationStatus};
 use swe_forge_store::{RunRow, Store};
-use swe_forge_validate::{Done, Settings, Stopped};
+use swe_forge_validate::{Done, Settings};
 
-use crate::engine::{tidy_engine, validator_for};
+use crate::resumable::{run_work, say_resuming};
 
 /// Validates `records` and writes every result to `out` (JSONL). Progress lives in the state
 /// store `<work_dir>/state.sqlite`: a run that was killed resumes where it stopped (instances
@@ -31,36 +31,18 @@ pub async fn validate_records(
     }
     let todo_ids = store.enqueue(&records)?;
     let todo: Vec<Instance> = records.iter().filter(|r| todo_ids.contains(&r.instance_id)).cloned().collect();
-    if todo.len() < records.len() {
-        eprintln!(
-            "resuming: {} of {} instances already validated in {}",
-            records.len() - todo.len(),
-            records.len(),
-            store_path.display()
-        );
-    }
-    let mut stopped = None;
-    if todo.is_empty() {
-        tidy_engine(&store_path).await;
-    } else {
-        let (validator, bars) = validator_for(&store_path, settings, todo.len()).await?;
-        // Toolchain versions that earlier runs' searches found are where later instances start.
-        validator.learn_from(&store.validated()?);
-        // Each result is in the store before it counts as done; a store error stops the run.
-        let mut keep = |done: Done<Instance>| {
+    say_resuming(todo.len(), records.len(), "instances", "validated", &store_path);
+    // Toolchain versions that earlier runs' searches found are where later instances start.
+    let learned = if todo.is_empty() { Vec::new() } else { store.validated()? };
+    let stopped = run_work(&store_path, settings, todo.len(), async |validator, _| {
+        validator.learn_from(&learned);
+        let mut keep = |done: Done<Instance>| -> Result<()> {
             let inst = &done.result;
-            store.finish(inst, &RunRow::of(inst))
+            Ok(store.finish(inst, &RunRow::of(inst))?)
         };
-        let kept = validator.validate_each(todo, &mut keep).await;
-        validator.settle().await;
-        bars.finish();
-        match kept {
-            Ok(()) => {}
-            Err(Stopped::Sink(e)) => return Err(e).context("recording progress in the state store"),
-            // The circuit breaker's stop: what was finished is written, then the error is reported.
-            Err(Stopped::Machine(e)) => stopped = Some(e),
-        }
-    }
+        validator.validate_each(todo, &mut keep).await
+    })
+    .await?;
     let mut done: HashMap<String, Instance> =
         store.validated()?.into_iter().map(|r| (r.instance_id.clone(), r)).collect();
     let results: Vec<Instance> = records.iter().filter_map(|r| done.remove(&r.instance_id)).collect();

@@ -11,11 +11,11 @@ use anyhow::{Context, Result, bail};
 use sha2::{Digest, Sha256};
 use swe_forge_core::Instance;
 use swe_forge_store::{Store, input_digest};
-use swe_forge_validate::{Done, Evaluation, Prediction, Settings, Summary, evaluable, plan_env_commits};
+use swe_forge_validate::{Done, Evaluation, Prediction, Settings, Stopped, Summary, evaluable, plan_env_commits};
 
 use crate::cli::EvaluateArgs;
-use crate::engine::{tidy_engine, validator_for};
 use crate::records::{folder_out, off_thread, read_records};
+use crate::resumable::{run_work, say_resuming};
 use crate::settings::{apply_engine_args, apply_pipeline};
 use swe_forge_agree::Naming;
 use swe_forge_config::Pipeline;
@@ -100,21 +100,10 @@ pub async fn evaluate_command(args: EvaluateArgs) -> Result<()> {
             .push(stored.map(|json| serde_json::from_str(&json)).transpose().context("reading a stored evaluation")?);
     }
     let todo: Vec<usize> = (0..known.len()).filter(|&i| results[i].is_none()).collect();
-    if todo.len() < known.len() {
-        eprintln!(
-            "resuming: {} of {} predictions already evaluated in {}",
-            known.len() - todo.len(),
-            known.len(),
-            store_path.display()
-        );
-    }
-    if todo.is_empty() {
-        tidy_engine(&store_path).await;
-    } else {
-        let (validator, bars) = validator_for(&store_path, settings, todo.len()).await?;
-        let work: Vec<(&Instance, &Prediction)> =
-            todo.iter().map(|&i| (by_id[known[i].instance_id.as_str()], &known[i])).collect();
-        // Each result is in the store before it counts as done; a store error stops the run.
+    say_resuming(todo.len(), known.len(), "predictions", "evaluated", &store_path);
+    let work: Vec<(&Instance, &Prediction)> =
+        todo.iter().map(|&i| (by_id[known[i].instance_id.as_str()], &known[i])).collect();
+    let stopped = run_work(&store_path, settings, todo.len(), async |validator, bars| {
         let mut keep = |done: Done<Evaluation>| -> Result<()> {
             let (i, ev) = (todo[done.index], done.result);
             store.save_evaluation(&ev.instance_id, &ev.model, &digests[i], &serde_json::to_string(&ev)?)?;
@@ -122,11 +111,9 @@ pub async fn evaluate_command(args: EvaluateArgs) -> Result<()> {
             results[i] = Some(ev);
             Ok(())
         };
-        let kept = validator.evaluate_each(work, out, &mut keep).await;
-        validator.settle().await;
-        bars.finish();
-        kept.with_context(|| format!("recording results in {}", store_path.display()))?;
-    }
+        validator.evaluate_each(work, out, &mut keep).await.map_err(Stopped::Sink)
+    })
+    .await?;
     let evaluations: Vec<Evaluation> = results.into_iter().flatten().collect();
     write_reports(out, &dataset, &evaluations)?;
     let summary = Summary::of(&dataset, &evaluations);
@@ -138,7 +125,7 @@ pub async fn evaluate_command(args: EvaluateArgs) -> Result<()> {
         summary.error_instances,
         out.join("summary.md").display()
     );
-    Ok(())
+    stopped.map_or(Ok(()), |e| Err(e.into()))
 }
 
 /// Each evaluable record's own fix patch, as model `gold`.

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::{Result, bail};
-use swe_forge_docker::{BaseSpec, Engine, LABEL_REPOSITORY, LABEL_ROLE};
+use swe_forge_docker::{Added, BaseSpec, Engine, LABEL_REPOSITORY, LABEL_ROLE};
 use swe_forge_validate::{Settings, Silent, Validator};
 
 use crate::cli::{ImagesCommand, VerifyArgs};
@@ -216,26 +216,6 @@ async fn sizes(engine: &Engine, records: &std::path::Path) -> Result<()> {
     present.sort();
     present.dedup();
     let layers = if present.is_empty() { HashMap::new() } else { engine.layer_sizes(&present).await? };
-    // The layers `image` has on top of `below`, and their bytes: on disk, tar, gzip.
-    let added = |image: String, below: String| {
-        let layers = &layers;
-        async move {
-            let (Some(total), Some(under)) = (engine.image_size(&image).await?, engine.image_size(&below).await?)
-            else {
-                return Ok::<_, anyhow::Error>(None);
-            };
-            let own = engine.image_layers(&image).await?.unwrap_or_default();
-            let theirs = engine.image_layers(&below).await?.unwrap_or_default();
-            let mine: Vec<&String> = own.iter().skip(theirs.len()).collect();
-            let (mut tar, mut gzip) = (0, 0);
-            for l in &mine {
-                let size = layers.get(*l).copied().unwrap_or_default();
-                tar += size.bytes;
-                gzip += size.gzip_bytes;
-            }
-            Ok(Some(Added { disk: total.saturating_sub(under), layers: mine.len(), tar, gzip }))
-        }
-    };
     outln!(
         "| instance | language | environment image | env commit | instance adds MiB | layers | tar MiB | gzip MiB | build s |"
     );
@@ -243,7 +223,7 @@ async fn sizes(engine: &Engine, records: &std::path::Path) -> Result<()> {
     let mut unique = Vec::new();
     let mut adds: HashMap<String, Added> = HashMap::new();
     for r in &rows {
-        let Some(add) = added(r.image.clone(), r.parent.clone()).await? else { continue };
+        let Some(add) = engine.added(&r.image, &r.parent, &layers).await? else { continue };
         unique.push(add);
         adds.insert(r.id.clone(), add);
         outln!(
@@ -266,7 +246,7 @@ async fn sizes(engine: &Engine, records: &std::path::Path) -> Result<()> {
         );
         outln!("|---|---|---|---|---|---|---|---|");
         for (env, (toolchain, ids, build_ms)) in &envs {
-            let Some(add) = added(env.clone(), toolchain.clone()).await? else { continue };
+            let Some(add) = engine.added(env, toolchain, &layers).await? else { continue };
             outln!(
                 "| {env} | {toolchain} | {} | {:.1} | {} | {:.1} | {:.1} | {} |",
                 ids.len(),
@@ -307,16 +287,6 @@ async fn sizes(engine: &Engine, records: &std::path::Path) -> Result<()> {
         outln!("median with its share of the environment: {disk:.1} MiB (tar {tar:.1} MiB, gzip {gzip:.1} MiB)");
     }
     Ok(())
-}
-
-/// What an image adds on top of another: bytes on disk, its own layers, and their bytes as a
-/// transfer carries them.
-#[derive(Debug, Clone, Copy, Default)]
-struct Added {
-    disk: u64,
-    layers: usize,
-    tar: u64,
-    gzip: u64,
 }
 
 fn secs(ms: Option<u64>) -> String {

@@ -27,12 +27,12 @@ use swe_forge_agree::{
 use swe_forge_core::{Instance, TestResult};
 use swe_forge_docker::Engine;
 use swe_forge_store::{RunRow, Store};
-use swe_forge_validate::{Done, Settings, Stopped, plan_env_commits};
+use swe_forge_validate::{Done, Settings, plan_env_commits};
 
 use crate::cli::RevalidateArgs;
-use crate::engine::{tidy_engine, validator_for};
 use crate::records::read_logs;
 use crate::records::{off_thread, read_records};
+use crate::resumable::{run_work, say_resuming};
 use crate::settings::{apply_engine_args, apply_pipeline};
 use swe_forge_config::Pipeline;
 use swe_forge_config::Profile;
@@ -109,21 +109,12 @@ pub async fn revalidate_command(args: RevalidateArgs) -> Result<()> {
         .collect();
     let mut timings: HashMap<String, u64> = read_timings(&timings_path);
     let todo: Vec<Instance> = candidates.into_iter().filter(|c| todo_ids.contains(&c.instance_id)).collect();
-    if !args.report_only && todo.len() < published.len() {
-        eprintln!(
-            "resuming: {} of {} instances already re-validated in {}",
-            published.len() - todo.len(),
-            published.len(),
-            store_path.display()
-        );
+    if !args.report_only {
+        say_resuming(todo.len(), published.len(), "instances", "re-validated", &store_path);
     }
-    if todo.is_empty() {
-        tidy_engine(&store_path).await;
-    } else {
-        let (validator, bars) = validator_for(&store_path, settings, todo.len()).await?;
-        let mut file = append(&progress)?;
-        let mut timing_file = append(&timings_path)?;
-        // Each result is in the store before it counts as done; a write error stops the run.
+    let mut files = if todo.is_empty() { None } else { Some((append(&progress)?, append(&timings_path)?)) };
+    let stopped = run_work(&store_path, settings, todo.len(), async |validator, _| {
+        let Some((file, timing_file)) = files.as_mut() else { return Ok(()) };
         let mut keep = |done: Done<Instance>| -> Result<()> {
             let r = done.result;
             store.finish(&r, &RunRow::of(&r))?;
@@ -136,18 +127,10 @@ pub async fn revalidate_command(args: RevalidateArgs) -> Result<()> {
             ours.insert(r.instance_id.clone(), r);
             Ok(())
         };
-        let kept = validator.validate_each(todo, &mut keep).await;
-        validator.settle().await;
-        bars.finish();
-        match kept {
-            Ok(()) => {}
-            Err(Stopped::Sink(e)) => {
-                return Err(e).with_context(|| format!("recording results in {}", store_path.display()));
-            }
-            // The finished results are in the store; the next run resumes from them.
-            Err(Stopped::Machine(e)) => return Err(e.into()),
-        }
-    }
+        validator.validate_each(todo, &mut keep).await
+    })
+    .await?;
+    drop(files);
 
     let sizes = image_sizes(&ours).await;
     let mut rows: Vec<InstanceAgreement> = Vec::new();
@@ -194,7 +177,7 @@ pub async fn revalidate_command(args: RevalidateArgs) -> Result<()> {
     let all: Vec<&AgreementReport> = std::iter::once(&report).chain(&others).collect();
     write_file(&out.join("environments.md"), environments_markdown(&all).as_bytes())?;
     print_summary(&report);
-    Ok(())
+    stopped.map_or(Ok(()), |e| Err(e.into()))
 }
 
 /// The published record without its results, as a candidate for the validator.
@@ -209,9 +192,9 @@ fn to_candidate(published: &Instance) -> Instance {
     c
 }
 
-/// Bytes each instance image adds on top of its repository environment (its toolchain image for
-/// records made before environments), when both exist.
-/// What an instance image adds, and its environment image (if any) over its toolchain.
+/// What an instance image adds on top of its repository environment (its toolchain image for
+/// records made before environments), and its environment image (if any) with what that adds
+/// over its toolchain: the engine's [`Engine::bytes_added`], when both images exist.
 struct Sizes {
     instance: u64,
     environment: Option<String>,
@@ -224,20 +207,18 @@ async fn image_sizes(ours: &HashMap<String, Instance>) -> HashMap<String, Sizes>
     for (id, r) in ours {
         let Some(meta) = &r.swe_forge else { continue };
         let (Some(image), Some(prov)) = (&meta.image, &meta.provenance) else { continue };
-        let size = |tag: String| {
+        let added = |image: &str, below: &str| {
             let engine = &engine;
-            async move { engine.image_size(&tag).await.ok().flatten() }
+            let (image, below) = (image.to_owned(), below.to_owned());
+            async move { engine.bytes_added(&image, &below).await.ok().flatten() }
         };
-        let toolchain = size(prov.toolchain_image.clone()).await;
-        let (below, environment_bytes) = if prov.env_image.is_empty() {
-            (toolchain, None)
-        } else {
-            let env = size(prov.env_image.clone()).await;
-            (env, env.zip(toolchain).map(|(e, t)| e.saturating_sub(t)))
+        let environment = (!prov.env_image.is_empty()).then(|| prov.env_image.clone());
+        let (below, environment_bytes) = match &environment {
+            None => (&prov.toolchain_image, None),
+            Some(env) => (env, added(env, &prov.toolchain_image).await),
         };
-        if let (Some(a), Some(b)) = (size(image.clone()).await, below) {
-            let environment = (!prov.env_image.is_empty()).then(|| prov.env_image.clone());
-            out.insert(id.clone(), Sizes { instance: a.saturating_sub(b), environment, environment_bytes });
+        if let Some(instance) = added(image, below).await {
+            out.insert(id.clone(), Sizes { instance, environment, environment_bytes });
         }
     }
     out
