@@ -277,4 +277,3 @@ fn published_records_are_graded_in_multi_swe_bench_names() {
     evaluate(&dataset, "gold", &s.repos, &out, &["--profile", profile.to_str().unwrap()]);
     assert_eq!(outcomes(&out), [("gold".into(), id.to_owned(), "unresolved".into())]);
 }
-
