@@ -393,15 +393,7 @@ fn save(state: &State, body: &[u8]) -> Response {
         Some(t) if TimeToFix::parse(t).is_some() => Some(t.to_owned()),
         Some(t) => return Response::error(400, &format!("unknown time_to_fix {t:?}")),
     };
-    let reviewer = v
-        .get("reviewer")
-        .and_then(Value::as_str)
-        .map(str::trim)
-        .filter(|r| !r.is_empty())
-        .unwrap_or(&state.reviewer)
-        .chars()
-        .take(100)
-        .collect();
+    let reviewer = reviewer_of(state, &v);
     let row = ReviewRow {
         instance_id: id.to_owned(),
         reviewer,
@@ -412,22 +404,8 @@ fn save(state: &State, body: &[u8]) -> Response {
         notes: v.get("notes").and_then(Value::as_str).unwrap_or_default().chars().take(20_000).collect(),
         created_at: String::new(),
     };
-    // Checked last, on the file as it is now: a review is saved only against the record it is about.
-    let name = state.dataset.display();
-    let index = match state.record(id) {
-        Ok((index, _)) => index,
-        Err(response) if response.status == 404 => {
-            let message =
-                format!("{id} is no longer in {name}: the dataset changed since the page showed it; nothing was saved");
-            return Response::error(409, &message);
-        }
-        Err(response) => return response,
-    };
-    if index.get(id).is_none_or(|e| e.digest != reviewed) {
-        let message = format!(
-            "the record of {id} changed in {name} since the page showed it: reload it and review it again; nothing was saved"
-        );
-        return Response::error(409, &message);
+    if let Err(response) = unchanged(state, id, reviewed, "review it") {
+        return response;
     }
     let saved = state.store.lock().unwrap_or_else(|e| e.into_inner()).save_review(&row);
     match saved {
@@ -438,6 +416,40 @@ fn save(state: &State, body: &[u8]) -> Response {
         }
         Err(e) => Response::error(500, &e.to_string()),
     }
+}
+
+/// Who saves: the `reviewer` of the request (trimmed, at most 100 characters), else the server's.
+fn reviewer_of(state: &State, v: &Value) -> String {
+    v.get("reviewer")
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|r| !r.is_empty())
+        .unwrap_or(&state.reviewer)
+        .chars()
+        .take(100)
+        .collect()
+}
+
+/// Checked last, on the file as it is now: a review or decision is saved only against the record
+/// it is about (`digest`, from `/api/instance`); a 409 naming what to `redo` otherwise.
+fn unchanged(state: &State, id: &str, digest: &str, redo: &str) -> Result<(), Response> {
+    let name = state.dataset.display();
+    let index = match state.record(id) {
+        Ok((index, _)) => index,
+        Err(response) if response.status == 404 => {
+            let message =
+                format!("{id} is no longer in {name}: the dataset changed since the page showed it; nothing was saved");
+            return Err(Response::error(409, &message));
+        }
+        Err(response) => return Err(response),
+    };
+    if index.get(id).is_none_or(|e| e.digest != digest) {
+        let message = format!(
+            "the record of {id} changed in {name} since the page showed it: reload it and {redo} again; nothing was saved"
+        );
+        return Err(Response::error(409, &message));
+    }
+    Ok(())
 }
 
 fn decide(state: &State, body: &[u8]) -> Response {
@@ -460,30 +472,9 @@ fn decide(state: &State, body: &[u8]) -> Response {
     if verdict != Verdict::Keep && reason.is_empty() {
         return Response::error(400, &format!("a {} decision needs a reason", verdict.as_str()));
     }
-    let reviewer = v
-        .get("reviewer")
-        .and_then(Value::as_str)
-        .map(str::trim)
-        .filter(|r| !r.is_empty())
-        .unwrap_or(&state.reviewer)
-        .chars()
-        .take(100)
-        .collect();
-    let name = state.dataset.display();
-    let index = match state.record(id) {
-        Ok((index, _)) => index,
-        Err(response) if response.status == 404 => {
-            let message =
-                format!("{id} is no longer in {name}: the dataset changed since the page showed it; nothing was saved");
-            return Response::error(409, &message);
-        }
-        Err(response) => return response,
-    };
-    if index.get(id).is_none_or(|e| e.digest != reviewed) {
-        let message = format!(
-            "the record of {id} changed in {name} since the page showed it: reload it and decide again; nothing was saved"
-        );
-        return Response::error(409, &message);
+    let reviewer = reviewer_of(state, &v);
+    if let Err(response) = unchanged(state, id, reviewed, "decide") {
+        return response;
     }
     let row = DecisionRow {
         instance_id: id.to_owned(),
