@@ -621,6 +621,8 @@ function renderAnswers() {
     st.className = "saved";
   } else { st.textContent = "not answered"; st.className = ""; }
   $("q-state").textContent = state.saved ? `· answered (${rule(state.saved)})` : "";
+  const short = { severe_problem: "severe", issue_clarity: "clarity", test_adequacy: "tests", time_to_fix: "time" };
+  $("q-answers").textContent = QUESTIONS.map((q) => `${short[q] || q}: ${state.answers[q] ?? "–"}`).join(" · ");
 }
 
 function answer(q, v) {
@@ -764,6 +766,11 @@ async function init() {
   $("prev-page").addEventListener("click", () => changePage(-1, null));
   $("next-page").addEventListener("click", () => changePage(1, null));
   $("save").addEventListener("click", save);
+  $("q-all").addEventListener("click", () => {
+    const open = $("questionnaire").classList.toggle("expanded");
+    $("q-all").setAttribute("aria-expanded", String(open));
+    $("q-all").textContent = open ? "active question only" : "all questions";
+  });
   $("save-decision").addEventListener("click", saveDecision);
   for (const b of document.querySelectorAll("#verdicts button")) b.addEventListener("click", () => startDecision(b.dataset.verdict));
   $("help-button").addEventListener("click", () => { $("help").hidden = !$("help").hidden; });

@@ -21,6 +21,34 @@ use swe_forge_agree::Naming;
 use swe_forge_config::Pipeline;
 use swe_forge_config::Profile;
 
+/// The settings an evaluation runs with: the pipeline file's, then the profile's, then the flags'
+/// (a flag beats both).
+fn evaluation_settings(args: &EvaluateArgs, dataset: &[Instance]) -> Result<Settings> {
+    let out = &args.out;
+    let mut settings = Settings::new(args.repos.clone().unwrap_or_default(), out.join("work"));
+    if let Some(p) = &args.pipeline {
+        apply_pipeline(&mut settings, &Pipeline::load(p)?);
+        // `--out` beats the pipeline file: its `[validate] work_dir` is the validation's folder
+        // (whose logs an evaluation must not overwrite), this evaluation's is `<out>/work`.
+        settings.work_dir = out.join("work");
+    }
+    if let Some(name) = &args.profile {
+        let profile = Profile::load(name)?;
+        eprintln!("profile {}: {}", profile.name, profile.description);
+        profile.merge_into(&mut settings.overrides);
+        settings.label_rule = profile.labels;
+        settings.eval_naming = match profile.naming {
+            Naming::Auto => None,
+            n => Some(n.test_naming()),
+        };
+    }
+    apply_engine_args(&mut settings, &args.engine);
+    if args.repos.is_some() {
+        settings.env_commits = plan_env_commits(dataset, &settings.repos_root, &settings.overrides);
+    }
+    Ok(settings)
+}
+
 pub async fn evaluate_command(args: EvaluateArgs) -> Result<()> {
     folder_out("--out", &args.out)?;
     let path = args.dataset.clone();
@@ -64,27 +92,7 @@ pub async fn evaluate_command(args: EvaluateArgs) -> Result<()> {
 
     let out = &args.out;
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
-    let mut settings = Settings::new(args.repos.clone().unwrap_or_default(), out.join("work"));
-    if let Some(p) = &args.pipeline {
-        apply_pipeline(&mut settings, &Pipeline::load(p)?);
-        // `--out` beats the pipeline file: its `[validate] work_dir` is the validation's folder
-        // (whose logs an evaluation must not overwrite), this evaluation's is `<out>/work`.
-        settings.work_dir = out.join("work");
-    }
-    if let Some(name) = &args.profile {
-        let profile = Profile::load(name)?;
-        eprintln!("profile {}: {}", profile.name, profile.description);
-        profile.merge_into(&mut settings.overrides);
-        settings.label_rule = profile.labels;
-        settings.eval_naming = match profile.naming {
-            Naming::Auto => None,
-            n => Some(n.test_naming()),
-        };
-    }
-    apply_engine_args(&mut settings, &args.engine);
-    if args.repos.is_some() {
-        settings.env_commits = plan_env_commits(&dataset, &settings.repos_root, &settings.overrides);
-    }
+    let settings = evaluation_settings(&args, &dataset)?;
 
     let store_path = out.join("state.sqlite");
     let mut store = Store::open_writer(&store_path)?;
@@ -266,7 +274,46 @@ fn write_reports(out: &Path, dataset: &[Instance], evaluations: &[Evaluation]) -
 
 #[cfg(test)]
 mod tests {
+    use std::path::PathBuf;
+    use std::time::Duration;
+
+    use clap::Parser;
+
     use super::*;
+    use crate::cli::{Cli, Command};
+
+    fn evaluate_args(argv: &[&str]) -> EvaluateArgs {
+        let base = ["swe-forge", "evaluate", "--dataset", "d.jsonl", "--predictions", "gold", "--out", "ev"];
+        match Cli::try_parse_from([&base[..], argv].concat()).unwrap().command {
+            Command::Evaluate(a) => *a,
+            other => panic!("parsed as {other:?}"),
+        }
+    }
+
+    /// The pipeline file's `[validate]` settings apply unless a flag names another value; the
+    /// evaluation's own folder is always `<out>/work`.
+    #[test]
+    fn flags_beat_the_pipeline_file() {
+        let tmp = tempfile::tempdir().unwrap();
+        let pipeline = tmp.path().join("p.toml");
+        std::fs::write(
+            &pipeline,
+            "name = 'p'\n[source]\nrecords = 'r.jsonl'\nrepos = 'repos'\n[output]\nvalidated = 'v.jsonl'\n\
+             [validate]\njobs = 1\nphase_timeout_secs = 7\nreruns = 4\nmemory_mb = 100\nwork_dir = 'validation-work'\n",
+        )
+        .unwrap();
+        let p = pipeline.to_str().unwrap();
+
+        let s = evaluation_settings(&evaluate_args(&["--pipeline", p]), &[]).unwrap();
+        assert_eq!((s.jobs, s.phase_timeout, s.reruns), (1, Duration::from_secs(7), 4));
+        assert_eq!(s.memory_bytes, Some(100 << 20));
+        assert_eq!(s.work_dir, PathBuf::from("ev/work"), "the validation's folder is never an evaluation's");
+
+        let flags = ["--pipeline", p, "--jobs", "2", "--timeout", "30", "--reruns", "0", "--memory-mb", "200"];
+        let s = evaluation_settings(&evaluate_args(&flags), &[]).unwrap();
+        assert_eq!((s.jobs, s.phase_timeout, s.reruns), (2, Duration::from_secs(30), 0));
+        assert_eq!(s.memory_bytes, Some(200 << 20));
+    }
 
     #[test]
     fn predictions_in_both_formats_and_as_a_list() {

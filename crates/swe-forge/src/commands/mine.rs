@@ -251,3 +251,72 @@ impl Reporter for StderrReporter {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+    use crate::cli::{Cli, Command};
+
+    fn mine_args(argv: &[&str]) -> MineArgs {
+        match Cli::try_parse_from([&["swe-forge", "mine"], argv].concat()).unwrap().command {
+            Command::Mine(a) => a,
+            other => panic!("parsed as {other:?}"),
+        }
+    }
+
+    /// A flag beats the pipeline file's `[mine]` section and its repository's own settings.
+    #[test]
+    fn flags_beat_the_pipeline_files_mine_section() {
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::create_dir(tmp.path().join("mirror")).unwrap();
+        let pipeline = tmp.path().join("p.toml");
+        std::fs::write(
+            &pipeline,
+            "name = 'p'\n[source]\nrecords = 'mined.jsonl'\nrepos = 'repos'\n[output]\nvalidated = 'v.jsonl'\n\
+             [mine]\nsince = '2020-01-01'\nuntil = '2020-12-31'\nmax_files = 50\nmax_fix_lines = 400\n\
+             merged_only = false\nrequire_issue = false\nfunnel = 'pipeline-funnel.json'\n\
+             [[mine.repos]]\nname = 'o/r'\nmirror = 'mirror'\nmax_files = 40\n",
+        )
+        .unwrap();
+        let p = pipeline.to_str().unwrap();
+        let mirror_of = |s: Settings| match s.jobs.into_iter().next() {
+            Some(Job::Mirror(o)) => (s.out, s.funnel, o),
+            _ => panic!("not one mirror job"),
+        };
+
+        let (out, funnel, o) = mirror_of(resolve(&mine_args(&["--pipeline", p])).unwrap());
+        assert_eq!(out, tmp.path().join("mined.jsonl"));
+        assert_eq!(funnel, tmp.path().join("pipeline-funnel.json"));
+        assert_eq!(o.window, Window::parse(Some("2020-01-01"), Some("2020-12-31")).unwrap());
+        assert_eq!(o.limits, Limits { max_files: Some(40), max_fix_lines: Some(400) }, "the repository's own first");
+        assert!(!o.merged_only && !o.require_issue);
+
+        let flagged = [
+            "--pipeline",
+            p,
+            "--since",
+            "2021-03-01",
+            "--until",
+            "2021-03-31",
+            "--max-files",
+            "3",
+            "--max-fix-lines",
+            "9",
+            "--merged-only",
+            "--issue-links",
+            "required",
+            "--out",
+            "elsewhere/out.jsonl",
+            "--funnel",
+            "elsewhere/funnel.json",
+        ];
+        let (out, funnel, o) = mirror_of(resolve(&mine_args(&flagged)).unwrap());
+        assert_eq!(out, PathBuf::from("elsewhere/out.jsonl"));
+        assert_eq!(funnel, PathBuf::from("elsewhere/funnel.json"));
+        assert_eq!(o.window, Window::parse(Some("2021-03-01"), Some("2021-03-31")).unwrap());
+        assert_eq!(o.limits, Limits { max_files: Some(3), max_fix_lines: Some(9) });
+        assert!(o.merged_only && o.require_issue);
+    }
+}

@@ -528,6 +528,8 @@ fn keyboard_review_with_decisions_tests_and_logs_then_curate() {
                 if (pre.offsetParent !== null && pre.scrollWidth > pre.clientWidth + 1) bad.push('a log is cut off on the right');
               }
               if (document.documentElement.scrollWidth > window.innerWidth + 1) bad.push('the page scrolls sideways');
+              // The decision and questionnaire leave most of the first screen to the instance.
+              if (window.innerWidth < 1200 && r('panel').height > window.innerHeight * 0.4) bad.push('the panel takes ' + Math.round(r('panel').height) + ' px of the first screen');
               return bad.join('; ');
             })()",
         );
