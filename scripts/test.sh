@@ -24,6 +24,50 @@ if ! command -v ip >/dev/null 2>&1 || ! command -v nsenter >/dev/null 2>&1; then
   S=""; [ "$(id -u)" -eq 0 ] || S=sudo
   $S apt-get update -qq && DEBIAN_FRONTEND=noninteractive $S apt-get install -y -qq iproute2 util-linux >/dev/null
 fi
-cargo fmt --all -- --check
-cargo clippy --workspace --all-targets --locked -- -D warnings
-cargo test --workspace --locked --no-fail-fast "$@"
+
+# The suite in tiers, cheapest first: a tier that fails stops the run, so that a formatting slip or
+# a broken unit test is reported in minutes, not after the Docker tests. Each tier's time is
+# printed at the end (also when one fails). Arguments are passed to every `cargo test` (e.g. a
+# test name filter after `--`).
+tiers=()
+# Containers there before the run; any other one still there at the end was left by a test (or by
+# the engine failing to remove it, a "dead" one) and is reported with what made it.
+containers_before=$(docker ps -aq --no-trunc | sort)
+report() {
+  local rc=$?
+  echo
+  echo "test.sh: tier times (wall clock)"
+  for t in "${tiers[@]}"; do echo "  $t"; done
+  local left
+  left=$(comm -13 <(echo "$containers_before") <(docker ps -aq --no-trunc | sort))
+  if [ -n "$left" ]; then
+    echo "test.sh: warning: containers the tests left behind:"
+    for c in $left; do
+      docker inspect --format '  {{.ID}} {{.State.Status}} image={{.Config.Image}} labels={{.Config.Labels}} cmd={{.Path}} {{join .Args " "}} error={{.State.Error}}' "$c" | tr '\n' ' ' | cut -c1-400
+    done
+  fi
+  [ "$rc" -eq 0 ] && echo "test.sh: every tier passed" || echo "test.sh: stopped with exit code $rc"
+}
+trap report EXIT
+tier() {
+  local name=$1 start=$SECONDS
+  shift
+  echo "test.sh: tier $name"
+  if "$@"; then
+    tiers+=("$(printf '%-8s %5ss  ok' "$name" $((SECONDS - start)))")
+  else
+    local rc=$?
+    tiers+=("$(printf '%-8s %5ss  FAILED' "$name" $((SECONDS - start)))")
+    return $rc
+  fi
+}
+# Integration test binaries print one line per finished test; the seconds since their tier began
+# in front of each line show where the time goes.
+timed() { local t0=$SECONDS; "$@" 2>&1 | while IFS= read -r line; do printf '[%4ds] %s\n' $((SECONDS - t0)) "$line"; done; }
+
+tier static bash -c 'cargo fmt --all -- --check && cargo clippy --workspace --all-targets --locked -- -D warnings'
+# Unit tests of every crate and of the binary: no Docker engine, no toolchain inside a container.
+tier unit cargo test --workspace --locked --no-fail-fast --lib --bins "$@"
+# Integration tests (each crate's tests/): the real Docker engine, toolchains, browser, registry.
+tier engine timed cargo test --workspace --locked --no-fail-fast --test '*' "$@"
+tier doc cargo test --workspace --locked --doc "$@"
