@@ -1,4 +1,5 @@
-//! ARCHITECTURE.md stays true: its dependency graph is the one the crates' Cargo.toml files say.
+//! ARCHITECTURE.md stays true: its dependency graph is the one the crates' Cargo.toml files say,
+//! every source file has a module doc, core links only serde and thiserror, and the file stays short.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -93,4 +94,65 @@ fn commands_import_none_of_each_other() {
         );
     }
     assert!(files >= 10, "{files} command modules");
+}
+
+/// Every source file of every crate opens with a module doc (`//!`) saying what it holds.
+#[test]
+fn every_source_file_has_a_module_doc() {
+    fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap().flatten() {
+            let p = entry.path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|e| e == "rs") {
+                out.push(p);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(root().join("crates")).unwrap().flatten() {
+        let src = entry.path().join("src");
+        if src.is_dir() {
+            walk(&src, &mut files);
+        }
+    }
+    assert!(files.len() > 100, "{} source files", files.len());
+    let undocumented: Vec<String> = files
+        .iter()
+        .filter(|f| {
+            let text = std::fs::read_to_string(f).unwrap();
+            !text.lines().find(|l| !l.trim().is_empty()).is_some_and(|l| l.starts_with("//!"))
+        })
+        .map(|f| f.strip_prefix(root()).unwrap_or(f).display().to_string())
+        .collect();
+    assert!(undocumented.is_empty(), "source files without a module doc: {undocumented:?}");
+}
+
+/// Core is plain data: serde types and pure functions, so every stage can use it without linking
+/// git2, bollard, parquet or octocrab.
+#[test]
+fn core_links_only_serde_and_thiserror() {
+    let manifest = std::fs::read_to_string(root().join("crates/swe-forge-core/Cargo.toml")).unwrap();
+    let mut section = "";
+    let mut deps = Vec::new();
+    for line in manifest.lines() {
+        if line.starts_with('[') {
+            section = line.trim();
+        } else if section == "[dependencies]"
+            && let Some(name) = line.split(['.', '=', ' ']).next().filter(|n| !n.is_empty() && !n.starts_with('#'))
+        {
+            deps.push(name.to_owned());
+        }
+    }
+    let allowed = ["serde", "serde_json", "serde_path_to_error", "thiserror"];
+    let extra: Vec<&String> = deps.iter().filter(|d| !allowed.contains(&d.as_str())).collect();
+    assert!(!deps.is_empty() && extra.is_empty(), "core links {extra:?} (of {deps:?})");
+}
+
+/// ARCHITECTURE.md stays a short map (at most 1,800 words); details belong next to the code.
+#[test]
+fn the_architecture_file_stays_short() {
+    let text = std::fs::read_to_string(root().join("ARCHITECTURE.md")).unwrap();
+    let words = text.split_whitespace().count();
+    assert!(words <= 1800, "ARCHITECTURE.md has {words} words");
 }
