@@ -78,6 +78,10 @@ pub struct RunSpec {
     pub max_log_bytes: usize,
     /// A folder of the container whose regular files are copied out after the script ends.
     pub collect: Option<String>,
+    /// The image of the run expected next with these limits, when it is not this one (an
+    /// evaluation's next prediction): the container started ahead for the next run is of that
+    /// image. None: of this run's own.
+    pub ahead: Option<String>,
 }
 
 impl RunSpec {
@@ -97,6 +101,7 @@ impl RunSpec {
             ca_bundle: None,
             max_log_bytes: 64 << 20,
             collect: None,
+            ahead: None,
         }
     }
 }

@@ -74,9 +74,10 @@ impl Engine {
         }
     }
 
-    /// Starts a container of `spec`'s kind in the background for the next run of that kind.
+    /// Starts a container of `spec`'s kind in the background for the next run of that kind (of
+    /// the image `spec.ahead` names, when it names one).
     pub(crate) fn prestart_for(&self, spec: &RunSpec) {
-        let mut light = RunSpec::new(&spec.image, "");
+        let mut light = RunSpec::new(spec.ahead.as_deref().unwrap_or(&spec.image), "");
         light.network = spec.network;
         light.memory_bytes = spec.memory_bytes;
         light.pids_limit = spec.pids_limit;
@@ -84,7 +85,7 @@ impl Engine {
         light.user.clone_from(&spec.user);
         let engine = self.clone();
         let warm = Warm {
-            key: key(spec),
+            key: key(&light),
             since: Instant::now(),
             id: tokio::spawn(async move { engine.start_warm(&light).await }),
         };

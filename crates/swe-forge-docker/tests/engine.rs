@@ -373,3 +373,27 @@ async fn the_engine_keeps_no_copy_of_a_runs_output() {
     assert!(out.log.len() < (1 << 20) + 4096 && out.log.len() > 1 << 19, "{}", out.log.len());
     assert!(String::from_utf8_lossy(&out.log).ends_with("x\nthe-end\n"));
 }
+
+/// A run that names the image of the run expected next (`ahead`: an evaluation's next prediction)
+/// starts the container for that one, not for another run of its own image.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_run_starts_ahead_the_container_of_the_image_it_names() {
+    let (engine, base) = engine_and_base().await;
+    // A second name of the base: another image, as far as runs go.
+    let other = format!("swe-forge-test/ahead:{}", std::process::id());
+    docker_cli(&["tag", &base, &other]);
+    let backend = Backend::Local(engine.clone());
+    // A kind of run no other test makes (its CPU limit).
+    let spec = |image: &str, script: &str| RunSpec { cpus: Some(0.63), ..RunSpec::new(image, script) };
+    let first = backend.run(&RunSpec { ahead: Some(other.clone()), ..spec(&base, "echo first") }).await.unwrap();
+    assert!(first.stages.create > Duration::ZERO);
+    let next = backend.run(&spec(&other, "echo next")).await.unwrap();
+    assert_eq!(String::from_utf8_lossy(&next.log), "next\n");
+    assert_eq!(next.stages.create, Duration::ZERO, "the named image's run did not use the container started ahead");
+    // The first run's own image got no container ahead.
+    let again = backend.run(&spec(&base, "echo again")).await.unwrap();
+    assert_eq!(String::from_utf8_lossy(&again.log), "again\n");
+    assert!(again.stages.create > Duration::ZERO, "a container of the first run's image was started ahead too");
+    backend.settle().await;
+    docker_cli(&["rmi", &other]);
+}

@@ -145,7 +145,14 @@ impl Validator {
     where
         S: Sink<Evaluation> + ?Sized,
     {
-        drive(self.settings.jobs, work, |(inst, pred)| self.evaluate(inst, pred, out_dir), sink).await
+        // The evaluation that starts when this one ends is about `jobs` places further on: its
+        // image is started ahead during this one's last run.
+        let jobs = self.settings.jobs.max(1);
+        let next: Vec<Option<String>> = (0..work.len())
+            .map(|i| work.get(i + jobs).and_then(|(next, _)| next.swe_forge.as_ref()?.image.clone()))
+            .collect();
+        let items = work.into_iter().zip(next).collect();
+        drive(jobs, items, |((inst, pred), next)| self.evaluate_before(inst, pred, out_dir, next), sink).await
     }
 }
 

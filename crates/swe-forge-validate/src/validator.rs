@@ -308,6 +308,7 @@ impl Validator {
                         label: RunLogs::label(phase, attempt),
                         script: script(phase, &prepared.recipe),
                         files: patches.clone(),
+                        ahead: None,
                     };
                     let outcome = self.run_once(&inst.instance_id, &prepared.target, &request, &logs, meta).await?;
                     // A base run that ran no test and names the toolchain: the next version, from
@@ -555,6 +556,7 @@ impl Validator {
         spec.env.clone_from(&target.env);
         spec.env.push(format!("SWE_FORGE_ATTEMPT={}", request.attempt));
         spec.collect = Some(RESULTS_DIR.to_owned());
+        spec.ahead.clone_from(&request.ahead);
         let out = self
             .run_with_retries(id, &spec, &mut meta.warnings)
             .await
@@ -888,6 +890,8 @@ pub(crate) struct RunRequest {
     pub label: String,
     pub script: String,
     pub files: Vec<(String, Vec<u8>)>,
+    /// The image of the run expected after this one, when another ([`RunSpec::ahead`]).
+    pub ahead: Option<String>,
 }
 
 /// What one run gave: its statuses (by canonical id, and by Multi-SWE-bench name in the

@@ -186,11 +186,24 @@ impl Validator {
     /// Evaluates `pred` on `inst` (a validated record), keeping logs under
     /// `<out_dir>/logs/<model>/<instance_id>/`. Never fails: every problem is an outcome.
     pub async fn evaluate(&self, inst: &Instance, pred: &Prediction, out_dir: &Path) -> Evaluation {
-        self.evaluate_with(inst, pred, out_dir, false).await
+        self.evaluate_with(inst, pred, out_dir, Mode::default()).await
     }
 
-    /// [`Validator::evaluate`]; an empty patch runs (a negative control) when `run_empty`.
-    async fn evaluate_with(&self, inst: &Instance, pred: &Prediction, out_dir: &Path, run_empty: bool) -> Evaluation {
+    /// [`Validator::evaluate`], with the image of the evaluation that comes next when it is known
+    /// (`next_image`): a container of it is started while this one's last run runs, so that the
+    /// next evaluation does not wait for the engine's start.
+    pub async fn evaluate_before(
+        &self,
+        inst: &Instance,
+        pred: &Prediction,
+        out_dir: &Path,
+        next_image: Option<String>,
+    ) -> Evaluation {
+        self.evaluate_with(inst, pred, out_dir, Mode { run_empty: false, next_image }).await
+    }
+
+    /// [`Validator::evaluate`] as `mode` says.
+    async fn evaluate_with(&self, inst: &Instance, pred: &Prediction, out_dir: &Path, mode: Mode) -> Evaluation {
         let started = std::time::Instant::now();
         let logs = RunLogs::under(&out_dir.join("logs").join(path_safe(&pred.model)), &inst.instance_id);
         let rel = logs.dir().strip_prefix(out_dir).unwrap_or(logs.dir()).to_string_lossy().into_owned();
@@ -208,7 +221,7 @@ impl Validator {
             warnings: Vec::new(),
             wall_ms: 0,
         };
-        let ended = self.evaluate_steps(inst, pred, &logs, &mut meta, &mut ev, run_empty).await;
+        let ended = self.evaluate_steps(inst, pred, &logs, &mut meta, &mut ev, &mode).await;
         if let Err((outcome, detail)) = ended {
             ev.outcome = outcome;
             ev.detail = Some(detail);
@@ -227,9 +240,9 @@ impl Validator {
         logs: &RunLogs,
         meta: &mut ForgeMeta,
         ev: &mut Evaluation,
-        run_empty: bool,
+        mode: &Mode,
     ) -> Result<(), (Outcome, String)> {
-        if pred.patch.trim().is_empty() && !run_empty {
+        if pred.patch.trim().is_empty() && !mode.run_empty {
             return Err((Outcome::EmptyPatch, "the prediction has no patch".into()));
         }
         if let Some(why) = hostile_patch_reason(&pred.patch) {
@@ -267,6 +280,9 @@ impl Validator {
                 label: RunLogs::attempt_label(EVAL_LABEL, attempt),
                 script: script.clone(),
                 files: files.clone(),
+                // Reruns of this prediction come next on its own image; after the last, the next
+                // evaluation's.
+                ahead: mode.next_image.clone().filter(|_| attempt == self.settings.reruns),
             };
             let outcome = self.run_once(&inst.instance_id, &target, &request, logs, meta).await.map_err(outcome_of)?;
             if let Some(t) = outcome.limits.iter().find(|r| r.reason == RejectReason::Timeout) {
@@ -346,7 +362,8 @@ impl Validator {
         };
         let mut evidence = meta.evidence.take().unwrap_or_default();
         for k in 1..=self.settings.evidence_runs {
-            let ev = self.evaluate_with(&accepted, &pred(format!("gold-{k}"), &inst.fix_patch), &out, false).await;
+            let ev =
+                self.evaluate_with(&accepted, &pred(format!("gold-{k}"), &inst.fix_patch), &out, Mode::default()).await;
             evidence.gold_runs += 1;
             if ev.outcome == Outcome::Resolved {
                 evidence.gold_resolved += 1;
@@ -364,7 +381,14 @@ impl Validator {
             }
         }
         for (name, patch) in [("empty_patch", ""), ("test_patch_alone", inst.test_patch.as_str())] {
-            let ev = self.evaluate_with(&accepted, &pred(name.to_owned(), patch), &out, true).await;
+            let ev = self
+                .evaluate_with(
+                    &accepted,
+                    &pred(name.to_owned(), patch),
+                    &out,
+                    Mode { run_empty: true, next_image: None },
+                )
+                .await;
             match (ev.outcome, ev.verdict) {
                 (Outcome::Resolved | Outcome::Unresolved | Outcome::Tampered, Some(v)) => {
                     evidence.controls.push(Control {
@@ -446,6 +470,15 @@ impl Validator {
         let test_files = test_files.to_vec();
         Ok((target, Box::new(move |canary| contract_eval_script(&test_files, canary))))
     }
+}
+
+/// How one evaluation runs, beyond its prediction.
+#[derive(Default)]
+struct Mode {
+    /// An empty patch runs (a negative control) instead of ending as `empty_patch`.
+    run_empty: bool,
+    /// The image of the evaluation that comes next, started ahead during this one's last run.
+    next_image: Option<String>,
 }
 
 /// An evaluation run's script, given the canary steps to put in it.
