@@ -11,6 +11,9 @@ pub enum Warning {
     MissingExtraSource,
     /// A run or build was retried after an engine or infrastructure failure.
     InfraRetry,
+    /// A run failed with a sign that a certificate or token of the fixtures expired: its
+    /// failures are the date's, not the code's (the detail names the run and the log line).
+    TimeBomb,
 }
 
 impl Warning {
@@ -20,6 +23,7 @@ impl Warning {
             Warning::MissingSubmodule => "submodule not found locally",
             Warning::MissingExtraSource => "extra source incomplete in the mirror",
             Warning::InfraRetry => "retried after an infrastructure failure",
+            Warning::TimeBomb => "time_bomb",
         }
     }
 

@@ -93,12 +93,14 @@ mod node_spec;
 mod surefire;
 mod tap;
 mod text;
+mod time_bomb;
 mod vitest_text;
 mod xml_bound;
 
 pub use error::MsbNamingError;
 pub use exit_code::exit_code_consistent;
 pub use msb::{GoSubtests, MsbNaming, TestNaming, msb_rollup};
+pub use time_bomb::time_bomb_evidence;
 
 /// A test-output format this crate can parse.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -589,6 +589,13 @@ impl Validator {
         {
             meta.warnings.push(format!("{label} run: {w}"));
         }
+        // A failed (or killed) run whose log says a fixture's certificate or token expired.
+        if out.exit_code != Some(0)
+            && !Warning::TimeBomb.on(&meta.warnings)
+            && let Some(sign) = swe_forge_logparse::time_bomb_evidence(&out.log)
+        {
+            meta.warnings.push(Warning::TimeBomb.with(format!("{label} run: {sign}")));
+        }
         meta.runs.push(PhaseRun {
             phase: request.phase,
             exit_code: out.exit_code,

@@ -381,3 +381,111 @@ fn a_base_run_that_fails_because_of_the_toolchain_gets_the_next_version() {
     let m = r.swe_forge.as_ref().unwrap();
     assert_eq!(m.runs.len(), 3, "the runs on Node 20 are not kept: {:?}", m.runs);
 }
+
+/// A Go suite of 2019 whose TLS test uses a certificate valid for one year from then: the test
+/// fails today in every run, and the record is flagged `time_bomb` with the line that says so; the
+/// fixed test still counts. The Go test command has a per-package `-timeout`, so a hanging
+/// package costs minutes and the others keep their results.
+#[test]
+fn a_test_whose_certificate_expired_flags_the_instance_time_bomb() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = tmp.path().join("repos");
+    let greet = |word: &str| {
+        format!(
+            "package tlsclock\n\n// Greeting is what the server says.\nfunc Greeting() string {{ return \"{word}\" }}\n"
+        )
+    };
+    let tls_test = r#"package tlsclock
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"io/ioutil"
+	"math/big"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+)
+
+// The fixture's certificate, valid for a year from June 2019 as the project made it then.
+func fixtureCert(t *testing.T) (tls.Certificate, *x509.CertPool) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber:          big.NewInt(1),
+		Subject:               pkix.Name{CommonName: "127.0.0.1"},
+		NotBefore:             time.Date(2019, 6, 1, 0, 0, 0, 0, time.UTC),
+		NotAfter:              time.Date(2020, 6, 1, 0, 0, 0, 0, time.UTC),
+		IPAddresses:           []net.IP{net.ParseIP("127.0.0.1")},
+		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		IsCA:                  true,
+		BasicConstraintsValid: true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parsed, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AddCert(parsed)
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, pool
+}
+
+func TestGreetingOverTLS(t *testing.T) {
+	cert, pool := fixtureCert(t)
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(Greeting()))
+	}))
+	srv.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
+	srv.StartTLS()
+	defer srv.Close()
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	resp, err := client.Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := ioutil.ReadAll(resp.Body)
+	if len(body) == 0 {
+		t.Fatal("no greeting")
+	}
+}
+"#;
+    let greet_test = "package tlsclock\n\nimport \"testing\"\n\nfunc TestGreeting(t *testing.T) {\n\tif Greeting() != \"hello\" {\n\t\tt.Fatal(Greeting())\n\t}\n}\n";
+    let fx = fixture(
+        &repos.join("forge-fixtures/tlsclock"),
+        "2019-06-15T00:00:00Z",
+        &[("greeting.go", &greet("hi")), ("tls_test.go", tls_test)],
+        &[("greeting_test.go", greet_test)],
+        &[("greeting.go", &greet("hello"))],
+    );
+    let inst = instance("forge-fixtures", "tlsclock", 4, fx);
+    let out = validate(&[&inst], &repos, &tmp.path().join("out"), None);
+    let r = &out[0];
+    accepted(r);
+    let pkg = "github.com/forge-fixtures/tlsclock::";
+    assert_eq!(r.f2p_tests.keys().collect::<Vec<_>>(), [&format!("{pkg}TestGreeting")]);
+    assert!(!r.p2p_tests.keys().any(|k| k.ends_with("TestGreetingOverTLS")), "{:?}", r.p2p_tests.keys());
+    let m = r.swe_forge.as_ref().unwrap();
+    let bomb: Vec<&String> = m.warnings.iter().filter(|w| w.starts_with("time_bomb")).collect();
+    assert_eq!(bomb.len(), 1, "{:?}", m.warnings);
+    assert!(
+        bomb[0].contains("TestGreetingOverTLS") && bomb[0].contains("x509: certificate has expired"),
+        "{}",
+        bomb[0]
+    );
+    let command = m.test_command.as_deref().unwrap_or_default();
+    assert!(command.contains(" -timeout "), "{command}");
+}
