@@ -12,7 +12,7 @@ use swe_forge_core::{
 };
 use swe_forge_docker::{Backend, BaseSpec, CaBundle, DockerError, Engine, RunSpec, SwarmSpec};
 use swe_forge_git::{SourceRepo, apply_patches, unsafe_patch_reason};
-use swe_forge_logparse::{ParsedLog, TestNaming};
+use swe_forge_logparse::{Naming, ParsedLog};
 use tokio::sync::OnceCell;
 
 use crate::detect::{Detection, detect};
@@ -66,10 +66,11 @@ pub struct Settings {
     /// from [`crate::plan_env_commits`] over all the records of a run); an instance not listed
     /// gets one planned from its own record (its override, else its base).
     pub env_commits: BTreeMap<String, String>,
-    /// The names evaluation reads a record's lists in. None: per record, canonical ids for
+    /// The names evaluation reads a record's lists in. [`Naming::Auto`] (the default): per
+    /// record, whichever naming finds more of the listed tests, on a tie canonical ids for
     /// records swe-forge made (they carry a `swe_forge` block), Multi-SWE-bench's names for
     /// published records without one.
-    pub eval_naming: Option<TestNaming>,
+    pub eval_naming: Naming,
     /// Run the tests as jobs on this swarm instead of on the local engine (images are still
     /// built here, then pushed to the swarm's registry); the caller connects it
     /// ([`Validator::with_backend`]).
@@ -105,7 +106,7 @@ impl Settings {
             reachable_hosts: Vec::new(),
             infra_breaker: 3,
             env_commits: BTreeMap::new(),
-            eval_naming: None,
+            eval_naming: Naming::Auto,
             swarm: None,
             toolchain_attempts: 3,
             label_rule: LabelRule::Strict,
