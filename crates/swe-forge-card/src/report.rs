@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use swe_forge_core::{DifficultyLabel, Instance, LabelSource, ValidationStatus};
+use swe_forge_core::{DifficultyLabel, Instance, LabelSource, MarkdownTable, ValidationStatus};
 
 use swe_forge_curate::{Heuristic, heuristic_label, kept_records, language};
 
@@ -56,7 +56,8 @@ fn evidence(md: &mut String, rows: &[Row]) {
     let truncated = metas.iter().filter(|m| m.labels.as_ref().is_some_and(|l| !l.truncated.is_empty())).count();
     let shares: Vec<f64> = metas.iter().filter_map(|m| m.labels.as_ref()?.n2p_share).collect();
     let mean = if shares.is_empty() { 0.0 } else { shares.iter().sum::<f64>() / shares.len() as f64 };
-    md.push_str("\n## Evidence\n\n| evidence of the kept instances | instances |\n|---|---:|\n");
+    md.push_str("\n## Evidence\n\n");
+    let mut table = MarkdownTable::new(["evidence of the kept instances", "instances"]).right(1..);
     for (what, n) in [
         ("complete: the gold patch resolved every time through evaluation, both negative controls held", complete),
         ("the gold patch did not always resolve through evaluation", gold_missed),
@@ -65,8 +66,9 @@ fn evidence(md: &mut String, rows: &[Row]) {
         ("a phase ran fewer tests than the others (tolerated: the test patch does not compile alone)", truncated),
         ("logs show tests reaching for the network", network),
     ] {
-        let _ = writeln!(md, "| {what} | {n} |");
+        table.row([what.to_owned(), n.to_string()]);
     }
+    md.push_str(&table.to_string());
     let _ = writeln!(
         md,
         "\nFAIL_TO_PASS that is n2p (NONE with the test patch, then PASS), mean share: {:.0} %.",
@@ -122,12 +124,21 @@ pub fn write_report(records: &[Instance], options: &ReportOptions) -> Result<Pat
         }
     );
 
-    md.push_str("## Languages\n\n| language | repositories | instances | easy | medium | hard |\n|---|---:|---:|---:|---:|---:|\n");
+    md.push_str("## Languages\n\n");
+    let mut table = MarkdownTable::new(["language", "repositories", "instances", "easy", "medium", "hard"]).right(1..);
     for (lang, members) in &langs {
         let n_repos = group(members, |r| (r.inst.org.clone(), r.inst.repo.clone())).len();
         let c = counts(members);
-        let _ = writeln!(md, "| {} | {n_repos} | {} | {} | {} | {} |", cell(lang), members.len(), c[0], c[1], c[2]);
+        table.row([
+            cell(lang),
+            n_repos.to_string(),
+            members.len().to_string(),
+            c[0].to_string(),
+            c[1].to_string(),
+            c[2].to_string(),
+        ]);
     }
+    md.push_str(&table.to_string());
     md.push_str("\n![instances per language and difficulty](plots/languages.svg)\n\n");
     let categories: Vec<String> = langs.keys().cloned().collect();
     let series: Vec<(String, Vec<u64>)> = LABELS
@@ -140,7 +151,9 @@ pub fn write_report(records: &[Instance], options: &ReportOptions) -> Result<Pat
         svg::stacked_columns("Instances per language and difficulty", "language", "instances", &categories, &series),
     )?;
 
-    md.push_str("## Repositories\n\n| repository | language | instances | easy | medium | hard | merged |\n|---|---|---:|---:|---:|---:|---|\n");
+    md.push_str("## Repositories\n\n");
+    let mut table =
+        MarkdownTable::new(["repository", "language", "instances", "easy", "medium", "hard", "merged"]).right(2..6);
     for (repo, members) in &repos {
         let c = counts(members);
         let lang = language(members[0].inst);
@@ -151,28 +164,27 @@ pub fn write_report(records: &[Instance], options: &ReportOptions) -> Result<Pat
             (Some(a), Some(b)) => format!("{a} to {b}"),
             _ => "unknown".into(),
         };
-        let _ = writeln!(
-            md,
-            "| {} | {} | {} | {} | {} | {} | {} |",
+        table.row([
             cell(repo),
             cell(&lang),
-            members.len(),
-            c[0],
-            c[1],
-            c[2],
-            cell(&merged)
-        );
+            members.len().to_string(),
+            c[0].to_string(),
+            c[1].to_string(),
+            c[2].to_string(),
+            cell(&merged),
+        ]);
     }
+    md.push_str(&table.to_string());
 
     let c = counts(&all);
     let human: Vec<&Row> = rows.iter().filter(|r| r.human).collect();
     let h = counts(&human);
-    md.push_str(
-        "\n## Difficulty\n\n| label | instances | labelled by people | by the heuristic |\n|---|---:|---:|---:|\n",
-    );
+    md.push_str("\n## Difficulty\n\n");
+    let mut table = MarkdownTable::new(["label", "instances", "labelled by people", "by the heuristic"]).right(1..);
     for (k, l) in LABELS.iter().enumerate() {
-        let _ = writeln!(md, "| {} | {} | {} | {} |", l.as_str(), c[k], h[k], c[k] - h[k]);
+        table.row([l.as_str().to_owned(), c[k].to_string(), h[k].to_string(), (c[k] - h[k]).to_string()]);
     }
+    md.push_str(&table.to_string());
     md.push_str(
         "\nEasy: under 15 minutes for an experienced engineer; medium: 15 minutes to an hour; hard: more. \
          People's labels (a labels file or a review's time-to-fix answer) come first; the others come from \
@@ -198,10 +210,12 @@ pub fn write_report(records: &[Instance], options: &ReportOptions) -> Result<Pat
     if !reasons.is_empty() {
         let mut sorted: Vec<(String, u64)> = reasons.iter().map(|(k, v)| ((*k).to_owned(), *v)).collect();
         sorted.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-        md.push_str("\n### Rejection reasons\n\n| reason | records |\n|---|---:|\n");
+        md.push_str("\n### Rejection reasons\n\n");
+        let mut table = MarkdownTable::new(["reason", "records"]).right(1..);
         for (k, v) in &sorted {
-            let _ = writeln!(md, "| `{k}` | {v} |");
+            table.row([format!("`{k}`"), v.to_string()]);
         }
+        md.push_str(&table.to_string());
         md.push_str("\n![rejection reasons](plots/rejections.svg)\n");
         swe_forge_fs::write_file(
             plots.join("rejections.svg"),
@@ -341,10 +355,10 @@ fn plural(n: usize, noun: &str) -> String {
 }
 
 /// Markdown table cell text from a record (org, repository, language): HTML escaped, so a
-/// record's text is shown and never rendered (Markdown renders raw HTML), pipes escaped, line
-/// breaks made spaces.
+/// record's text is shown and never rendered (Markdown renders raw HTML); [`MarkdownTable`]
+/// escapes the pipes and makes line breaks spaces.
 fn cell(s: &str) -> String {
-    crate::svg::escape(s).replace('|', "\\|").replace(['\n', '\r'], " ")
+    crate::svg::escape(s)
 }
 
 #[cfg(test)]
