@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use swe_forge_core::{DifficultyLabel, Instance, LabelSource, MarkdownTable, ValidationStatus};
 
@@ -81,23 +81,7 @@ pub fn write_report(records: &[Instance], options: &ReportOptions) -> Result<Pat
     let plots = options.out_dir.join("plots");
     std::fs::create_dir_all(&plots).map_err(CardError::io(&plots))?;
     let validated = records.iter().any(|r| r.status() != ValidationStatus::Candidate);
-    let rows: Vec<Row> = kept_records(records)
-        .into_iter()
-        .map(|inst| {
-            let (f, _, guessed) = heuristic_label(inst, &options.heuristic);
-            let d = inst.swe_forge.as_ref().and_then(|m| m.difficulty.as_ref());
-            Row {
-                inst,
-                label: d.map_or(guessed, |d| d.label),
-                human: d.is_some_and(|d| d.source == LabelSource::Human),
-                fix_lines: f.fix_lines_added + f.fix_lines_removed,
-                fix_files: f.fix_files,
-                test_lines: f.test_lines,
-                fixed: f.fixed_tests,
-                p2p: inst.p2p_tests.len() as u64,
-            }
-        })
-        .collect();
+    let rows = kept_rows(records, &options.heuristic);
 
     let mut md = String::new();
     let _ = writeln!(md, "# {}\n", options.title);
@@ -124,9 +108,57 @@ pub fn write_report(records: &[Instance], options: &ReportOptions) -> Result<Pat
         }
     );
 
+    languages(&mut md, &plots, &langs)?;
+    repositories(&mut md, &repos);
+    difficulty(&mut md, &plots, &rows)?;
+    funnel(&mut md, records, validated, rows.len());
+    rejection_reasons(&mut md, &plots, records)?;
+    evidence(&mut md, &rows);
+    patch_sizes(&mut md, &plots, &rows)?;
+    md.push_str(FIELDS);
+    let card = options.out_dir.join("README.md");
+    swe_forge_fs::write_file(&card, &md)?;
+    Ok(card)
+}
+
+/// The last section: what a record holds.
+const FIELDS: &str = "\n## Fields\n\nEach line is one instance: `org`, `repo`, `number`, `base`, `resolved_issues` (the issue text), \
+     `fix_patch` (the reference solution), `test_patch`, the test lists (`f2p_tests`, `p2p_tests`, ...) and the \
+     three runs' results, as in Multi-SWE-bench. Under `swe_forge`: validation status and rejections, run \
+     digests, image and provenance, `difficulty` (label, source, heuristic score and features), `review` (a \
+     person's answers and the keep verdict) and `duplicate_of`. `schemas/instance.schema.json` in swe-forge \
+     describes every field.\n";
+
+/// The rows of the records the dataset keeps, with their label (the record's, else the
+/// heuristic's) and the measures the card shows.
+fn kept_rows<'a>(records: &'a [Instance], heuristic: &Heuristic) -> Vec<Row<'a>> {
+    kept_records(records)
+        .into_iter()
+        .map(|inst| {
+            let (f, _, guessed) = heuristic_label(inst, heuristic);
+            let d = inst.swe_forge.as_ref().and_then(|m| m.difficulty.as_ref());
+            Row {
+                inst,
+                label: d.map_or(guessed, |d| d.label),
+                human: d.is_some_and(|d| d.source == LabelSource::Human),
+                fix_lines: f.fix_lines_added + f.fix_lines_removed,
+                fix_files: f.fix_files,
+                test_lines: f.test_lines,
+                fixed: f.fixed_tests,
+                p2p: inst.p2p_tests.len() as u64,
+            }
+        })
+        .collect()
+}
+
+/// Rows grouped by a key (language, repository).
+type Groups<'a> = BTreeMap<String, Vec<&'a Row<'a>>>;
+
+/// The languages table and its plot of instances per language and difficulty.
+fn languages(md: &mut String, plots: &Path, langs: &Groups<'_>) -> Result<(), CardError> {
     md.push_str("## Languages\n\n");
     let mut table = MarkdownTable::new(["language", "repositories", "instances", "easy", "medium", "hard"]).right(1..);
-    for (lang, members) in &langs {
+    for (lang, members) in langs {
         let n_repos = group(members, |r| (r.inst.org.clone(), r.inst.repo.clone())).len();
         let c = counts(members);
         table.row([
@@ -150,11 +182,15 @@ pub fn write_report(records: &[Instance], options: &ReportOptions) -> Result<Pat
         plots.join("languages.svg"),
         svg::stacked_columns("Instances per language and difficulty", "language", "instances", &categories, &series),
     )?;
+    Ok(())
+}
 
+/// The repositories table: instances per difficulty and the span of their merge dates.
+fn repositories(md: &mut String, repos: &Groups<'_>) {
     md.push_str("## Repositories\n\n");
     let mut table =
         MarkdownTable::new(["repository", "language", "instances", "easy", "medium", "hard", "merged"]).right(2..6);
-    for (repo, members) in &repos {
+    for (repo, members) in repos {
         let c = counts(members);
         let lang = language(members[0].inst);
         let mut dates: Vec<&str> =
@@ -175,7 +211,11 @@ pub fn write_report(records: &[Instance], options: &ReportOptions) -> Result<Pat
         ]);
     }
     md.push_str(&table.to_string());
+}
 
+/// The difficulty table (people's labels and the heuristic's) and its plot.
+fn difficulty(md: &mut String, plots: &Path, rows: &[Row]) -> Result<(), CardError> {
+    let all: Vec<&Row> = rows.iter().collect();
     let c = counts(&all);
     let human: Vec<&Row> = rows.iter().filter(|r| r.human).collect();
     let h = counts(&human);
@@ -199,8 +239,11 @@ pub fn write_report(records: &[Instance], options: &ReportOptions) -> Result<Pat
         plots.join("difficulty.svg"),
         svg::stacked_columns("Difficulty", "label", "instances", &labels, &series),
     )?;
+    Ok(())
+}
 
-    funnel(&mut md, records, validated, rows.len());
+/// The rejection reasons of every record and their plot; nothing when none was rejected.
+fn rejection_reasons(md: &mut String, plots: &Path, records: &[Instance]) -> Result<(), CardError> {
     let mut reasons: BTreeMap<&str, u64> = BTreeMap::new();
     for r in records {
         for rej in r.swe_forge.iter().flat_map(|m| &m.rejections) {
@@ -222,9 +265,11 @@ pub fn write_report(records: &[Instance], options: &ReportOptions) -> Result<Pat
             svg::horizontal_bars("Rejection reasons", "records", &sorted),
         )?;
     }
+    Ok(())
+}
 
-    evidence(&mut md, &rows);
-
+/// The patch size and test count quantiles and the plots of their distributions.
+fn patch_sizes(md: &mut String, plots: &Path, rows: &[Row]) -> Result<(), CardError> {
     md.push_str("\n## Patch size and tests\n\n| measure | min | p10 | median | p90 | max | mean |\n|---|---:|---:|---:|---:|---:|---:|\n");
     type Measure = fn(&Row) -> u64;
     let measures: [(&str, Measure); 5] = [
@@ -240,24 +285,6 @@ pub fn write_report(records: &[Instance], options: &ReportOptions) -> Result<Pat
         let _ = writeln!(md, "| {name} | {} |", quantiles(&xs));
     }
     md.push_str("\n![fix patch size](plots/fix-lines.svg)\n![FAIL_TO_PASS tests](plots/fixed-tests.svg)\n");
-    let buckets = |xs: Vec<u64>| -> (Vec<String>, Vec<u64>) {
-        let edges = [0u64, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
-        let mut names = Vec::new();
-        let mut n = vec![0u64; edges.len()];
-        for (i, &e) in edges.iter().enumerate() {
-            names.push(match edges.get(i + 1) {
-                _ if e == 0 => "0".to_owned(),
-                Some(&next) if next == e + 1 => e.to_string(),
-                Some(&next) => format!("{e}-{}", next - 1),
-                None => format!("{e}+"),
-            });
-        }
-        for x in xs {
-            let i = edges.iter().rposition(|&e| x >= e).unwrap_or(0);
-            n[i] += 1;
-        }
-        (names, n)
-    };
     let (names, n) = buckets(rows.iter().map(|r| r.fix_lines).collect());
     swe_forge_fs::write_file(
         plots.join("fix-lines.svg"),
@@ -280,18 +307,27 @@ pub fn write_report(records: &[Instance], options: &ReportOptions) -> Result<Pat
             &[("instances".into(), n)],
         ),
     )?;
+    Ok(())
+}
 
-    md.push_str(
-        "\n## Fields\n\nEach line is one instance: `org`, `repo`, `number`, `base`, `resolved_issues` (the issue text), \
-         `fix_patch` (the reference solution), `test_patch`, the test lists (`f2p_tests`, `p2p_tests`, ...) and the \
-         three runs' results, as in Multi-SWE-bench. Under `swe_forge`: validation status and rejections, run \
-         digests, image and provenance, `difficulty` (label, source, heuristic score and features), `review` (a \
-         person's answers and the keep verdict) and `duplicate_of`. `schemas/instance.schema.json` in swe-forge \
-         describes every field.\n",
-    );
-    let card = options.out_dir.join("README.md");
-    swe_forge_fs::write_file(&card, &md)?;
-    Ok(card)
+/// A histogram over power-of-two buckets (`0`, `1`, `2-3`, ..., `1024+`): bucket names and counts.
+fn buckets(xs: Vec<u64>) -> (Vec<String>, Vec<u64>) {
+    let edges = [0u64, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
+    let mut names = Vec::new();
+    let mut n = vec![0u64; edges.len()];
+    for (i, &e) in edges.iter().enumerate() {
+        names.push(match edges.get(i + 1) {
+            _ if e == 0 => "0".to_owned(),
+            Some(&next) if next == e + 1 => e.to_string(),
+            Some(&next) => format!("{e}-{}", next - 1),
+            None => format!("{e}+"),
+        });
+    }
+    for x in xs {
+        let i = edges.iter().rposition(|&e| x >= e).unwrap_or(0);
+        n[i] += 1;
+    }
+    (names, n)
 }
 
 fn funnel(md: &mut String, records: &[Instance], validated: bool, kept: usize) {
