@@ -270,7 +270,8 @@ fn rejection_reasons(md: &mut String, plots: &Path, records: &[Instance]) -> Res
 
 /// The patch size and test count quantiles and the plots of their distributions.
 fn patch_sizes(md: &mut String, plots: &Path, rows: &[Row]) -> Result<(), CardError> {
-    md.push_str("\n## Patch size and tests\n\n| measure | min | p10 | median | p90 | max | mean |\n|---|---:|---:|---:|---:|---:|---:|\n");
+    md.push_str("\n## Patch size and tests\n\n");
+    let mut table = MarkdownTable::new(["measure", "min", "p10", "median", "p90", "max", "mean"]).right(1..);
     type Measure = fn(&Row) -> u64;
     let measures: [(&str, Measure); 5] = [
         ("fix patch: changed lines", |r| r.fix_lines),
@@ -282,8 +283,9 @@ fn patch_sizes(md: &mut String, plots: &Path, rows: &[Row]) -> Result<(), CardEr
     for (name, f) in measures {
         let mut xs: Vec<u64> = rows.iter().map(f).collect();
         xs.sort_unstable();
-        let _ = writeln!(md, "| {name} | {} |", quantiles(&xs));
+        table.row(std::iter::once(name.to_owned()).chain(quantiles(&xs)));
     }
+    md.push_str(&table.to_string());
     md.push_str("\n![fix patch size](plots/fix-lines.svg)\n![FAIL_TO_PASS tests](plots/fixed-tests.svg)\n");
     let (names, n) = buckets(rows.iter().map(|r| r.fix_lines).collect());
     swe_forge_fs::write_file(
@@ -373,13 +375,21 @@ fn counts(rows: &[&Row]) -> [u64; 3] {
     c
 }
 
-fn quantiles(sorted: &[u64]) -> String {
-    if sorted.is_empty() {
-        return "- | - | - | - | - | -".into();
-    }
+/// Min, p10, median, p90, max and mean of sorted values, as table cells (`-` each when empty).
+fn quantiles(sorted: &[u64]) -> [String; 6] {
+    let (Some(&min), Some(&max)) = (sorted.first(), sorted.last()) else {
+        return std::array::from_fn(|_| "-".to_owned());
+    };
     let at = |q: f64| sorted[((q * (sorted.len() - 1) as f64).round() as usize).min(sorted.len() - 1)];
     let mean = sorted.iter().sum::<u64>() as f64 / sorted.len() as f64;
-    format!("{} | {} | {} | {} | {} | {mean:.1}", sorted[0], at(0.1), at(0.5), at(0.9), sorted[sorted.len() - 1])
+    [
+        min.to_string(),
+        at(0.1).to_string(),
+        at(0.5).to_string(),
+        at(0.9).to_string(),
+        max.to_string(),
+        format!("{mean:.1}"),
+    ]
 }
 
 fn plural(n: usize, noun: &str) -> String {
@@ -400,6 +410,13 @@ fn cell(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn quantiles_are_six_cells_and_dashes_without_values() {
+        assert_eq!(quantiles(&[]), ["-", "-", "-", "-", "-", "-"]);
+        let xs: Vec<u64> = (1..=11).collect();
+        assert_eq!(quantiles(&xs), ["1", "2", "6", "10", "11", "6.0"]);
+    }
 
     #[test]
     fn card_of_the_devset() {
