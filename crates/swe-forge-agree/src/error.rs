@@ -27,7 +27,4 @@ pub enum AgreeError {
         #[source]
         source: serde_json::Error,
     },
-    /// A naming name is not one of `msb`, `canonical`, `auto`.
-    #[error("unknown naming `{0}` (known: msb, canonical, auto)")]
-    UnknownNaming(String),
 }

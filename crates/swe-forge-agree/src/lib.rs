@@ -4,7 +4,7 @@
 //! through the validator again; this crate compares what it found with what was published,
 //! instance by instance, without Docker, so every rule here is unit-tested:
 //!
-//! - [`View`] is one side of a comparison in one [`Naming`]: the published record's category
+//! - [`View`] is one side of a comparison in one [`Naming`](swe_forge_logparse::Naming): the published record's category
 //!   maps and run results verbatim, or our three parsed logs rolled up to Multi-SWE-bench names
 //!   (or kept as canonical ids) and categorised with the Multi-SWE-bench rule.
 //! - [`agree`] compares strict f2p, FAIL_TO_PASS (f2p + s2p + n2p) and PASS_TO_PASS
@@ -28,7 +28,7 @@ pub use cause::{Cause, CauseCount, Evidence, build_failed, classify_tests, looks
 pub use compare::ListComparison;
 pub use error::AgreeError;
 pub use markdown::{agreement_markdown, environments_markdown};
-pub use naming::{Naming, PhaseLogs, View, rederive};
+pub use naming::{PhaseLogs, View, rederive};
 pub use report::{
     AgreementReport, Counts, ImageFacts, InstanceAgreement, Outcome, Revalidated, RunCounts, Tally, agree,
 };

@@ -267,7 +267,9 @@ fn mib(bytes: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Cause, CauseCount, ImageFacts, Naming};
+    use swe_forge_logparse::Naming;
+
+    use crate::{Cause, CauseCount, ImageFacts};
 
     fn row(id: &str, exact: bool) -> InstanceAgreement {
         let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();

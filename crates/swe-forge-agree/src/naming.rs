@@ -12,79 +12,10 @@
 //! Comparing two swe-forge records uses the canonical ids as they are.
 
 use std::collections::BTreeSet;
-use std::fmt;
-use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 use swe_forge_core::{Categorized, Instance, Phase, PhaseStatuses, TestResult, TestStatus, Transition, categorize};
-use swe_forge_logparse::{ParsedLog, TestNaming};
-
-use crate::AgreeError;
-
-/// Which test names the two sides are compared in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Naming {
-    /// Multi-SWE-bench's names: our runs are rolled up to them before categorising.
-    Msb,
-    /// swe-forge's canonical ids, for records swe-forge produced itself.
-    Canonical,
-    /// Per record: canonical when the published record carries a `swe_forge` block (swe-forge
-    /// made it), Multi-SWE-bench naming otherwise.
-    Auto,
-}
-
-impl Naming {
-    /// The naming used for `published`: `Auto` resolved, the others as they are.
-    pub fn resolve(self, published: &Instance) -> Naming {
-        match self {
-            Naming::Auto if published.swe_forge.is_some() => Naming::Canonical,
-            Naming::Auto => Naming::Msb,
-            other => other,
-        }
-    }
-
-    /// The name written in profiles and reports.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Naming::Msb => "msb",
-            Naming::Canonical => "canonical",
-            Naming::Auto => "auto",
-        }
-    }
-
-    /// Our statuses of one run in this naming (`Auto` must be resolved first; it reads as `Msb`).
-    pub fn statuses(self, parsed: &ParsedLog) -> PhaseStatuses {
-        self.test_naming().statuses(parsed)
-    }
-
-    /// The run naming this stands for (`Auto` must be resolved first; it reads as `Msb`).
-    pub fn test_naming(self) -> TestNaming {
-        match self {
-            Naming::Canonical => TestNaming::Canonical,
-            Naming::Msb | Naming::Auto => TestNaming::Msb,
-        }
-    }
-}
-
-impl fmt::Display for Naming {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for Naming {
-    type Err = AgreeError;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "msb" => Ok(Naming::Msb),
-            "canonical" => Ok(Naming::Canonical),
-            "auto" => Ok(Naming::Auto),
-            other => Err(AgreeError::UnknownNaming(other.to_owned())),
-        }
-    }
-}
+use swe_forge_logparse::{Naming, ParsedLog};
 
 /// The parsed logs of our three runs.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -314,16 +245,5 @@ pub(crate) mod tests {
         assert_eq!(v.transition("c"), t(Pass, None, None));
         assert_eq!(v.transition("a"), t(Pass, Fail, Pass));
         assert_eq!(v.names().len(), 3);
-    }
-
-    #[test]
-    fn auto_naming_follows_the_swe_forge_block() {
-        let mut inst = crate::tests::record("o", "r", 1);
-        assert_eq!(Naming::Auto.resolve(&inst), Naming::Msb);
-        inst.swe_forge = Some(swe_forge_core::ForgeMeta::new(swe_forge_core::ValidationStatus::Accepted));
-        assert_eq!(Naming::Auto.resolve(&inst), Naming::Canonical);
-        assert_eq!(Naming::Msb.resolve(&inst), Naming::Msb);
-        assert_eq!("canonical".parse::<Naming>().unwrap(), Naming::Canonical);
-        assert!("msb2".parse::<Naming>().is_err());
     }
 }

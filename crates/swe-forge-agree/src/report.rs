@@ -9,7 +9,9 @@ use swe_forge_core::{Instance, Phase, TestResult, TestStatus, ValidationStatus};
 use swe_forge_core::Warning;
 
 use crate::cause::{Evidence, build_failed, classify_tests};
-use crate::{Cause, CauseCount, ListComparison, Naming, PhaseLogs, View, rederive};
+use swe_forge_logparse::Naming;
+
+use crate::{Cause, CauseCount, ListComparison, PhaseLogs, View, rederive};
 
 /// Everything known about one re-validated instance.
 #[derive(Debug, Clone, Copy)]

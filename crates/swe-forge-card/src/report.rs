@@ -4,9 +4,9 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use swe_forge_core::{DifficultyLabel, Instance, LabelSource, ValidationStatus};
+use swe_forge_core::{DifficultyLabel, Instance, LabelSource, MarkdownTable, ValidationStatus};
 
 use swe_forge_curate::{Heuristic, heuristic_label, kept_records, language};
 
@@ -56,7 +56,8 @@ fn evidence(md: &mut String, rows: &[Row]) {
     let truncated = metas.iter().filter(|m| m.labels.as_ref().is_some_and(|l| !l.truncated.is_empty())).count();
     let shares: Vec<f64> = metas.iter().filter_map(|m| m.labels.as_ref()?.n2p_share).collect();
     let mean = if shares.is_empty() { 0.0 } else { shares.iter().sum::<f64>() / shares.len() as f64 };
-    md.push_str("\n## Evidence\n\n| evidence of the kept instances | instances |\n|---|---:|\n");
+    md.push_str("\n## Evidence\n\n");
+    let mut table = MarkdownTable::new(["evidence of the kept instances", "instances"]).right(1..);
     for (what, n) in [
         ("complete: the gold patch resolved every time through evaluation, both negative controls held", complete),
         ("the gold patch did not always resolve through evaluation", gold_missed),
@@ -65,8 +66,9 @@ fn evidence(md: &mut String, rows: &[Row]) {
         ("a phase ran fewer tests than the others (tolerated: the test patch does not compile alone)", truncated),
         ("logs show tests reaching for the network", network),
     ] {
-        let _ = writeln!(md, "| {what} | {n} |");
+        table.row([what.to_owned(), n.to_string()]);
     }
+    md.push_str(&table.to_string());
     let _ = writeln!(
         md,
         "\nFAIL_TO_PASS that is n2p (NONE with the test patch, then PASS), mean share: {:.0} %.",
@@ -79,23 +81,7 @@ pub fn write_report(records: &[Instance], options: &ReportOptions) -> Result<Pat
     let plots = options.out_dir.join("plots");
     std::fs::create_dir_all(&plots).map_err(CardError::io(&plots))?;
     let validated = records.iter().any(|r| r.status() != ValidationStatus::Candidate);
-    let rows: Vec<Row> = kept_records(records)
-        .into_iter()
-        .map(|inst| {
-            let (f, _, guessed) = heuristic_label(inst, &options.heuristic);
-            let d = inst.swe_forge.as_ref().and_then(|m| m.difficulty.as_ref());
-            Row {
-                inst,
-                label: d.map_or(guessed, |d| d.label),
-                human: d.is_some_and(|d| d.source == LabelSource::Human),
-                fix_lines: f.fix_lines_added + f.fix_lines_removed,
-                fix_files: f.fix_files,
-                test_lines: f.test_lines,
-                fixed: f.fixed_tests,
-                p2p: inst.p2p_tests.len() as u64,
-            }
-        })
-        .collect();
+    let rows = kept_rows(records, &options.heuristic);
 
     let mut md = String::new();
     let _ = writeln!(md, "# {}\n", options.title);
@@ -122,12 +108,69 @@ pub fn write_report(records: &[Instance], options: &ReportOptions) -> Result<Pat
         }
     );
 
-    md.push_str("## Languages\n\n| language | repositories | instances | easy | medium | hard |\n|---|---:|---:|---:|---:|---:|\n");
-    for (lang, members) in &langs {
+    languages(&mut md, &plots, &langs)?;
+    repositories(&mut md, &repos);
+    difficulty(&mut md, &plots, &rows)?;
+    funnel(&mut md, records, validated, rows.len());
+    rejection_reasons(&mut md, &plots, records)?;
+    evidence(&mut md, &rows);
+    patch_sizes(&mut md, &plots, &rows)?;
+    md.push_str(FIELDS);
+    let card = options.out_dir.join("README.md");
+    swe_forge_fs::write_file(&card, &md)?;
+    Ok(card)
+}
+
+/// The last section: what a record holds.
+const FIELDS: &str = "\n## Fields\n\nEach line is one instance: `org`, `repo`, `number`, `base`, `resolved_issues` (the issue text), \
+     `fix_patch` (the reference solution), `test_patch`, the test lists (`f2p_tests`, `p2p_tests`, ...) and the \
+     three runs' results, as in Multi-SWE-bench. Under `swe_forge`: validation status and rejections, run \
+     digests, image and provenance, `difficulty` (label, source, heuristic score and features), `review` (a \
+     person's answers and the keep verdict) and `duplicate_of`. `schemas/instance.schema.json` in swe-forge \
+     describes every field.\n";
+
+/// The rows of the records the dataset keeps, with their label (the record's, else the
+/// heuristic's) and the measures the card shows.
+fn kept_rows<'a>(records: &'a [Instance], heuristic: &Heuristic) -> Vec<Row<'a>> {
+    kept_records(records)
+        .into_iter()
+        .map(|inst| {
+            let (f, _, guessed) = heuristic_label(inst, heuristic);
+            let d = inst.swe_forge.as_ref().and_then(|m| m.difficulty.as_ref());
+            Row {
+                inst,
+                label: d.map_or(guessed, |d| d.label),
+                human: d.is_some_and(|d| d.source == LabelSource::Human),
+                fix_lines: f.fix_lines_added + f.fix_lines_removed,
+                fix_files: f.fix_files,
+                test_lines: f.test_lines,
+                fixed: f.fixed_tests,
+                p2p: inst.p2p_tests.len() as u64,
+            }
+        })
+        .collect()
+}
+
+/// Rows grouped by a key (language, repository).
+type Groups<'a> = BTreeMap<String, Vec<&'a Row<'a>>>;
+
+/// The languages table and its plot of instances per language and difficulty.
+fn languages(md: &mut String, plots: &Path, langs: &Groups<'_>) -> Result<(), CardError> {
+    md.push_str("## Languages\n\n");
+    let mut table = MarkdownTable::new(["language", "repositories", "instances", "easy", "medium", "hard"]).right(1..);
+    for (lang, members) in langs {
         let n_repos = group(members, |r| (r.inst.org.clone(), r.inst.repo.clone())).len();
         let c = counts(members);
-        let _ = writeln!(md, "| {} | {n_repos} | {} | {} | {} | {} |", cell(lang), members.len(), c[0], c[1], c[2]);
+        table.row([
+            cell(lang),
+            n_repos.to_string(),
+            members.len().to_string(),
+            c[0].to_string(),
+            c[1].to_string(),
+            c[2].to_string(),
+        ]);
     }
+    md.push_str(&table.to_string());
     md.push_str("\n![instances per language and difficulty](plots/languages.svg)\n\n");
     let categories: Vec<String> = langs.keys().cloned().collect();
     let series: Vec<(String, Vec<u64>)> = LABELS
@@ -139,9 +182,15 @@ pub fn write_report(records: &[Instance], options: &ReportOptions) -> Result<Pat
         plots.join("languages.svg"),
         svg::stacked_columns("Instances per language and difficulty", "language", "instances", &categories, &series),
     )?;
+    Ok(())
+}
 
-    md.push_str("## Repositories\n\n| repository | language | instances | easy | medium | hard | merged |\n|---|---|---:|---:|---:|---:|---|\n");
-    for (repo, members) in &repos {
+/// The repositories table: instances per difficulty and the span of their merge dates.
+fn repositories(md: &mut String, repos: &Groups<'_>) {
+    md.push_str("## Repositories\n\n");
+    let mut table =
+        MarkdownTable::new(["repository", "language", "instances", "easy", "medium", "hard", "merged"]).right(2..6);
+    for (repo, members) in repos {
         let c = counts(members);
         let lang = language(members[0].inst);
         let mut dates: Vec<&str> =
@@ -151,28 +200,31 @@ pub fn write_report(records: &[Instance], options: &ReportOptions) -> Result<Pat
             (Some(a), Some(b)) => format!("{a} to {b}"),
             _ => "unknown".into(),
         };
-        let _ = writeln!(
-            md,
-            "| {} | {} | {} | {} | {} | {} | {} |",
+        table.row([
             cell(repo),
             cell(&lang),
-            members.len(),
-            c[0],
-            c[1],
-            c[2],
-            cell(&merged)
-        );
+            members.len().to_string(),
+            c[0].to_string(),
+            c[1].to_string(),
+            c[2].to_string(),
+            cell(&merged),
+        ]);
     }
+    md.push_str(&table.to_string());
+}
 
+/// The difficulty table (people's labels and the heuristic's) and its plot.
+fn difficulty(md: &mut String, plots: &Path, rows: &[Row]) -> Result<(), CardError> {
+    let all: Vec<&Row> = rows.iter().collect();
     let c = counts(&all);
     let human: Vec<&Row> = rows.iter().filter(|r| r.human).collect();
     let h = counts(&human);
-    md.push_str(
-        "\n## Difficulty\n\n| label | instances | labelled by people | by the heuristic |\n|---|---:|---:|---:|\n",
-    );
+    md.push_str("\n## Difficulty\n\n");
+    let mut table = MarkdownTable::new(["label", "instances", "labelled by people", "by the heuristic"]).right(1..);
     for (k, l) in LABELS.iter().enumerate() {
-        let _ = writeln!(md, "| {} | {} | {} | {} |", l.as_str(), c[k], h[k], c[k] - h[k]);
+        table.row([l.as_str().to_owned(), c[k].to_string(), h[k].to_string(), (c[k] - h[k]).to_string()]);
     }
+    md.push_str(&table.to_string());
     md.push_str(
         "\nEasy: under 15 minutes for an experienced engineer; medium: 15 minutes to an hour; hard: more. \
          People's labels (a labels file or a review's time-to-fix answer) come first; the others come from \
@@ -187,8 +239,11 @@ pub fn write_report(records: &[Instance], options: &ReportOptions) -> Result<Pat
         plots.join("difficulty.svg"),
         svg::stacked_columns("Difficulty", "label", "instances", &labels, &series),
     )?;
+    Ok(())
+}
 
-    funnel(&mut md, records, validated, rows.len());
+/// The rejection reasons of every record and their plot; nothing when none was rejected.
+fn rejection_reasons(md: &mut String, plots: &Path, records: &[Instance]) -> Result<(), CardError> {
     let mut reasons: BTreeMap<&str, u64> = BTreeMap::new();
     for r in records {
         for rej in r.swe_forge.iter().flat_map(|m| &m.rejections) {
@@ -198,20 +253,25 @@ pub fn write_report(records: &[Instance], options: &ReportOptions) -> Result<Pat
     if !reasons.is_empty() {
         let mut sorted: Vec<(String, u64)> = reasons.iter().map(|(k, v)| ((*k).to_owned(), *v)).collect();
         sorted.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-        md.push_str("\n### Rejection reasons\n\n| reason | records |\n|---|---:|\n");
+        md.push_str("\n### Rejection reasons\n\n");
+        let mut table = MarkdownTable::new(["reason", "records"]).right(1..);
         for (k, v) in &sorted {
-            let _ = writeln!(md, "| `{k}` | {v} |");
+            table.row([format!("`{k}`"), v.to_string()]);
         }
+        md.push_str(&table.to_string());
         md.push_str("\n![rejection reasons](plots/rejections.svg)\n");
         swe_forge_fs::write_file(
             plots.join("rejections.svg"),
             svg::horizontal_bars("Rejection reasons", "records", &sorted),
         )?;
     }
+    Ok(())
+}
 
-    evidence(&mut md, &rows);
-
-    md.push_str("\n## Patch size and tests\n\n| measure | min | p10 | median | p90 | max | mean |\n|---|---:|---:|---:|---:|---:|---:|\n");
+/// The patch size and test count quantiles and the plots of their distributions.
+fn patch_sizes(md: &mut String, plots: &Path, rows: &[Row]) -> Result<(), CardError> {
+    md.push_str("\n## Patch size and tests\n\n");
+    let mut table = MarkdownTable::new(["measure", "min", "p10", "median", "p90", "max", "mean"]).right(1..);
     type Measure = fn(&Row) -> u64;
     let measures: [(&str, Measure); 5] = [
         ("fix patch: changed lines", |r| r.fix_lines),
@@ -223,27 +283,10 @@ pub fn write_report(records: &[Instance], options: &ReportOptions) -> Result<Pat
     for (name, f) in measures {
         let mut xs: Vec<u64> = rows.iter().map(f).collect();
         xs.sort_unstable();
-        let _ = writeln!(md, "| {name} | {} |", quantiles(&xs));
+        table.row(std::iter::once(name.to_owned()).chain(quantiles(&xs)));
     }
+    md.push_str(&table.to_string());
     md.push_str("\n![fix patch size](plots/fix-lines.svg)\n![FAIL_TO_PASS tests](plots/fixed-tests.svg)\n");
-    let buckets = |xs: Vec<u64>| -> (Vec<String>, Vec<u64>) {
-        let edges = [0u64, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
-        let mut names = Vec::new();
-        let mut n = vec![0u64; edges.len()];
-        for (i, &e) in edges.iter().enumerate() {
-            names.push(match edges.get(i + 1) {
-                _ if e == 0 => "0".to_owned(),
-                Some(&next) if next == e + 1 => e.to_string(),
-                Some(&next) => format!("{e}-{}", next - 1),
-                None => format!("{e}+"),
-            });
-        }
-        for x in xs {
-            let i = edges.iter().rposition(|&e| x >= e).unwrap_or(0);
-            n[i] += 1;
-        }
-        (names, n)
-    };
     let (names, n) = buckets(rows.iter().map(|r| r.fix_lines).collect());
     swe_forge_fs::write_file(
         plots.join("fix-lines.svg"),
@@ -266,18 +309,27 @@ pub fn write_report(records: &[Instance], options: &ReportOptions) -> Result<Pat
             &[("instances".into(), n)],
         ),
     )?;
+    Ok(())
+}
 
-    md.push_str(
-        "\n## Fields\n\nEach line is one instance: `org`, `repo`, `number`, `base`, `resolved_issues` (the issue text), \
-         `fix_patch` (the reference solution), `test_patch`, the test lists (`f2p_tests`, `p2p_tests`, ...) and the \
-         three runs' results, as in Multi-SWE-bench. Under `swe_forge`: validation status and rejections, run \
-         digests, image and provenance, `difficulty` (label, source, heuristic score and features), `review` (a \
-         person's answers and the keep verdict) and `duplicate_of`. `schemas/instance.schema.json` in swe-forge \
-         describes every field.\n",
-    );
-    let card = options.out_dir.join("README.md");
-    swe_forge_fs::write_file(&card, &md)?;
-    Ok(card)
+/// A histogram over power-of-two buckets (`0`, `1`, `2-3`, ..., `1024+`): bucket names and counts.
+fn buckets(xs: Vec<u64>) -> (Vec<String>, Vec<u64>) {
+    let edges = [0u64, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
+    let mut names = Vec::new();
+    let mut n = vec![0u64; edges.len()];
+    for (i, &e) in edges.iter().enumerate() {
+        names.push(match edges.get(i + 1) {
+            _ if e == 0 => "0".to_owned(),
+            Some(&next) if next == e + 1 => e.to_string(),
+            Some(&next) => format!("{e}-{}", next - 1),
+            None => format!("{e}+"),
+        });
+    }
+    for x in xs {
+        let i = edges.iter().rposition(|&e| x >= e).unwrap_or(0);
+        n[i] += 1;
+    }
+    (names, n)
 }
 
 fn funnel(md: &mut String, records: &[Instance], validated: bool, kept: usize) {
@@ -323,13 +375,21 @@ fn counts(rows: &[&Row]) -> [u64; 3] {
     c
 }
 
-fn quantiles(sorted: &[u64]) -> String {
-    if sorted.is_empty() {
-        return "- | - | - | - | - | -".into();
-    }
+/// Min, p10, median, p90, max and mean of sorted values, as table cells (`-` each when empty).
+fn quantiles(sorted: &[u64]) -> [String; 6] {
+    let (Some(&min), Some(&max)) = (sorted.first(), sorted.last()) else {
+        return std::array::from_fn(|_| "-".to_owned());
+    };
     let at = |q: f64| sorted[((q * (sorted.len() - 1) as f64).round() as usize).min(sorted.len() - 1)];
     let mean = sorted.iter().sum::<u64>() as f64 / sorted.len() as f64;
-    format!("{} | {} | {} | {} | {} | {mean:.1}", sorted[0], at(0.1), at(0.5), at(0.9), sorted[sorted.len() - 1])
+    [
+        min.to_string(),
+        at(0.1).to_string(),
+        at(0.5).to_string(),
+        at(0.9).to_string(),
+        max.to_string(),
+        format!("{mean:.1}"),
+    ]
 }
 
 fn plural(n: usize, noun: &str) -> String {
@@ -341,15 +401,22 @@ fn plural(n: usize, noun: &str) -> String {
 }
 
 /// Markdown table cell text from a record (org, repository, language): HTML escaped, so a
-/// record's text is shown and never rendered (Markdown renders raw HTML), pipes escaped, line
-/// breaks made spaces.
+/// record's text is shown and never rendered (Markdown renders raw HTML); [`MarkdownTable`]
+/// escapes the pipes and makes line breaks spaces.
 fn cell(s: &str) -> String {
-    crate::svg::escape(s).replace('|', "\\|").replace(['\n', '\r'], " ")
+    crate::svg::escape(s)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn quantiles_are_six_cells_and_dashes_without_values() {
+        assert_eq!(quantiles(&[]), ["-", "-", "-", "-", "-", "-"]);
+        let xs: Vec<u64> = (1..=11).collect();
+        assert_eq!(quantiles(&xs), ["1", "2", "6", "10", "11", "6.0"]);
+    }
 
     #[test]
     fn card_of_the_devset() {

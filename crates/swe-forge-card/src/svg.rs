@@ -149,17 +149,7 @@ pub(crate) fn stacked_columns(
     let y_of = |v: f64| base as f64 - v / top * plot_h as f64;
 
     let mut s = head.svg(width, height);
-    for t in &ticks {
-        let y = y_of(*t as f64);
-        let _ = writeln!(
-            s,
-            "<line x1=\"{left}\" y1=\"{y:.1}\" x2=\"{plot_right}\" y2=\"{y:.1}\" stroke=\"{}\"/>\
-             <text class=\"tick\" x=\"{}\" y=\"{:.1}\" text-anchor=\"end\" {FONT}>{t}</text>",
-            if *t == 0 { AXIS } else { GRID },
-            left - 6,
-            y + 4.0,
-        );
-    }
+    grid_lines(&mut s, &ticks, (left, plot_right), y_of);
     let _ = writeln!(
         s,
         "<text class=\"axis-title\" transform=\"translate({},{}) rotate(-90)\" text-anchor=\"middle\" {FONT}>{}</text>",
@@ -206,21 +196,41 @@ pub(crate) fn stacked_columns(
         );
     }
     if series.len() > 1 {
-        let lx = plot_right + 20;
-        for (k, (name, _)) in series.iter().enumerate() {
-            let ly = plot_top + k * 18;
-            let _ = writeln!(
-                s,
-                "<rect x=\"{lx}\" y=\"{ly}\" width=\"12\" height=\"12\" fill=\"{}\"/><text class=\"legend\" x=\"{}\" y=\"{}\" {FONT}>{}</text>",
-                PALETTE[k % PALETTE.len()],
-                lx + 18,
-                ly + 11,
-                escape(name)
-            );
-        }
+        legend(&mut s, plot_right + 20, plot_top, series);
     }
     s.push_str("</svg>\n");
     s
+}
+
+/// One horizontal line per tick from `left` to `right` (the axis at 0 darker than the grid), its
+/// value written left of it; `y_of` places a value.
+fn grid_lines(s: &mut String, ticks: &[u64], (left, right): (usize, usize), y_of: impl Fn(f64) -> f64) {
+    for t in ticks {
+        let y = y_of(*t as f64);
+        let _ = writeln!(
+            s,
+            "<line x1=\"{left}\" y1=\"{y:.1}\" x2=\"{right}\" y2=\"{y:.1}\" stroke=\"{}\"/>\
+             <text class=\"tick\" x=\"{}\" y=\"{:.1}\" text-anchor=\"end\" {FONT}>{t}</text>",
+            if *t == 0 { AXIS } else { GRID },
+            left - 6,
+            y + 4.0,
+        );
+    }
+}
+
+/// The legend from (`lx`, `top`) down: one colour swatch and name per series.
+fn legend(s: &mut String, lx: usize, top: usize, series: &[(String, Vec<u64>)]) {
+    for (k, (name, _)) in series.iter().enumerate() {
+        let ly = top + k * 18;
+        let _ = writeln!(
+            s,
+            "<rect x=\"{lx}\" y=\"{ly}\" width=\"12\" height=\"12\" fill=\"{}\"/><text class=\"legend\" x=\"{}\" y=\"{}\" {FONT}>{}</text>",
+            PALETTE[k % PALETTE.len()],
+            lx + 18,
+            ly + 11,
+            escape(name)
+        );
+    }
 }
 
 /// A chart's title, wrapped into lines.

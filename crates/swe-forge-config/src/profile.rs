@@ -8,7 +8,7 @@ use std::path::Path;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use swe_forge_agree::Naming;
+use swe_forge_logparse::Naming;
 
 use crate::overrides::override_key;
 use crate::{ConfigError, RecipeOverride};

@@ -3,7 +3,7 @@
 //! to the generated ones (`UPDATE_SCHEMAS=1 cargo test -p swe-forge-config` rewrites them).
 
 use schemars::{Schema, SchemaGenerator, json_schema};
-use swe_forge_agree::Naming;
+use swe_forge_logparse::Naming;
 
 use crate::{Pipeline, Profile};
 
@@ -20,8 +20,8 @@ pub fn profile_schema() -> serde_json::Value {
     schemars::schema_for!(Profile).to_value()
 }
 
-/// `naming`: one of [`NAMINGS`] by its written name (`swe_forge_agree::Naming` is serde data of
-/// the agreement crate, which does not depend on schemars).
+/// `naming`: one of [`NAMINGS`] by its written name (`swe_forge_logparse::Naming` is serde data
+/// of the log-parsing crate, which does not depend on schemars).
 pub(crate) fn naming_schema(_: &mut SchemaGenerator) -> Schema {
     let names: Vec<&str> = NAMINGS.iter().map(|n| n.as_str()).collect();
     json_schema!({ "type": "string", "enum": names })

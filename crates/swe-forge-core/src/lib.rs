@@ -10,6 +10,7 @@ mod error;
 mod labels;
 mod layout;
 mod lines;
+mod markdown;
 mod patch;
 mod record;
 mod status;
@@ -24,6 +25,7 @@ pub use labels::{
 };
 pub use layout::{PARSED_SUFFIX, RunLogs};
 pub use lines::{BoundedLines, MAX_LINE, bounded_lines};
+pub use markdown::{Align, MarkdownTable};
 pub use patch::{DiffLine, DiffLines, FileDiff, PatchShape, diff_lines, file_diffs};
 pub use record::{
     Base, ExtraSourceProvenance, ForgeMeta, Instance, PassRates, PhaseRun, Provenance, RejectReason, Rejection,

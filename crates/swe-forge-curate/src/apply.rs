@@ -6,12 +6,11 @@
 
 use std::collections::BTreeMap;
 
-use swe_forge_core::{Decision, Difficulty, ForgeMeta, Instance, LabelSource, ValidationStatus, Verdict};
-use swe_forge_store::{DecisionRow, ReviewRow};
+use swe_forge_core::{Decision, Difficulty, ForgeMeta, Instance, LabelSource, Review, ValidationStatus, Verdict};
 
 use crate::dedup::{DedupOptions, find_duplicates};
 use crate::difficulty::{Heuristic, heuristic_label};
-use crate::keep::{KeepRule, review_from_row};
+use crate::keep::KeepRule;
 use crate::labels::HumanLabel;
 
 /// What `curate` applies.
@@ -19,10 +18,10 @@ use crate::labels::HumanLabel;
 pub struct CurateOptions {
     /// Human difficulty labels by instance id (they override the heuristic).
     pub labels: BTreeMap<String, HumanLabel>,
-    /// The latest review of each reviewed instance.
-    pub reviews: BTreeMap<String, ReviewRow>,
+    /// The latest review of each reviewed instance (its `keep` is set again by `keep_rule`).
+    pub reviews: BTreeMap<String, Review>,
     /// The latest explicit decision on each decided instance.
-    pub decisions: BTreeMap<String, DecisionRow>,
+    pub decisions: BTreeMap<String, Decision>,
     /// Which reviews keep an instance.
     pub keep_rule: KeepRule,
     /// Near-duplicate detection; None leaves duplicates unmarked.
@@ -71,16 +70,6 @@ fn kept_by_people(m: &ForgeMeta) -> bool {
     }
 }
 
-/// The record's form of a stored decision; None for a verdict this build does not know.
-pub fn decision_from_row(row: &DecisionRow) -> Option<Decision> {
-    Some(Decision {
-        verdict: Verdict::parse(&row.verdict)?,
-        reason: row.reason.clone(),
-        reviewer: row.reviewer.clone(),
-        decided_at: row.created_at.clone(),
-    })
-}
-
 /// The records that stay in the dataset. When any record has a validation status, `is_kept`; a
 /// file without any (a published dataset) keeps every record not dropped by a review and not a
 /// duplicate.
@@ -124,7 +113,7 @@ pub fn curate(records: &mut [Instance], options: &CurateOptions) -> CurateSummar
     let mut summary = CurateSummary { records: records.len(), ..Default::default() };
     for r in records.iter_mut() {
         let (features, score, guessed) = heuristic_label(r, &options.heuristic);
-        let review = options.reviews.get(&r.instance_id).map(|row| review_from_row(row, &options.keep_rule));
+        let review = options.reviews.get(&r.instance_id).map(|rv| options.keep_rule.judge(rv.clone()));
         let human = options
             .labels
             .get(&r.instance_id)
@@ -141,7 +130,7 @@ pub fn curate(records: &mut [Instance], options: &CurateOptions) -> CurateSummar
         summary.human_labels += usize::from(human.is_some());
         summary.reviewed += usize::from(review.is_some());
         summary.dropped_by_review += usize::from(review.as_ref().is_some_and(|rv| !rv.keep));
-        let decision = options.decisions.get(&r.instance_id).and_then(decision_from_row);
+        let decision = options.decisions.get(&r.instance_id).cloned();
         summary.decided += usize::from(decision.is_some());
         let verdict = decision.as_ref().map(|d| d.verdict);
         summary.dropped_by_decision += usize::from(verdict == Some(Verdict::Drop));
@@ -169,20 +158,21 @@ pub fn curate(records: &mut [Instance], options: &CurateOptions) -> CurateSummar
 #[cfg(test)]
 mod tests {
     use super::*;
-    use swe_forge_core::DifficultyLabel;
+    use swe_forge_core::{DifficultyLabel, TimeToFix};
 
     use swe_forge_test_support::devset;
 
-    fn row(id: &str, clarity: u8, time: Option<&str>) -> ReviewRow {
-        ReviewRow {
-            instance_id: id.into(),
+    /// A review whose `keep` says yes whatever the answers: `curate` must judge it again.
+    fn review(clarity: u8, time: Option<TimeToFix>) -> Review {
+        Review {
             reviewer: "alice".into(),
+            reviewed_at: "2026-01-01T00:00:00.000Z".into(),
             severe_problem: false,
             issue_clarity: clarity,
             test_adequacy: 3,
-            time_to_fix: time.map(Into::into),
+            time_to_fix: time,
             notes: String::new(),
-            created_at: "2026-01-01T00:00:00.000Z".into(),
+            keep: true,
         }
     }
 
@@ -200,8 +190,8 @@ mod tests {
         let mut options = CurateOptions { dedup: Some(DedupOptions::default()), ..Default::default() };
         let label = |l| HumanLabel { label: Some(l), lang: None, second: None };
         options.labels.insert(records[1].instance_id.clone(), label(DifficultyLabel::Hard));
-        options.reviews.insert(records[2].instance_id.clone(), row(&records[2].instance_id, 3, Some(">4h")));
-        options.reviews.insert(records[3].instance_id.clone(), row(&records[3].instance_id, 1, None));
+        options.reviews.insert(records[2].instance_id.clone(), review(3, Some(TimeToFix::Over4Hours)));
+        options.reviews.insert(records[3].instance_id.clone(), review(1, None));
         let summary = curate(&mut records, &options);
         assert_eq!(
             summary,
@@ -232,17 +222,15 @@ mod tests {
         assert_eq!(plain[1], records[1]);
         // Explicit decisions win over the keep rule: keep takes back the one the rule dropped,
         // drop and needs work leave the kept set but stay in the records, marked.
-        let decide = |id: &str, verdict: &str| DecisionRow {
-            instance_id: id.into(),
+        let decide = |verdict: Verdict| Decision {
+            verdict,
+            reason: format!("{} it", verdict.as_str()),
             reviewer: "bob".into(),
-            verdict: verdict.into(),
-            reason: format!("{verdict} it"),
-            created_at: "2026-01-02T00:00:00.000Z".into(),
+            decided_at: "2026-01-02T00:00:00.000Z".into(),
         };
         let mut decided = options.clone();
-        for (i, verdict) in [(3, "keep"), (4, "drop"), (5, "needs_work"), (2, "drop")] {
-            let id = records[i].instance_id.clone();
-            decided.decisions.insert(id.clone(), decide(&id, verdict));
+        for (i, verdict) in [(3, Verdict::Keep), (4, Verdict::Drop), (5, Verdict::NeedsWork), (2, Verdict::Drop)] {
+            decided.decisions.insert(records[i].instance_id.clone(), decide(verdict));
         }
         let mut again = records.clone();
         let summary = curate(&mut again, &decided);

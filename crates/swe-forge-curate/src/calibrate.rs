@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use swe_forge_core::{DifficultyLabel, Instance};
+use swe_forge_core::{DifficultyLabel, Instance, MarkdownTable};
 
 use crate::difficulty::{Heuristic, features};
 use crate::labels::HumanLabel;
@@ -70,13 +70,20 @@ impl Confusion {
 
     /// The matrix as a Markdown table, with `what` naming the columns.
     pub fn to_markdown(&self, what: &str) -> String {
-        let mut s = format!("| human \\ {what} | easy | medium | hard | total |\n|---|---:|---:|---:|---:|\n");
+        let mut table =
+            MarkdownTable::new([format!("human \\ {what}").as_str(), "easy", "medium", "hard", "total"]).right(1..);
         for (i, l) in LABELS.iter().enumerate() {
             let row = self.counts[i];
-            let _ =
-                writeln!(s, "| {} | {} | {} | {} | {} |", l.as_str(), row[0], row[1], row[2], row.iter().sum::<u64>());
+            let total = row.iter().sum::<u64>();
+            table.row([
+                l.as_str().to_owned(),
+                row[0].to_string(),
+                row[1].to_string(),
+                row[2].to_string(),
+                total.to_string(),
+            ]);
         }
-        s
+        table.to_string()
     }
 }
 
@@ -119,26 +126,25 @@ impl Calibration {
             self.unanswered,
             self.empty_fix_patch
         );
-        s.push_str(
-            "| language | rows | exact agreement | easy vs hard | quadratic kappa |\n|---|---:|---:|---:|---:|\n",
-        );
-        let line = |s: &mut String, name: &str, c: &Confusion| {
-            let _ = writeln!(
-                s,
-                "| {name} | {} | {:.1}% | {:.1}% | {:.2} |",
-                c.total(),
-                100.0 * c.agreement(),
-                100.0 * c.far_off(),
-                c.kappa()
-            );
+        let mut table =
+            MarkdownTable::new(["language", "rows", "exact agreement", "easy vs hard", "quadratic kappa"]).right(1..);
+        let mut line = |name: &str, c: &Confusion| {
+            table.row([
+                name.to_owned(),
+                c.total().to_string(),
+                format!("{:.1}%", 100.0 * c.agreement()),
+                format!("{:.1}%", 100.0 * c.far_off()),
+                format!("{:.2}", c.kappa()),
+            ]);
         };
         for (lang, c) in &self.per_language {
-            line(&mut s, lang, c);
+            line(lang, c);
         }
-        line(&mut s, "**all**", &self.overall);
+        line("**all**", &self.overall);
         if self.between_humans.total() > 0 {
-            line(&mut s, "*two humans*", &self.between_humans);
+            line("*two humans*", &self.between_humans);
         }
+        s.push_str(&table.to_string());
         s.push('\n');
         s.push_str(&self.overall.to_markdown("heuristic"));
         s

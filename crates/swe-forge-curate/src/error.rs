@@ -49,9 +49,6 @@ pub enum CurateError {
         #[source]
         source: swe_forge_core::RecordError,
     },
-    /// The state store failed.
-    #[error(transparent)]
-    Store(#[from] swe_forge_store::StoreError),
 }
 
 impl CurateError {

@@ -4,8 +4,9 @@
 //! splits (the dataset card is `swe-forge-card`).
 //!
 //! Everything here is pure data in, data out, except the file writer of `splits`.
-//! Reviews live in the state store (`swe-forge-store`); this crate never prints and never talks
-//! to Docker, git or the network.
+//! Reviews and decisions come in as the record's types (`swe_forge_core::Review`, `Decision`):
+//! the state store (`swe-forge-store`) keeps them and `swe-forge-review` turns its rows into
+//! them. This crate never prints and never talks to Docker, git or the network.
 
 mod apply;
 mod calibrate;
@@ -17,14 +18,12 @@ mod labels;
 mod lang;
 mod splits;
 
-pub use apply::{
-    CurateOptions, CurateSummary, curate, decision_from_row, is_kept, kept_records, label_missing_difficulty,
-};
+pub use apply::{CurateOptions, CurateSummary, curate, is_kept, kept_records, label_missing_difficulty};
 pub use calibrate::{Calibration, Confusion, calibrate, fit_thresholds};
 pub use dedup::{DedupOptions, DuplicateGroup, find_duplicates};
 pub use difficulty::{Heuristic, features, heuristic_label};
 pub use error::CurateError;
-pub use keep::{KeepRule, review_from_row};
+pub use keep::KeepRule;
 pub use labels::{HumanLabel, parse_label, read_labels};
 pub use lang::language;
 pub use splits::{SplitOptions, SplitSummary, valid_cutoff, write_records, write_splits};

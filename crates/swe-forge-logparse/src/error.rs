@@ -17,3 +17,8 @@ pub enum MsbNamingError {
     #[error("Multi-SWE-bench naming file: `{0}` is listed twice")]
     Repeated(String),
 }
+
+/// A naming name that is not one of `msb`, `canonical`, `auto` (see [`crate::Naming`]).
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("unknown naming `{0}` (known: msb, canonical, auto)")]
+pub struct UnknownNaming(pub String);

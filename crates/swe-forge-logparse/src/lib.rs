@@ -89,6 +89,7 @@ mod libtest_json;
 mod mocha_json;
 mod mocha_text;
 mod msb;
+mod naming;
 mod node_spec;
 mod surefire;
 mod tap;
@@ -97,9 +98,10 @@ mod time_bomb;
 mod vitest_text;
 mod xml_bound;
 
-pub use error::MsbNamingError;
+pub use error::{MsbNamingError, UnknownNaming};
 pub use exit_code::exit_code_consistent;
-pub use msb::{GoSubtests, MsbNaming, TestNaming, msb_rollup};
+pub use msb::{GoSubtests, MsbNaming, msb_rollup};
+pub use naming::Naming;
 pub use time_bomb::time_bomb_evidence;
 
 /// A test-output format this crate can parse.

@@ -122,27 +122,6 @@ impl ParsedLog {
     }
 }
 
-/// The names a run's statuses are keyed by: swe-forge's canonical ids, or the names
-/// Multi-SWE-bench's harness gives the same tests (what its published lists hold).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum TestNaming {
-    /// Canonical ids (`path::name`), as swe-forge records its own lists.
-    #[default]
-    Canonical,
-    /// Multi-SWE-bench's names, by [`msb_rollup`].
-    Msb,
-}
-
-impl TestNaming {
-    /// The statuses of `parsed` keyed in this naming.
-    pub fn statuses(self, parsed: &ParsedLog) -> BTreeMap<String, TestStatus> {
-        match self {
-            TestNaming::Canonical => parsed.tests.clone(),
-            TestNaming::Msb => msb_rollup(parsed),
-        }
-    }
-}
-
 /// Statuses keyed by Multi-SWE-bench name: each name gets the worst status of the canonical
 /// tests that map to it (FAIL over PASS over SKIP). So a Java class is FAIL when any of its
 /// methods failed, PASS when none failed and at least one passed, SKIP when all were skipped,

@@ -3,9 +3,9 @@
 //! same numbers as an uninterrupted one.
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
+use swe_forge_core::MarkdownTable;
 
 /// What became of one pull request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -113,25 +113,31 @@ impl Funnel {
 
 /// A Markdown table of funnels, one row per repository.
 pub fn markdown_table(funnels: &[Funnel]) -> String {
-    let mut s = String::from(
-        "| repository | seen | merged | linked | with tests | kept | with issue reference | dropped |\n|---|---:|---:|---:|---:|---:|---:|---|\n",
-    );
+    let mut table = MarkdownTable::new([
+        "repository",
+        "seen",
+        "merged",
+        "linked",
+        "with tests",
+        "kept",
+        "with issue reference",
+        "dropped",
+    ])
+    .right(1..7);
     for f in funnels {
         let dropped: Vec<String> = f.dropped.iter().map(|(k, v)| format!("{k} {v}")).collect();
-        let _ = writeln!(
-            s,
-            "| {} | {} | {} | {} | {} | {} | {} | {} |",
-            f.repo,
-            f.seen,
-            f.merged,
-            f.linked,
-            f.with_tests,
-            f.kept,
-            f.with_issue_reference,
-            dropped.join(", ")
-        );
+        table.row([
+            f.repo.clone(),
+            f.seen.to_string(),
+            f.merged.to_string(),
+            f.linked.to_string(),
+            f.with_tests.to_string(),
+            f.kept.to_string(),
+            f.with_issue_reference.to_string(),
+            dropped.join(", "),
+        ]);
     }
-    s
+    table.to_string()
 }
 
 #[cfg(test)]
@@ -147,7 +153,14 @@ mod tests {
         assert_eq!((f.seen, f.merged, f.linked, f.with_tests, f.kept), (5, 4, 3, 2, 2));
         assert_eq!(f.with_issue_reference, 2);
         assert_eq!(f.dropped.get("bot"), Some(&1));
-        let md = markdown_table(&[f]);
-        assert!(md.contains("| o/r | 5 | 4 | 3 | 2 | 2 | 2 | bot 1, no_tests 1, not_merged 1 |"), "{md}");
+        let mut clean = Funnel::new("a/b");
+        clean.count(Decision::Kept, false);
+        assert_eq!(
+            markdown_table(&[f, clean]),
+            "| repository | seen | merged | linked | with tests | kept | with issue reference | dropped |\n\
+             |---|---:|---:|---:|---:|---:|---:|---|\n\
+             | o/r | 5 | 4 | 3 | 2 | 2 | 2 | bot 1, no_tests 1, not_merged 1 |\n\
+             | a/b | 1 | 1 | 1 | 1 | 1 | 0 |  |\n"
+        );
     }
 }

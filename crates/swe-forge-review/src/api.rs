@@ -16,6 +16,7 @@ use swe_forge_curate::{Heuristic, KeepRule, heuristic_label};
 use swe_forge_store::{DecisionRow, ReviewRow, Store};
 
 use crate::index::{Index, Stamp, digest, read_range};
+use crate::rows::review_from_row;
 
 const PAGE_HTML: &str = include_str!("../assets/review.html");
 const PAGE_JS: &str = include_str!("../assets/review.js");
@@ -178,7 +179,7 @@ fn review_json(rule: &KeepRule, r: &ReviewRow) -> Value {
         "test_adequacy": r.test_adequacy,
         "time_to_fix": r.time_to_fix,
         "notes": r.notes,
-        "keep": rule.keeps(r),
+        "keep": review_from_row(r, rule).keep,
     })
 }
 
@@ -275,7 +276,7 @@ fn list(state: &State, q: &BTreeMap<String, String>) -> Response {
                 "fixed_tests": e.fixed_tests,
                 "review": rstate,
                 "decision": dstate,
-                "keep_rule": review.map(|r| state.rule.keeps(r)),
+                "keep_rule": review.map(|r| review_from_row(r, &state.rule).keep),
                 "reviewer": decision.map(|d| d.reviewer.as_str()).or(review.map(|r| r.reviewer.as_str())),
             }));
         }

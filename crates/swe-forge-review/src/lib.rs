@@ -5,18 +5,21 @@
 //! deadline); `api` the routes and the checks of origin; `index` the summary and byte range of
 //! every record, so a page of thousands of instances stays fast; `table` the per-test table of an
 //! instance; `logs` the run logs decoded (`go test -json`) and cut into per-test sections;
-//! `workdir` where validation left the logs when no folder is given. The questionnaire's keep rule
-//! is `swe_forge_curate::KeepRule`. This crate never prints and never talks to Docker, git or
+//! `workdir` where validation left the logs when no folder is given; `rows` the record's forms
+//! of the store's review and decision rows, which `swe-forge-curate` takes. The questionnaire's
+//! keep rule is `swe_forge_curate::KeepRule`. This crate never prints and never talks to Docker, git or
 //! any address but the loopback one it listens on.
 
 mod api;
 mod error;
 mod index;
 mod logs;
+mod rows;
 mod server;
 mod table;
 mod workdir;
 
 pub use error::ReviewError;
+pub use rows::{decision_from_row, review_from_row};
 pub use server::{Limits, ReviewServer, ServerOptions, WorkDir};
 pub use workdir::find_work_dir;

@@ -9,20 +9,41 @@ use crate::toolchoice::{Tool, Version, VersionRequest, Want};
 /// lists every path of its tree.
 pub fn read_requests(read: &dyn Fn(&str) -> Option<String>, paths: &[String]) -> Vec<VersionRequest> {
     let mut out = Vec::new();
-    let mut push = |tool, source: String, raw: &str, want| {
-        out.push(VersionRequest { tool, source, raw: raw.trim().to_owned(), want })
-    };
+    java_requests(read, &mut out);
+    node_requests(read, &mut out);
+    tool_versions_requests(read, &mut out);
+    go_requests(read, &mut out);
+    rust_requests(read, &mut out);
+    cmake_requests(read, &mut out);
+    ci_requests(read, paths, &mut out);
+    out
+}
+
+/// Reads a file of the repository by its path; None when absent.
+type Read<'a> = &'a dyn Fn(&str) -> Option<String>;
+
+/// Adds one request, its raw text trimmed.
+fn push(out: &mut Vec<VersionRequest>, tool: Tool, source: String, raw: &str, want: Want) {
+    out.push(VersionRequest { tool, source, raw: raw.trim().to_owned(), want });
+}
+
+/// Java: the levels `pom.xml` asks for.
+fn java_requests(read: Read<'_>, out: &mut Vec<VersionRequest>) {
     if let Some(pom) = read("pom.xml") {
         for (source, raw) in pom_levels(&pom) {
             if let Some(v) = Version::parse(Tool::Java, &raw) {
-                push(Tool::Java, source, &raw, Want::Level(v));
+                push(out, Tool::Java, source, &raw, Want::Level(v));
             }
         }
     }
+}
+
+/// Node: `package.json` engines, lockfile versions, `.nvmrc` and `.node-version`.
+fn node_requests(read: Read<'_>, out: &mut Vec<VersionRequest>) {
     if let Some(pkg) = read("package.json") {
         let json: serde_json::Value = serde_json::from_str(&pkg).unwrap_or_default();
         if let Some(v) = json.pointer("/engines/node").and_then(|v| v.as_str()) {
-            push(Tool::Node, "package.json engines.node".into(), v, Want::Range(v.trim().to_owned()));
+            push(out, Tool::Node, "package.json engines.node".into(), v, Want::Range(v.trim().to_owned()));
         }
     }
     // npm reads lockfiles of version 2 and 3 from npm 7 on: Node 16 is the first line bundling it.
@@ -31,6 +52,7 @@ pub fn read_requests(read: &dyn Fn(&str) -> Option<String>, paths: &[String]) ->
             let json: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
             if let Some(n) = json.get("lockfileVersion").and_then(|v| v.as_u64()).filter(|n| *n >= 2) {
                 push(
+                    out,
                     Tool::Node,
                     format!("{f} lockfileVersion"),
                     &n.to_string(),
@@ -43,10 +65,14 @@ pub fn read_requests(read: &dyn Fn(&str) -> Option<String>, paths: &[String]) ->
         if let Some(text) = read(f) {
             let raw = text.lines().next().unwrap_or("").trim().to_owned();
             if let Some(v) = Version::parse(Tool::Node, &raw) {
-                push(Tool::Node, f.to_owned(), &raw, Want::Exact(v));
+                push(out, Tool::Node, f.to_owned(), &raw, Want::Exact(v));
             }
         }
     }
+}
+
+/// asdf's `.tool-versions`: Node exactly, the others at least.
+fn tool_versions_requests(read: Read<'_>, out: &mut Vec<VersionRequest>) {
     if let Some(text) = read(".tool-versions") {
         for l in text.lines() {
             let mut w = l.split_whitespace();
@@ -63,39 +89,55 @@ pub fn read_requests(read: &dyn Fn(&str) -> Option<String>, paths: &[String]) ->
                 raw.rsplit('-').find(|p| p.starts_with(|c: char| c.is_ascii_digit())).unwrap_or(raw),
             ) {
                 let want = if tool == Tool::Node { Want::Exact(v) } else { Want::AtLeast(v) };
-                push(tool, format!(".tool-versions {name}"), raw, want);
+                push(out, tool, format!(".tool-versions {name}"), raw, want);
             }
         }
     }
+}
+
+/// Go: `go.mod`'s `go` and `toolchain` lines.
+fn go_requests(read: Read<'_>, out: &mut Vec<VersionRequest>) {
     if let Some(gomod) = read("go.mod") {
         for key in ["go", "toolchain"] {
             if let Some(raw) = gomod.lines().find_map(|l| l.trim().strip_prefix(&format!("{key} ")))
                 && let Some(v) = Version::parse(Tool::Go, raw)
             {
-                push(Tool::Go, format!("go.mod {key}"), raw, Want::AtLeast(v));
+                push(out, Tool::Go, format!("go.mod {key}"), raw, Want::AtLeast(v));
             }
         }
     }
+}
+
+/// Rust: `Cargo.toml`'s `rust-version` and the `rust-toolchain` files' channel.
+fn rust_requests(read: Read<'_>, out: &mut Vec<VersionRequest>) {
     if let Some(cargo) = read("Cargo.toml")
         && let Some(raw) = crate::detect::toml_string(&cargo, "rust-version")
         && let Some(v) = Version::parse(Tool::Rust, &raw)
     {
-        push(Tool::Rust, "Cargo.toml rust-version".into(), &raw, Want::AtLeast(v));
+        push(out, Tool::Rust, "Cargo.toml rust-version".into(), &raw, Want::AtLeast(v));
     }
     for f in ["rust-toolchain", "rust-toolchain.toml"] {
         if let Some(t) = read(f) {
             let raw = crate::detect::toml_string(&t, "channel").unwrap_or_else(|| t.trim().to_owned());
             if let Some(v) = Version::parse(Tool::Rust, &raw) {
-                push(Tool::Rust, format!("{f} channel"), &raw, Want::AtLeast(v));
+                push(out, Tool::Rust, format!("{f} channel"), &raw, Want::AtLeast(v));
             }
         }
     }
+}
+
+/// CMake: `cmake_minimum_required` in `CMakeLists.txt`.
+fn cmake_requests(read: Read<'_>, out: &mut Vec<VersionRequest>) {
     if let Some(cmake) = read("CMakeLists.txt")
         && let Some(raw) = cmake_minimum(&cmake)
         && let Some(v) = Version::parse(Tool::Cmake, &raw)
     {
-        push(Tool::Cmake, "CMakeLists.txt cmake_minimum_required".into(), &raw, Want::AtLeast(v));
+        push(out, Tool::Cmake, "CMakeLists.txt cmake_minimum_required".into(), &raw, Want::AtLeast(v));
     }
+}
+
+/// The versions CI configurations test with (GitHub workflows, Travis, AppVeyor, CircleCI), in path order.
+fn ci_requests(read: Read<'_>, paths: &[String], out: &mut Vec<VersionRequest>) {
     let mut ci: Vec<&str> = paths
         .iter()
         .map(String::as_str)
@@ -108,11 +150,10 @@ pub fn read_requests(read: &dyn Fn(&str) -> Option<String>, paths: &[String]) ->
     for path in ci {
         if let Some(text) = read(path) {
             for (tool, key, raw, versions) in ci_versions(&text) {
-                push(tool, format!("{path} {key}"), &raw, Want::Tested(versions));
+                push(out, tool, format!("{path} {key}"), &raw, Want::Tested(versions));
             }
         }
     }
-    out
 }
 
 /// Java language levels of a pom: `maven.compiler.release/source/target` and `java.version`

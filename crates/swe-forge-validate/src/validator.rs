@@ -12,7 +12,7 @@ use swe_forge_core::{
 };
 use swe_forge_docker::{Backend, BaseSpec, CaBundle, DockerError, Engine, RunSpec, SwarmSpec};
 use swe_forge_git::{SourceRepo, apply_patches, unsafe_patch_reason};
-use swe_forge_logparse::{ParsedLog, TestNaming};
+use swe_forge_logparse::{Naming, ParsedLog};
 use tokio::sync::OnceCell;
 
 use crate::detect::{Detection, detect};
@@ -66,10 +66,11 @@ pub struct Settings {
     /// from [`crate::plan_env_commits`] over all the records of a run); an instance not listed
     /// gets one planned from its own record (its override, else its base).
     pub env_commits: BTreeMap<String, String>,
-    /// The names evaluation reads a record's lists in. None: per record, canonical ids for
+    /// The names evaluation reads a record's lists in. [`Naming::Auto`] (the default): per
+    /// record, whichever naming finds more of the listed tests, on a tie canonical ids for
     /// records swe-forge made (they carry a `swe_forge` block), Multi-SWE-bench's names for
     /// published records without one.
-    pub eval_naming: Option<TestNaming>,
+    pub eval_naming: Naming,
     /// Run the tests as jobs on this swarm instead of on the local engine (images are still
     /// built here, then pushed to the swarm's registry); the caller connects it
     /// ([`Validator::with_backend`]).
@@ -105,7 +106,7 @@ impl Settings {
             reachable_hosts: Vec::new(),
             infra_breaker: 3,
             env_commits: BTreeMap::new(),
-            eval_naming: None,
+            eval_naming: Naming::Auto,
             swarm: None,
             toolchain_attempts: 3,
             label_rule: LabelRule::Strict,
@@ -363,30 +364,7 @@ impl Validator {
         let repo = SourceRepo::locate(&self.settings.repos_root, &inst.org, &inst.repo)
             .and_then(|r| r.commit(&inst.base.sha).map(|_| ()).map(|()| r))
             .map_err(|e| reject(RejectReason::RepoUnavailable, e.to_string()))?;
-        for c in checks {
-            // Evaluation's limit, so that no accepted instance has a gold patch evaluation refuses.
-            if c.patch.len() > crate::MAX_PATCH_BYTES {
-                return Err(reject(
-                    RejectReason::UnsafePatch,
-                    format!(
-                        "{}: patch of {} bytes is over the limit of {} ({} MiB) every patch has",
-                        c.name,
-                        c.patch.len(),
-                        crate::MAX_PATCH_BYTES,
-                        crate::MAX_PATCH_BYTES >> 20
-                    ),
-                ));
-            }
-            if let Some(why) = unsafe_patch_reason(c.patch) {
-                return Err(reject(RejectReason::UnsafePatch, format!("{}: {why}", c.name)));
-            }
-        }
-        let patches: Vec<&str> = checks.iter().map(|c| c.patch).collect();
-        match apply_patches(&repo, &inst.base.sha, &patches) {
-            Ok(Ok(_)) => {}
-            Ok(Err(f)) => return Err(reject(checks[f.index].not_applying, f.message)),
-            Err(e) => return Err(reject(RejectReason::RepoUnavailable, e.to_string())),
-        }
+        check_patches(&repo, &inst.base.sha, checks)?;
 
         let Resolved { mut recipe, mut toolchain, detection, mut choice, command_notes } =
             self.resolve_recipe(&repo, inst).map_err(|detail| reject(RejectReason::UnsupportedEnvironment, detail))?;
@@ -449,32 +427,7 @@ impl Validator {
             match self.instance_image(&req).await {
                 Ok(x) => break x,
                 Err(ImageFailure::Build(detail)) => {
-                    // Another toolchain cannot reach a host this one could not.
-                    if let Some((host, line)) =
-                        crate::network::unreachable_host(&detail, &self.settings.reachable_hosts)
-                    {
-                        let detail = with_attempts(detail, choice.as_ref());
-                        return Err(reject(
-                            RejectReason::NeedsNetwork,
-                            format!("the setup could not reach {host}: {line}\n\n{detail}"),
-                        ));
-                    }
-                    match self.next_toolchain(&mut choice, &detail) {
-                        // The setup failed because of the toolchain's version: the next one, same recipe.
-                        Some(next) => {
-                            self.reporter.note(&format!(
-                                "{id}: the setup failed on toolchain {}; trying {next}",
-                                recipe.toolchain
-                            ));
-                            let t = Toolchain::named(&next)
-                                .map_err(|e| reject(RejectReason::ImageBuildFailed, e.to_string()))?;
-                            recipe.toolchain = next;
-                            toolchain = effective_toolchain(t, &recipe);
-                        }
-                        None => {
-                            return Err(reject(RejectReason::ImageBuildFailed, with_attempts(detail, choice.as_ref())));
-                        }
-                    }
+                    self.after_failed_build(&id, detail, &mut recipe, &mut toolchain, &mut choice)?;
                 }
                 Err(ImageFailure::Infra(e)) if tries < self.settings.infra_retries => {
                     self.pause_before_retry(&id, &error_chain(&e), &mut tries, &mut delay, &mut meta.warnings).await;
@@ -800,6 +753,39 @@ impl Validator {
     /// After a setup that failed with `detail`: the next toolchain to try, when the failure names
     /// the chosen family, no override named the toolchain and attempts are left. The failed one
     /// goes onto the choice's attempts.
+    /// After an image build failed with `detail`: the rejection when the setup could not reach a
+    /// host (another toolchain cannot either) or no other toolchain is left to try; else the
+    /// next toolchain of the search, put into `recipe` and `toolchain` for the next build.
+    fn after_failed_build(
+        &self,
+        id: &str,
+        detail: String,
+        recipe: &mut Recipe,
+        toolchain: &mut Toolchain,
+        choice: &mut Option<(Tool, ToolchainChoice)>,
+    ) -> Result<(), Rejection> {
+        // Another toolchain cannot reach a host this one could not.
+        if let Some((host, line)) = crate::network::unreachable_host(&detail, &self.settings.reachable_hosts) {
+            let detail = with_attempts(detail, choice.as_ref());
+            return Err(Rejection::new(
+                RejectReason::NeedsNetwork,
+                format!("the setup could not reach {host}: {line}\n\n{detail}"),
+            ));
+        }
+        match self.next_toolchain(choice, &detail) {
+            // The setup failed because of the toolchain's version: the next one, same recipe.
+            Some(next) => {
+                self.reporter.note(&format!("{id}: the setup failed on toolchain {}; trying {next}", recipe.toolchain));
+                let t = Toolchain::named(&next)
+                    .map_err(|e| Rejection::new(RejectReason::ImageBuildFailed, e.to_string()))?;
+                recipe.toolchain = next;
+                *toolchain = effective_toolchain(t, recipe);
+                Ok(())
+            }
+            None => Err(Rejection::new(RejectReason::ImageBuildFailed, with_attempts(detail, choice.as_ref()))),
+        }
+    }
+
     fn next_toolchain(&self, choice: &mut Option<(Tool, ToolchainChoice)>, detail: &str) -> Option<String> {
         let (tool, c) = choice.as_mut()?;
         let sign = classify_failure(detail).filter(|s| s.tool == *tool && !c.overridden)?;
@@ -812,6 +798,36 @@ impl Validator {
         c.toolchain = next.toolchain_name(*tool);
         c.version.clone_from(&next.version);
         Some(c.toolchain.clone())
+    }
+}
+
+/// The checks before anything is built: every patch under evaluation's size limit (so that no
+/// accepted instance has a gold patch evaluation refuses) and safe, and all of them applying,
+/// in order, to the base commit.
+fn check_patches(repo: &SourceRepo, base_sha: &str, checks: &[PatchCheck<'_>]) -> Result<(), Rejection> {
+    let reject = |reason, detail: String| Rejection::new(reason, detail);
+    for c in checks {
+        if c.patch.len() > crate::MAX_PATCH_BYTES {
+            return Err(reject(
+                RejectReason::UnsafePatch,
+                format!(
+                    "{}: patch of {} bytes is over the limit of {} ({} MiB) every patch has",
+                    c.name,
+                    c.patch.len(),
+                    crate::MAX_PATCH_BYTES,
+                    crate::MAX_PATCH_BYTES >> 20
+                ),
+            ));
+        }
+        if let Some(why) = unsafe_patch_reason(c.patch) {
+            return Err(reject(RejectReason::UnsafePatch, format!("{}: {why}", c.name)));
+        }
+    }
+    let patches: Vec<&str> = checks.iter().map(|c| c.patch).collect();
+    match apply_patches(repo, base_sha, &patches) {
+        Ok(Ok(_)) => Ok(()),
+        Ok(Err(f)) => Err(reject(checks[f.index].not_applying, f.message)),
+        Err(e) => Err(reject(RejectReason::RepoUnavailable, e.to_string())),
     }
 }
 

@@ -2,7 +2,9 @@
 
 use std::path::PathBuf;
 
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand};
+use swe_forge_logparse::Naming;
 
 /// swe-forge turns merged pull requests into validated benchmark instances
 /// (Multi-SWE-bench record format), each with a reproducible Docker image.
@@ -259,8 +261,8 @@ pub struct ExportArgs {
     pub dir: Option<PathBuf>,
     /// Test names in the exported test maps and lists: swe-forge's canonical ids, or
     /// Multi-SWE-bench's (derived from the parsed runs kept under --work-dir).
-    #[arg(long, value_enum, default_value_t = ExportNaming::Canonical)]
-    pub naming: ExportNaming,
+    #[arg(long, value_parser = export_naming(), default_value_t = Naming::Canonical)]
+    pub naming: Naming,
     /// Where validation kept its runs (`<work-dir>/logs/<instance_id>/`), for --naming msb.
     /// Default: the records path with the extension `.work`, as validate makes it.
     #[arg(long)]
@@ -284,13 +286,16 @@ pub enum ExportFormat {
     Harbor,
 }
 
-/// The test names of an export.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum ExportNaming {
-    /// swe-forge's canonical ids (`gostack::TestPopEmptyReturnsError`).
-    Canonical,
-    /// Multi-SWE-bench's names (`TestPopEmptyReturnsError`), categories derived again in them.
-    Msb,
+/// The test names an export may be in: [`Naming::Canonical`] or [`Naming::Msb`] by their written
+/// names (`auto` picks per record, which a comparison does and an export does not).
+fn export_naming() -> impl TypedValueParser<Value = Naming> {
+    PossibleValuesParser::new([
+        PossibleValue::new(Naming::Canonical.as_str())
+            .help("swe-forge's canonical ids (`gostack::TestPopEmptyReturnsError`)"),
+        PossibleValue::new(Naming::Msb.as_str())
+            .help("Multi-SWE-bench's names (`TestPopEmptyReturnsError`), categories derived again in them"),
+    ])
+    .try_map(|name| name.parse::<Naming>())
 }
 
 #[derive(Debug, Args)]

@@ -21,7 +21,7 @@ mod canary;
 mod summary;
 use canary::{Canary, Check};
 use swe_forge_git::SourceRepo;
-use swe_forge_logparse::TestNaming;
+use swe_forge_logparse::Naming;
 
 use crate::grade::{Parsers, Verdict, grade_prediction, in_naming_of};
 use crate::phases::{EVAL_TEST_PATCH, MODEL_PATCH, contract_eval_script, eval_script};
@@ -311,9 +311,9 @@ impl Validator {
         // of the listed tests; on a tie canonical ids for swe-forge's records (they carry a
         // `swe_forge` block), Multi-SWE-bench's names for published ones.
         let attempts = match self.settings.eval_naming {
-            Some(TestNaming::Canonical) => attempts,
-            Some(TestNaming::Msb) => msb_attempts,
-            None => {
+            Naming::Canonical => attempts,
+            Naming::Msb => msb_attempts,
+            Naming::Auto => {
                 let listed: Vec<&String> = inst.fixed_tests.keys().chain(inst.p2p_tests.keys()).collect();
                 in_naming_of(&listed, attempts, msb_attempts, inst.swe_forge.is_none())
             }

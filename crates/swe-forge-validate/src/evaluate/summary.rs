@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 use serde::Serialize;
-use swe_forge_core::Instance;
+use swe_forge_core::{Instance, MarkdownTable};
 
 use super::{Evaluation, Outcome};
 
@@ -166,20 +166,17 @@ impl Summary {
         );
         let header: Vec<&str> = Outcome::ALL.iter().map(|o| o.as_str()).collect();
         let mut table = |title: &str, rows: Vec<(&str, &Tally)>| {
-            let _ = writeln!(md, "## {title}\n\n| {title} | evaluated | resolved % | {} |", header.join(" | "));
-            let _ = writeln!(md, "|---|---:|---:|{}|", vec!["---:"; header.len()].join("|"));
+            let _ = writeln!(md, "## {title}\n");
+            let mut out =
+                MarkdownTable::new([title, "evaluated", "resolved %"].into_iter().chain(header.iter().copied()))
+                    .right(1..);
             for (name, t) in rows {
-                let counts: Vec<String> =
-                    Outcome::ALL.iter().map(|o| t.outcomes.get(o).copied().unwrap_or(0).to_string()).collect();
-                let _ = writeln!(
-                    md,
-                    "| {} | {} | {:.1} | {} |",
-                    name.replace('|', "\\|"),
-                    t.evaluated,
-                    100.0 * t.resolved_rate,
-                    counts.join(" | ")
-                );
+                let mut cells =
+                    vec![name.to_owned(), t.evaluated.to_string(), format!("{:.1}", 100.0 * t.resolved_rate)];
+                cells.extend(Outcome::ALL.iter().map(|o| t.outcomes.get(o).copied().unwrap_or(0).to_string()));
+                out.row(cells);
             }
+            md.push_str(&out.to_string());
             md.push('\n');
         };
         table("overall", vec![("all", &self.overall)]);

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use swe_forge_core::Instance;
 use swe_forge_curate::{CurateOptions, DedupOptions, Heuristic, SplitOptions, kept_records};
+use swe_forge_review::{decision_from_row, review_from_row};
 
 use crate::cli::KeepArgs;
 use crate::records::read_records;
@@ -93,8 +94,15 @@ pub fn curate_command(args: CurateArgs) -> Result<()> {
             bail!("state store {} does not exist", path.display());
         }
         let store = swe_forge_store::Store::open(path)?;
-        options.reviews = store.latest_reviews()?;
-        options.decisions = store.latest_decisions()?;
+        let rule = options.keep_rule;
+        options.reviews =
+            store.latest_reviews()?.into_iter().map(|(id, row)| (id, review_from_row(&row, &rule))).collect();
+        // A decision whose verdict this build does not know is left out, as if not made.
+        options.decisions = store
+            .latest_decisions()?
+            .into_iter()
+            .filter_map(|(id, row)| Some((id, decision_from_row(&row)?)))
+            .collect();
     }
     let summary = swe_forge_curate::curate(&mut records, &options);
     let mut kept: Vec<&Instance> = kept_records(&records);

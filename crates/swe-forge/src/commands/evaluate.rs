@@ -17,7 +17,6 @@ use crate::cli::EvaluateArgs;
 use crate::records::{folder_out, off_thread, read_records};
 use crate::resumable::{run_work, say_resuming};
 use crate::settings::{apply_engine_args, apply_pipeline};
-use swe_forge_agree::Naming;
 use swe_forge_config::Pipeline;
 use swe_forge_config::Profile;
 
@@ -37,10 +36,7 @@ fn evaluation_settings(args: &EvaluateArgs, dataset: &[Instance]) -> Result<Sett
         eprintln!("profile {}: {}", profile.name, profile.description);
         profile.merge_into(&mut settings.overrides);
         settings.label_rule = profile.labels;
-        settings.eval_naming = match profile.naming {
-            Naming::Auto => None,
-            n => Some(n.test_naming()),
-        };
+        settings.eval_naming = profile.naming;
     }
     apply_engine_args(&mut settings, &args.engine);
     if args.repos.is_some() {

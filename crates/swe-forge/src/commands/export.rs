@@ -5,10 +5,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Result, bail};
-use swe_forge_agree::{Naming, PhaseLogs, View, rederive};
+use swe_forge_agree::{PhaseLogs, View, rederive};
 use swe_forge_core::{Instance, ValidationStatus};
+use swe_forge_logparse::Naming;
 
-use crate::cli::{ExportArgs, ExportFormat, ExportNaming};
+use crate::cli::{ExportArgs, ExportFormat};
 use crate::exporting::{create_parents, export, producer};
 use crate::records::read_logs;
 use crate::records::read_records;
@@ -56,7 +57,7 @@ pub fn export_command(args: ExportArgs) -> Result<()> {
         );
     }
     let mut names = Vec::new();
-    if args.naming == ExportNaming::Msb {
+    if args.naming == Naming::Msb {
         // `--work-dir` asks for the kept runs, parsed again with this build's parsers; without it
         // each record's own names serve, and the default work folder only for older records.
         let logs = match &args.work_dir {

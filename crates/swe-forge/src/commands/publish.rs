@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use swe_forge_card::{HubCard, HubConfig, ReportOptions};
-use swe_forge_core::{Instance, ValidationStatus};
+use swe_forge_core::{Instance, MarkdownTable, ValidationStatus};
 use swe_forge_curate::{Heuristic, is_kept};
 
 use crate::exit::Usage;
@@ -226,14 +226,20 @@ fn files_section(configs: &[HubConfig]) -> String {
         "## Files\n\nConfigurations (`datasets.load_dataset(REPO, NAME)`): `default` holds every instance, one row \
          per instance in swe-forge's instances table (the record's fields as columns, `swe_forge` as JSON; columns \
          in swe-forge's `schemas/parquet.md`); `lang_*` and `repo_*` the same rows of one language or \
-         repository; `swebench` the SWE-bench rows of the same instances; `tests` one row per test.\n\n\
-         | configuration | split | rows | file |\n|---|---|---|---|\n",
+         repository; `swebench` the SWE-bench rows of the same instances; `tests` one row per test.\n\n",
     );
+    let mut table = MarkdownTable::new(["configuration", "split", "rows", "file"]);
     for config in configs {
         for (split, rows) in &config.splits {
-            text.push_str(&format!("| `{}` | `{split}` | {rows} | `{}` |\n", config.name, config.path(split)));
+            table.row([
+                format!("`{}`", config.name),
+                format!("`{split}`"),
+                rows.to_string(),
+                format!("`{}`", config.path(split)),
+            ]);
         }
     }
+    text.push_str(&table.to_string());
     text
 }
 
