@@ -347,7 +347,7 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 0)]
         script_ms: u64,
     },
-    /// Export at scale: synthetic datasets of each size (about 5 KB a record: patches, an issue,
+    /// Export at scale: synthetic datasets of each size (about 6 KB a record: patches, an issue,
     /// a few dozen tests per list) exported by a child `swe-forge export` to JSONL, the instances
     /// table and the tests table; the child's wall time and peak memory per size.
     #[command(after_help = "Example:\n  swe-forge bench scale --sizes 1000,10000,100000")]

@@ -212,7 +212,7 @@ fn write_synthetic(path: &std::path::Path, n: usize) -> Result<()> {
     Ok(())
 }
 
-/// An accepted record of about 5 KB: a fix patch and a test patch, an issue, 16 tests that pass
+/// An accepted record of about 6 KB of JSONL: a fix patch and a test patch, an issue, 16 tests that pass
 /// throughout, 5 that the fix makes pass, and the three runs' results.
 pub(crate) fn synthetic_record(i: usize) -> swe_forge_core::Instance {
     use swe_forge_core::{Instance, TestMap, TestResult, TestStatus, Transition, ValidationStatus};
@@ -267,7 +267,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn synthetic_records_are_valid_distinct_and_about_5_kb() {
+    fn synthetic_records_are_valid_distinct_and_about_6_kb() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("r.jsonl");
         write_synthetic(&path, 10).unwrap();
