@@ -28,9 +28,9 @@ pub use lines::{BoundedLines, MAX_LINE, bounded_lines};
 pub use markdown::{Align, MarkdownTable};
 pub use patch::{DiffLine, DiffLines, FileDiff, PatchShape, diff_lines, file_diffs};
 pub use record::{
-    Base, ExtraSourceProvenance, ForgeMeta, Instance, PassRates, PhaseRun, Provenance, RejectReason, Rejection,
-    ResolvedIssue, SCHEMA_VERSION, TestMap, TestResult, ToolchainAttempt, ToolchainChoice, ValidationStatus,
-    path_component_problem, read_jsonl, read_jsonl_log, write_jsonl,
+    Base, ExtraSourceProvenance, ForgeMeta, Instance, JsonlRecords, PassRates, PhaseRun, Provenance, RejectReason,
+    Rejection, ResolvedIssue, SCHEMA_VERSION, TestMap, TestResult, ToolchainAttempt, ToolchainChoice, ValidationStatus,
+    jsonl_records, path_component_problem, read_jsonl, read_jsonl_log, write_jsonl,
 };
 pub use record::{
     Decision, Difficulty, DifficultyFeatures, DifficultyLabel, Duplicate, LabelSource, Review, TimeToFix, Verdict,

@@ -1,7 +1,7 @@
 //! The instance record: every field of a Multi-SWE-bench record plus swe-forge's own,
 //! which live under `swe_forge` and are ignored by Multi-SWE-bench readers.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, Write};
 
 use serde::{Deserialize, Serialize};
@@ -589,13 +589,66 @@ pub fn read_jsonl_log(reader: impl BufRead) -> Result<Vec<Instance>, RecordError
 }
 
 fn read_lines(reader: impl BufRead, repeats: bool) -> Result<Vec<Instance>, RecordError> {
-    let mut out = Vec::new();
-    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-    for (idx, line) in crate::bounded_lines(reader, crate::MAX_LINE).enumerate() {
-        let line = line?;
-        if line.trim().is_empty() {
-            continue;
+    JsonlRecords {
+        lines: crate::bounded_lines(reader, crate::MAX_LINE),
+        seen: HashMap::new(),
+        line: 0,
+        repeats,
+        done: false,
+    }
+    .collect()
+}
+
+/// The records of a JSONL stream one at a time, checked as [`read_jsonl`] checks them (an
+/// instance id seen before is an error); only the ids seen so far are kept, with their line.
+/// After the first error the iterator ends.
+pub fn jsonl_records<R: BufRead>(reader: R) -> JsonlRecords<R> {
+    JsonlRecords {
+        lines: crate::bounded_lines(reader, crate::MAX_LINE),
+        seen: HashMap::new(),
+        line: 0,
+        repeats: false,
+        done: false,
+    }
+}
+
+/// Iterator of [`jsonl_records`].
+pub struct JsonlRecords<R> {
+    lines: crate::BoundedLines<R>,
+    /// Instance id -> the line it first appeared on.
+    seen: HashMap<String, usize>,
+    /// Lines read so far, blank ones included.
+    line: usize,
+    repeats: bool,
+    done: bool,
+}
+
+impl<R: BufRead> Iterator for JsonlRecords<R> {
+    type Item = Result<Instance, RecordError>;
+
+    fn next(&mut self) -> Option<Result<Instance, RecordError>> {
+        if self.done {
+            return None;
         }
+        let result = self.next_record().transpose();
+        if !matches!(result, Some(Ok(_))) {
+            self.done = true;
+        }
+        result
+    }
+}
+
+impl<R: BufRead> JsonlRecords<R> {
+    fn next_record(&mut self) -> Result<Option<Instance>, RecordError> {
+        let (idx, line) = loop {
+            let Some(line) = self.lines.next() else { return Ok(None) };
+            let line = line?;
+            let idx = self.line;
+            self.line += 1;
+            if !line.trim().is_empty() {
+                break (idx, line);
+            }
+        };
         let de = &mut serde_json::Deserializer::from_str(&line);
         let mut inst: Instance = serde_path_to_error::deserialize(de).map_err(|e| RecordError::Malformed {
             line: idx + 1,
@@ -610,14 +663,13 @@ fn read_lines(reader: impl BufRead, repeats: bool) -> Result<Vec<Instance>, Reco
                 return Err(RecordError::UnsafeName { line: idx + 1, field, value: value.clone(), why });
             }
         }
-        if let Some(first) = seen.insert(inst.instance_id.clone(), idx + 1)
-            && !repeats
+        if let Some(first) = self.seen.insert(inst.instance_id.clone(), idx + 1)
+            && !self.repeats
         {
             return Err(RecordError::Duplicate { line: idx + 1, first, instance_id: inst.instance_id });
         }
-        out.push(inst);
+        Ok(Some(inst))
     }
-    Ok(out)
 }
 
 /// Writes records as JSONL, one per line.

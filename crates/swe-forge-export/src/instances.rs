@@ -16,9 +16,9 @@ use swe_forge_core::{Base, ForgeMeta, Instance, ResolvedIssue, TestMap, TestResu
 use crate::ExportError;
 use crate::legacy::{is_legacy, read_legacy};
 use crate::table::{
-    Producer, Table, child_list, child_strings, child_unsigned, list, list_strings, nullable_text_field,
-    nullable_texts, opt_str, peek, range, struct_list_field, structs, text_field, text_list, text_list_field, texts,
-    unsigned, unsigned_field, write_batch,
+    BATCH_BYTES, BATCH_ROWS, ParquetSink, Producer, Table, child_list, child_strings, child_unsigned, list,
+    list_strings, nullable_text_field, nullable_texts, opt_str, peek, range, struct_list_field, structs, text_field,
+    text_list, text_list_field, texts, unsigned, unsigned_field,
 };
 use crate::tests_table::parse_status;
 
@@ -114,12 +114,84 @@ pub fn write_instances_parquet(
     instances: &[Instance],
     producer: &Producer,
 ) -> Result<(), ExportError> {
-    let path = path.as_ref();
-    let columns = instance_columns(path, instances)?;
-    swe_forge_fs::write_with(path, |w| write_batch(path, w, INSTANCES_TABLE, producer, columns))
+    let mut w = InstancesWriter::create(path.as_ref(), producer)?;
+    for inst in instances {
+        w.write(inst)?;
+    }
+    w.finish()
 }
 
-fn instance_columns(path: &Path, xs: &[Instance]) -> Result<Vec<(Field, ArrayRef)>, ExportError> {
+/// The instances table written one record at a time, in row groups of bounded size, so that
+/// memory does not grow with the number of records; the file is the one
+/// [`write_instances_parquet`] writes, put in place by [`InstancesWriter::finish`] (dropped
+/// before, it leaves the previous file).
+pub struct InstancesWriter {
+    sink: ParquetSink,
+    rows: Vec<Instance>,
+    bytes: usize,
+    written: usize,
+}
+
+impl InstancesWriter {
+    /// Prepares the instances table at `path` (see [`write_instances_parquet`]).
+    pub fn create(path: &Path, producer: &Producer) -> Result<InstancesWriter, ExportError> {
+        Ok(InstancesWriter {
+            sink: ParquetSink::create(path, INSTANCES_TABLE, producer)?,
+            rows: Vec::new(),
+            bytes: 0,
+            written: 0,
+        })
+    }
+
+    /// Adds one row.
+    pub fn write(&mut self, inst: &Instance) -> Result<(), ExportError> {
+        self.bytes += approx_size(inst);
+        self.rows.push(inst.clone());
+        if self.rows.len() >= BATCH_ROWS || self.bytes >= BATCH_BYTES {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<(), ExportError> {
+        let columns = instance_columns(self.sink.path(), &self.rows, self.written)?;
+        self.sink.write(columns)?;
+        self.written += self.rows.len();
+        self.rows.clear();
+        self.bytes = 0;
+        Ok(())
+    }
+
+    /// Writes the rows left and the footer, and puts the file in place.
+    pub fn finish(mut self) -> Result<(), ExportError> {
+        if !self.rows.is_empty() || self.sink.is_empty() {
+            self.flush()?;
+        }
+        self.sink.finish()
+    }
+}
+
+/// About how many bytes a record's row holds: its texts and test names.
+pub(crate) fn approx_size(inst: &Instance) -> usize {
+    let maps = [&inst.f2p_tests, &inst.p2p_tests, &inst.s2p_tests, &inst.n2p_tests, &inst.fixed_tests];
+    let results = [&inst.run_result, &inst.test_patch_result, &inst.fix_patch_result];
+    let names: usize = maps.iter().flat_map(|m| m.keys()).map(|k| k.len() + 16).sum::<usize>()
+        + results
+            .iter()
+            .flat_map(|r| r.passed_tests.iter().chain(&r.failed_tests).chain(&r.skipped_tests))
+            .map(|k| k.len() + 8)
+            .sum::<usize>();
+    inst.fix_patch.len()
+        + inst.test_patch.len()
+        + inst.title.len()
+        + inst.body.as_ref().map_or(0, String::len)
+        + inst.hints.as_ref().map_or(0, String::len)
+        + inst.resolved_issues.iter().map(|i| i.title.len() + i.body.as_ref().map_or(0, String::len)).sum::<usize>()
+        + names
+        + 512
+}
+
+fn instance_columns(path: &Path, xs: &[Instance], first_row: usize) -> Result<Vec<(Field, ArrayRef)>, ExportError> {
     let mut out = Vec::with_capacity(INSTANCE_COLUMNS.len());
     for name in INSTANCE_COLUMNS {
         let f = field(name);
@@ -161,7 +233,7 @@ fn instance_columns(path: &Path, xs: &[Instance]) -> Result<Vec<(Field, ArrayRef
             "run_result" => result_column(xs.iter().map(|i| &i.run_result)),
             "test_patch_result" => result_column(xs.iter().map(|i| &i.test_patch_result)),
             "fix_patch_result" => result_column(xs.iter().map(|i| &i.fix_patch_result)),
-            "swe_forge" => swe_forge_column(path, xs)?,
+            "swe_forge" => swe_forge_column(path, xs, first_row)?,
             other => unreachable!("column {other} has no builder"),
         };
         out.push((f.clone(), array));
@@ -217,14 +289,14 @@ fn result_column<'a>(results: impl Iterator<Item = &'a TestResult>) -> ArrayRef 
 }
 
 /// The `swe_forge` column: the block as JSON, null when the record has none.
-fn swe_forge_column(path: &Path, xs: &[Instance]) -> Result<ArrayRef, ExportError> {
+fn swe_forge_column(path: &Path, xs: &[Instance], first_row: usize) -> Result<ArrayRef, ExportError> {
     let values = xs
         .iter()
         .enumerate()
         .map(|(row, i)| {
             i.swe_forge.as_ref().map(serde_json::to_string).transpose().map_err(|source| ExportError::Json {
                 path: path.to_owned(),
-                row,
+                row: first_row + row,
                 column: "swe_forge".to_owned(),
                 source,
             })
@@ -374,7 +446,7 @@ mod tests {
     fn schema_and_column_list_agree() {
         let names: Vec<&str> = SCHEMA.iter().map(|f| f.name().as_str()).collect();
         assert_eq!(names, INSTANCE_COLUMNS);
-        let built = instance_columns(Path::new("x"), &[]).unwrap();
+        let built = instance_columns(Path::new("x"), &[], 0).unwrap();
         for ((f, a), want) in built.iter().zip(SCHEMA.iter()) {
             assert_eq!(f, want);
             assert_eq!(a.data_type(), want.data_type(), "{}", f.name());

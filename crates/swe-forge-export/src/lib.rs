@@ -19,17 +19,22 @@ mod tests_table;
 
 pub use error::ExportError;
 pub use harbor::{HARBOR_MANIFEST, HarborManifest, HarborTask, write_harbor_dir};
-pub use instances::{INSTANCE_COLUMNS, INSTANCES_TABLE, read_instances_parquet, write_instances_parquet};
-pub use records::{MAX_STREAMED_PARQUET, read_records, read_records_stream, write_jsonl};
+pub use instances::{
+    INSTANCE_COLUMNS, INSTANCES_TABLE, InstancesWriter, read_instances_parquet, write_instances_parquet,
+};
+pub use records::{
+    JsonlWriter, MAX_STREAMED_PARQUET, RecordStream, open_records, open_records_stream, read_records,
+    read_records_stream, write_jsonl,
+};
 /// Writes bytes to a file atomically: the one atomic file writer, `swe_forge_fs`'s.
 pub use swe_forge_fs::write_file;
 pub use swebench::{
-    SWEBENCH_COLUMNS, SWEBENCH_TABLE, SweBenchRow, eval_script, write_swebench_jsonl, write_swebench_jsonl_named,
-    write_swebench_parquet, write_swebench_parquet_named,
+    SWEBENCH_COLUMNS, SWEBENCH_TABLE, SweBenchJsonlWriter, SweBenchParquetWriter, SweBenchRow, eval_script,
+    write_swebench_jsonl, write_swebench_jsonl_named, write_swebench_parquet, write_swebench_parquet_named,
 };
 pub use table::{
     GIT_COMMIT_KEY, Producer, SCHEMA_VERSION_KEY, TABLE_KEY, TABLE_VERSION, TABLE_VERSION_KEY, VERSION_KEY, is_parquet,
 };
 pub use tests_table::{
-    Category, TEST_COLUMNS, TESTS_TABLE, TestRow, read_tests_parquet, test_rows, write_tests_parquet,
+    Category, TEST_COLUMNS, TESTS_TABLE, TestRow, TestsWriter, read_tests_parquet, test_rows, write_tests_parquet,
 };

@@ -19,7 +19,9 @@ use serde::{Deserialize, Serialize};
 use swe_forge_core::{Instance, PatchShape};
 
 use crate::ExportError;
-use crate::table::{Producer, nullable_text_field, nullable_texts, text_field, texts, write_batch};
+use crate::table::{
+    BATCH_BYTES, BATCH_ROWS, ParquetSink, Producer, nullable_text_field, nullable_texts, text_field, texts,
+};
 
 /// The `swe_forge.table` metadata value of the SWE-bench table.
 pub const SWEBENCH_TABLE: &str = "swebench";
@@ -278,16 +280,45 @@ pub fn write_swebench_jsonl_named(
     instances: &[Instance],
     names: &[Option<BTreeMap<String, String>>],
 ) -> Result<(), ExportError> {
-    let path = path.as_ref();
-    swe_forge_fs::write_with(path, |w| {
-        for (row, inst) in instances.iter().enumerate() {
-            let named = names.get(row).and_then(Option::as_ref);
-            serde_json::to_writer(&mut *w, &SweBenchRow::from_instance_named(inst, named))
-                .map_err(|source| ExportError::Json { path: path.to_owned(), row, column: "*".to_owned(), source })?;
-            w.write_all(b"\n").map_err(|source| ExportError::Io { path: path.to_owned(), source })?;
-        }
+    let mut w = SweBenchJsonlWriter::create(path.as_ref())?;
+    for (row, inst) in instances.iter().enumerate() {
+        w.write(inst, names.get(row).and_then(Option::as_ref))?;
+    }
+    w.finish()
+}
+
+/// The SWE-bench rows as JSONL, written one instance at a time; the file is the one
+/// [`write_swebench_jsonl_named`] writes, put in place by [`SweBenchJsonlWriter::finish`].
+pub struct SweBenchJsonlWriter {
+    path: std::path::PathBuf,
+    out: std::io::BufWriter<swe_forge_fs::Output>,
+    row: usize,
+}
+
+impl SweBenchJsonlWriter {
+    /// Prepares the output `path`.
+    pub fn create(path: &Path) -> Result<SweBenchJsonlWriter, ExportError> {
+        let out = std::io::BufWriter::new(swe_forge_fs::Output::create(path)?);
+        Ok(SweBenchJsonlWriter { path: path.to_owned(), out, row: 0 })
+    }
+
+    /// Writes the row of `inst`, its test lists renamed by `names` when given.
+    pub fn write(&mut self, inst: &Instance, names: Option<&BTreeMap<String, String>>) -> Result<(), ExportError> {
+        let path = &self.path;
+        serde_json::to_writer(&mut self.out, &SweBenchRow::from_instance_named(inst, names)).map_err(|source| {
+            ExportError::Json { path: path.to_owned(), row: self.row, column: "*".to_owned(), source }
+        })?;
+        self.out.write_all(b"\n").map_err(|source| ExportError::Io { path: path.to_owned(), source })?;
+        self.row += 1;
         Ok(())
-    })
+    }
+
+    /// Puts the file in place.
+    pub fn finish(self) -> Result<(), ExportError> {
+        let path = self.path;
+        let out = self.out.into_inner().map_err(|e| ExportError::Io { path: path.clone(), source: e.into_error() })?;
+        Ok(out.commit()?)
+    }
 }
 
 /// Writes the SWE-bench rows of `instances` to `path` as Parquet (every column `string`;
@@ -309,35 +340,85 @@ pub fn write_swebench_parquet_named(
     names: &[Option<BTreeMap<String, String>>],
     producer: &Producer,
 ) -> Result<(), ExportError> {
-    let path = path.as_ref();
-    let rows: Vec<SweBenchRow> = instances
-        .iter()
-        .enumerate()
-        .map(|(i, inst)| SweBenchRow::from_instance_named(inst, names.get(i).and_then(Option::as_ref)))
-        .collect();
-    let column = |name: &str, f: fn(&SweBenchRow) -> &str| (text_field(name), texts(rows.iter().map(f)));
-    let nullable = |name: &str, f: fn(&SweBenchRow) -> Option<&str>| {
-        (nullable_text_field(name), nullable_texts(rows.iter().map(f)))
-    };
-    let columns = vec![
-        column("repo", |r| &r.repo),
-        column("instance_id", |r| &r.instance_id),
-        column("base_commit", |r| &r.base_commit),
-        column("patch", |r| &r.patch),
-        column("test_patch", |r| &r.test_patch),
-        column("problem_statement", |r| &r.problem_statement),
-        column("hints_text", |r| &r.hints_text),
-        nullable("created_at", |r| r.created_at.as_deref()),
-        column("version", |r| &r.version),
-        column("FAIL_TO_PASS", |r| &r.fail_to_pass),
-        column("PASS_TO_PASS", |r| &r.pass_to_pass),
-        column("environment_setup_commit", |r| &r.environment_setup_commit),
-        nullable("image", |r| r.image.as_deref()),
-        column("eval_script", |r| &r.eval_script),
-        column("log_parser", |r| &r.log_parser),
-        column("eval_type", |r| &r.eval_type),
-    ];
-    swe_forge_fs::write_with(path, |w| write_batch(path, w, SWEBENCH_TABLE, producer, columns))
+    let mut w = SweBenchParquetWriter::create(path.as_ref(), producer)?;
+    for (i, inst) in instances.iter().enumerate() {
+        w.write(inst, names.get(i).and_then(Option::as_ref))?;
+    }
+    w.finish()
+}
+
+/// The SWE-bench rows as Parquet, written one instance at a time in row groups of bounded
+/// size; the file is the one [`write_swebench_parquet_named`] writes, put in place by
+/// [`SweBenchParquetWriter::finish`].
+pub struct SweBenchParquetWriter {
+    sink: ParquetSink,
+    rows: Vec<SweBenchRow>,
+    bytes: usize,
+}
+
+impl SweBenchParquetWriter {
+    /// Prepares the table at `path`.
+    pub fn create(path: &Path, producer: &Producer) -> Result<SweBenchParquetWriter, ExportError> {
+        Ok(SweBenchParquetWriter {
+            sink: ParquetSink::create(path, SWEBENCH_TABLE, producer)?,
+            rows: Vec::new(),
+            bytes: 0,
+        })
+    }
+
+    /// Adds the row of `inst`, its test lists renamed by `names` when given.
+    pub fn write(&mut self, inst: &Instance, names: Option<&BTreeMap<String, String>>) -> Result<(), ExportError> {
+        let row = SweBenchRow::from_instance_named(inst, names);
+        self.bytes += row.patch.len()
+            + row.test_patch.len()
+            + row.problem_statement.len()
+            + row.hints_text.len()
+            + row.fail_to_pass.len()
+            + row.pass_to_pass.len()
+            + row.eval_script.len()
+            + 512;
+        self.rows.push(row);
+        if self.rows.len() >= BATCH_ROWS || self.bytes >= BATCH_BYTES {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<(), ExportError> {
+        let rows = std::mem::take(&mut self.rows);
+        self.bytes = 0;
+        let column = |name: &str, f: fn(&SweBenchRow) -> &str| (text_field(name), texts(rows.iter().map(f)));
+        let nullable = |name: &str, f: fn(&SweBenchRow) -> Option<&str>| {
+            (nullable_text_field(name), nullable_texts(rows.iter().map(f)))
+        };
+        let columns = vec![
+            column("repo", |r| &r.repo),
+            column("instance_id", |r| &r.instance_id),
+            column("base_commit", |r| &r.base_commit),
+            column("patch", |r| &r.patch),
+            column("test_patch", |r| &r.test_patch),
+            column("problem_statement", |r| &r.problem_statement),
+            column("hints_text", |r| &r.hints_text),
+            nullable("created_at", |r| r.created_at.as_deref()),
+            column("version", |r| &r.version),
+            column("FAIL_TO_PASS", |r| &r.fail_to_pass),
+            column("PASS_TO_PASS", |r| &r.pass_to_pass),
+            column("environment_setup_commit", |r| &r.environment_setup_commit),
+            nullable("image", |r| r.image.as_deref()),
+            column("eval_script", |r| &r.eval_script),
+            column("log_parser", |r| &r.log_parser),
+            column("eval_type", |r| &r.eval_type),
+        ];
+        self.sink.write(columns)
+    }
+
+    /// Writes the rows left and the footer, and puts the file in place.
+    pub fn finish(mut self) -> Result<(), ExportError> {
+        if !self.rows.is_empty() || self.sink.is_empty() {
+            self.flush()?;
+        }
+        self.sink.finish()
+    }
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::{BufWriter, Read, Write};
+use std::io::{BufWriter, Read};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -131,20 +131,86 @@ pub(crate) fn structs(fields: &Fields, columns: Vec<ArrayRef>) -> ArrayRef {
     Arc::new(StructArray::new(fields.clone(), columns, None))
 }
 
-/// Writes `columns` as one zstd-compressed Parquet file to `w`, with swe-forge's key-value
-/// metadata naming `table`.
-pub(crate) fn write_batch(
-    path: &Path,
-    w: &mut BufWriter<&mut swe_forge_fs::Output>,
-    table: &str,
-    producer: &Producer,
-    columns: Vec<(Field, ArrayRef)>,
-) -> Result<(), ExportError> {
-    let (fields, arrays): (Vec<Field>, Vec<ArrayRef>) = columns.into_iter().unzip();
-    let schema = Arc::new(Schema::new(fields));
-    let arrow_err = |source| ExportError::Arrow { path: path.to_owned(), source };
-    let parquet_err = |source| ExportError::Parquet { path: path.to_owned(), source };
-    let batch = RecordBatch::try_new(schema.clone(), arrays).map_err(arrow_err)?;
+/// Most rows a row group of a table written in batches holds, and most bytes of patches, issue
+/// text and test names one batch of records gathers before it is written: a table is written
+/// in row groups of bounded size, so memory does not grow with the number of rows.
+pub(crate) const BATCH_ROWS: usize = 2048;
+/// See [`BATCH_ROWS`]: 64 MiB.
+pub(crate) const BATCH_BYTES: usize = 64 << 20;
+
+/// A Parquet table being written through the one output writer, one record batch (one row
+/// group) at a time, zstd-compressed, with swe-forge's key-value metadata naming its table.
+/// Nothing is in place until [`ParquetSink::finish`].
+pub(crate) struct ParquetSink {
+    path: std::path::PathBuf,
+    table: &'static str,
+    producer: Producer,
+    /// The output, until the first batch gives the writer its schema.
+    out: Option<swe_forge_fs::Output>,
+    writer: Option<ArrowWriter<BufWriter<swe_forge_fs::Output>>>,
+    /// The schema of the first batch, every batch's.
+    schema: Option<Arc<Schema>>,
+}
+
+impl ParquetSink {
+    /// Prepares the output `path` (no file is in place before [`ParquetSink::finish`]).
+    pub(crate) fn create(path: &Path, table: &'static str, producer: &Producer) -> Result<ParquetSink, ExportError> {
+        let out = swe_forge_fs::Output::create(path)?;
+        Ok(ParquetSink {
+            path: path.to_owned(),
+            table,
+            producer: producer.clone(),
+            out: Some(out),
+            writer: None,
+            schema: None,
+        })
+    }
+
+    /// The path being written.
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Whether no batch was written yet.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.writer.is_none()
+    }
+
+    /// Writes `columns` as one row group; the first batch sets the file's schema.
+    pub(crate) fn write(&mut self, columns: Vec<(Field, ArrayRef)>) -> Result<(), ExportError> {
+        let path = &self.path;
+        let arrow_err = |source| ExportError::Arrow { path: path.to_owned(), source };
+        let parquet_err = |source| ExportError::Parquet { path: path.to_owned(), source };
+        let (fields, arrays): (Vec<Field>, Vec<ArrayRef>) = columns.into_iter().unzip();
+        let schema = self.schema.get_or_insert_with(|| Arc::new(Schema::new(fields))).clone();
+        let batch = RecordBatch::try_new(schema.clone(), arrays).map_err(arrow_err)?;
+        if self.writer.is_none() {
+            let out = self.out.take().expect("an output until the writer is made");
+            let props = WriterProperties::builder()
+                .set_compression(Compression::ZSTD(ZstdLevel::default()))
+                .set_key_value_metadata(Some(metadata(self.table, &self.producer)))
+                .build();
+            self.writer = Some(ArrowWriter::try_new(BufWriter::new(out), schema, Some(props)).map_err(parquet_err)?);
+        }
+        let writer = self.writer.as_mut().expect("made above");
+        writer.write(&batch).map_err(parquet_err)?;
+        writer.flush().map_err(parquet_err)
+    }
+
+    /// Writes the footer and puts the file in place. A table no batch was written to must be
+    /// given its (empty) batch first.
+    pub(crate) fn finish(self) -> Result<(), ExportError> {
+        let path = self.path;
+        let parquet_err = |source| ExportError::Parquet { path: path.clone(), source };
+        let writer = self.writer.expect("finish after at least one batch");
+        let buffered = writer.into_inner().map_err(parquet_err)?;
+        let out = buffered.into_inner().map_err(|e| ExportError::Io { path: path.clone(), source: e.into_error() })?;
+        Ok(out.commit()?)
+    }
+}
+
+/// swe-forge's key-value metadata of a file holding `table`.
+fn metadata(table: &str, producer: &Producer) -> Vec<KeyValue> {
     let mut meta = vec![
         KeyValue::new(TABLE_KEY.to_owned(), table.to_owned()),
         KeyValue::new(TABLE_VERSION_KEY.to_owned(), TABLE_VERSION.to_string()),
@@ -154,14 +220,7 @@ pub(crate) fn write_batch(
     if let Some(commit) = &producer.git_commit {
         meta.push(KeyValue::new(GIT_COMMIT_KEY.to_owned(), commit.clone()));
     }
-    let props = WriterProperties::builder()
-        .set_compression(Compression::ZSTD(ZstdLevel::default()))
-        .set_key_value_metadata(Some(meta))
-        .build();
-    let mut writer = ArrowWriter::try_new(&mut *w, schema, Some(props)).map_err(parquet_err)?;
-    writer.write(&batch).map_err(parquet_err)?;
-    writer.close().map_err(parquet_err)?;
-    w.flush().map_err(|source| ExportError::Io { path: path.to_owned(), source })
+    meta
 }
 
 /// The Arrow schema and key-value metadata of the Parquet file at `path`, from its footer.

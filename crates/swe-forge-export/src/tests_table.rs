@@ -11,7 +11,7 @@ use arrow_schema::Field;
 use swe_forge_core::{Instance, TestMap, TestStatus, Transition};
 
 use crate::ExportError;
-use crate::table::{Producer, Table, text_field, texts, write_batch};
+use crate::table::{ParquetSink, Producer, Table, text_field, texts};
 
 /// The `swe_forge.table` metadata value of the tests table.
 pub const TESTS_TABLE: &str = "tests";
@@ -100,23 +100,28 @@ pub struct TestRow {
 pub fn test_rows(instances: &[Instance]) -> Vec<TestRow> {
     let mut rows = Vec::new();
     for inst in instances {
-        let mut tests: BTreeMap<&str, (Category, Transition)> = BTreeMap::new();
-        for cat in Category::ALL {
-            for (name, t) in cat.map(inst) {
-                tests.entry(name).or_insert((cat, *t));
-            }
-        }
-        for (name, t) in &inst.fixed_tests {
-            tests.entry(name).or_insert((Category::from_test_status(t.test), *t));
-        }
-        rows.extend(tests.into_iter().map(|(name, (category, transition))| TestRow {
-            instance_id: inst.instance_id.clone(),
-            test: name.to_owned(),
-            transition,
-            category,
-        }));
+        push_rows(inst, &mut rows);
     }
     rows
+}
+
+/// The rows of one instance (see [`test_rows`]), appended to `rows`.
+fn push_rows(inst: &Instance, rows: &mut Vec<TestRow>) {
+    let mut tests: BTreeMap<&str, (Category, Transition)> = BTreeMap::new();
+    for cat in Category::ALL {
+        for (name, t) in cat.map(inst) {
+            tests.entry(name).or_insert((cat, *t));
+        }
+    }
+    for (name, t) in &inst.fixed_tests {
+        tests.entry(name).or_insert((Category::from_test_status(t.test), *t));
+    }
+    rows.extend(tests.into_iter().map(|(name, (category, transition))| TestRow {
+        instance_id: inst.instance_id.clone(),
+        test: name.to_owned(),
+        transition,
+        category,
+    }));
 }
 
 /// Writes the tests table of `instances` (see [`test_rows`]) to `path`, atomically.
@@ -129,18 +134,65 @@ pub fn write_tests_parquet(
     instances: &[Instance],
     producer: &Producer,
 ) -> Result<(), ExportError> {
-    let path = path.as_ref();
-    let rows = test_rows(instances);
-    let column = |name: &str, f: fn(&TestRow) -> &str| (text_field(name), texts(rows.iter().map(f)));
-    let columns = vec![
-        column("instance_id", |r| &r.instance_id),
-        column("test", |r| &r.test),
-        column("run", |r| r.transition.run.as_str()),
-        column("test_status", |r| r.transition.test.as_str()),
-        column("fix_status", |r| r.transition.fix.as_str()),
-        column("category", |r| r.category.as_str()),
-    ];
-    swe_forge_fs::write_with(path, |w| write_batch(path, w, TESTS_TABLE, producer, columns))
+    let mut w = TestsWriter::create(path.as_ref(), producer)?;
+    for inst in instances {
+        w.write(inst)?;
+    }
+    w.finish()
+}
+
+/// Most rows of one row group of the tests table.
+const TEST_BATCH_ROWS: usize = 65_536;
+
+/// The tests table written one instance at a time, in row groups of at most 65,536 rows; the
+/// file is the one [`write_tests_parquet`] writes, put in place by [`TestsWriter::finish`].
+pub struct TestsWriter {
+    sink: ParquetSink,
+    rows: Vec<TestRow>,
+}
+
+impl TestsWriter {
+    /// Prepares the tests table at `path` (see [`write_tests_parquet`]).
+    pub fn create(path: &Path, producer: &Producer) -> Result<TestsWriter, ExportError> {
+        Ok(TestsWriter { sink: ParquetSink::create(path, TESTS_TABLE, producer)?, rows: Vec::new() })
+    }
+
+    /// Adds the rows of `inst`.
+    pub fn write(&mut self, inst: &Instance) -> Result<(), ExportError> {
+        push_rows(inst, &mut self.rows);
+        while self.rows.len() >= TEST_BATCH_ROWS {
+            let rest = self.rows.split_off(TEST_BATCH_ROWS);
+            let full = std::mem::replace(&mut self.rows, rest);
+            self.write_rows(full)?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<(), ExportError> {
+        let rows = std::mem::take(&mut self.rows);
+        self.write_rows(rows)
+    }
+
+    fn write_rows(&mut self, rows: Vec<TestRow>) -> Result<(), ExportError> {
+        let column = |name: &str, f: fn(&TestRow) -> &str| (text_field(name), texts(rows.iter().map(f)));
+        let columns = vec![
+            column("instance_id", |r| &r.instance_id),
+            column("test", |r| &r.test),
+            column("run", |r| r.transition.run.as_str()),
+            column("test_status", |r| r.transition.test.as_str()),
+            column("fix_status", |r| r.transition.fix.as_str()),
+            column("category", |r| r.category.as_str()),
+        ];
+        self.sink.write(columns)
+    }
+
+    /// Writes the rows left and the footer, and puts the file in place.
+    pub fn finish(mut self) -> Result<(), ExportError> {
+        if !self.rows.is_empty() || self.sink.is_empty() {
+            self.flush()?;
+        }
+        self.sink.finish()
+    }
 }
 
 /// Reads a tests table written by [`write_tests_parquet`].

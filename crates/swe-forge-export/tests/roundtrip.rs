@@ -436,3 +436,50 @@ fn instances_tables_of_the_first_layout_are_read_too() {
         "{err}"
     );
 }
+
+/// Many records: the tables are written in several bounded row groups, read back whole and in
+/// order; the streaming reader gives the JSONL's records one at a time, refusing a repeated id
+/// with the line it first appeared on.
+#[test]
+fn large_tables_are_written_in_bounded_row_groups() {
+    let base = devset();
+    let records: Vec<Instance> = (0..4500)
+        .map(|i| {
+            let mut r = base[i % base.len()].clone();
+            r.instance_id = format!("big__set-{i}");
+            r
+        })
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let inst = dir.path().join("i.parquet");
+    let tests = dir.path().join("t.parquet");
+    write_instances_parquet(&inst, &records, &producer()).unwrap();
+    write_tests_parquet(&tests, &records, &producer()).unwrap();
+    let groups = |p: &Path| {
+        let b = ParquetRecordBatchReaderBuilder::try_new(File::open(p).unwrap()).unwrap();
+        b.metadata().row_groups().iter().map(|g| g.num_rows()).collect::<Vec<_>>()
+    };
+    let instance_groups = groups(&inst);
+    assert!(instance_groups.len() >= 3, "{instance_groups:?}");
+    assert!(instance_groups.iter().all(|&n| n <= 2048), "{instance_groups:?}");
+    assert_eq!(instance_groups.iter().sum::<i64>(), 4500);
+    assert_eq!(read_instances_parquet(&inst).unwrap(), records);
+    let rows = read_tests_parquet(&tests).unwrap();
+    assert_eq!(rows, swe_forge_export::test_rows(&records));
+    assert!(groups(&tests).iter().all(|&n| n <= 65_536));
+
+    let jsonl = dir.path().join("r.jsonl");
+    write_jsonl(&jsonl, &records).unwrap();
+    let streamed: Vec<Instance> = swe_forge_export::open_records(&jsonl).unwrap().map(Result::unwrap).collect();
+    assert_eq!(streamed, records);
+    let mut text = std::fs::read_to_string(&jsonl).unwrap();
+    text.push('\n');
+    text.push_str(text.lines().nth(1).unwrap().to_owned().as_str());
+    text.push('\n');
+    std::fs::write(&jsonl, text).unwrap();
+    let mut stream = swe_forge_export::open_records(&jsonl).unwrap();
+    assert_eq!(stream.by_ref().take(4500).filter(Result::is_ok).count(), 4500);
+    let err = stream.next().unwrap().unwrap_err();
+    assert!(format!("{:?}", err).contains("line: 4502, first: 2"), "{err:?}");
+    assert!(stream.next().is_none());
+}

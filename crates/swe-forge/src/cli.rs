@@ -94,7 +94,7 @@ pub enum Command {
     /// Benchmarks whose results are written down in docs/benchmarks/.
     #[command(
         subcommand,
-        after_help = "Examples:\n  swe-forge bench overhead pipelines/demo.toml --repeat 3\n  swe-forge bench runs --repeat 10 --script-ms 1000"
+        after_help = "Examples:\n  swe-forge bench overhead pipelines/demo.toml --repeat 3\n  swe-forge bench runs --repeat 10 --script-ms 1000\n  swe-forge bench scale --sizes 1000,10000"
     )]
     Bench(BenchCommand),
     /// Manage swe-forge's Docker images.
@@ -351,6 +351,19 @@ pub enum BenchCommand {
         /// for the next run is started while it runs).
         #[arg(long, default_value_t = 0)]
         script_ms: u64,
+    },
+    /// Export at scale: synthetic datasets of each size (about 6 KB a record: patches, an issue,
+    /// a few dozen tests per list) exported by a child `swe-forge export` to JSONL, the instances
+    /// table and the tests table; the child's wall time and peak memory per size.
+    #[command(after_help = "Example:\n  swe-forge bench scale --sizes 1000,10000,100000")]
+    Scale {
+        /// Dataset sizes, in records.
+        #[arg(long, value_delimiter = ',', default_values_t = [1000usize, 10_000, 100_000])]
+        sizes: Vec<usize>,
+        /// The swe-forge binary whose `export` is measured (this one when absent), e.g. an
+        /// earlier build to compare with.
+        #[arg(long)]
+        binary: Option<PathBuf>,
     },
 }
 

@@ -18,6 +18,24 @@ pub fn read_records(path: &Path) -> Result<Vec<Instance>> {
     swe_forge_export::read_records(path).with_context(|| format!("reading records {}", path.display()))
 }
 
+/// [`read_records`] one record at a time: a JSONL input is read line by line, so memory does not
+/// grow with it (an instances Parquet table is read whole first). Errors carry the context
+/// [`read_records`] gives them.
+pub fn open_records(path: &Path) -> Result<impl Iterator<Item = Result<Instance>>> {
+    let context = if path.as_os_str() == "-" {
+        "reading records from stdin".to_owned()
+    } else {
+        format!("reading records {}", path.display())
+    };
+    let stream = if path.as_os_str() == "-" {
+        swe_forge_export::open_records_stream(std::io::stdin().lock(), Path::new("stdin"))
+    } else {
+        swe_forge_export::open_records(path)
+    }
+    .with_context(|| context.clone())?;
+    Ok(stream.map(move |r| r.with_context(|| context.clone())))
+}
+
 /// Runs `read` (reading an input file) on a blocking thread, so that an async command waiting on
 /// a FIFO nobody writes still answers SIGINT and SIGTERM (`crate::interrupt` drops the work
 /// between two polls, which a read on the runtime's thread would never reach).

@@ -1,5 +1,6 @@
 //! `swe-forge bench overhead`: the harness overhead of validation once images exist; `swe-forge
-//! bench runs`: the fixed cost of one test run, step by step.
+//! bench runs`: the fixed cost of one test run, step by step; `swe-forge bench scale`: time and
+//! peak memory of `export` on synthetic datasets of growing size.
 //!
 //! Overhead: each instance runs one at a time (`jobs = 1`) so that wall time and the time inside
 //! the test commands (measured in the containers, `PhaseRun::command_ms`) add up; overhead = wall
@@ -19,6 +20,9 @@ pub async fn bench_command(cmd: BenchCommand) -> Result<()> {
     match cmd {
         BenchCommand::Overhead { pipeline, repeat, engine } => overhead(pipeline, repeat, engine).await,
         BenchCommand::Runs { image, repeat, script_ms } => runs(image, repeat, script_ms).await,
+        BenchCommand::Scale { sizes, binary } => tokio::task::spawn_blocking(move || scale(&sizes, binary))
+            .await
+            .map_err(|e| anyhow::anyhow!("bench scale: {e}"))?,
     }
 }
 
@@ -128,4 +132,159 @@ fn tempfile_dir() -> Result<std::path::PathBuf> {
     let dir = std::env::temp_dir().join(format!("swe-forge-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
     Ok(dir)
+}
+
+/// For each size: a synthetic dataset written to a temporary folder, exported by a child
+/// `swe-forge export` (JSONL, instances table, tests table); its wall time and peak resident
+/// memory (`VmHWM` of `/proc/<pid>/status`, read every 10 ms while it runs).
+fn scale(sizes: &[usize], binary: Option<std::path::PathBuf>) -> Result<()> {
+    use anyhow::Context;
+    let binary = match binary {
+        Some(b) => b,
+        None => std::env::current_exe().context("finding this binary")?,
+    };
+    let dir = tempfile::tempdir().context("making a temporary folder")?;
+    outln!("| records | input MB | seconds | peak RSS MiB |");
+    outln!("|---|---|---|---|");
+    for &n in sizes {
+        let input = dir.path().join(format!("records-{n}.jsonl"));
+        write_synthetic(&input, n)?;
+        let bytes = std::fs::metadata(&input)?.len();
+        let out = |name: &str| dir.path().join(format!("{name}-{n}"));
+        let started = Instant::now();
+        let mut child = std::process::Command::new(&binary)
+            .arg("export")
+            .arg("--records")
+            .arg(&input)
+            .arg("--jsonl")
+            .arg(out("out.jsonl"))
+            .arg("--parquet")
+            .arg(out("instances.parquet"))
+            .arg("--tests-parquet")
+            .arg(out("tests.parquet"))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .with_context(|| format!("starting {}", binary.display()))?;
+        let status_file = format!("/proc/{}/status", child.id());
+        let mut peak_kib = 0u64;
+        let status = loop {
+            if let Some(kib) = std::fs::read_to_string(&status_file).ok().as_deref().and_then(vm_hwm_kib) {
+                peak_kib = peak_kib.max(kib);
+            }
+            if let Some(status) = child.try_wait()? {
+                break status;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        let seconds = started.elapsed().as_secs_f64();
+        if !status.success() {
+            let mut err = String::new();
+            if let Some(mut e) = child.stderr.take() {
+                std::io::Read::read_to_string(&mut e, &mut err)?;
+            }
+            bail!("export of {n} records failed ({status}): {err}");
+        }
+        outln!("| {n} | {:.0} | {seconds:.1} | {:.0} |", bytes as f64 / 1e6, peak_kib as f64 / 1024.0);
+        for name in ["out.jsonl", "instances.parquet", "tests.parquet"] {
+            let _ = std::fs::remove_file(out(name));
+        }
+        let _ = std::fs::remove_file(&input);
+    }
+    Ok(())
+}
+
+/// The `VmHWM` (peak resident set) line of a `/proc/<pid>/status`, in KiB.
+fn vm_hwm_kib(status: &str) -> Option<u64> {
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.trim_start_matches("VmHWM:").trim().trim_end_matches("kB").trim().parse().ok()
+}
+
+/// Writes `n` synthetic records to `path` as JSONL, one at a time.
+fn write_synthetic(path: &std::path::Path, n: usize) -> Result<()> {
+    use std::io::Write;
+    let mut w = std::io::BufWriter::new(std::fs::File::create(path)?);
+    for i in 0..n {
+        serde_json::to_writer(&mut w, &synthetic_record(i))?;
+        w.write_all(b"\n")?;
+    }
+    w.flush()?;
+    Ok(())
+}
+
+/// An accepted record of about 6 KB of JSONL: a fix patch and a test patch, an issue, 16 tests that pass
+/// throughout, 5 that the fix makes pass, and the three runs' results.
+pub(crate) fn synthetic_record(i: usize) -> swe_forge_core::Instance {
+    use swe_forge_core::{Instance, TestMap, TestResult, TestStatus, Transition, ValidationStatus};
+    let (org, repo) = (format!("org{}", i % 97), format!("repo{}", i % 13));
+    let number = i as u64 + 1;
+    let hunk = |file: &str, lines: usize| {
+        let mut p = format!("diff --git a/{file} b/{file}\n--- a/{file}\n+++ b/{file}\n@@ -1,{lines} +1,{lines} @@\n");
+        for l in 0..lines {
+            p.push_str(&format!(
+                "-    let value_{l} = compute_{l}(input, {i});\n+    let value_{l} = compute_{l}(input, {i}) + 1;\n"
+            ));
+        }
+        p
+    };
+    let t = |run, test, fix| Transition { run, test, fix };
+    let (pass, fail, none) = (TestStatus::Pass, TestStatus::Fail, TestStatus::None);
+    let p2p: TestMap = (0..16).map(|k| (format!("tests::module_{}::case_{k}", k % 5), t(pass, pass, pass))).collect();
+    let f2p: TestMap = (0..5).map(|k| (format!("tests::regression_{i}::case_{k}"), t(fail, fail, pass))).collect();
+    let n2p: TestMap = (0..2).map(|k| (format!("tests::new_{i}::case_{k}"), t(none, none, pass))).collect();
+    let mut fixed = f2p.clone();
+    fixed.extend(n2p.clone());
+    let names = |m: &TestMap| m.keys().cloned().collect::<Vec<_>>();
+    let result = |passed: Vec<String>, failed: Vec<String>| TestResult {
+        passed_count: passed.len() as u64,
+        failed_count: failed.len() as u64,
+        skipped_count: 0,
+        passed_tests: passed,
+        failed_tests: failed,
+        skipped_tests: Vec::new(),
+    };
+    let all_pass: Vec<String> = names(&p2p).into_iter().chain(names(&fixed)).collect();
+    let mut r: Instance = serde_json::from_value(serde_json::json!({
+        "org": org, "repo": repo, "number": number, "state": "closed",
+        "title": format!("Fix the computation of value {i} in the parser"),
+        "body": "The parser computes a value one too small when the input ends in a newline. ".repeat(4),
+        "base": {"label": format!("{org}:main"), "ref": "main", "sha": format!("{:040x}", i)},
+        "resolved_issues": [{"number": number + 1000, "title": "Off by one", "body": "Steps to reproduce: parse a file that ends in a newline."}],
+        "fix_patch": hunk("src/parser.rs", 8), "test_patch": hunk("tests/parser.rs", 5),
+    }))
+    .expect("a synthetic record is a record");
+    r.instance_id = r.expected_id();
+    (r.p2p_tests, r.f2p_tests, r.n2p_tests, r.fixed_tests) = (p2p.clone(), f2p, n2p, fixed);
+    r.run_result = result(names(&p2p), Vec::new());
+    r.test_patch_result = result(names(&p2p), names(&r.fixed_tests));
+    r.fix_patch_result = result(all_pass, Vec::new());
+    r.swe_forge = Some(swe_forge_core::ForgeMeta::new(ValidationStatus::Accepted));
+    r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn synthetic_records_are_valid_distinct_and_about_6_kb() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.jsonl");
+        write_synthetic(&path, 10).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let records = swe_forge_core::read_jsonl(text.as_bytes()).unwrap();
+        assert_eq!(records.len(), 10);
+        for (line, r) in text.lines().zip(&records) {
+            assert!((4_000..6_500).contains(&line.len()), "{} bytes", line.len());
+            assert_eq!(r.status(), swe_forge_core::ValidationStatus::Accepted);
+            assert_eq!((r.p2p_tests.len(), r.fixed_tests.len()), (16, 7));
+            assert_eq!(r.instance_id, r.expected_id());
+        }
+    }
+
+    #[test]
+    fn peak_memory_is_read_from_proc_status() {
+        assert_eq!(vm_hwm_kib("Name:\tx\nVmPeak:\t  9 kB\nVmHWM:\t   1234 kB\nVmRSS:\t 5 kB\n"), Some(1234));
+        assert_eq!(vm_hwm_kib("Name:\tx\n"), None);
+    }
 }

@@ -10,9 +10,8 @@ use swe_forge_core::{Instance, ValidationStatus};
 use swe_forge_logparse::Naming;
 
 use crate::cli::{ExportArgs, ExportFormat};
-use crate::exporting::{create_parents, export, producer};
-use crate::records::read_logs;
-use crate::records::read_records;
+use crate::exporting::{RecordSinks, create_parents, producer};
+use crate::records::{open_records, read_logs};
 
 pub fn export_command(args: ExportArgs) -> Result<()> {
     let files = args.jsonl.is_some() || args.parquet.is_some() || args.tests_parquet.is_some();
@@ -43,44 +42,85 @@ pub fn export_command(args: ExportArgs) -> Result<()> {
             bail!("{other} and {flag} name the same file {}: give each output its own path", path.display());
         }
     }
-    let records = read_records(&args.records)?;
-    let total = records.len();
-    let mut selected: Vec<Instance> =
-        records.iter().filter(|r| args.all || r.status() == ValidationStatus::Accepted).cloned().collect();
-    if selected.len() < total {
-        let count = |s: ValidationStatus| records.iter().filter(|r| r.status() == s).count();
-        eprintln!(
-            "skipping {} of {total} records: {} rejected, {} never validated (--all exports them too)",
-            total - selected.len(),
-            count(ValidationStatus::Rejected),
-            count(ValidationStatus::Candidate)
-        );
-    }
-    let mut names = Vec::new();
-    if args.naming == Naming::Msb {
+    let kept = match (args.naming, &args.work_dir) {
         // `--work-dir` asks for the kept runs, parsed again with this build's parsers; without it
         // each record's own names serve, and the default work folder only for older records.
-        let logs = match &args.work_dir {
-            Some(dir) => KeptRuns::Only(dir.clone()),
-            None => KeptRuns::Fallback(args.records.with_extension("work")),
-        };
-        (selected, names) = msb_named(selected, &logs)?.into_iter().unzip();
-    }
+        (Naming::Msb, Some(dir)) => Some(KeptRuns::Only(dir.clone())),
+        (Naming::Msb, None) => Some(KeptRuns::Fallback(args.records.with_extension("work"))),
+        // `--naming` offers `canonical` and `msb` only.
+        (Naming::Canonical | Naming::Auto, _) => None,
+    };
     let (jsonl, parquet, tests) = (args.jsonl.as_deref(), args.parquet.as_deref(), args.tests_parquet.as_deref());
     // Every file is written to a temporary file first; all are renamed together at the end, so
-    // an error or a signal leaves all the previous files (`docs/reliability.md`).
+    // an error or a signal leaves all the previous files (`docs/reliability.md`). Records are read
+    // and written one at a time: memory does not grow with the dataset (Harbor folders aside).
     let batch = swe_forge_fs::Batch::begin();
-    match args.format {
-        ExportFormat::Records => export(&selected, jsonl, parquet, tests)?,
-        ExportFormat::Swebench => export_swebench(&selected, &names, jsonl, parquet, tests)?,
-        ExportFormat::Harbor => {
+    let mut sinks = match args.format {
+        ExportFormat::Records => Sinks::Records(RecordSinks::create(jsonl, parquet, tests)?),
+        ExportFormat::Swebench => Sinks::Swebench(SwebenchSinks::create(jsonl, parquet, tests)?),
+        ExportFormat::Harbor => Sinks::Harbor(Vec::new(), Vec::new()),
+    };
+    let (mut rejected, mut candidates) = (0usize, 0usize);
+    let (mut total, mut exported) = (0usize, 0usize);
+    for record in open_records(&args.records)? {
+        let record = record?;
+        total += 1;
+        if !(args.all || record.status() == ValidationStatus::Accepted) {
+            match record.status() {
+                ValidationStatus::Rejected => rejected += 1,
+                ValidationStatus::Candidate => candidates += 1,
+                ValidationStatus::Accepted => {}
+            }
+            continue;
+        }
+        let (record, names) = match &kept {
+            Some(kept) => msb_named(record, kept)?,
+            None => (record, None),
+        };
+        sinks.write(record, names)?;
+        exported += 1;
+    }
+    if exported < total {
+        eprintln!(
+            "skipping {} of {total} records: {} rejected, {} never validated (--all exports them too)",
+            total - exported,
+            rejected,
+            candidates
+        );
+    }
+    match sinks {
+        Sinks::Records(s) => s.finish()?,
+        Sinks::Swebench(s) => s.finish()?,
+        Sinks::Harbor(selected, names) => {
             let dir = args.dir.as_deref().expect("checked above");
             swe_forge_export::write_harbor_dir(dir, &selected, &names, &producer())?;
         }
     }
     batch.commit()?;
-    eprintln!("exported {} instances", selected.len());
+    eprintln!("exported {exported} instances");
     Ok(())
+}
+
+/// Where an export's records go as they are read.
+enum Sinks {
+    Records(RecordSinks),
+    Swebench(SwebenchSinks),
+    /// Harbor folders are written at the end, from the records and names gathered.
+    Harbor(Vec<Instance>, Vec<Option<Names>>),
+}
+
+impl Sinks {
+    fn write(&mut self, record: Instance, names: Option<Names>) -> Result<()> {
+        match self {
+            Sinks::Records(s) => s.write(&record),
+            Sinks::Swebench(s) => s.write(&record, names.as_ref()),
+            Sinks::Harbor(records, all_names) => {
+                records.push(record);
+                all_names.push(names);
+                Ok(())
+            }
+        }
+    }
 }
 
 /// Whether `a` and `b` are one file: the same device and inode when both exist, else the same
@@ -133,54 +173,74 @@ enum KeptRuns {
 /// Multi-SWE-bench records already use its names) and stay as they are. With each record, the
 /// Multi-SWE-bench name of each canonical id its runs printed (what a SWE-bench row's eval script
 /// renames the run's results with), for swe-forge records.
-fn msb_named(records: Vec<Instance>, kept: &KeptRuns) -> Result<Vec<(Instance, Option<Names>)>> {
-    records
-        .into_iter()
-        .map(|r| {
-            let Some(meta) = &r.swe_forge else { return Ok((r, None)) };
-            let (logs, work_dir) = match kept {
-                KeptRuns::Only(dir) => (read_logs(dir, &r), dir),
-                KeptRuns::Fallback(dir) => (PhaseLogs::of_record(&r).or_else(|| read_logs(dir, &r)), dir),
-            };
-            let Some(logs) = logs else {
-                bail!(
-                    "{}: --naming msb needs the record's `swe_forge.msb_names` (records validated before they were \
-                     kept have none: run `swe-forge regrade` on them) or its runs' logs or parsed results (run, \
-                     test, fix) under {} (--work-dir)",
-                    r.instance_id,
-                    work_dir.join("logs").join(&r.instance_id).display()
-                );
-            };
-            let flaky: BTreeSet<String> = meta.flaky.keys().cloned().collect();
-            let names: BTreeMap<String, String> = [&logs.run, &logs.test, &logs.fix]
-                .iter()
-                .flat_map(|l| l.msb_names.iter().map(|(id, name)| (id.clone(), name.clone())))
-                .filter(|(id, _)| !flaky.contains(id))
-                .collect();
-            Ok((rederive(&r, &View::ours(&logs, Naming::Msb, &flaky)), Some(names)))
-        })
-        .collect()
+fn msb_named(r: Instance, kept: &KeptRuns) -> Result<(Instance, Option<Names>)> {
+    let Some(meta) = &r.swe_forge else { return Ok((r, None)) };
+    let (logs, work_dir) = match kept {
+        KeptRuns::Only(dir) => (read_logs(dir, &r), dir),
+        KeptRuns::Fallback(dir) => (PhaseLogs::of_record(&r).or_else(|| read_logs(dir, &r)), dir),
+    };
+    let Some(logs) = logs else {
+        bail!(
+            "{}: --naming msb needs the record's `swe_forge.msb_names` (records validated before they were \
+             kept have none: run `swe-forge regrade` on them) or its runs' logs or parsed results (run, \
+             test, fix) under {} (--work-dir)",
+            r.instance_id,
+            work_dir.join("logs").join(&r.instance_id).display()
+        );
+    };
+    let flaky: BTreeSet<String> = meta.flaky.keys().cloned().collect();
+    let names: BTreeMap<String, String> = [&logs.run, &logs.test, &logs.fix]
+        .iter()
+        .flat_map(|l| l.msb_names.iter().map(|(id, name)| (id.clone(), name.clone())))
+        .filter(|(id, _)| !flaky.contains(id))
+        .collect();
+    Ok((rederive(&r, &View::ours(&logs, Naming::Msb, &flaky)), Some(names)))
 }
 
 /// Canonical id -> the name an export's test lists give it.
 type Names = BTreeMap<String, String>;
 
-fn export_swebench(
-    records: &[Instance],
-    names: &[Option<Names>],
-    jsonl: Option<&Path>,
-    parquet: Option<&Path>,
-    tests: Option<&Path>,
-) -> Result<()> {
-    create_parents([jsonl, parquet, tests])?;
-    if let Some(p) = jsonl {
-        swe_forge_export::write_swebench_jsonl_named(p, records, names)?;
+/// The files of an export in SWE-bench's shape, written as the records come.
+struct SwebenchSinks {
+    jsonl: Option<swe_forge_export::SweBenchJsonlWriter>,
+    parquet: Option<swe_forge_export::SweBenchParquetWriter>,
+    tests: Option<swe_forge_export::TestsWriter>,
+}
+
+impl SwebenchSinks {
+    fn create(jsonl: Option<&Path>, parquet: Option<&Path>, tests: Option<&Path>) -> Result<SwebenchSinks> {
+        create_parents([jsonl, parquet, tests])?;
+        let producer = producer();
+        Ok(SwebenchSinks {
+            jsonl: jsonl.map(swe_forge_export::SweBenchJsonlWriter::create).transpose()?,
+            parquet: parquet.map(|p| swe_forge_export::SweBenchParquetWriter::create(p, &producer)).transpose()?,
+            tests: tests.map(|p| swe_forge_export::TestsWriter::create(p, &producer)).transpose()?,
+        })
     }
-    if let Some(p) = parquet {
-        swe_forge_export::write_swebench_parquet_named(p, records, names, &producer())?;
+
+    fn write(&mut self, record: &Instance, names: Option<&Names>) -> Result<()> {
+        if let Some(w) = &mut self.jsonl {
+            w.write(record, names)?;
+        }
+        if let Some(w) = &mut self.parquet {
+            w.write(record, names)?;
+        }
+        if let Some(w) = &mut self.tests {
+            w.write(record)?;
+        }
+        Ok(())
     }
-    if let Some(p) = tests {
-        swe_forge_export::write_tests_parquet(p, records, &producer())?;
+
+    fn finish(self) -> Result<()> {
+        if let Some(w) = self.jsonl {
+            w.finish()?;
+        }
+        if let Some(w) = self.parquet {
+            w.finish()?;
+        }
+        if let Some(w) = self.tests {
+            w.finish()?;
+        }
+        Ok(())
     }
-    Ok(())
 }

@@ -158,6 +158,7 @@ fn every_command_has_help() {
         "completions",
         "bench overhead",
         "bench runs",
+        "bench scale",
         "images bootstrap",
         "images list",
         "images sizes",
