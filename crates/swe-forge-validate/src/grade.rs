@@ -26,6 +26,20 @@ pub(crate) const KEEP_RULE_REASONS: [RejectReason; 5] = [
     RejectReason::TruncatedRun,
 ];
 
+/// Why the parsers of a record or recipe cannot be set up.
+#[derive(Debug, thiserror::Error)]
+pub enum ParsersError {
+    /// A parser name this build does not have.
+    #[error(transparent)]
+    Unknown(swe_forge_logparse::UnknownFramework),
+    /// The built-in Multi-SWE-bench naming rules do not load.
+    #[error(transparent)]
+    Naming(swe_forge_logparse::MsbNamingError),
+    /// The record carries no `swe_forge` block, so it names no parser.
+    #[error("the record has no swe_forge block")]
+    NoForgeBlock,
+}
+
 /// The parsers of an instance: the log's, and the structured result files' when the recipe
 /// collects them (they are preferred when a run left any), and how Multi-SWE-bench names the
 /// repository's Go subtests (`pipelines/naming/msb.toml`), applied to every parse.
@@ -42,8 +56,8 @@ pub struct Parsers {
 impl Parsers {
     /// The parsers named `log` and `results` (Go subtests keep full names); an unknown name is
     /// an error.
-    pub fn named(log: &str, results: Option<&str>) -> Result<Parsers, String> {
-        let framework = |n: &str| Framework::from_str(n).map_err(|e| e.to_string());
+    pub fn named(log: &str, results: Option<&str>) -> Result<Parsers, ParsersError> {
+        let framework = |n: &str| Framework::from_str(n).map_err(ParsersError::Unknown);
         Ok(Parsers {
             log: framework(log)?,
             results: results.map(framework).transpose()?,
@@ -53,14 +67,14 @@ impl Parsers {
 
     /// These parsers with the Multi-SWE-bench naming of repository `org/repo`, from the built-in
     /// rules.
-    pub fn for_repository(self, org: &str, repo: &str) -> Result<Parsers, String> {
-        let naming = MsbNaming::builtin().map_err(|e| e.to_string())?;
+    pub fn for_repository(self, org: &str, repo: &str) -> Result<Parsers, ParsersError> {
+        let naming = MsbNaming::builtin().map_err(ParsersError::Naming)?;
         Ok(Parsers { go_subtests: naming.go_subtests(org, repo), ..self })
     }
 
     /// The parsers a validated record names, with its repository's naming.
-    pub fn of(inst: &Instance) -> Result<Parsers, String> {
-        let meta = inst.swe_forge.as_ref().ok_or("the record has no swe_forge block")?;
+    pub fn of(inst: &Instance) -> Result<Parsers, ParsersError> {
+        let meta = inst.swe_forge.as_ref().ok_or(ParsersError::NoForgeBlock)?;
         Parsers::named(meta.parser.as_deref().unwrap_or_default(), meta.results_parser.as_deref())?
             .for_repository(&inst.org, &inst.repo)
     }

@@ -43,7 +43,7 @@ pub use evaluate::{
     EVAL_LABEL, Evaluation, MAX_PATCH_BYTES, Outcome, Prediction, Summary, evaluable, hostile_patch_reason,
 };
 pub use extra::{ResolvedExtraSource, resolve_extra_sources};
-pub use grade::{Grade, GradeInput, Parsers, Verdict, grade, grade_prediction};
+pub use grade::{Grade, GradeInput, Parsers, ParsersError, Verdict, grade, grade_prediction};
 pub use images::{COMMIT_TIME_VAR, REPO_VAR};
 pub use parsed::{kept_parse, read_parsed, reparse};
 pub use recipe::{Recipe, Toolchain, check_override};

@@ -21,12 +21,13 @@ pub enum RegradeError {
         path: PathBuf,
     },
     /// The record names a parser this build does not have.
-    #[error("{instance}: {message}")]
+    #[error("{instance}: the parsers the record names")]
     Parser {
         /// The instance.
         instance: String,
         /// What is wrong.
-        message: String,
+        #[source]
+        source: crate::ParsersError,
     },
 }
 
@@ -37,7 +38,7 @@ pub fn regrade(inst: &Instance, work_dir: &Path) -> Result<Instance, RegradeErro
         return Ok(inst.clone());
     };
     let id = &inst.instance_id;
-    let parsers = Parsers::of(inst).map_err(|message| RegradeError::Parser { instance: id.clone(), message })?;
+    let parsers = Parsers::of(inst).map_err(|source| RegradeError::Parser { instance: id.clone(), source })?;
     let logs = RunLogs::new(work_dir, id);
     let mut runs: [Vec<PhaseStatuses>; 3] = Default::default();
     let mut new_meta = meta.clone();

@@ -382,7 +382,7 @@ impl Validator {
         meta.results_parser = recipe.results_parser.clone();
         let parsers = Parsers::named(&recipe.parser, recipe.results_parser.as_deref())
             .and_then(|p| p.for_repository(&inst.org, &inst.repo))
-            .map_err(|e| reject(RejectReason::UnsupportedEnvironment, e))?;
+            .map_err(|e| reject(RejectReason::UnsupportedEnvironment, e.to_string()))?;
 
         let extras = crate::resolve_extra_sources(&self.settings.repos_root, &recipe.extra_sources)
             .map_err(|e| reject(RejectReason::RepoUnavailable, e.to_string()))?;

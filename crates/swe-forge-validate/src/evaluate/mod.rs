@@ -464,7 +464,7 @@ impl Validator {
                 ),
             ));
         };
-        let parsers = Parsers::of(inst).map_err(|e| (Outcome::Error, e))?;
+        let parsers = Parsers::of(inst).map_err(|e| (Outcome::Error, e.to_string()))?;
         // The contract script switches to the test user by itself.
         let target = RunTarget { image, parsers, user: None, network: false, env: Vec::new() };
         let test_files = test_files.to_vec();
