@@ -286,6 +286,24 @@ pub struct Labels {
     /// Share of FAIL_TO_PASS that is n2p (NONE in the test phase), 0.0 to 1.0.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub n2p_share: Option<f64>,
+    /// No run printed a per-test result: each phase was graded as one test, [`ALL_TESTS`], by its
+    /// test command's exit code (0 passes, any other fails, a killed run reports nothing).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub exit_code_graded: bool,
+}
+
+/// The one test of a suite whose runs print no per-test result (Multi-SWE-bench's name): the
+/// test command, graded by its exit code.
+pub const ALL_TESTS: &str = "all tests";
+
+/// The status of [`ALL_TESTS`] in a run that ended with `exit_code` (None: killed, by its timeout
+/// or otherwise).
+pub fn exit_code_status(exit_code: Option<i64>) -> TestStatus {
+    match exit_code {
+        Some(0) => TestStatus::Pass,
+        Some(_) => TestStatus::Fail,
+        None => TestStatus::None,
+    }
 }
 
 /// A negative control: a prediction that must not resolve the instance, run through

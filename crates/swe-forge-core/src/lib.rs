@@ -21,7 +21,8 @@ pub use category::{Categorized, categorize, categorize_with};
 pub use day::{Timestamp, days_in_month, parse_day};
 pub use error::RecordError;
 pub use labels::{
-    Control, Evidence, LabelRule, Labels, TestPatchTouch, Touches, Truncation, TruncationCause, phase_gap,
+    ALL_TESTS, Control, Evidence, LabelRule, Labels, TestPatchTouch, Touches, Truncation, TruncationCause,
+    exit_code_status, phase_gap,
 };
 pub use layout::{PARSED_SUFFIX, RunLogs};
 pub use lines::{BoundedLines, MAX_LINE, bounded_lines};

@@ -8,8 +8,9 @@ use std::path::Path;
 use std::str::FromStr;
 
 use swe_forge_core::{
-    Categorized, ForgeMeta, Instance, LabelRule, Labels, PassRates, Phase, PhaseStatuses, RejectReason, Rejection,
-    RunLogs, TestPatchTouch, TestResult, TestStatus, Truncation, TruncationCause, categorize_with, phase_gap,
+    ALL_TESTS, Categorized, ForgeMeta, Instance, LabelRule, Labels, PassRates, Phase, PhaseStatuses, RejectReason,
+    Rejection, RunLogs, TestPatchTouch, TestResult, TestStatus, Truncation, TruncationCause, categorize_with,
+    exit_code_status, phase_gap,
 };
 use swe_forge_logparse::{Framework, GoSubtests, MsbNaming, ParsedLog};
 
@@ -164,6 +165,18 @@ pub struct Grade {
 
 /// Grades the statuses of every attempt of the three phases (`runs[phase][attempt]`).
 pub fn grade(runs: &[Vec<PhaseStatuses>; 3], input: &GradeInput) -> Grade {
+    // No run printed a per-test result: each phase is one test, its command's exit code.
+    let exit_code_graded =
+        runs.iter().any(|phase| !phase.is_empty()) && runs.iter().flatten().all(PhaseStatuses::is_empty);
+    let by_exit_code: [Vec<PhaseStatuses>; 3];
+    let runs = if exit_code_graded {
+        by_exit_code = std::array::from_fn(|i| {
+            vec![PhaseStatuses::from([(ALL_TESTS.to_owned(), exit_code_status(input.facts[i].exit_code))])]
+        });
+        &by_exit_code
+    } else {
+        runs
+    };
     let merged = merge(runs);
     let [run, test, fix] = &merged.phases;
     let categorized = categorize_with(run, test, fix, input.rule, &input.touch);
@@ -184,8 +197,13 @@ pub fn grade(runs: &[Vec<PhaseStatuses>; 3], input: &GradeInput) -> Grade {
     }
     let n2p_share =
         (!categorized.fixed.is_empty()).then(|| categorized.n2p.len() as f64 / categorized.fixed.len() as f64);
-    let labels =
-        Labels { rule: input.rule, not_run_in_test: categorized.not_run_in_test.clone(), truncated, n2p_share };
+    let labels = Labels {
+        rule: input.rule,
+        not_run_in_test: categorized.not_run_in_test.clone(),
+        truncated,
+        n2p_share,
+        exit_code_graded,
+    };
     let mut network: Vec<String> = Vec::new();
     for line in input.facts.iter().flat_map(|f| &f.network) {
         if !network.contains(line) && network.len() < 5 {
@@ -327,6 +345,37 @@ mod tests {
 
     fn p(items: &[(&str, TestStatus)]) -> PhaseStatuses {
         items.iter().map(|(n, s)| (n.to_string(), *s)).collect()
+    }
+
+    fn facts(exit_codes: [Option<i64>; 3]) -> [RunFacts; 3] {
+        exit_codes.map(|exit_code| RunFacts { exit_code, ..RunFacts::default() })
+    }
+
+    /// A suite whose runs print no per-test result is one test, `all tests`, graded by the test
+    /// command's exit code and marked so; one per-test result anywhere keeps per-test grading.
+    #[test]
+    fn runs_without_per_test_results_are_graded_by_their_exit_codes() {
+        let input = |codes: [Option<i64>; 3]| GradeInput {
+            rule: LabelRule::Strict,
+            touch: TestPatchTouch::default(),
+            facts: facts(codes),
+        };
+        let silent: [Vec<PhaseStatuses>; 3] = [vec![p(&[])], vec![p(&[]), p(&[])], vec![p(&[])]];
+        let g = grade(&silent, &input([Some(0), Some(2), Some(0)]));
+        assert!(g.rejections.is_empty(), "{:?}", g.rejections);
+        assert!(g.labels.exit_code_graded);
+        assert_eq!(g.categorized.f2p.keys().collect::<Vec<_>>(), [ALL_TESTS]);
+        // The fix does not make the command succeed: no fixed test.
+        let g = grade(&silent, &input([Some(0), Some(2), Some(2)]));
+        assert!(g.rejections.iter().any(|r| r.reason == RejectReason::NoFixedTests), "{:?}", g.rejections);
+        // A test run killed by its timeout reported nothing: under the strict rule not FAIL_TO_PASS.
+        let g = grade(&silent, &input([Some(0), Option::None, Some(0)]));
+        assert!(g.categorized.f2p.is_empty(), "{:?}", g.categorized);
+        // One per-test result: graded per test, as before.
+        let some: [Vec<PhaseStatuses>; 3] = [vec![p(&[])], vec![p(&[("t", Fail)])], vec![p(&[("t", Pass)])]];
+        let g = grade(&some, &input([Some(0), Some(2), Some(0)]));
+        assert!(!g.labels.exit_code_graded);
+        assert_eq!(g.categorized.f2p.keys().collect::<Vec<_>>(), ["t"]);
     }
 
     #[test]

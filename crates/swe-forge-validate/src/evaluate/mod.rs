@@ -10,8 +10,8 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 use swe_forge_core::{
-    Control, ForgeMeta, Instance, PatchShape, Phase, PhaseRun, RejectReason, Rejection, RunLogs, ValidationStatus,
-    file_diffs, test_change_rule,
+    ALL_TESTS, Control, ForgeMeta, Instance, PatchShape, Phase, PhaseRun, PhaseStatuses, RejectReason, Rejection,
+    RunLogs, ValidationStatus, exit_code_status, file_diffs, test_change_rule,
 };
 
 use crate::Validator;
@@ -271,6 +271,8 @@ impl Validator {
         ];
         let mut attempts = Vec::new();
         let mut msb_attempts = Vec::new();
+        let by_exit_code = inst.swe_forge.as_ref().and_then(|m| m.labels.as_ref()).is_some_and(|l| l.exit_code_graded)
+            || inst.fixed_tests.keys().eq([ALL_TESTS]);
         let mut notes = Vec::new();
         let mut timed_out = None;
         for attempt in 0..=self.settings.reruns {
@@ -291,8 +293,16 @@ impl Validator {
             for r in outcome.limits.iter().filter(|r| r.reason != RejectReason::Timeout) {
                 meta.warnings.push(format!("{}: {}", r.reason.as_str(), r.detail));
             }
-            attempts.push(outcome.parsed.tests.clone());
-            msb_attempts.push(swe_forge_logparse::msb_rollup(&outcome.parsed));
+            if by_exit_code && outcome.parsed.tests.is_empty() {
+                // A suite validated by its exit code (no per-test result): so is the prediction.
+                let exit_code = meta.runs.last().and_then(|r| r.exit_code);
+                let one = PhaseStatuses::from([(ALL_TESTS.to_owned(), exit_code_status(exit_code))]);
+                attempts.push(one.clone());
+                msb_attempts.push(one);
+            } else {
+                attempts.push(outcome.parsed.tests.clone());
+                msb_attempts.push(swe_forge_logparse::msb_rollup(&outcome.parsed));
+            }
             notes.extend(outcome.notes);
         }
         let check = match &canary {

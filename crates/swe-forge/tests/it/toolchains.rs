@@ -244,6 +244,44 @@ int main(void) {{\n{checks}    return failed;\n}}\n"
     assert_eq!((c.family.as_str(), c.toolchain.as_str()), ("c", "cfamily"), "{c:?}");
 }
 
+/// A C library whose `make check` runs shell scripts that print no per-test result: each run is
+/// one test, `all tests`, graded by the command's exit code, and the record says so.
+#[test]
+fn a_suite_with_no_per_test_output_is_graded_by_its_exit_code() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = tmp.path().join("repos");
+    let makefile = "CC ?= cc\n\nall: calc\n\ncalc: calc.c main.c\n\t$(CC) -o calc calc.c main.c\n\ncheck: calc\n\tsh tests/run.sh\n\n.PHONY: all check\n";
+    let calc =
+        |sub: &str| format!("int add(int a, int b) {{ return a + b; }}\nint sub(int a, int b) {{ return {sub}; }}\n");
+    let main = "#include <stdio.h>\n#include <stdlib.h>\n\nint add(int, int);\nint sub(int, int);\n\nint main(int argc, char **argv) {\n    int a = atoi(argv[2]), b = atoi(argv[3]);\n    printf(\"%d\\n\", argv[1][0] == '+' ? add(a, b) : sub(a, b));\n    return 0;\n}\n";
+    // Quiet on success, as many such scripts are: nothing a parser could read as a test.
+    let run = |checks: &str| format!("#!/bin/sh\nset -e\n{checks}");
+    let add = "test \"$(./calc + 2 3)\" = 5\n";
+    let sub = "test \"$(./calc - 5 3)\" = 2\n";
+    let fx = fixture(
+        &repos.join("forge-fixtures/quietcheck"),
+        "2024-01-01T00:00:00Z",
+        &[("Makefile", makefile), ("calc.c", &calc("a + b")), ("main.c", main), ("tests/run.sh", &run(add))],
+        &[("tests/run.sh", &run(&format!("{add}{sub}")))],
+        &[("calc.c", &calc("a - b"))],
+    );
+    let inst = instance("forge-fixtures", "quietcheck", 3, fx);
+    let out =
+        crate::environments::validate_with(&[&inst], &repos, &tmp.path().join("out"), None, &["--evidence-runs", "2"]);
+    let r = &out[0];
+    accepted(r);
+    assert_eq!(r.f2p_tests.keys().collect::<Vec<_>>(), [swe_forge_core::ALL_TESTS]);
+    assert!(r.p2p_tests.is_empty(), "{:?}", r.p2p_tests);
+    let m = r.swe_forge.as_ref().unwrap();
+    assert!(m.labels.as_ref().is_some_and(|l| l.exit_code_graded), "{:?}", m.labels);
+    // Its evidence went through evaluation's path, graded the same way: the gold patch resolves,
+    // the controls do not.
+    let evidence = m.evidence.as_ref().expect("evidence");
+    assert_eq!((evidence.gold_runs, evidence.gold_resolved), (2, 2), "{evidence:?}");
+    assert_eq!(evidence.controls.len(), 2, "{evidence:?}");
+    assert!(evidence.controls.iter().all(|c| !c.resolved), "{evidence:?}");
+}
+
 #[test]
 fn cpp_code_that_needs_a_constant_minsigstksz_gets_an_older_c_library() {
     // Sized by MINSIGSTKSZ at file scope, as Catch2 2 and doctest did: glibc 2.34 made it a
