@@ -8,7 +8,7 @@ use std::io::{self, BufWriter, Cursor, Read, Write};
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
-use serde_json::json;
+use serde::Serialize;
 use swe_forge_core::TestStatus;
 use swe_forge_fs::{READ_CAP, read_capped, read_tree};
 use swe_forge_logparse::{
@@ -46,18 +46,42 @@ pub fn parse_command(args: ParseArgs) -> Result<()> {
     write_lines(&parsed, args.msb).context("writing to stdout")
 }
 
+/// One line of `parse`'s output: a test's canonical id, its Multi-SWE-bench name (null when the
+/// parser gives none) and its status.
+#[derive(Serialize)]
+struct ParsedTest<'a> {
+    id: &'a str,
+    msb: Option<&'a str>,
+    status: TestStatus,
+}
+
+/// One line of `parse --msb`: a Multi-SWE-bench name and the status its tests roll up to.
+#[derive(Serialize)]
+struct MsbTest<'a> {
+    msb: &'a str,
+    status: TestStatus,
+}
+
 fn write_lines(parsed: &ParsedLog, msb: bool) -> io::Result<()> {
     let mut out = BufWriter::new(io::stdout().lock());
     if msb {
         for (name, status) in msb_rollup(parsed) {
-            writeln!(out, "{}", json!({ "msb": name, "status": status }))?;
+            json_line(&mut out, &MsbTest { msb: &name, status })?;
         }
     } else {
         for (id, status) in &parsed.tests {
-            writeln!(out, "{}", json!({ "id": id, "msb": parsed.msb_names.get(id), "status": status }))?;
+            json_line(
+                &mut out,
+                &ParsedTest { id, msb: parsed.msb_names.get(id).map(String::as_str), status: *status },
+            )?;
         }
     }
     out.flush()
+}
+
+fn json_line(out: &mut impl Write, value: &impl Serialize) -> io::Result<()> {
+    serde_json::to_writer(&mut *out, value)?;
+    writeln!(out)
 }
 
 fn parse_file(path: &Path, framework: Option<Framework>) -> Result<(Framework, ParsedLog)> {
