@@ -84,6 +84,13 @@ pub fn input_digest(inst: &Instance) -> String {
 }
 
 impl Store {
+    /// [`Store::enqueue`], returning the candidates themselves that still need validation, in
+    /// input order (what a resumable run has left to do).
+    pub fn enqueue_pending<'a>(&mut self, candidates: &'a [Instance]) -> Result<Vec<&'a Instance>, StoreError> {
+        let todo: std::collections::HashSet<String> = self.enqueue(candidates)?.into_iter().collect();
+        Ok(candidates.iter().filter(|c| todo.contains(&c.instance_id)).collect())
+    }
+
     /// Registers candidates; returns the ids that still need validation (new ones, changed
     /// ones, and ones a previous process left unfinished), in input order.
     pub fn enqueue(&mut self, candidates: &[Instance]) -> Result<Vec<String>, StoreError> {
@@ -268,6 +275,7 @@ mod tests {
         let mut store = Store::open(&path).unwrap();
         let todo = store.enqueue(&all[..3]).unwrap();
         assert_eq!(todo, [all[1].instance_id.clone(), all[2].instance_id.clone()]);
+        assert_eq!(store.enqueue_pending(&all[..3]).unwrap(), [&all[1], &all[2]], "the records themselves");
         assert_eq!(store.validated().unwrap(), vec![all[0].clone()]);
         assert_eq!(store.stage(&all[0].instance_id).unwrap(), Some(Stage::Validated));
         // A changed candidate starts over.

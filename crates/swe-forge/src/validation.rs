@@ -29,8 +29,7 @@ pub async fn validate_records(
     if fresh {
         store.reset()?;
     }
-    let todo_ids = store.enqueue(&records)?;
-    let todo: Vec<Instance> = records.iter().filter(|r| todo_ids.contains(&r.instance_id)).cloned().collect();
+    let todo: Vec<Instance> = store.enqueue_pending(&records)?.into_iter().cloned().collect();
     say_resuming(todo.len(), records.len(), "instances", "validated", &store_path);
     // Toolchain versions that earlier runs' searches found are where later instances start.
     let learned = if todo.is_empty() { Vec::new() } else { store.validated()? };

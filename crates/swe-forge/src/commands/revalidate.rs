@@ -99,16 +99,17 @@ pub async fn revalidate_command(args: RevalidateArgs) -> Result<()> {
         store.requeue(&published.iter().map(|r| r.instance_id.clone()).collect::<Vec<_>>())?;
     }
     let candidates: Vec<Instance> = published.iter().map(to_candidate).collect();
-    let todo_ids: HashSet<String> =
-        if args.report_only { HashSet::new() } else { store.enqueue(&candidates)?.into_iter().collect() };
+    let todo: Vec<Instance> =
+        if args.report_only { Vec::new() } else { store.enqueue_pending(&candidates)?.into_iter().cloned().collect() };
+    let todo_ids: HashSet<&str> = todo.iter().map(|c| c.instance_id.as_str()).collect();
     let mut ours: HashMap<String, Instance> = store
         .validated()?
         .into_iter()
-        .filter(|r| !todo_ids.contains(&r.instance_id))
+        .filter(|r| !todo_ids.contains(r.instance_id.as_str()))
         .map(|r| (r.instance_id.clone(), r))
         .collect();
     let mut timings: HashMap<String, u64> = read_timings(&timings_path);
-    let todo: Vec<Instance> = candidates.into_iter().filter(|c| todo_ids.contains(&c.instance_id)).collect();
+    drop(todo_ids);
     if !args.report_only {
         say_resuming(todo.len(), published.len(), "instances", "re-validated", &store_path);
     }
