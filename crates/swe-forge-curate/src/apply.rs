@@ -4,11 +4,11 @@
 //! an accepted instance whatever the answers, `drop` and `needs_work` leave the kept set (both
 //! stay in the full output, marked); no decision leaves it to the keep rule, as before.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use swe_forge_core::{Decision, Difficulty, ForgeMeta, Instance, LabelSource, Review, ValidationStatus, Verdict};
 
-use crate::dedup::{DedupOptions, find_duplicates};
+use crate::dedup::{DedupOptions, DuplicateFinder};
 use crate::difficulty::{Heuristic, heuristic_label};
 use crate::keep::KeepRule;
 use crate::labels::HumanLabel;
@@ -75,16 +75,17 @@ fn kept_by_people(m: &ForgeMeta) -> bool {
 /// duplicate.
 pub fn kept_records(records: &[Instance]) -> Vec<&Instance> {
     let validated = records.iter().any(|r| r.status() != ValidationStatus::Candidate);
-    records
-        .iter()
-        .filter(|r| {
-            if validated {
-                is_kept(r)
-            } else {
-                r.swe_forge.as_ref().is_none_or(|m| kept_by_people(m) && m.duplicate_of.is_none())
-            }
-        })
-        .collect()
+    records.iter().filter(|r| is_kept_in(r, validated)).collect()
+}
+
+/// Whether [`kept_records`] keeps `r` from a dataset where some record has a validation status
+/// (`validated`) or none has.
+pub fn is_kept_in(r: &Instance, validated: bool) -> bool {
+    if validated {
+        is_kept(r)
+    } else {
+        r.swe_forge.as_ref().is_none_or(|m| kept_by_people(m) && m.duplicate_of.is_none())
+    }
 }
 
 /// Puts the heuristic's difficulty on records that carry none (labels already there, human or
@@ -110,49 +111,138 @@ pub fn label_missing_difficulty(records: &mut [Instance], heuristic: &Heuristic)
 /// Applies labels, reviews and duplicate marks to every record, in place. Marks from an earlier
 /// run are replaced.
 pub fn curate(records: &mut [Instance], options: &CurateOptions) -> CurateSummary {
-    let mut summary = CurateSummary { records: records.len(), ..Default::default() };
-    for r in records.iter_mut() {
-        let (features, score, guessed) = heuristic_label(r, &options.heuristic);
-        let review = options.reviews.get(&r.instance_id).map(|rv| options.keep_rule.judge(rv.clone()));
-        let human = options
-            .labels
-            .get(&r.instance_id)
-            .and_then(|l| l.label)
-            .or_else(|| review.as_ref().and_then(|rv| rv.time_to_fix).map(|t| t.difficulty()));
-        let meta = r.swe_forge.get_or_insert_with(|| ForgeMeta::new(ValidationStatus::Candidate));
-        meta.difficulty = Some(Difficulty {
-            label: human.unwrap_or(guessed),
-            source: if human.is_some() { LabelSource::Human } else { LabelSource::Heuristic },
-            heuristic: guessed,
-            score: (score * 1000.0).round() / 1000.0,
-            features,
-        });
-        summary.human_labels += usize::from(human.is_some());
-        summary.reviewed += usize::from(review.is_some());
-        summary.dropped_by_review += usize::from(review.as_ref().is_some_and(|rv| !rv.keep));
-        let decision = options.decisions.get(&r.instance_id).cloned();
-        summary.decided += usize::from(decision.is_some());
-        let verdict = decision.as_ref().map(|d| d.verdict);
-        summary.dropped_by_decision += usize::from(verdict == Some(Verdict::Drop));
-        summary.needs_work += usize::from(verdict == Some(Verdict::NeedsWork));
-        meta.review = review;
-        meta.decision = decision;
-        meta.duplicate_of = None;
+    let mut index = CurateIndex::default();
+    for r in records.iter() {
+        index.add(r);
     }
-    if let Some(dedup) = options.dedup {
-        let index: BTreeMap<String, usize> =
-            records.iter().enumerate().map(|(i, r)| (r.instance_id.clone(), i)).collect();
-        for group in find_duplicates(records, dedup) {
-            for (id, similarity) in group.duplicates {
-                if let Some(meta) = index.get(&id).and_then(|&i| records[i].swe_forge.as_mut()) {
-                    meta.duplicate_of = Some(swe_forge_core::Duplicate { of: group.kept.clone(), similarity });
-                    summary.duplicates += 1;
+    let mut marks = index.marks(options);
+    let mut summary = marks.summary();
+    for r in records.iter_mut() {
+        marks.apply(r, options, &mut summary);
+    }
+    summary
+}
+
+/// What curating needs to know of the whole dataset before it marks one record, gathered one
+/// record at a time ([`CurateIndex::add`]) and bounded per record: its instance id, whether it
+/// has a validation status, and what near-duplicate detection keeps ([`DuplicateFinder`]).
+/// [`CurateIndex::marks`] then curates the same records, in the same order, one at a time.
+#[derive(Debug, Default)]
+pub struct CurateIndex {
+    /// The position of the last record of each instance id.
+    last_of: HashMap<String, usize>,
+    records: usize,
+    validated: bool,
+    duplicates: DuplicateFinder,
+}
+
+impl CurateIndex {
+    /// Takes note of the next record (as it is before curation).
+    pub fn add(&mut self, r: &Instance) {
+        self.last_of.insert(r.instance_id.clone(), self.records);
+        self.records += 1;
+        self.validated |= r.status() != ValidationStatus::Candidate;
+        self.duplicates.add(r);
+    }
+
+    /// Records added so far.
+    pub fn len(&self) -> usize {
+        self.records
+    }
+
+    /// Whether no record was added.
+    pub fn is_empty(&self) -> bool {
+        self.records == 0
+    }
+
+    /// Whether a record of this instance id was added.
+    pub fn contains(&self, id: &str) -> bool {
+        self.last_of.contains_key(id)
+    }
+
+    /// The marks to put on the records, in the order they were added.
+    pub fn marks(self, options: &CurateOptions) -> CurateMarks {
+        let mut duplicates = HashMap::new();
+        let mut marked = 0;
+        if let Some(dedup) = options.dedup {
+            for group in self.duplicates.groups(dedup) {
+                for (id, similarity) in group.duplicates {
+                    // A duplicate id marks the last record of that id, once per mention.
+                    if let Some(&i) = self.last_of.get(&id) {
+                        duplicates.insert(i, swe_forge_core::Duplicate { of: group.kept.clone(), similarity });
+                        marked += 1;
+                    }
                 }
             }
         }
+        CurateMarks { duplicates, marked, validated: self.validated, next: 0 }
     }
-    summary.kept = records.iter().filter(|r| is_kept(r)).count();
-    summary
+}
+
+/// The duplicate marks of a dataset, put on its records one at a time and in order by
+/// [`CurateMarks::apply`].
+#[derive(Debug)]
+pub struct CurateMarks {
+    /// The duplicate mark of each record that has one, by position.
+    duplicates: HashMap<usize, swe_forge_core::Duplicate>,
+    /// Duplicate marks made.
+    marked: usize,
+    validated: bool,
+    /// The position of the next record.
+    next: usize,
+}
+
+impl CurateMarks {
+    /// The summary to count the records into: the duplicates marked, nothing else yet.
+    pub fn summary(&self) -> CurateSummary {
+        CurateSummary { duplicates: self.marked, ..Default::default() }
+    }
+
+    /// Curates the next record in place (labels, review, decision, duplicate mark) and counts it
+    /// into `summary` (start from [`CurateMarks::summary`]); returns whether it stays in the dataset ([`is_kept_in`]).
+    pub fn apply(&mut self, r: &mut Instance, options: &CurateOptions, summary: &mut CurateSummary) -> bool {
+        let i = self.next;
+        self.next += 1;
+        summary.records += 1;
+        curate_one(r, options, summary);
+        if let Some(d) = self.duplicates.get(&i)
+            && let Some(meta) = r.swe_forge.as_mut()
+        {
+            meta.duplicate_of = Some(d.clone());
+        }
+        summary.kept += usize::from(is_kept(r));
+        is_kept_in(r, self.validated)
+    }
+}
+
+/// Labels, review and decision of one record; its duplicate mark cleared.
+fn curate_one(r: &mut Instance, options: &CurateOptions, summary: &mut CurateSummary) {
+    let (features, score, guessed) = heuristic_label(r, &options.heuristic);
+    let review = options.reviews.get(&r.instance_id).map(|rv| options.keep_rule.judge(rv.clone()));
+    let human = options
+        .labels
+        .get(&r.instance_id)
+        .and_then(|l| l.label)
+        .or_else(|| review.as_ref().and_then(|rv| rv.time_to_fix).map(|t| t.difficulty()));
+    let meta = r.swe_forge.get_or_insert_with(|| ForgeMeta::new(ValidationStatus::Candidate));
+    meta.difficulty = Some(Difficulty {
+        label: human.unwrap_or(guessed),
+        source: if human.is_some() { LabelSource::Human } else { LabelSource::Heuristic },
+        heuristic: guessed,
+        score: (score * 1000.0).round() / 1000.0,
+        features,
+    });
+    summary.human_labels += usize::from(human.is_some());
+    summary.reviewed += usize::from(review.is_some());
+    summary.dropped_by_review += usize::from(review.as_ref().is_some_and(|rv| !rv.keep));
+    let decision = options.decisions.get(&r.instance_id).cloned();
+    summary.decided += usize::from(decision.is_some());
+    let verdict = decision.as_ref().map(|d| d.verdict);
+    summary.dropped_by_decision += usize::from(verdict == Some(Verdict::Drop));
+    summary.needs_work += usize::from(verdict == Some(Verdict::NeedsWork));
+    meta.review = review;
+    meta.decision = decision;
+    meta.duplicate_of = None;
 }
 
 #[cfg(test)]

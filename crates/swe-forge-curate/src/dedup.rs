@@ -41,80 +41,135 @@ pub struct DuplicateGroup {
 
 /// Finds the groups of near-duplicate fix patches; instances in no group are left out.
 pub fn find_duplicates(records: &[Instance], options: DedupOptions) -> Vec<DuplicateGroup> {
-    let mut parent: Vec<usize> = (0..records.len()).collect();
-    // Identical after normalisation: one representative per distinct token sequence.
-    let mut first_of: HashMap<u64, usize> = HashMap::new();
-    let mut representatives = Vec::new();
-    for (i, r) in records.iter().enumerate() {
+    let mut finder = DuplicateFinder::default();
+    for r in records {
+        finder.add(r);
+    }
+    finder.groups(options)
+}
+
+/// [`find_duplicates`] over records seen one at a time: [`DuplicateFinder::add`] keeps a small
+/// summary of each (its id, what picks the member to keep, the hash of its patch's tokens) and
+/// the shingle hashes of each distinct fix patch only, never the record itself.
+#[derive(Debug, Default)]
+pub struct DuplicateFinder {
+    entries: Vec<Entry>,
+    /// The first record of each distinct token sequence, by its hash.
+    first_of: HashMap<u64, usize>,
+    /// The sorted shingle hashes of each representative (the first record of its patch).
+    sets: HashMap<usize, Vec<u64>, ByValue>,
+}
+
+/// What dedup keeps of one record.
+#[derive(Debug)]
+struct Entry {
+    id: String,
+    /// `keep_order` without the id.
+    order: (bool, bool, String, u64),
+    /// The record whose shingles are this one's (itself or the first with the same tokens);
+    /// None for a patch without changed lines.
+    representative: Option<usize>,
+}
+
+impl DuplicateFinder {
+    /// Takes note of the next record.
+    pub fn add(&mut self, r: &Instance) {
+        let i = self.entries.len();
         let t = tokens(&r.fix_patch);
-        if t.is_empty() {
-            continue;
-        }
-        match first_of.entry(hash(&t)) {
-            std::collections::hash_map::Entry::Occupied(e) => union(&mut parent, *e.get(), i),
-            std::collections::hash_map::Entry::Vacant(e) => {
-                e.insert(i);
-                representatives.push(i);
+        let representative = if t.is_empty() {
+            None
+        } else {
+            match self.first_of.entry(hash(&t)) {
+                std::collections::hash_map::Entry::Occupied(e) => Some(*e.get()),
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    e.insert(i);
+                    let mut set: Vec<u64> = shingles(&r.fix_patch).into_iter().collect();
+                    set.sort_unstable();
+                    self.sets.insert(i, set);
+                    Some(i)
+                }
+            }
+        };
+        let (accepted, undated, merged, number, _) = keep_order(r);
+        self.entries.push(Entry {
+            id: r.instance_id.clone(),
+            order: (accepted, undated, merged, number),
+            representative,
+        });
+    }
+
+    /// The groups of the records added, as [`find_duplicates`] gives them.
+    pub fn groups(self, options: DedupOptions) -> Vec<DuplicateGroup> {
+        let DuplicateFinder { entries, sets, .. } = self;
+        let mut parent: Vec<usize> = (0..entries.len()).collect();
+        let mut representatives = Vec::new();
+        for (i, e) in entries.iter().enumerate() {
+            match e.representative {
+                Some(r) if r == i => representatives.push(i),
+                Some(r) => union(&mut parent, r, i),
+                None => {}
             }
         }
-    }
-    // Near-duplicates among the representatives, by prefix filtering (the exact "all pairs"
-    // method): with shingles ordered rarest first, two sets with Jaccard >= t share one of the
-    // first |A| - ceil(t|A|) + 1 shingles of each, so only those are indexed.
-    let mut sets: Vec<Shingles> = vec![Shingles::default(); records.len()];
-    let mut frequency: HashMap<u64, u32, ByValue> = HashMap::default();
-    for &i in &representatives {
-        sets[i] = shingles(&records[i].fix_patch);
-        for &s in &sets[i] {
-            *frequency.entry(s).or_default() += 1;
-        }
-    }
-    let t = options.threshold.clamp(0.01, 1.0);
-    let mut index: HashMap<u64, Vec<usize>, ByValue> = HashMap::default();
-    let mut candidates: HashSet<(usize, usize)> = HashSet::new();
-    for &i in &representatives {
-        let mut ordered: Vec<(u32, u64)> = sets[i].iter().map(|s| (frequency[s], *s)).collect();
-        ordered.sort_unstable();
-        let prefix = ordered.len() - (t * ordered.len() as f64).ceil() as usize + 1;
-        for (_, s) in ordered.into_iter().take(prefix) {
-            let holders = index.entry(s).or_default();
-            for &j in holders.iter() {
-                candidates.insert((j.min(i), j.max(i)));
+        // Near-duplicates among the representatives, by prefix filtering (the exact "all pairs"
+        // method): with shingles ordered rarest first, two sets with Jaccard >= t share one of
+        // the first |A| - ceil(t|A|) + 1 shingles of each, so only those are indexed.
+        let mut frequency: HashMap<u64, u32, ByValue> = HashMap::default();
+        for &i in &representatives {
+            for &s in &sets[&i] {
+                *frequency.entry(s).or_default() += 1;
             }
-            holders.push(i);
         }
-    }
-    tracing::debug!(representatives = representatives.len(), candidates = candidates.len(), "dedup: candidate pairs");
-    for (i, j) in candidates {
-        let (a, b) = (sets[i].len() as f64, sets[j].len() as f64);
-        if a.min(b) >= t * a.max(b) && jaccard(&sets[i], &sets[j]) >= options.threshold {
-            union(&mut parent, i, j);
+        let t = options.threshold.clamp(0.01, 1.0);
+        let mut index: HashMap<u64, Vec<usize>, ByValue> = HashMap::default();
+        let mut candidates: HashSet<(usize, usize)> = HashSet::new();
+        for &i in &representatives {
+            let mut ordered: Vec<(u32, u64)> = sets[&i].iter().map(|s| (frequency[s], *s)).collect();
+            ordered.sort_unstable();
+            let prefix = ordered.len() - (t * ordered.len() as f64).ceil() as usize + 1;
+            for (_, s) in ordered.into_iter().take(prefix) {
+                let holders = index.entry(s).or_default();
+                for &j in holders.iter() {
+                    candidates.insert((j.min(i), j.max(i)));
+                }
+                holders.push(i);
+            }
         }
+        drop(index);
+        tracing::debug!(
+            representatives = representatives.len(),
+            candidates = candidates.len(),
+            "dedup: candidate pairs"
+        );
+        for (i, j) in candidates {
+            let (a, b) = (sets[&i].len() as f64, sets[&j].len() as f64);
+            if a.min(b) >= t * a.max(b) && jaccard(&sets[&i], &sets[&j]) >= options.threshold {
+                union(&mut parent, i, j);
+            }
+        }
+        let mut components: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        for i in 0..entries.len() {
+            let root = find(&mut parent, i);
+            components.entry(root).or_default().push(i);
+        }
+        let set_of = |i: usize| entries[i].representative.map_or(&[][..], |r| sets[&r].as_slice());
+        let mut groups: Vec<DuplicateGroup> = components
+            .into_values()
+            .filter(|members| members.len() > 1)
+            .map(|mut members| {
+                let key = |i: usize| (&entries[i].order, &entries[i].id);
+                members.sort_by(|&a, &b| key(a).cmp(&key(b)));
+                let kept = members[0];
+                let mut duplicates: Vec<(String, f64)> = members[1..]
+                    .iter()
+                    .map(|&m| (entries[m].id.clone(), round3(jaccard(set_of(kept), set_of(m)))))
+                    .collect();
+                duplicates.sort_by(|a, b| a.0.cmp(&b.0));
+                DuplicateGroup { kept: entries[kept].id.clone(), duplicates }
+            })
+            .collect();
+        groups.sort_by(|a, b| a.kept.cmp(&b.kept));
+        groups
     }
-    let mut components: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
-    for i in 0..records.len() {
-        let root = find(&mut parent, i);
-        components.entry(root).or_default().push(i);
-    }
-    let mut groups: Vec<DuplicateGroup> = components
-        .into_values()
-        .filter(|members| members.len() > 1)
-        .map(|mut members| {
-            members.sort_by(|&a, &b| keep_order(&records[a]).cmp(&keep_order(&records[b])));
-            let kept = members[0];
-            let kept_set = shingles(&records[kept].fix_patch);
-            let mut duplicates: Vec<(String, f64)> = members[1..]
-                .iter()
-                .map(|&m| {
-                    (records[m].instance_id.clone(), round3(jaccard(&kept_set, &shingles(&records[m].fix_patch))))
-                })
-                .collect();
-            duplicates.sort_by(|a, b| a.0.cmp(&b.0));
-            DuplicateGroup { kept: records[kept].instance_id.clone(), duplicates }
-        })
-        .collect();
-    groups.sort_by(|a, b| a.kept.cmp(&b.kept));
-    groups
 }
 
 /// Sort key of the member to keep (smallest first).
@@ -173,13 +228,23 @@ impl Hasher for ValueHasher {
     }
 }
 
-/// Jaccard similarity of two shingle sets (two empty sets are not similar).
-fn jaccard(a: &Shingles, b: &Shingles) -> f64 {
+/// Jaccard similarity of two sorted sets of shingle hashes (two empty sets are not similar).
+fn jaccard(a: &[u64], b: &[u64]) -> f64 {
     if a.is_empty() || b.is_empty() {
         return 0.0;
     }
-    let (small, large) = if a.len() <= b.len() { (a, b) } else { (b, a) };
-    let inter = small.iter().filter(|s| large.contains(s)).count();
+    let (mut i, mut j, mut inter) = (0, 0, 0usize);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                inter += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
     inter as f64 / (a.len() + b.len() - inter) as f64
 }
 
@@ -276,7 +341,12 @@ mod tests {
     #[test]
     fn a_different_fix_in_the_same_place_is_not_a_duplicate() {
         let similar = FIX.replace("queue == null || queue.isEmpty()", "queue.size() == 0 && !force");
-        let s = jaccard(&shingles(FIX), &shingles(&similar));
+        let sorted = |p: &str| {
+            let mut v: Vec<u64> = shingles(p).into_iter().collect();
+            v.sort_unstable();
+            v
+        };
+        let s = jaccard(&sorted(FIX), &sorted(&similar));
         assert!(s < 0.8, "{s}");
         let records = vec![record("o__r-1", 1, FIX), record("o__r-2", 2, &similar), record("o__r-3", 3, "")];
         assert!(find_duplicates(&records, DedupOptions::default()).is_empty());

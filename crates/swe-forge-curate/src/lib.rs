@@ -18,9 +18,12 @@ mod labels;
 mod lang;
 mod splits;
 
-pub use apply::{CurateOptions, CurateSummary, curate, is_kept, kept_records, label_missing_difficulty};
+pub use apply::{
+    CurateIndex, CurateMarks, CurateOptions, CurateSummary, curate, is_kept, is_kept_in, kept_records,
+    label_missing_difficulty,
+};
 pub use calibrate::{Calibration, Confusion, calibrate, fit_thresholds};
-pub use dedup::{DedupOptions, DuplicateGroup, find_duplicates};
+pub use dedup::{DedupOptions, DuplicateFinder, DuplicateGroup, find_duplicates};
 pub use difficulty::{Heuristic, features, heuristic_label};
 pub use error::CurateError;
 pub use keep::KeepRule;

@@ -352,9 +352,10 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 0)]
         script_ms: u64,
     },
-    /// Export at scale: synthetic datasets of each size (about 6 KB a record: patches, an issue,
-    /// a few dozen tests per list) exported by a child `swe-forge export` to JSONL, the instances
-    /// table and the tests table; the child's wall time and peak memory per size.
+    /// Export (or curate) at scale: synthetic datasets of each size (about 6 KB a record:
+    /// patches, an issue, a few dozen tests per list) exported by a child `swe-forge export` to
+    /// JSONL, the instances table and the tests table (or curated by a child `swe-forge curate`
+    /// with `--command curate`); the child's wall time and peak memory per size.
     #[command(after_help = "Example:\n  swe-forge bench scale --sizes 1000,10000,100000")]
     Scale {
         /// Dataset sizes, in records.
@@ -364,7 +365,30 @@ pub enum BenchCommand {
         /// earlier build to compare with.
         #[arg(long)]
         binary: Option<PathBuf>,
+        /// The command measured: `export` (to JSONL and both Parquet tables) or `curate` (labels
+        /// and duplicates, every record written to JSONL).
+        #[arg(long, value_enum, default_value_t = ScaleCommand::Export)]
+        command: ScaleCommand,
     },
+}
+
+/// What `swe-forge bench scale` measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ScaleCommand {
+    /// `swe-forge export`.
+    Export,
+    /// `swe-forge curate`.
+    Curate,
+}
+
+impl ScaleCommand {
+    /// The subcommand's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            ScaleCommand::Export => "export",
+            ScaleCommand::Curate => "curate",
+        }
+    }
 }
 
 #[derive(Debug, Args)]

@@ -1,6 +1,6 @@
 //! `swe-forge bench overhead`: the harness overhead of validation once images exist; `swe-forge
 //! bench runs`: the fixed cost of one test run, step by step; `swe-forge bench scale`: time and
-//! peak memory of `export` on synthetic datasets of growing size.
+//! peak memory of `export` or `curate` on synthetic datasets of growing size.
 //!
 //! Overhead: each instance runs one at a time (`jobs = 1`) so that wall time and the time inside
 //! the test commands (measured in the containers, `PhaseRun::command_ms`) add up; overhead = wall
@@ -20,9 +20,11 @@ pub async fn bench_command(cmd: BenchCommand) -> Result<()> {
     match cmd {
         BenchCommand::Overhead { pipeline, repeat, engine } => overhead(pipeline, repeat, engine).await,
         BenchCommand::Runs { image, repeat, script_ms } => runs(image, repeat, script_ms).await,
-        BenchCommand::Scale { sizes, binary } => tokio::task::spawn_blocking(move || scale(&sizes, binary))
-            .await
-            .map_err(|e| anyhow::anyhow!("bench scale: {e}"))?,
+        BenchCommand::Scale { sizes, binary, command } => {
+            tokio::task::spawn_blocking(move || scale(&sizes, binary, command))
+                .await
+                .map_err(|e| anyhow::anyhow!("bench scale: {e}"))?
+        }
     }
 }
 
@@ -137,7 +139,8 @@ fn tempfile_dir() -> Result<std::path::PathBuf> {
 /// For each size: a synthetic dataset written to a temporary folder, exported by a child
 /// `swe-forge export` (JSONL, instances table, tests table); its wall time and peak resident
 /// memory (`VmHWM` of `/proc/<pid>/status`, read every 10 ms while it runs).
-fn scale(sizes: &[usize], binary: Option<std::path::PathBuf>) -> Result<()> {
+fn scale(sizes: &[usize], binary: Option<std::path::PathBuf>, command: crate::cli::ScaleCommand) -> Result<()> {
+    use crate::cli::ScaleCommand;
     use anyhow::Context;
     let binary = match binary {
         Some(b) => b,
@@ -152,16 +155,21 @@ fn scale(sizes: &[usize], binary: Option<std::path::PathBuf>) -> Result<()> {
         let bytes = std::fs::metadata(&input)?.len();
         let out = |name: &str| dir.path().join(format!("{name}-{n}"));
         let started = Instant::now();
-        let mut child = std::process::Command::new(&binary)
-            .arg("export")
-            .arg("--records")
-            .arg(&input)
-            .arg("--jsonl")
-            .arg(out("out.jsonl"))
-            .arg("--parquet")
-            .arg(out("instances.parquet"))
-            .arg("--tests-parquet")
-            .arg(out("tests.parquet"))
+        let mut child = std::process::Command::new(&binary);
+        match command {
+            ScaleCommand::Export => child
+                .arg("export")
+                .arg("--records")
+                .arg(&input)
+                .arg("--jsonl")
+                .arg(out("out.jsonl"))
+                .arg("--parquet")
+                .arg(out("instances.parquet"))
+                .arg("--tests-parquet")
+                .arg(out("tests.parquet")),
+            ScaleCommand::Curate => child.arg("curate").arg("--dataset").arg(&input).arg("--out").arg(out("out.jsonl")),
+        };
+        let mut child = child
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::piped())
             .spawn()
@@ -183,7 +191,7 @@ fn scale(sizes: &[usize], binary: Option<std::path::PathBuf>) -> Result<()> {
             if let Some(mut e) = child.stderr.take() {
                 std::io::Read::read_to_string(&mut e, &mut err)?;
             }
-            bail!("export of {n} records failed ({status}): {err}");
+            bail!("{} of {n} records failed ({status}): {err}", command.name());
         }
         outln!("| {n} | {:.0} | {seconds:.1} | {:.0} |", bytes as f64 / 1e6, peak_kib as f64 / 1024.0);
         for name in ["out.jsonl", "instances.parquet", "tests.parquet"] {

@@ -2,15 +2,17 @@
 //! duplicate marks onto every record; optional splits; or, with --calibrate, the heuristic's
 //! agreement with human labels.
 
+use std::collections::BTreeSet;
+use std::collections::btree_map::Keys;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use swe_forge_core::Instance;
-use swe_forge_curate::{CurateOptions, DedupOptions, Heuristic, SplitOptions, kept_records};
+use swe_forge_curate::{CurateIndex, CurateOptions, DedupOptions, Heuristic, HumanLabel, SplitOptions, kept_records};
 use swe_forge_review::{decision_from_row, review_from_row};
 
 use crate::cli::KeepArgs;
-use crate::records::read_records;
+use crate::records::{open_records, read_records};
 
 #[derive(Debug, clap::Args)]
 pub struct CurateArgs {
@@ -72,38 +74,17 @@ pub enum SplitBy {
 }
 
 pub fn curate_command(args: CurateArgs) -> Result<()> {
+    if args.calibrate.is_none() && args.splits.is_none() && rereadable(&args.dataset) {
+        return curate_stream(args);
+    }
     let mut records = read_records(&args.dataset)?;
     if let Some(labels) = &args.calibrate {
         return calibrate(&records, labels, args.fit);
     }
-    if !(0.0..=1.0).contains(&args.dedup_threshold) {
-        bail!("--dedup-threshold must be between 0 and 1");
-    }
-    let mut options = CurateOptions {
-        keep_rule: args.keep.rule(),
-        dedup: (!args.no_dedup).then_some(DedupOptions { threshold: args.dedup_threshold }),
-        heuristic: Heuristic::CALIBRATED,
-        ..Default::default()
-    };
-    if let Some(path) = &args.labels {
-        options.labels = swe_forge_curate::read_labels(path)?;
-        warn_unknown_labels(path, options.labels.keys(), &records);
-    }
-    if let Some(path) = &args.store {
-        if !path.exists() {
-            bail!("state store {} does not exist", path.display());
-        }
-        let store = swe_forge_store::Store::open(path)?;
-        let rule = options.keep_rule;
-        options.reviews =
-            store.latest_reviews()?.into_iter().map(|(id, row)| (id, review_from_row(&row, &rule))).collect();
-        // A decision whose verdict this build does not know is left out, as if not made.
-        options.decisions = store
-            .latest_decisions()?
-            .into_iter()
-            .filter_map(|(id, row)| Some((id, decision_from_row(&row)?)))
-            .collect();
-    }
+    let options = options(&args, |ids, path| {
+        let known: BTreeSet<&str> = records.iter().map(|r| r.instance_id.as_str()).collect();
+        warn_unknown_labels(path, ids, |id| known.contains(id));
+    })?;
     let summary = swe_forge_curate::curate(&mut records, &options);
     let mut kept: Vec<&Instance> = kept_records(&records);
     let before = kept.len();
@@ -129,6 +110,21 @@ pub fn curate_command(args: CurateArgs) -> Result<()> {
         None => Vec::new(),
     };
     batch.commit()?;
+    print_summary(&summary, args.require_evidence.then_some(without_evidence), kept.len(), written.len(), out);
+    for (path, n) in split_files {
+        outln!("{n:>6}  {}", path.display());
+    }
+    Ok(())
+}
+
+/// The line saying what curate did.
+fn print_summary(
+    summary: &swe_forge_curate::CurateSummary,
+    without_evidence: Option<usize>,
+    kept: usize,
+    written: usize,
+    out: &Path,
+) {
     outln!(
         "{} records: {} labelled by people, {} reviewed ({} dropped by the keep rule), {} decided ({} dropped, {} need work), {} duplicates{}; {} kept; {} written to {}",
         summary.records,
@@ -139,21 +135,76 @@ pub fn curate_command(args: CurateArgs) -> Result<()> {
         summary.dropped_by_decision,
         summary.needs_work,
         summary.duplicates,
-        if args.require_evidence { format!(", {without_evidence} without complete evidence") } else { String::new() },
-        kept.len(),
-        written.len(),
+        without_evidence.map(|n| format!(", {n} without complete evidence")).unwrap_or_default(),
+        kept,
+        written,
         out.display()
     );
-    for (path, n) in split_files {
-        outln!("{n:>6}  {}", path.display());
+}
+
+/// Whether `path` is a regular file, which can be read twice: `-` (stdin), a FIFO or a device is
+/// read once, into memory.
+fn rereadable(path: &Path) -> bool {
+    path.as_os_str() != "-" && std::fs::metadata(path).is_ok_and(|m| m.is_file())
+}
+
+/// [`curate_command`] of a regular file without splits or calibration, in two passes that each
+/// hold one record at a time: the first gathers what needs the whole dataset (instance ids,
+/// whether any record is validated, the fix patches' fingerprints for duplicates), the second
+/// reads the records again, curates each and writes it out as it comes. Same output, byte for
+/// byte, as curating the records in memory.
+fn curate_stream(args: CurateArgs) -> Result<()> {
+    let mut index = CurateIndex::default();
+    for r in open_records(&args.dataset)? {
+        index.add(&r?);
     }
+    let options = options(&args, |ids, path| warn_unknown_labels(path, ids, |id| index.contains(id)))?;
+    let out = args.out.as_deref().context("--out is required")?;
+    let seen = index.len();
+    let mut marks = index.marks(&options);
+    let mut summary = marks.summary();
+    let (mut kept, mut without_evidence, mut written) = (0usize, 0usize, 0usize);
+    let batch = swe_forge_fs::Batch::begin();
+    if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
+    let mut writer =
+        swe_forge_export::JsonlWriter::create(out).with_context(|| format!("writing {}", out.display()))?;
+    for r in open_records(&args.dataset)? {
+        let mut r = r?;
+        if summary.records == seen {
+            bail!(
+                "{} changed while curate read it: it holds more records than on the first pass",
+                args.dataset.display()
+            );
+        }
+        let mut keep = marks.apply(&mut r, &options, &mut summary);
+        if keep
+            && args.require_evidence
+            && !r.swe_forge.as_ref().and_then(|m| m.evidence.as_ref()).is_some_and(|e| e.complete())
+        {
+            without_evidence += 1;
+            keep = false;
+        }
+        kept += usize::from(keep);
+        if keep || !args.kept_only {
+            writer.write(&r).with_context(|| format!("writing {}", out.display()))?;
+            written += 1;
+        }
+    }
+    if summary.records != seen {
+        bail!("{} changed while curate read it: it holds fewer records than on the first pass", args.dataset.display());
+    }
+    writer.finish().with_context(|| format!("writing {}", out.display()))?;
+    batch.commit()?;
+    print_summary(&summary, args.require_evidence.then_some(without_evidence), kept, written, out);
     Ok(())
 }
 
-/// Labels whose instance id is in no record are left out: says so, naming them.
-fn warn_unknown_labels<'a>(path: &Path, ids: impl Iterator<Item = &'a String>, records: &[Instance]) {
-    let known: std::collections::BTreeSet<&str> = records.iter().map(|r| r.instance_id.as_str()).collect();
-    let unknown: Vec<&str> = ids.map(String::as_str).filter(|id| !known.contains(id)).collect();
+/// Labels whose instance id is in no record (`known` says which are) are left out: says so,
+/// naming them.
+fn warn_unknown_labels<'a>(path: &Path, ids: impl Iterator<Item = &'a String>, known: impl Fn(&str) -> bool) {
+    let unknown: Vec<&str> = ids.map(String::as_str).filter(|id| !known(id)).collect();
     if unknown.is_empty() {
         return;
     }
@@ -169,7 +220,8 @@ fn warn_unknown_labels<'a>(path: &Path, ids: impl Iterator<Item = &'a String>, r
 
 fn calibrate(records: &[Instance], labels_path: &Path, fit: bool) -> Result<()> {
     let labels = swe_forge_curate::read_labels(labels_path)?;
-    warn_unknown_labels(labels_path, labels.keys(), records);
+    let known: BTreeSet<&str> = records.iter().map(|r| r.instance_id.as_str()).collect();
+    warn_unknown_labels(labels_path, labels.keys(), |id| known.contains(id));
     let current = Heuristic::CALIBRATED;
     outln!("{}", swe_forge_curate::calibrate(records, &labels, &current).to_markdown(&current));
     if fit {
@@ -182,4 +234,38 @@ fn calibrate(records: &[Instance], labels_path: &Path, fit: bool) -> Result<()> 
         outln!("{}", swe_forge_curate::calibrate(records, &labels, &fitted).to_markdown(&fitted));
     }
     Ok(())
+}
+
+/// What curate applies: the keep rule, dedup, the labels file (its unknown ids reported by
+/// `warn`) and the reviews and decisions of the store.
+fn options(args: &CurateArgs, warn: impl FnOnce(Keys<'_, String, HumanLabel>, &Path)) -> Result<CurateOptions> {
+    if !(0.0..=1.0).contains(&args.dedup_threshold) {
+        bail!("--dedup-threshold must be between 0 and 1");
+    }
+    let mut options = CurateOptions {
+        keep_rule: args.keep.rule(),
+        dedup: (!args.no_dedup).then_some(DedupOptions { threshold: args.dedup_threshold }),
+        heuristic: Heuristic::CALIBRATED,
+        ..Default::default()
+    };
+    if let Some(path) = &args.labels {
+        options.labels = swe_forge_curate::read_labels(path)?;
+        warn(options.labels.keys(), path);
+    }
+    if let Some(path) = &args.store {
+        if !path.exists() {
+            bail!("state store {} does not exist", path.display());
+        }
+        let store = swe_forge_store::Store::open(path)?;
+        let rule = options.keep_rule;
+        options.reviews =
+            store.latest_reviews()?.into_iter().map(|(id, row)| (id, review_from_row(&row, &rule))).collect();
+        // A decision whose verdict this build does not know is left out, as if not made.
+        options.decisions = store
+            .latest_decisions()?
+            .into_iter()
+            .filter_map(|(id, row)| Some((id, decision_from_row(&row)?)))
+            .collect();
+    }
+    Ok(options)
 }
