@@ -169,3 +169,36 @@ fn every_exported_record_has_a_difficulty_label() {
         assert_eq!((d.source, d.label), (LabelSource::Heuristic, d.heuristic), "{}", r.instance_id);
     }
 }
+
+/// Curate streams a regular file in two passes and reads stdin into memory: both give the same
+/// bytes, duplicates included, with and without `--kept-only`.
+#[test]
+fn curate_of_a_file_in_two_passes_equals_curate_of_stdin_in_memory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dataset = tmp.path().join("validated.jsonl");
+    fixture(&dataset);
+    for extra in [&[][..], &["--kept-only"][..]] {
+        let from_file = tmp.path().join("from-file.jsonl");
+        let mut args = vec!["curate", "--dataset", dataset.to_str().unwrap(), "--out", from_file.to_str().unwrap()];
+        args.extend(extra);
+        let o = swe_forge(&args);
+        assert!(o.status.success(), "{}", text(&o));
+        let from_stdin = tmp.path().join("from-stdin.jsonl");
+        let mut args = vec!["curate", "--dataset", "-", "--out", from_stdin.to_str().unwrap()];
+        args.extend(extra);
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_swe-forge"))
+            .args(&args)
+            .stdin(std::fs::File::open(&dataset).unwrap())
+            .env("SWE_FORGE_NO_PROGRESS", "1")
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", text(&o));
+        let (a, b) = (std::fs::read(&from_file).unwrap(), std::fs::read(&from_stdin).unwrap());
+        assert!(!a.is_empty());
+        assert!(a == b, "{extra:?}: the two-pass output differs from the in-memory one");
+        let curated = read_records(&from_file);
+        assert!(
+            curated.iter().any(|r| r.swe_forge.as_ref().is_some_and(|m| m.duplicate_of.is_some())) || !extra.is_empty()
+        );
+    }
+}
