@@ -734,6 +734,12 @@ impl Validator {
         if !rebuild && self.engine.image_id(&tag).await.map_err(ImageFailure::Infra)?.is_some() {
             return Ok(image);
         }
+        // Another process may be making the same layer: one commits it, the other waits and finds
+        // it (two commits to one tag would leave the first as a dangling image).
+        let _lock = if rebuild { None } else { Some(self.engine.lock_image(&tag).await.map_err(ImageFailure::Infra)?) };
+        if !rebuild && self.engine.image_id(&tag).await.map_err(ImageFailure::Infra)?.is_some() {
+            return Ok(image);
+        }
         let labels = HashMap::from([
             (LABEL_ROLE.to_owned(), "instance".to_owned()),
             ("dev.swe-forge.instance".to_owned(), inst.instance_id.clone()),

@@ -527,3 +527,63 @@ func TestGreetingOverTLS(t *testing.T) {
     let command = m.test_command.as_deref().unwrap_or_default();
     assert!(command.contains(" -timeout "), "{command}");
 }
+
+/// Two validations of one instance at once, in two processes on one engine: its image is made
+/// once (the other waits for it and uses it), and no commit is left behind as a dangling image.
+#[test]
+fn two_processes_making_one_instance_image_commit_it_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = tmp.path().join("repos");
+    // Unique content, so that no earlier run made this image.
+    let stamp = format!("/* {} */\n", tmp.path().display());
+    let makefile = "CC ?= cc\n\nall: tests\n\ntests: calc.c tests.c\n\t$(CC) -o tests calc.c tests.c\n\ntest: tests\n\t./tests\n\n.PHONY: all test\n";
+    let calc = |body: &str| format!("{stamp}int twice(int a) {{ return {body}; }}\n");
+    let tests = "#include <stdio.h>\n\nint twice(int);\n\nint main(void) {\n    int ok = twice(2) == 4;\n    printf(\"%s: twice\\n\", ok ? \"PASS\" : \"FAIL\");\n    return !ok;\n}\n";
+    let fx = fixture(
+        &repos.join("forge-fixtures/twoprocs"),
+        "2024-01-01T00:00:00Z",
+        &[("Makefile", makefile), ("calc.c", &calc("a + 1")), ("tests.c", "int main(void) { return 0; }\n")],
+        &[("tests.c", tests)],
+        &[("calc.c", &calc("a * 2"))],
+    );
+    let inst = instance("forge-fixtures", "twoprocs", 5, fx);
+    let input = tmp.path().join("records.jsonl");
+    swe_forge_core::write_jsonl(std::fs::File::create(&input).unwrap(), [&inst]).unwrap();
+    let spawn = |name: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_swe-forge"))
+            .args(["validate", "--records", input.to_str().unwrap(), "--repos", repos.to_str().unwrap()])
+            .args(["--out", tmp.path().join(name).join("v.jsonl").to_str().unwrap(), "--evidence-runs", "0"])
+            .env("SWE_FORGE_NO_PROGRESS", "1")
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let (a, b) = (spawn("a"), spawn("b"));
+    let mut images = Vec::new();
+    for (name, child) in [("a", a), ("b", b)] {
+        let o = child.wait_with_output().unwrap();
+        assert!(o.status.success(), "{}", crate::support::text(&o));
+        let r = &crate::support::read_records(&tmp.path().join(name).join("v.jsonl"))[0];
+        accepted(r);
+        images.push(r.swe_forge.as_ref().unwrap().image.clone().unwrap());
+    }
+    assert_eq!(images[0], images[1]);
+    let label = format!("label=dev.swe-forge.instance={}", inst.instance_id);
+    let listed = |extra: &[&str]| {
+        let o = std::process::Command::new("docker")
+            .args(["images", "-q", "--no-trunc", "--filter", &label])
+            .args(extra)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&o.stdout).lines().map(str::to_owned).collect::<Vec<_>>()
+    };
+    let dangling = listed(&["--filter", "dangling=true"]);
+    for id in &dangling {
+        let _ = std::process::Command::new("docker").args(["rmi", id]).output();
+    }
+    assert!(dangling.is_empty(), "the image was committed twice: {dangling:?}");
+    // This run's image (its content is of this run only) is of no use to another.
+    let o = std::process::Command::new("docker").args(["rmi", &images[0]]).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
