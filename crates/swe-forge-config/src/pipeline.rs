@@ -120,7 +120,9 @@ pub struct ValidateSection {
     /// The registry the swarm's nodes pull images from, `HOST:PORT`.
     pub registry: Option<String>,
     /// Toolchain versions tried per instance (the first choice included) when its setup fails in
-    /// a way that names the toolchain (default 3; 1: no search).
+    /// a way that names the toolchain (default 5, as many as a C build stopped by `-Werror` goes
+    /// through: today's compiler, bullseye's GCC 10, GCC 9, clang 9, the `-Wno-error` wrapper;
+    /// 1: no search).
     pub toolchain_attempts: Option<u32>,
     /// Runs of the gold patch through evaluation for every accepted instance, then two negative
     /// controls (default 3; 0: no evidence).

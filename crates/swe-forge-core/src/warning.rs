@@ -14,6 +14,9 @@ pub enum Warning {
     /// A run failed with a sign that a certificate or token of the fixtures expired: its
     /// failures are the date's, not the code's (the detail names the run and the log line).
     TimeBomb,
+    /// Built by compilers that drop the project's `-Werror` flags (the setup search's last
+    /// attempt after every older compiler stopped on a warning): the detail names the warning.
+    WarningsNotErrors,
 }
 
 impl Warning {
@@ -24,6 +27,7 @@ impl Warning {
             Warning::MissingExtraSource => "extra source incomplete in the mirror",
             Warning::InfraRetry => "retried after an infrastructure failure",
             Warning::TimeBomb => "time_bomb",
+            Warning::WarningsNotErrors => "warnings_not_errors",
         }
     }
 

@@ -128,10 +128,10 @@ pub(crate) fn toolchain_dockerfile(base: &str, t: &Toolchain) -> String {
             lines.join(" \\\n && ")
         ));
     }
-    df.push_str(&format!(
-        "RUN apt-get update \\\n && apt-get install -y --no-install-recommends {} \\\n && apt-get clean && rm -rf /var/lib/apt/lists/* /var/log/apt /var/log/dpkg.log /var/log/alternatives.log /var/cache/ldconfig/aux-cache\n",
-        t.packages.join(" ")
-    ));
+    df.push_str(&apt_install(&t.packages));
+    if !t.more_packages.is_empty() {
+        df.push_str(&apt_install(&t.more_packages));
+    }
     for (k, v) in &t.env {
         df.push_str(&format!("ENV {k}={}\n", shell_quote(v)));
     }
@@ -139,6 +139,14 @@ pub(crate) fn toolchain_dockerfile(base: &str, t: &Toolchain) -> String {
         df.push_str(&format!("RUN {}\n", t.warm.join(" \\\n && ")));
     }
     df
+}
+
+/// A `RUN` that installs `packages` and leaves no apt list, log or cache in the layer.
+fn apt_install(packages: &[String]) -> String {
+    format!(
+        "RUN apt-get update \\\n && apt-get install -y --no-install-recommends {} \\\n && apt-get clean && rm -rf /var/lib/apt/lists/* /var/log/apt /var/log/dpkg.log /var/log/alternatives.log /var/cache/ldconfig/aux-cache\n",
+        packages.join(" ")
+    )
 }
 
 /// Dockerfile of the source layer of an instance. The label names the files' fixed time: Docker's

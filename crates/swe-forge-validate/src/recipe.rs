@@ -19,7 +19,8 @@ pub struct Toolchain {
     /// Name (`go`, `rust`, `rust-web`, `java`, `node`, `cfamily`); filled in from the table key.
     #[serde(default)]
     pub name: String,
-    /// Debian packages.
+    /// Debian packages (a toolchain `like` another and with none of its own has the other's).
+    #[serde(default)]
     pub packages: Vec<String>,
     /// Image environment.
     #[serde(default)]
@@ -38,8 +39,8 @@ pub struct Toolchain {
     /// packages asked for as `name/suite` come from them (an older JDK the base suite dropped).
     #[serde(default)]
     pub apt_suites: Vec<String>,
-    /// Another toolchain whose version command, setup prelude and warm commands this one takes
-    /// where it has none of its own.
+    /// Another toolchain whose packages, base suite, version command, setup prelude and warm
+    /// commands this one takes where it has none of its own (and so on up its own `like`).
     #[serde(default)]
     pub like: Option<String>,
     /// A script run once with network (and the CA bundle, deleted before the commit) on the image
@@ -55,6 +56,15 @@ pub struct Toolchain {
     /// `bullseye`'s glibc 2.31 for code that needs `MINSIGSTKSZ` to be a constant).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub base_suite: Option<String>,
+    /// Packages installed in a layer of their own over `packages`: a variant that differs from
+    /// another toolchain only by these (an older compiler beside bullseye's) shares its layer.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub more_packages: Vec<String>,
+    /// Its compilers drop the project's `-Werror` flags and append `-Wno-error` (a wrapper
+    /// the warm commands install): every record built with it carries the warning
+    /// `warnings_not_errors`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub warnings_not_errors: bool,
 }
 
 /// Everything needed to build and test one repository.
@@ -177,21 +187,38 @@ impl Toolchain {
                 });
             }
         };
-        if let Some(like) = &t.like {
-            let l = all.get(like).ok_or_else(|| ValidateError::Recipe {
+        // `like` chains (a compiler variant of bullseye's toolchain, which is like today's).
+        let mut seen = vec![name.to_owned()];
+        while let Some(like) = t.like.take() {
+            let l = all.get(&like).ok_or_else(|| ValidateError::Recipe {
                 name: name.to_owned(),
                 message: format!("`like = {like:?}` names no toolchain (have: {known})"),
             })?;
+            if seen.contains(&like) {
+                return Err(ValidateError::Recipe {
+                    name: name.to_owned(),
+                    message: format!("`like` goes round in a circle: {} -> {like}", seen.join(" -> ")),
+                });
+            }
+            seen.push(like);
+            if t.packages.is_empty() {
+                t.packages.clone_from(&l.packages);
+            }
+            if t.base_suite.is_none() {
+                t.base_suite.clone_from(&l.base_suite);
+            }
             if t.version_command.is_empty() {
-                t.version_command = l.version_command.clone();
+                t.version_command.clone_from(&l.version_command);
             }
             if t.setup_prelude.is_empty() {
-                t.setup_prelude = l.setup_prelude.clone();
+                t.setup_prelude.clone_from(&l.setup_prelude);
             }
             if t.warm.is_empty() {
-                t.warm = l.warm.clone();
+                t.warm.clone_from(&l.warm);
             }
+            t.like.clone_from(&l.like);
         }
+        t.like = seen.get(1).cloned();
         t.name = name.to_owned();
         t.vars = vars;
         Ok(t)

@@ -455,6 +455,10 @@ const SIGNS: &[(Tool, Direction, &str)] = &[
     // GCC 11 compiles C++17 by default, which removed these.
     (Tool::C, Direction::TooNew, "ISO C++17 does not allow dynamic exception specifications"),
     (Tool::C, Direction::TooNew, "'auto_ptr' in namespace 'std' does not name a template type"),
+    // A warning the project turned into an error (`-Werror`) that a compiler newer than the
+    // project's has (GCC 13's `-Wself-move`, GCC 9's `-Wredundant-move`): GCC's, then clang's.
+    (Tool::C, Direction::TooNew, "[-Werror="),
+    (Tool::C, Direction::TooNew, "[-Werror,-W"),
 ];
 
 /// The first sign in `log` that the setup failed because of the toolchain's version, if any.

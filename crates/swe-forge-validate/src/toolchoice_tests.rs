@@ -205,3 +205,63 @@ fn the_search_goes_the_way_the_failure_points_nearest_first() {
     assert_eq!(next(Tool::Node, &["node"], Direction::TooOld).as_deref(), Some("node22"));
     assert_eq!(next(Tool::C, &["cfamily"], Direction::TooNew).as_deref(), Some("cfamily-bullseye"));
 }
+
+#[test]
+fn a_warning_made_an_error_sends_the_search_through_older_compilers_to_the_wrapper() {
+    for line in [
+        "src/x.cpp:3:47: error: redundant move in return statement [-Werror=redundant-move]",
+        "src/y.cpp:5:3: error: moving 's' of type 'std::string' to itself [-Werror=self-move]",
+        "src/z.c:9:1: error: unused variable 'n' [-Werror,-Wunused-variable]",
+    ] {
+        let s = classify_failure(&format!("[ 50%] Building CXX object\n{line}\nninja: build stopped\n")).unwrap();
+        assert_eq!((s.tool, s.direction, s.line.as_str()), (Tool::C, Direction::TooNew, line));
+    }
+    // A warning printed as a warning is no sign; nor is a plain error.
+    assert_eq!(classify_failure("src/x.cpp:3:47: warning: redundant move [-Wredundant-move]\n"), None);
+    assert_eq!(classify_failure("src/x.cpp:3:1: error: 'foo' was not declared in this scope\n"), None);
+    let r = Releases::builtin();
+    let mut tried = vec!["cfamily".to_owned()];
+    while let Some(next) = next_candidate(&r, Tool::C, &tried, Direction::TooNew) {
+        tried.push(next.toolchain_name(Tool::C));
+    }
+    assert_eq!(
+        tried,
+        [
+            "cfamily",
+            "cfamily-bullseye",
+            "cfamily-bullseye-gcc9",
+            "cfamily-bullseye-clang9",
+            "cfamily-bullseye-wno-error"
+        ],
+        "five attempts: as many as the default lets the search make"
+    );
+    assert_eq!(crate::Settings::new("r".into(), "w".into()).toolchain_attempts as usize, tried.len());
+    let wrapper = Toolchain::named("cfamily-bullseye-wno-error").unwrap();
+    assert!(wrapper.warnings_not_errors);
+    assert!(tried[..4].iter().all(|t| !Toolchain::named(t).unwrap().warnings_not_errors));
+}
+
+#[test]
+fn an_older_compiler_is_a_layer_over_bullseyes_toolchain() {
+    let df = |name: &str| {
+        let t = Toolchain::named(name).unwrap();
+        assert_eq!(t.base_suite.as_deref(), Some("bullseye"), "{name}");
+        crate::images::toolchain_dockerfile("base", &t)
+    };
+    let bullseye = df("cfamily-bullseye");
+    for (name, compiler) in [
+        ("cfamily-bullseye-gcc9", "g++-9"),
+        ("cfamily-bullseye-clang9", "clang++-9"),
+        ("cfamily-bullseye-wno-error", "-Wno-error"),
+    ] {
+        let variant = df(name);
+        // Every line of bullseye's image comes first, so the engine's build cache shares them.
+        assert!(variant.starts_with(&bullseye), "{name}:\n{variant}");
+        assert!(variant[bullseye.len()..].contains(compiler), "{name}:\n{variant}");
+    }
+    assert_eq!(
+        Toolchain::named("cfamily-bullseye").unwrap().packages,
+        Toolchain::named("cfamily").unwrap().packages,
+        "bullseye's toolchain has today's packages"
+    );
+}

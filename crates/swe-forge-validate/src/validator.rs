@@ -108,7 +108,7 @@ impl Settings {
             env_commits: BTreeMap::new(),
             eval_naming: Naming::Auto,
             swarm: None,
-            toolchain_attempts: 3,
+            toolchain_attempts: 5,
             label_rule: LabelRule::Strict,
             evidence_runs: 3,
         }
@@ -286,6 +286,13 @@ impl Validator {
                     crate::parsed::write_log(&logs, "setup", log);
                 }
                 meta.provenance = Some(self.provenance(&prepared, built).await);
+            }
+            if prepared.toolchain.warnings_not_errors {
+                // The warning that stopped the last compiler before the wrapper's.
+                let sign = prepared.choice.as_ref().and_then(|(_, c)| c.attempts.last()).map(|a| a.error.as_str());
+                let detail =
+                    format!("built by {}: {}", prepared.toolchain.name, sign.unwrap_or("named by an override"));
+                meta.warnings.push(Warning::WarningsNotErrors.with(detail));
             }
             self.reporter.image_ready(&inst.instance_id);
 

@@ -151,7 +151,7 @@ pub struct EngineArgs {
     #[arg(long)]
     pub registry: Option<String>,
     /// Toolchain versions tried per instance (the first choice included) when its setup fails in
-    /// a way that names the toolchain, e.g. "Source option 6 is no longer supported" (default 3;
+    /// a way that names the toolchain, e.g. "Source option 6 is no longer supported" (default 5;
     /// 1: no search).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub toolchain_attempts: Option<u32>,

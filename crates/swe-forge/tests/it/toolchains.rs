@@ -313,11 +313,24 @@ static std::vector<int, bad_allocator<int>> kept(1);\n",
 /// today's toolchain, its tests run under bullseye's CMake (3.18, older than ctest's
 /// `--test-dir`); returns the choice.
 fn cpp_of_its_time_on_an_older_c_library(name: &str, prelude: &str, kept: &str) -> ToolchainChoice {
+    let r = cpp_of_its_time(name, "", prelude, kept);
+    let c = choice(&r);
+    assert_eq!((c.toolchain.as_str(), c.attempts.len()), ("cfamily-bullseye", 1), "{c:?}");
+    assert_eq!(c.attempts[0].toolchain, "cfamily");
+    let prov = r.swe_forge.as_ref().unwrap().provenance.as_ref().unwrap();
+    assert!(prov.base_image.starts_with("swe-forge/base:bullseye-"), "{prov:?}");
+    assert!(prov.toolchain_versions.contains("(Debian 10."), "{}", prov.toolchain_versions);
+    c.clone()
+}
+
+/// The project of [`cpp_of_its_time_on_an_older_c_library`], its CMakeLists.txt starting with
+/// `flags`, validated with no override: the accepted record, `sub` fixed and `stack` kept.
+fn cpp_of_its_time(name: &str, flags: &str, prelude: &str, kept: &str) -> Instance {
     let tmp = tempfile::tempdir().unwrap();
     let repos = tmp.path().join("repos");
     let cmake = |tests: &str| {
         format!(
-            "cmake_minimum_required(VERSION 3.5)\nproject({name} CXX)\nenable_testing()\nadd_executable(tests calc.cpp tests.cpp)\n{tests}"
+            "cmake_minimum_required(VERSION 3.5)\nproject({name} CXX)\n{flags}enable_testing()\nadd_executable(tests calc.cpp tests.cpp)\n{tests}"
         )
     };
     let calc = |sub: &str| format!("int sub(int a, int b) {{ return {sub}; }}\n");
@@ -347,17 +360,50 @@ int main(int argc, char **argv) {{\n    const char *name = argc > 1 ? argv[1] : 
     );
     let inst = instance("forge-fixtures", name, 4, fx);
     let out = validate(&[&inst], &repos, &tmp.path().join("out"), None);
-    let r = &out[0];
-    accepted(r);
+    let r = out.into_iter().next().unwrap();
+    accepted(&r);
     assert_eq!(r.f2p_tests.keys().collect::<Vec<_>>(), ["sub"]);
     assert_eq!(r.p2p_tests.keys().collect::<Vec<_>>(), ["stack"]);
-    let c = choice(r);
+    r
+}
+
+#[test]
+fn a_warning_only_todays_compiler_has_made_an_error_gets_an_older_compiler() {
+    // GCC 13 added -Wself-move to -Wall; bullseye's GCC 10 builds the project's `-Werror` clean.
+    let r = cpp_of_its_time(
+        "selfmove",
+        "set(CMAKE_CXX_FLAGS \"${CMAKE_CXX_FLAGS} -Wall -Werror\")\n",
+        "#include <string>\n#include <utility>\n\nstatic int self_moved() { std::string s = \"a\"; s = std::move(s); return 1; }\n",
+        "self_moved() == 1",
+    );
+    let c = choice(&r);
     assert_eq!((c.toolchain.as_str(), c.attempts.len()), ("cfamily-bullseye", 1), "{c:?}");
-    assert_eq!(c.attempts[0].toolchain, "cfamily");
-    let prov = r.swe_forge.as_ref().unwrap().provenance.as_ref().unwrap();
-    assert!(prov.base_image.starts_with("swe-forge/base:bullseye-"), "{prov:?}");
-    assert!(prov.toolchain_versions.contains("(Debian 10."), "{}", prov.toolchain_versions);
-    c.clone()
+    assert!(c.attempts[0].error.contains("[-Werror=self-move]"), "{c:?}");
+    let m = r.swe_forge.as_ref().unwrap();
+    assert!(!swe_forge_core::Warning::WarningsNotErrors.on(&m.warnings), "{:?}", m.warnings);
+}
+
+#[test]
+fn a_warning_every_compiler_here_has_made_an_error_is_built_by_the_wno_error_wrapper_last() {
+    // GCC 9 and later warn of a redundant move under -Wextra, and every compiler of an unused
+    // parameter: GCC 14, 10 and 9 and clang 9 stop; the wrapper builds it and the record says so.
+    let r = cpp_of_its_time(
+        "werror",
+        "set(CMAKE_CXX_FLAGS \"${CMAKE_CXX_FLAGS} -Wall -Wextra -Werror -Werror=redundant-move\")\n",
+        "#include <string>\n#include <utility>\n\nstatic std::string moved(std::string s, int unused) { return std::move(s); }\n",
+        "moved(\"a\", 0).size() == 1",
+    );
+    let c = choice(&r);
+    let tried: Vec<&str> = c.attempts.iter().map(|a| a.toolchain.as_str()).collect();
+    assert_eq!(tried, ["cfamily", "cfamily-bullseye", "cfamily-bullseye-gcc9", "cfamily-bullseye-clang9"], "{c:?}");
+    assert!(c.attempts.iter().all(|a| a.error.contains("[-Werror")), "{c:?}");
+    assert_eq!(c.toolchain, "cfamily-bullseye-wno-error");
+    let m = r.swe_forge.as_ref().unwrap();
+    let w =
+        m.warnings.iter().find(|w| w.starts_with("warnings_not_errors")).unwrap_or_else(|| panic!("{:?}", m.warnings));
+    assert!(w.contains("cfamily-bullseye-wno-error") && w.contains("[-Werror"), "{w}");
+    let prov = m.provenance.as_ref().unwrap();
+    assert!(prov.toolchain_versions.contains("-Wno-error appended"), "{}", prov.toolchain_versions);
 }
 
 #[test]
