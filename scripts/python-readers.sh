@@ -2,11 +2,13 @@
 # Reads what `swe-forge export` wrote with the Python readers dataset users have: pandas on
 # pyarrow 15 and on the current pyarrow, polars, duckdb, Hugging Face `datasets` 2.19 and current,
 # and (when they install) the `swebench` (4.1.0 and 5.0.2) and `multi-swe-bench` packages. Each reader set lives in
-# its own virtual environment with pinned versions from PyPI, made once and reused (the
-# unpinned `current` set is made anew only when target/ is cleaned).
+# its own virtual environment with pinned versions from PyPI, made once and reused by every
+# checkout of the machine (the unpinned `current` set is made anew when a week old). They are
+# kept in $SWE_FORGE_PYTHON_VENVS, else ${XDG_CACHE_HOME:-~/.cache}/swe-forge/python-readers;
+# one process makes a given set at a time (a lock file beside it), the others wait and reuse it.
 #
-#   bash scripts/python-readers.sh EXPORT_DIR [VENV_DIR]
-#   bash scripts/python-readers.sh --run-evaluation VENV_DIR WORK_DIR DATASET.jsonl...
+#   bash scripts/python-readers.sh EXPORT_DIR
+#   bash scripts/python-readers.sh --run-evaluation WORK_DIR DATASET.jsonl...
 #
 # The second form makes only the swebench5 set and runs SWE-bench 5's own harness
 # (`run_evaluation`, gold and a wrong patch) on swe-forge's SWE-bench rows and their local
@@ -16,7 +18,7 @@
 # instances.parquet, tests.parquet, swebench.jsonl, swebench.parquet); see
 # scripts/python_readers.py. The harness set also compares `swe-forge parse --msb` (the binary in
 # $SWE_FORGE_BIN, else target/debug/swe-forge) with Multi-SWE-bench's parse_log on the logs of
-# crates/swe-forge-logparse/test_data. VENV_DIR defaults to target/tmp/python-readers. Exits non-zero when any
+# crates/swe-forge-logparse/test_data. Exits non-zero when any
 # reader fails; only the harness packages (swebench, multi-swe-bench) may be skipped, and only
 # when pip cannot install them.
 set -euo pipefail
@@ -25,13 +27,12 @@ mode=readers
 if [ "${1:-}" = "--run-evaluation" ]; then
   mode=run-evaluation
   shift
-  venvs="${1:?usage: python-readers.sh --run-evaluation VENV_DIR WORK_DIR DATASET.jsonl...}"
-  shift
+  [ $# -ge 2 ] || { echo "usage: python-readers.sh --run-evaluation WORK_DIR DATASET.jsonl..." >&2; exit 64; }
 fi
 if [ "$mode" = readers ]; then
-  export_dir="$(cd "${1:?usage: python-readers.sh EXPORT_DIR [VENV_DIR]}" && pwd)"
-  venvs="${2:-$here/../target/tmp/python-readers}"
+  export_dir="$(cd "${1:?usage: python-readers.sh EXPORT_DIR}" && pwd)"
 fi
+venvs="${SWE_FORGE_PYTHON_VENVS:-${XDG_CACHE_HOME:-$HOME/.cache}/swe-forge/python-readers}"
 mkdir -p "$venvs"
 python="${PYTHON:-python3}"
 
@@ -54,10 +55,15 @@ sets=(
   "swebench5|swebench==5.0.2"
 )
 
-# Makes venv $1 with requirements $2 unless it exists with exactly those; returns 1 when pip fails.
+# Makes venv $1 with requirements $2 unless it exists with exactly those (and, unpinned, is less
+# than a week old); returns 1 when pip fails. Under the set's lock: a second process waits.
 ensure_venv() {
   local dir="$venvs/$1" reqs="$2"
-  if [ -f "$dir/.requirements" ] && [ "$(cat "$dir/.requirements")" = "$reqs" ]; then
+  exec {lock}>"$dir.lock"
+  flock "$lock"
+  if [ -f "$dir/.requirements" ] && [ "$(cat "$dir/.requirements")" = "$reqs" ] &&
+    { [[ "$reqs" == *==* ]] || [ -z "$(find "$dir/.requirements" -mtime +7)" ]; }; then
+    flock -u "$lock"
     return 0
   fi
   rm -rf "$dir"
@@ -66,9 +72,11 @@ ensure_venv() {
   if ! "$dir/bin/pip" install --quiet --prefer-binary $reqs >"$dir.pip.log" 2>&1; then
     tail -20 "$dir.pip.log" >&2
     rm -rf "$dir"
+    flock -u "$lock"
     return 1
   fi
   echo "$reqs" >"$dir/.requirements"
+  flock -u "$lock"
 }
 
 if [ "$mode" = run-evaluation ]; then

@@ -51,6 +51,8 @@ fn validation_survives_an_engine_restart() {
     let child = Command::new(env!("CARGO_BIN_EXE_swe-forge"))
         .args(["run", pipeline.to_str().unwrap()])
         .env("SWE_FORGE_NO_PROGRESS", "1")
+        // No evidence runs: five more runs of the eight-second test command, after the restart.
+        .env("SWE_FORGE_EVIDENCE_RUNS", "0")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()

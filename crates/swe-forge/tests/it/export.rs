@@ -7,7 +7,7 @@
 //! Multi-SWE-bench's own `parse_log` on the real logs of `crates/swe-forge-logparse/test_data`, and
 //! `export --naming msb` against `parse_log` of the kept logs for a Go repository of each naming).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use serde_json::{Value, json};
@@ -323,11 +323,6 @@ fn naming_msb_names_go_subtests_as_the_repository_s_handler_does() {
     assert_eq!(names(&[]).len(), 6);
 }
 
-/// Where the Python virtual environments are kept between runs.
-fn venv_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("python-readers")
-}
-
 #[test]
 fn python_readers_read_every_export() {
     let dir = tempfile::tempdir().unwrap();
@@ -336,7 +331,6 @@ fn python_readers_read_every_export() {
     let out = Command::new("bash")
         .arg(root().join("scripts/python-readers.sh"))
         .arg(dir.path())
-        .arg(venv_dir())
         .env("SWE_FORGE_BIN", env!("CARGO_BIN_EXE_swe-forge"))
         .output()
         .expect("bash runs");

@@ -95,6 +95,7 @@ fn lost_in_the_middle(
         .arg(&p)
         .args(args)
         .env("SWE_FORGE_NO_PROGRESS", "1")
+        .env("SWE_FORGE_EVIDENCE_RUNS", "0")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
