@@ -235,7 +235,7 @@ fn a_warning_made_an_error_sends_the_search_through_older_compilers_to_the_wrapp
         ],
         "five attempts: as many as the default lets the search make"
     );
-    assert_eq!(crate::Settings::new("r".into(), "w".into()).toolchain_attempts as usize, tried.len());
+    assert_eq!(DEFAULT_TOOLCHAIN_ATTEMPTS as usize, tried.len());
     let wrapper = Toolchain::named("cfamily-bullseye-wno-error").unwrap();
     assert!(wrapper.warnings_not_errors);
     assert!(tried[..4].iter().all(|t| !Toolchain::named(t).unwrap().warnings_not_errors));
@@ -246,7 +246,7 @@ fn an_older_compiler_is_a_layer_over_bullseyes_toolchain() {
     let df = |name: &str| {
         let t = Toolchain::named(name).unwrap();
         assert_eq!(t.base_suite.as_deref(), Some("bullseye"), "{name}");
-        crate::images::toolchain_dockerfile("base", &t)
+        crate::toolchain_dockerfile("base", &t)
     };
     let bullseye = df("cfamily-bullseye");
     for (name, compiler) in [
