@@ -561,7 +561,11 @@ impl Validator {
         run.cpus = self.settings.cpus;
         let (out, committed) = self.engine.run_and_commit(&run, &spec.tag, &labels).await.map_err(infra)?;
         // The log goes with the instance that built the environment.
-        crate::parsed::write_log(&RunLogs::new(&self.settings.work_dir, &inst.instance_id), "env-setup", &out.log);
+        crate::grading::parsed::write_log(
+            &RunLogs::new(&self.settings.work_dir, &inst.instance_id),
+            "env-setup",
+            &out.log,
+        );
         match committed {
             Some(id) => Ok(found(id, source_image_id, Some(started.elapsed().as_millis() as u64))),
             None => Err(setup_error(
@@ -694,7 +698,11 @@ impl Validator {
         let started = std::time::Instant::now();
         let (out, committed) = self.engine.run_and_commit(&spec, &tag, &labels).await.map_err(ImageFailure::Infra)?;
         if committed.is_none() {
-            crate::parsed::write_log(&RunLogs::new(&self.settings.work_dir, &inst.instance_id), "setup", &out.log);
+            crate::grading::parsed::write_log(
+                &RunLogs::new(&self.settings.work_dir, &inst.instance_id),
+                "setup",
+                &out.log,
+            );
             return Err(setup_error(&tag, setup_failure(&out, self.settings.setup_timeout), &out));
         }
         image.setup_log = Some(out.log);

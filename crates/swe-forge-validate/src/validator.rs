@@ -19,7 +19,7 @@ use swe_forge_recipes::{
 };
 use tokio::sync::OnceCell;
 
-use crate::grade::{GradeInput, Parsers, grade};
+use crate::grading::grade::{GradeInput, Parsers, grade};
 use crate::images::{BuildMode, ImageFailure, ImageRequest, InstanceImage, rfc3339_utc};
 use crate::phases::{
     APPLY_FAILED_EXIT, APPLY_FAILED_MARKER, EXIT_MARKER, FIX_PATCH, RESULTS_DIR, TEST_PATCH, command_ms, script,
@@ -287,7 +287,7 @@ impl Validator {
             let logs = RunLogs::new(&self.settings.work_dir, &inst.instance_id);
             if let Some(built) = &prepared.built {
                 if let Some(log) = &built.setup_log {
-                    crate::parsed::write_log(&logs, "setup", log);
+                    crate::grading::parsed::write_log(&logs, "setup", log);
                 }
                 meta.provenance = Some(self.provenance(&prepared, built).await);
             }
@@ -350,7 +350,7 @@ impl Validator {
                 }
             }
             rejections.extend(grade(&runs, &input).record(inst, meta));
-            meta.msb_names = Some(crate::grade::named_results(inst, msb_names));
+            meta.msb_names = Some(crate::grading::grade::named_results(inst, msb_names));
             if rejections.is_empty() && self.settings.evidence_runs > 0 {
                 self.gather_evidence(inst, meta).await;
             }
@@ -525,9 +525,9 @@ impl Validator {
             .run_with_retries(id, &spec, &mut meta.warnings)
             .await
             .map_err(|e| Rejection::new(RejectReason::Infrastructure, format!("{label} run: {}", error_chain(&e))))?;
-        crate::parsed::write_log(logs, label, &out.log);
+        crate::grading::parsed::write_log(logs, label, &out.log);
         for (name, content) in &out.files {
-            crate::parsed::write_result_file(&logs.results(label), name, content);
+            crate::grading::parsed::write_result_file(&logs.results(label), name, content);
         }
         if out.exit_code == Some(APPLY_FAILED_EXIT)
             && let Some(patch) = failed_patch(&out.log)
@@ -547,7 +547,7 @@ impl Validator {
             && parsed.tests.is_empty())
         .then(|| classify_failure(&String::from_utf8_lossy(&out.log)))
         .flatten();
-        crate::parsed::keep(logs, label, &parsed);
+        crate::grading::parsed::keep(logs, label, &parsed);
         if !out.timed_out
             && let Some(w) = swe_forge_logparse::exit_code_consistent(&parsed, out.exit_code)
         {
