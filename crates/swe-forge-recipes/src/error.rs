@@ -6,12 +6,12 @@
 #[derive(Debug, thiserror::Error)]
 pub enum RecipeError {
     /// A recipe or toolchain (built-in, or named by an override) is invalid or unknown.
-    #[error("recipe {name}: {message}")]
+    #[error("recipe {name}: {problem}")]
     Recipe {
         /// Which recipe or toolchain (the repository, once the caller knows whose override it is).
         name: String,
-        /// What is wrong.
-        message: String,
+        /// What is wrong (part of this error's message, not a cause of its own).
+        problem: RecipeProblem,
     },
     /// releases.toml is not TOML of the expected shape.
     #[error(transparent)]
@@ -34,4 +34,49 @@ pub enum RecipeError {
         /// The day as written.
         current_from: String,
     },
+}
+
+/// What is wrong with a recipe, a toolchain or an override.
+#[derive(Debug, thiserror::Error)]
+pub enum RecipeProblem {
+    /// No built-in recipe has the name.
+    #[error("no such recipe (have: {have})")]
+    NoSuchRecipe {
+        /// The recipes there are, comma-separated.
+        have: String,
+    },
+    /// No toolchain, nor version of a template, has the name.
+    #[error("no such toolchain (have: {have})")]
+    NoSuchToolchain {
+        /// The toolchains there are, comma-separated.
+        have: String,
+    },
+    /// The name is a template's (`node-dist`): only its versions (`node16`) are toolchains.
+    #[error("a template of versions: name one of them (have: {have})")]
+    Template {
+        /// The toolchains there are, comma-separated.
+        have: String,
+    },
+    /// A toolchain is `like` one that does not exist.
+    #[error("`like = {like:?}` names no toolchain (have: {have})")]
+    LikeNamesNothing {
+        /// The name `like` gives.
+        like: String,
+        /// The toolchains there are, comma-separated.
+        have: String,
+    },
+    /// Toolchains are `like` each other in a circle.
+    #[error("`like` goes round in a circle: {} -> {like}", chain.join(" -> "))]
+    LikeCircle {
+        /// The toolchains followed, from the one asked for.
+        chain: Vec<String>,
+        /// The name that closes the circle.
+        like: String,
+    },
+    /// The recipe or toolchain data is not TOML of the expected shape.
+    #[error(transparent)]
+    Toml(#[from] toml::de::Error),
+    /// An override names a parser that does not exist.
+    #[error(transparent)]
+    UnknownParser(#[from] swe_forge_logparse::UnknownFramework),
 }

@@ -23,7 +23,7 @@ mod toolchoice;
 pub use detect::{Detection, LOCKFILES, detect};
 pub use dockerfile::{effective_toolchain, shell_quote, toolchain_dockerfile};
 pub use env::{DEFAULT_MAX_ENVIRONMENTS, fingerprint, plan_env_commits};
-pub use error::RecipeError;
+pub use error::{RecipeError, RecipeProblem};
 pub use hash::sha256_hex;
 pub use recipe::{Recipe, Toolchain, check_override};
 pub use testcmd::{NO_FAIL_FAST_JS, ci_test_command, no_fail_fast, no_fail_fast_js_step};

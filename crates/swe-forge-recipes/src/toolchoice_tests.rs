@@ -49,7 +49,13 @@ fn the_data_loads_and_every_release_names_a_toolchain_that_exists() {
     assert_eq!(node16.version_command, Toolchain::named("node").unwrap().version_command, "like = node");
     let template = Toolchain::named("node-dist").unwrap_err().to_string();
     assert!(template.contains("a template of versions") && template.contains("node16"), "{template}");
-    assert!(Releases::parse("[[java]]\nversion = \"8\"\ntoolchain = \"java8\"\ncurrent_from = \"2014\"\n").is_err());
+    let e = Releases::parse("[[java]]\nversion = \"8\"\ntoolchain = \"java8\"\ncurrent_from = \"2014\"\n").unwrap_err();
+    assert!(matches!(e, crate::RecipeError::ReleaseDay { family: "java", .. }), "{e:?}");
+    assert_eq!(e.to_string(), "java 8: current_from \"2014\" is not YYYY-MM-DD");
+    let e =
+        Releases::parse("[[go]]\nversion = \"one\"\ntoolchain = \"go\"\ncurrent_from = \"2014-01-01\"\n").unwrap_err();
+    assert_eq!(e.to_string(), "go: version \"one\" is not a version");
+    assert!(matches!(Releases::parse("[[cobol]]\n"), Err(crate::RecipeError::ReleasesToml(_))));
 }
 
 #[test]

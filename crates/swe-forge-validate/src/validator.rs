@@ -178,7 +178,7 @@ impl Validator {
     pub fn new(engine: Engine, settings: Settings, reporter: Arc<dyn Reporter>) -> Result<Validator, ValidateError> {
         for (repo, o) in &settings.overrides {
             swe_forge_recipes::check_override(o).map_err(|e| match e {
-                RecipeError::Recipe { message, .. } => RecipeError::Recipe { name: repo.clone(), message },
+                RecipeError::Recipe { problem, .. } => RecipeError::Recipe { name: repo.clone(), problem },
                 other => other,
             })?;
         }
