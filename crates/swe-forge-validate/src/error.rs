@@ -6,14 +6,9 @@ pub enum ValidateError {
     /// The Docker engine failed outside any one instance.
     #[error(transparent)]
     Docker(#[from] swe_forge_docker::DockerError),
-    /// A recipe file is invalid.
-    #[error("recipe {name}: {message}")]
-    Recipe {
-        /// Which recipe.
-        name: String,
-        /// What is wrong.
-        message: String,
-    },
+    /// A recipe, toolchain or override is invalid.
+    #[error(transparent)]
+    Recipe(#[from] swe_forge_recipes::RecipeError),
     /// An extra source a recipe declares is not in the local mirrors (or its path is not allowed).
     #[error("extra source {repo} at {rev}: {reason} (looked for in {looked_in})")]
     ExtraSource {

@@ -34,14 +34,14 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-use sha2::{Digest, Sha256};
 use swe_forge_core::RunLogs;
 use swe_forge_docker::{BuildContext, DockerError, LABEL_REPOSITORY, LABEL_ROLE, RunSpec};
 use swe_forge_git::{SOURCE_MTIME, SourceRepo};
+use swe_forge_recipes::{Recipe, Toolchain, sha256_hex, shell_quote, toolchain_dockerfile};
 use tokio::sync::OnceCell;
 
 use crate::phases::{INSTANCE_JSON, RUN_TESTS};
-use crate::{Recipe, ResolvedExtraSource, Toolchain, Validator};
+use crate::{ResolvedExtraSource, Validator};
 
 /// How a request treats images that already exist.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -82,71 +82,8 @@ pub(crate) struct ImageRequest<'a> {
 /// Where the repository lives inside every instance image.
 pub(crate) const REPO_DIR: &str = "/testbed";
 
-pub(crate) fn sha256_hex(parts: &[&str]) -> String {
-    let mut h = Sha256::new();
-    for p in parts {
-        h.update(p.as_bytes());
-        h.update([0u8]);
-    }
-    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
-}
-
 pub(crate) fn short_hash(parts: &[&str]) -> String {
     sha256_hex(parts)[..12].to_owned()
-}
-
-/// The toolchain with a recipe's extra packages, suites and variables.
-pub(crate) fn effective_toolchain(mut t: Toolchain, recipe: &Recipe) -> Toolchain {
-    for s in &recipe.apt_suites {
-        if !t.apt_suites.contains(s) {
-            t.apt_suites.push(s.clone());
-        }
-    }
-    for p in &recipe.extra_packages {
-        if !t.packages.contains(p) {
-            t.packages.push(p.clone());
-        }
-    }
-    t.env.extend(recipe.env.clone());
-    t
-}
-
-/// Dockerfile of a toolchain image.
-pub(crate) fn toolchain_dockerfile(base: &str, t: &Toolchain) -> String {
-    let mut df = format!("FROM {base}\nENV DEBIAN_FRONTEND=noninteractive\n");
-    if !t.apt_suites.is_empty() {
-        // The base image's own mirror; the suites are pinned below the base suite (priority 100)
-        // so that only packages asked for as `name/suite` come from them. A development suite's
-        // Release file may be past its Valid-Until on a mirror that lags: not checked for these.
-        let lines: Vec<String> = t
-            .apt_suites
-            .iter()
-            .map(|s| format!("echo \"deb [check-valid-until=no] $m {s} main\" >> /etc/apt/sources.list.d/swe-forge-suites.list \\\n && printf 'Package: *\\nPin: release n={s}\\nPin-Priority: 100\\n\\n' >> /etc/apt/preferences.d/swe-forge-suites"))
-            .collect();
-        df.push_str(&format!(
-            "RUN m=$(sed -n 's/^deb \\([^ ]*\\) .*/\\1/p' /etc/apt/sources.list | head -1) \\\n && [ -n \"$m\" ] \\\n && {}\n",
-            lines.join(" \\\n && ")
-        ));
-    }
-    df.push_str(&apt_install(&t.packages));
-    if !t.more_packages.is_empty() {
-        df.push_str(&apt_install(&t.more_packages));
-    }
-    for (k, v) in &t.env {
-        df.push_str(&format!("ENV {k}={}\n", shell_quote(v)));
-    }
-    if !t.warm.is_empty() {
-        df.push_str(&format!("RUN {}\n", t.warm.join(" \\\n && ")));
-    }
-    df
-}
-
-/// A `RUN` that installs `packages` and leaves no apt list, log or cache in the layer.
-fn apt_install(packages: &[String]) -> String {
-    format!(
-        "RUN apt-get update \\\n && apt-get install -y --no-install-recommends {} \\\n && apt-get clean && rm -rf /var/lib/apt/lists/* /var/log/apt /var/log/dpkg.log /var/log/alternatives.log /var/cache/ldconfig/aux-cache\n",
-        packages.join(" ")
-    )
 }
 
 /// Dockerfile of the source layer of an instance. The label names the files' fixed time: Docker's
@@ -212,20 +149,12 @@ rm -rf $d
 /// Exit code of the setup script when the leak check fails.
 pub(crate) const LEAK_EXIT: i64 = 86;
 
-fn shell_quote(v: &str) -> String {
-    if v.chars().all(|c| c.is_ascii_alphanumeric() || "-_./:=@,+".contains(c)) {
-        v.to_owned()
-    } else {
-        format!("\"{}\"", v.replace('\\', "\\\\").replace('"', "\\\""))
-    }
-}
-
 impl Validator {
     /// sha256 of the lockfiles and build files (the names `detect` records) at the repository's
     /// root in the instance image, once its setup ran: what the setup resolved is pinned too.
     /// Empty when the image cannot be run (the record's other fields say why).
     pub(crate) async fn resolved_lockfiles(&self, tag: &str) -> BTreeMap<String, String> {
-        let names: Vec<String> = crate::detect::LOCKFILES.iter().map(|f| shell_quote(f)).collect();
+        let names: Vec<String> = swe_forge_recipes::LOCKFILES.iter().map(|f| shell_quote(f)).collect();
         let script = format!(
             "cd {REPO_DIR} && for f in {}; do if [ -f \"$f\" ]; then sha256sum \"$f\"; fi; done",
             names.join(" ")
@@ -475,9 +404,9 @@ fn setup_failure(out: &swe_forge_docker::RunOutput, timeout: std::time::Duration
     let tail = tail.into_iter().rev().collect::<Vec<_>>().join("\n");
     let mut text = format!("setup {why}:\n{tail}");
     // A line naming the toolchain's version (above the tail), for the search of another version.
-    if let Some(sign) = crate::toolchoice::classify_failure(&text)
+    if let Some(sign) = swe_forge_recipes::classify_failure(&text)
         .is_none()
-        .then(|| crate::toolchoice::classify_failure(&String::from_utf8_lossy(&out.log)))
+        .then(|| swe_forge_recipes::classify_failure(&String::from_utf8_lossy(&out.log)))
         .flatten()
     {
         text.push_str(&format!("\nearlier in the log: {}", sign.line));
@@ -632,7 +561,11 @@ impl Validator {
         run.cpus = self.settings.cpus;
         let (out, committed) = self.engine.run_and_commit(&run, &spec.tag, &labels).await.map_err(infra)?;
         // The log goes with the instance that built the environment.
-        crate::parsed::write_log(&RunLogs::new(&self.settings.work_dir, &inst.instance_id), "env-setup", &out.log);
+        crate::grading::parsed::write_log(
+            &RunLogs::new(&self.settings.work_dir, &inst.instance_id),
+            "env-setup",
+            &out.log,
+        );
         match committed {
             Some(id) => Ok(found(id, source_image_id, Some(started.elapsed().as_millis() as u64))),
             None => Err(setup_error(
@@ -676,8 +609,8 @@ impl Validator {
             other => other?,
         };
         let base_key = self.tree_key(repo, &base, &inst.org)?;
-        let fingerprint = crate::env::fingerprint(repo, &base, &recipe.fingerprint);
-        let env_fingerprint = crate::env::fingerprint(repo, &env.commit, &recipe.fingerprint);
+        let fingerprint = swe_forge_recipes::fingerprint(repo, &base, &recipe.fingerprint);
+        let env_fingerprint = swe_forge_recipes::fingerprint(repo, &env.commit, &recipe.fingerprint);
         // Layer 3: the instance. The same commit as the environment needs nothing but the checks.
         let same = env.commit == base;
         // The contract any harness runs the instance by (schemas/instance-image.md), outside
@@ -765,7 +698,11 @@ impl Validator {
         let started = std::time::Instant::now();
         let (out, committed) = self.engine.run_and_commit(&spec, &tag, &labels).await.map_err(ImageFailure::Infra)?;
         if committed.is_none() {
-            crate::parsed::write_log(&RunLogs::new(&self.settings.work_dir, &inst.instance_id), "setup", &out.log);
+            crate::grading::parsed::write_log(
+                &RunLogs::new(&self.settings.work_dir, &inst.instance_id),
+                "setup",
+                &out.log,
+            );
             return Err(setup_error(&tag, setup_failure(&out, self.settings.setup_timeout), &out));
         }
         image.setup_log = Some(out.log);
@@ -788,7 +725,7 @@ fn parse_sha256sums(text: &str) -> BTreeMap<String, String> {
 #[cfg(test)]
 mod tests {
     use super::{parse_sha256sums, rfc3339_utc, source_dockerfile, version_script};
-    use crate::Toolchain;
+    use swe_forge_recipes::Toolchain;
 
     #[test]
     fn extra_sources_are_copied_beside_the_repository_and_change_nothing_when_absent() {

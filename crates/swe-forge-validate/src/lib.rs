@@ -1,6 +1,7 @@
 //! Three-run validation of instances: for each record, build its image (base -> toolchain ->
 //! instance), run the tests at base, with the test patch, and with both patches, parse each
-//! log into per-test statuses, derive the categories and apply the keep rules.
+//! log into per-test statuses, derive the categories and apply the keep rules. Which recipe and
+//! toolchain an instance gets is `swe-forge-recipes`'s choice; grading lives in `grading/`.
 //!
 //! Every per-instance failure (a patch that does not apply, an image that does not build, a
 //! timeout) ends as a labelled rejection on that record; only engine-wide problems are errors.
@@ -11,50 +12,33 @@
 //! --before`, `cargo generate-lockfile --publish-time`); it is never in the committed image's config.
 //! `SWE_FORGE_REPO` ([`REPO_VAR`]) names the repository (`org/repo`).
 
-mod detect;
 mod driver;
-mod env;
 mod error;
 mod evaluate;
 mod extra;
 mod faults;
-mod flaky;
-mod grade;
+mod grading;
 mod images;
 mod network;
-mod parsed;
 mod phases;
-mod recipe;
-mod regrade;
-mod requests;
-mod rules;
 mod submodules;
-mod testcmd;
-mod toolchoice;
 mod truncation;
 mod validator;
 mod verify;
 
-pub use detect::{Detection, detect};
 pub use driver::{Done, Sink, Stopped, drive};
-pub use env::{DEFAULT_MAX_ENVIRONMENTS, plan_env_commits};
 pub use error::ValidateError;
 pub use evaluate::{
     EVAL_LABEL, Evaluation, MAX_PATCH_BYTES, Outcome, Prediction, Summary, evaluable, hostile_patch_reason,
 };
 pub use extra::{ResolvedExtraSource, resolve_extra_sources};
-pub use grade::{Grade, GradeInput, Parsers, ParsersError, Verdict, grade, grade_prediction};
+pub use grading::{
+    Grade, GradeInput, Parsers, ParsersError, RegradeError, Verdict, grade, grade_prediction, keep_rules, kept_parse,
+    read_parsed, regrade, reparse,
+};
 pub use images::{COMMIT_TIME_VAR, REPO_VAR};
-pub use parsed::{kept_parse, read_parsed, reparse};
-pub use recipe::{Recipe, Toolchain, check_override};
-pub use regrade::{RegradeError, regrade};
-pub use rules::keep_rules;
 pub use swe_forge_config::{ExtraSource, RecipeOverride};
 pub use swe_forge_core::PARSED_SUFFIX;
-pub use toolchoice::{
-    Choice, Direction, Release, Releases, Tool, ToolchainSign, Version, VersionRequest, Want, choose, classify_failure,
-    next_candidate, semver_range_admits,
-};
 pub use truncation::RunFacts;
 pub use validator::{Reporter, Settings, Silent, Step, Validator};
 pub use verify::{VOLATILE, VerifyReport};

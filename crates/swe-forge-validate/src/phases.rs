@@ -4,8 +4,8 @@
 
 use swe_forge_core::Phase;
 
-use crate::Recipe;
 use crate::images::REPO_DIR;
+use swe_forge_recipes::Recipe;
 
 /// Exit code of a phase script whose in-container `git apply` failed.
 pub(crate) const APPLY_FAILED_EXIT: i64 = 197;

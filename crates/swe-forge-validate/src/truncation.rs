@@ -1,6 +1,6 @@
 //! What a run's log says about a phase that reported fewer tests than the others: the cause
 //! ([`TruncationCause`]) and the line that shows it. Read from the log as the run ends (and
-//! again from a kept log by regrade), graded with the statuses in `grade.rs`.
+//! again from a kept log by regrade), graded with the statuses in `grading/grade.rs`.
 
 use swe_forge_core::TruncationCause;
 

@@ -13,19 +13,19 @@ use swe_forge_core::{
 use swe_forge_docker::{Backend, BaseSpec, CaBundle, DockerError, Engine, RunSpec, SwarmSpec};
 use swe_forge_git::{SourceRepo, apply_patches, unsafe_patch_reason};
 use swe_forge_logparse::{Naming, ParsedLog};
+use swe_forge_recipes::{
+    Detection, Recipe, RecipeError, Releases, Tool, Toolchain, classify_failure, detect, effective_toolchain,
+    next_candidate, sha256_hex,
+};
 use tokio::sync::OnceCell;
 
-use crate::detect::{Detection, detect};
-use crate::grade::{GradeInput, Parsers, grade};
-use crate::images::{
-    BuildMode, ImageFailure, ImageRequest, InstanceImage, effective_toolchain, rfc3339_utc, sha256_hex,
-};
+use crate::grading::grade::{GradeInput, Parsers, grade};
+use crate::images::{BuildMode, ImageFailure, ImageRequest, InstanceImage, rfc3339_utc};
 use crate::phases::{
     APPLY_FAILED_EXIT, APPLY_FAILED_MARKER, EXIT_MARKER, FIX_PATCH, RESULTS_DIR, TEST_PATCH, command_ms, script,
 };
-use crate::toolchoice::{Releases, Tool, classify_failure, next_candidate};
 use crate::truncation::RunFacts;
-use crate::{Recipe, RecipeOverride, Toolchain, ValidateError};
+use crate::{RecipeOverride, ValidateError};
 
 /// Everything a validation needs to know, resolved by the caller.
 #[derive(Debug, Clone)]
@@ -63,7 +63,7 @@ pub struct Settings {
     /// [`Validator::validate_all`] stops with [`ValidateError::MachineBroken`]; 0 never stops.
     pub infra_breaker: u32,
     /// The commit each instance's repository environment is built at (instance id -> commit,
-    /// from [`crate::plan_env_commits`] over all the records of a run); an instance not listed
+    /// from [`swe_forge_recipes::plan_env_commits`] over all the records of a run); an instance not listed
     /// gets one planned from its own record (its override, else its base).
     pub env_commits: BTreeMap<String, String>,
     /// The names evaluation reads a record's lists in. [`Naming::Auto`] (the default): per
@@ -108,7 +108,7 @@ impl Settings {
             env_commits: BTreeMap::new(),
             eval_naming: Naming::Auto,
             swarm: None,
-            toolchain_attempts: 5,
+            toolchain_attempts: swe_forge_recipes::DEFAULT_TOOLCHAIN_ATTEMPTS,
             label_rule: LabelRule::Strict,
             evidence_runs: 3,
         }
@@ -177,8 +177,8 @@ impl Validator {
     /// A validator; fails when an override names an unknown language or parser.
     pub fn new(engine: Engine, settings: Settings, reporter: Arc<dyn Reporter>) -> Result<Validator, ValidateError> {
         for (repo, o) in &settings.overrides {
-            crate::check_override(o).map_err(|e| match e {
-                ValidateError::Recipe { message, .. } => ValidateError::Recipe { name: repo.clone(), message },
+            swe_forge_recipes::check_override(o).map_err(|e| match e {
+                RecipeError::Recipe { problem, .. } => RecipeError::Recipe { name: repo.clone(), problem },
                 other => other,
             })?;
         }
@@ -245,9 +245,13 @@ impl Validator {
         if let Some(c) = self.settings.env_commits.get(&inst.instance_id) {
             return c.clone();
         }
-        crate::plan_env_commits(std::slice::from_ref(inst), &self.settings.repos_root, &self.settings.overrides)
-            .remove(&inst.instance_id)
-            .unwrap_or_else(|| inst.base.sha.clone())
+        swe_forge_recipes::plan_env_commits(
+            std::slice::from_ref(inst),
+            &self.settings.repos_root,
+            &self.settings.overrides,
+        )
+        .remove(&inst.instance_id)
+        .unwrap_or_else(|| inst.base.sha.clone())
     }
 
     pub(crate) fn once_cell(&self, key: &str) -> Arc<OnceCell<String>> {
@@ -283,7 +287,7 @@ impl Validator {
             let logs = RunLogs::new(&self.settings.work_dir, &inst.instance_id);
             if let Some(built) = &prepared.built {
                 if let Some(log) = &built.setup_log {
-                    crate::parsed::write_log(&logs, "setup", log);
+                    crate::grading::parsed::write_log(&logs, "setup", log);
                 }
                 meta.provenance = Some(self.provenance(&prepared, built).await);
             }
@@ -346,7 +350,7 @@ impl Validator {
                 }
             }
             rejections.extend(grade(&runs, &input).record(inst, meta));
-            meta.msb_names = Some(crate::grade::named_results(inst, msb_names));
+            meta.msb_names = Some(crate::grading::grade::named_results(inst, msb_names));
             if rejections.is_empty() && self.settings.evidence_runs > 0 {
                 self.gather_evidence(inst, meta).await;
             }
@@ -521,9 +525,9 @@ impl Validator {
             .run_with_retries(id, &spec, &mut meta.warnings)
             .await
             .map_err(|e| Rejection::new(RejectReason::Infrastructure, format!("{label} run: {}", error_chain(&e))))?;
-        crate::parsed::write_log(logs, label, &out.log);
+        crate::grading::parsed::write_log(logs, label, &out.log);
         for (name, content) in &out.files {
-            crate::parsed::write_result_file(&logs.results(label), name, content);
+            crate::grading::parsed::write_result_file(&logs.results(label), name, content);
         }
         if out.exit_code == Some(APPLY_FAILED_EXIT)
             && let Some(patch) = failed_patch(&out.log)
@@ -543,7 +547,7 @@ impl Validator {
             && parsed.tests.is_empty())
         .then(|| classify_failure(&String::from_utf8_lossy(&out.log)))
         .flatten();
-        crate::parsed::keep(logs, label, &parsed);
+        crate::grading::parsed::keep(logs, label, &parsed);
         if !out.timed_out
             && let Some(w) = swe_forge_logparse::exit_code_consistent(&parsed, out.exit_code)
         {
@@ -691,17 +695,18 @@ impl Validator {
             .overrides
             .get(&format!("{}/{}", inst.org, inst.repo))
             .is_some_and(|o| o.test_command.is_some() || o.variants.iter().any(|v| v.test_command.is_some()));
-        let ci = if named { None } else { crate::testcmd::ci_test_command(repo, &inst.base.sha, &recipe.test_command) };
+        let ci =
+            if named { None } else { swe_forge_recipes::ci_test_command(repo, &inst.base.sha, &recipe.test_command) };
         if let Some((command, source)) = ci {
             notes.push(format!("`{command}` from {source}, instead of `{}`", recipe.test_command));
             recipe.test_command = command;
         }
         if self.settings.label_rule == LabelRule::Strict {
-            let (command, changes) = crate::testcmd::no_fail_fast(&recipe.test_command);
+            let (command, changes) = swe_forge_recipes::no_fail_fast(&recipe.test_command);
             recipe.test_command = command;
             notes.extend(changes.into_iter().map(|c| format!("fail-fast off: {c}")));
             if matches!(recipe.language.as_str(), "javascript" | "typescript") {
-                recipe.pre_test.insert(0, crate::testcmd::no_fail_fast_js_step());
+                recipe.pre_test.insert(0, swe_forge_recipes::no_fail_fast_js_step());
                 notes.push("fail-fast off: the project's scripts and runner configuration, in the container (`swe-forge: fail-fast off:` lines of each run's log)".into());
             }
         }
@@ -710,7 +715,7 @@ impl Validator {
 
     /// The toolchain version of `inst` for its recipe's family (none for families with one
     /// version): the record's own earlier choice, else the one a search found for an earlier
-    /// instance of the repository, else [`crate::choose`] over what the base commit asks for and
+    /// instance of the repository, else [`swe_forge_recipes::choose`] over what the base commit asks for and
     /// its date.
     fn choose_toolchain(
         &self,
@@ -744,7 +749,7 @@ impl Validator {
             ));
         }
         let day = rfc3339_utc(repo.commit(&inst.base.sha).ok()?.time().seconds())[..10].to_owned();
-        let c = crate::choose(&self.releases, tool, &detection.requests, &day, &recipe.toolchain)?;
+        let c = swe_forge_recipes::choose(&self.releases, tool, &detection.requests, &day, &recipe.toolchain)?;
         Some((
             tool,
             ToolchainChoice {
@@ -930,7 +935,7 @@ pub(crate) struct RunOutcome {
     pub parsed: ParsedLog,
     pub limits: Vec<Rejection>,
     /// A base run (the first) that ran no test and whose log names the toolchain's version.
-    pub toolchain_sign: Option<crate::toolchoice::ToolchainSign>,
+    pub toolchain_sign: Option<swe_forge_recipes::ToolchainSign>,
     /// What the run tells of an early stop.
     pub facts: RunFacts,
     /// Lines the script itself printed before the test command (`swe-forge: canary …`), from the

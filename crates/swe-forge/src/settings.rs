@@ -9,7 +9,8 @@ use anyhow::{Context, Result, bail};
 use swe_forge_config::Pipeline;
 use swe_forge_core::Instance;
 use swe_forge_docker::{CaBundle, SwarmSpec};
-use swe_forge_validate::{Settings, plan_env_commits};
+use swe_forge_recipes::plan_env_commits;
+use swe_forge_validate::Settings;
 
 use crate::cli::EngineArgs;
 use crate::records::read_records;

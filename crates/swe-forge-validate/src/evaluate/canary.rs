@@ -16,7 +16,7 @@ use std::hash::{BuildHasher, Hasher};
 use swe_forge_core::{PatchShape, PhaseStatuses, TestStatus, is_test_path};
 use swe_forge_logparse::Framework;
 
-use crate::grade::Parsers;
+use crate::grading::grade::Parsers;
 
 /// The test runners a canary can be written for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -23,7 +23,7 @@ use canary::{Canary, Check};
 use swe_forge_git::SourceRepo;
 use swe_forge_logparse::Naming;
 
-use crate::grade::{Parsers, Verdict, grade_prediction, in_naming_of};
+use crate::grading::grade::{Parsers, Verdict, grade_prediction, in_naming_of};
 use crate::phases::{EVAL_TEST_PATCH, MODEL_PATCH, contract_eval_script, eval_script};
 use crate::validator::{ImageSource, PatchCheck, RunRequest, RunTarget};
 pub use summary::Summary;

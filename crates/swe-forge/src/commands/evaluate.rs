@@ -10,8 +10,9 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 use sha2::{Digest, Sha256};
 use swe_forge_core::Instance;
+use swe_forge_recipes::plan_env_commits;
 use swe_forge_store::{Store, input_digest};
-use swe_forge_validate::{Done, Evaluation, Prediction, Settings, Stopped, Summary, evaluable, plan_env_commits};
+use swe_forge_validate::{Done, Evaluation, Prediction, Settings, Stopped, Summary, evaluable};
 
 use crate::cli::EvaluateArgs;
 use crate::records::{folder_out, off_thread, read_records};

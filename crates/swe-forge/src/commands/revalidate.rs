@@ -26,8 +26,9 @@ use swe_forge_agree::{
 };
 use swe_forge_core::{Instance, TestResult};
 use swe_forge_docker::Engine;
+use swe_forge_recipes::plan_env_commits;
 use swe_forge_store::{RunRow, Store};
-use swe_forge_validate::{Done, Settings, plan_env_commits};
+use swe_forge_validate::{Done, Settings};
 
 use crate::cli::RevalidateArgs;
 use crate::records::read_logs;

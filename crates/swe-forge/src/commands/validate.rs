@@ -3,7 +3,8 @@
 
 use anyhow::Result;
 use swe_forge_config::Pipeline;
-use swe_forge_validate::{Settings, plan_env_commits};
+use swe_forge_recipes::plan_env_commits;
+use swe_forge_validate::Settings;
 
 use crate::cli::ValidateArgs;
 use crate::records::{off_thread, read_records};

@@ -128,6 +128,27 @@ fn every_source_file_has_a_module_doc() {
     assert!(undocumented.is_empty(), "source files without a module doc: {undocumented:?}");
 }
 
+/// Recipes never touch Docker: neither `recipes` nor any workspace crate it stands on links
+/// `swe-forge-docker` or bollard, so recipe and toolchain choice is tested without an engine.
+#[test]
+fn recipes_link_no_docker() {
+    let cargo = from_cargo_files();
+    let mut reached = BTreeSet::from(["recipes".to_owned()]);
+    let mut todo = vec!["recipes".to_owned()];
+    while let Some(name) = todo.pop() {
+        for dep in &cargo[&name].deps {
+            if reached.insert(dep.clone()) {
+                todo.push(dep.clone());
+            }
+        }
+    }
+    assert!(!reached.contains("docker"), "recipes reaches docker through {reached:?}");
+    for name in &reached {
+        let manifest = std::fs::read_to_string(root().join(format!("crates/swe-forge-{name}/Cargo.toml"))).unwrap();
+        assert!(!manifest.contains("bollard"), "{name}, which recipes stands on, links bollard");
+    }
+}
+
 /// Core is plain data: serde types and pure functions, so every stage can use it without linking
 /// git2, bollard, parquet or octocrab.
 #[test]

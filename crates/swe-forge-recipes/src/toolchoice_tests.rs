@@ -49,7 +49,13 @@ fn the_data_loads_and_every_release_names_a_toolchain_that_exists() {
     assert_eq!(node16.version_command, Toolchain::named("node").unwrap().version_command, "like = node");
     let template = Toolchain::named("node-dist").unwrap_err().to_string();
     assert!(template.contains("a template of versions") && template.contains("node16"), "{template}");
-    assert!(Releases::parse("[[java]]\nversion = \"8\"\ntoolchain = \"java8\"\ncurrent_from = \"2014\"\n").is_err());
+    let e = Releases::parse("[[java]]\nversion = \"8\"\ntoolchain = \"java8\"\ncurrent_from = \"2014\"\n").unwrap_err();
+    assert!(matches!(e, crate::RecipeError::ReleaseDay { family: "java", .. }), "{e:?}");
+    assert_eq!(e.to_string(), "java 8: current_from \"2014\" is not YYYY-MM-DD");
+    let e =
+        Releases::parse("[[go]]\nversion = \"one\"\ntoolchain = \"go\"\ncurrent_from = \"2014-01-01\"\n").unwrap_err();
+    assert_eq!(e.to_string(), "go: version \"one\" is not a version");
+    assert!(matches!(Releases::parse("[[cobol]]\n"), Err(crate::RecipeError::ReleasesToml(_))));
 }
 
 #[test]
@@ -235,7 +241,7 @@ fn a_warning_made_an_error_sends_the_search_through_older_compilers_to_the_wrapp
         ],
         "five attempts: as many as the default lets the search make"
     );
-    assert_eq!(crate::Settings::new("r".into(), "w".into()).toolchain_attempts as usize, tried.len());
+    assert_eq!(DEFAULT_TOOLCHAIN_ATTEMPTS as usize, tried.len());
     let wrapper = Toolchain::named("cfamily-bullseye-wno-error").unwrap();
     assert!(wrapper.warnings_not_errors);
     assert!(tried[..4].iter().all(|t| !Toolchain::named(t).unwrap().warnings_not_errors));
@@ -246,7 +252,7 @@ fn an_older_compiler_is_a_layer_over_bullseyes_toolchain() {
     let df = |name: &str| {
         let t = Toolchain::named(name).unwrap();
         assert_eq!(t.base_suite.as_deref(), Some("bullseye"), "{name}");
-        crate::images::toolchain_dockerfile("base", &t)
+        crate::toolchain_dockerfile("base", &t)
     };
     let bullseye = df("cfamily-bullseye");
     for (name, compiler) in [

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use swe_forge_core::{Instance, LabelRule, Phase, PhaseStatuses, RunLogs, TestPatchTouch, ValidationStatus};
 
-use crate::grade::{GradeInput, KEEP_RULE_REASONS, Parsers, grade};
+use super::grade::{GradeInput, KEEP_RULE_REASONS, Parsers, grade};
 use crate::truncation::RunFacts;
 
 /// Why an instance could not be re-graded.
@@ -69,7 +69,7 @@ pub fn regrade(inst: &Instance, work_dir: &Path) -> Result<Instance, RegradeErro
     }
     let mut out = inst.clone();
     let verdict = grade(&runs, &input).record(&mut out, &mut new_meta);
-    new_meta.msb_names = Some(crate::grade::named_results(&out, msb_names));
+    new_meta.msb_names = Some(super::grade::named_results(&out, msb_names));
     new_meta.rejections.retain(|r| !KEEP_RULE_REASONS.contains(&r.reason));
     new_meta.rejections.extend(verdict);
     new_meta.status =

@@ -8,6 +8,8 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
+use crate::RecipeError;
+
 /// A toolchain family whose version is chosen per instance.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Tool {
@@ -152,6 +154,11 @@ impl Release {
     }
 }
 
+/// Toolchain versions tried per instance by default when a setup fails in a way that names the
+/// toolchain, the first choice included: as many as the longest search (C's, after `-Werror`)
+/// makes.
+pub const DEFAULT_TOOLCHAIN_ATTEMPTS: u32 = 5;
+
 /// Every family's installable versions, oldest first.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Releases(pub BTreeMap<Tool, Vec<Release>>);
@@ -165,7 +172,7 @@ impl Releases {
     }
 
     /// Reads releases.toml text.
-    pub fn parse(text: &str) -> Result<Releases, String> {
+    pub fn parse(text: &str) -> Result<Releases, RecipeError> {
         #[derive(Deserialize)]
         #[serde(deny_unknown_fields)]
         struct File {
@@ -180,22 +187,21 @@ impl Releases {
             #[serde(default)]
             c: Vec<Release>,
         }
-        let f: File = toml::from_str(text).map_err(|e| e.to_string())?;
+        let f: File = toml::from_str(text)?;
         let mut all = BTreeMap::new();
         for (tool, mut list) in
             [(Tool::Java, f.java), (Tool::Node, f.node), (Tool::Go, f.go), (Tool::Rust, f.rust), (Tool::C, f.c)]
         {
             for r in &list {
                 if Version::parse(tool, &r.version).is_none() {
-                    return Err(format!("{}: version {:?} is not a version", tool.name(), r.version));
+                    return Err(RecipeError::ReleaseVersion { family: tool.name(), version: r.version.clone() });
                 }
                 if swe_forge_core::parse_day(&r.current_from).is_none() {
-                    return Err(format!(
-                        "{} {}: current_from {:?} is not YYYY-MM-DD",
-                        tool.name(),
-                        r.version,
-                        r.current_from
-                    ));
+                    return Err(RecipeError::ReleaseDay {
+                        family: tool.name(),
+                        version: r.version.clone(),
+                        current_from: r.current_from.clone(),
+                    });
                 }
             }
             list.sort_by_key(|r| r.v(tool));

@@ -14,7 +14,7 @@
 //! - else, while the repository has fewer environments than its cap (`max_environments`, default
 //!   [`DEFAULT_MAX_ENVIRONMENTS`]), a new environment at this base;
 //! - else the nearest older environment that is an ancestor of this base (its instance layer runs
-//!   the recipe's `refresh` commands first: see `images.rs`); a base with no environment among its
+//!   the recipe's `refresh` commands first: see `images.rs` in `swe-forge-validate`); a base with no environment among its
 //!   ancestors gets its own whatever the cap.
 //!
 //! Never a commit the base does not contain: nothing of the future enters an image.
@@ -25,7 +25,9 @@ use std::path::Path;
 use swe_forge_core::Instance;
 use swe_forge_git::SourceRepo;
 
-use crate::{Recipe, RecipeOverride};
+use swe_forge_config::RecipeOverride;
+
+use crate::Recipe;
 
 /// Environments per repository when its override does not say.
 pub const DEFAULT_MAX_ENVIRONMENTS: usize = 4;
@@ -85,7 +87,7 @@ fn fingerprint_patterns(repo: &SourceRepo, sha: &str, forced: Option<&str>) -> V
 /// The dependency fingerprint of commit `sha`: 16 hex digits of the sha256 of every file the
 /// `patterns` match (path and blob id, in path order); empty when nothing is matched or there
 /// are no patterns.
-pub(crate) fn fingerprint(repo: &SourceRepo, sha: &str, patterns: &[String]) -> String {
+pub fn fingerprint(repo: &SourceRepo, sha: &str, patterns: &[String]) -> String {
     if patterns.is_empty() {
         return String::new();
     }
@@ -102,7 +104,7 @@ pub(crate) fn fingerprint(repo: &SourceRepo, sha: &str, patterns: &[String]) -> 
     let lines: Vec<String> =
         paths.iter().map(|p| format!("{p} {}", repo.blob_id_at(sha, p).unwrap_or_default())).collect();
     let parts: Vec<&str> = lines.iter().map(String::as_str).collect();
-    crate::images::sha256_hex(&parts)[..16].to_owned()
+    crate::sha256_hex(&parts)[..16].to_owned()
 }
 
 /// Whether `path` matches a fingerprint pattern (see [`Recipe::fingerprint`]).

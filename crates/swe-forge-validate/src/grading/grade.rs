@@ -14,8 +14,8 @@ use swe_forge_core::{
 };
 use swe_forge_logparse::{Framework, GoSubtests, MsbNaming, ParsedLog};
 
-use crate::flaky::merge;
-use crate::keep_rules;
+use super::flaky::merge;
+use super::rules::keep_rules;
 use crate::truncation::RunFacts;
 
 /// Reasons decided by the keep rules; every other rejection (timeout, oom, ...) stands apart.

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use swe_forge_config::{ExtraSource, RecipeOverride};
 use swe_forge_core::Instance;
 
-use crate::ValidateError;
+use crate::{RecipeError, RecipeProblem};
 
 /// The Debian packages and environment of a toolchain image.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -158,9 +158,9 @@ const RECIPES: &[(&str, &str)] = &[
 impl Toolchain {
     /// The toolchain named `name`: a table of toolchains.toml, or a version of a template that
     /// releases.toml names (`node16`: `node-dist` with Node 16's variables).
-    pub fn named(name: &str) -> Result<Toolchain, ValidateError> {
+    pub fn named(name: &str) -> Result<Toolchain, RecipeError> {
         let all: BTreeMap<String, Toolchain> = toml::from_str(TOOLCHAINS)
-            .map_err(|e| ValidateError::Recipe { name: "toolchains".into(), message: e.to_string() })?;
+            .map_err(|e| RecipeError::Recipe { name: "toolchains".into(), problem: e.into() })?;
         let releases = crate::Releases::builtin();
         let versions: Vec<String> = releases
             .0
@@ -175,29 +175,29 @@ impl Toolchain {
                 (all[&r.toolchain].clone(), r.vars.clone())
             }
             (Some(_), _) => {
-                return Err(ValidateError::Recipe {
+                return Err(RecipeError::Recipe {
                     name: name.to_owned(),
-                    message: format!("a template of versions: name one of them (have: {known})"),
+                    problem: RecipeProblem::Template { have: known },
                 });
             }
             _ => {
-                return Err(ValidateError::Recipe {
+                return Err(RecipeError::Recipe {
                     name: name.to_owned(),
-                    message: format!("no such toolchain (have: {known})"),
+                    problem: RecipeProblem::NoSuchToolchain { have: known },
                 });
             }
         };
         // `like` chains (a compiler variant of bullseye's toolchain, which is like today's).
         let mut seen = vec![name.to_owned()];
         while let Some(like) = t.like.take() {
-            let l = all.get(&like).ok_or_else(|| ValidateError::Recipe {
+            let l = all.get(&like).ok_or_else(|| RecipeError::Recipe {
                 name: name.to_owned(),
-                message: format!("`like = {like:?}` names no toolchain (have: {known})"),
+                problem: RecipeProblem::LikeNamesNothing { like: like.clone(), have: known.clone() },
             })?;
             if seen.contains(&like) {
-                return Err(ValidateError::Recipe {
+                return Err(RecipeError::Recipe {
                     name: name.to_owned(),
-                    message: format!("`like` goes round in a circle: {} -> {like}", seen.join(" -> ")),
+                    problem: RecipeProblem::LikeCircle { chain: seen, like },
                 });
             }
             seen.push(like);
@@ -227,13 +227,13 @@ impl Toolchain {
 
 impl Recipe {
     /// The built-in recipe `name`.
-    pub fn named(name: &str) -> Result<Recipe, ValidateError> {
-        let (_, text) = RECIPES.iter().find(|(n, _)| *n == name).ok_or_else(|| ValidateError::Recipe {
+    pub fn named(name: &str) -> Result<Recipe, RecipeError> {
+        let (_, text) = RECIPES.iter().find(|(n, _)| *n == name).ok_or_else(|| RecipeError::Recipe {
             name: name.to_owned(),
-            message: format!("no such recipe (have: {})", Recipe::names().collect::<Vec<_>>().join(", ")),
+            problem: RecipeProblem::NoSuchRecipe { have: Recipe::names().collect::<Vec<_>>().join(", ") },
         })?;
-        let mut r: Recipe = toml::from_str(text)
-            .map_err(|e| ValidateError::Recipe { name: name.to_owned(), message: e.to_string() })?;
+        let mut r: Recipe =
+            toml::from_str(text).map_err(|e| RecipeError::Recipe { name: name.to_owned(), problem: e.into() })?;
         r.name = name.to_owned();
         Ok(r)
     }
@@ -301,10 +301,10 @@ impl Recipe {
 
 /// Every name `o` and its variants give (parsers, recipe, toolchain) exists, so a typo is an error
 /// when validation starts, not a rejection of each instance it reaches.
-pub fn check_override(o: &RecipeOverride) -> Result<(), ValidateError> {
+pub fn check_override(o: &RecipeOverride) -> Result<(), RecipeError> {
     for p in o.parser.iter().chain(&o.results_parser) {
         p.parse::<swe_forge_logparse::Framework>()
-            .map_err(|e| ValidateError::Recipe { name: String::new(), message: e.to_string() })?;
+            .map_err(|e| RecipeError::Recipe { name: String::new(), problem: e.into() })?;
     }
     if let Some(r) = &o.recipe {
         Recipe::named(r)?;
@@ -337,6 +337,23 @@ mod tests {
             }
         }
         assert!(Recipe::named("cobol").unwrap_err().to_string().contains("no such recipe"));
+    }
+
+    #[test]
+    fn an_error_is_typed_and_its_message_names_the_recipe() {
+        let e = Recipe::named("cobol").unwrap_err();
+        assert!(
+            matches!(&e, RecipeError::Recipe { name, problem: RecipeProblem::NoSuchRecipe { .. } } if name == "cobol"),
+            "{e:?}"
+        );
+        assert!(e.to_string().starts_with("recipe cobol: no such recipe (have: go, rust, "), "{e}");
+        let e = Toolchain::named("cobol").unwrap_err();
+        assert!(matches!(&e, RecipeError::Recipe { problem: RecipeProblem::NoSuchToolchain { .. }, .. }), "{e:?}");
+        assert!(e.to_string().starts_with("recipe cobol: no such toolchain (have: "), "{e}");
+        let e = check_override(&toml::from_str("parser = \"junit-xm\"").unwrap()).unwrap_err();
+        assert!(matches!(&e, RecipeError::Recipe { problem: RecipeProblem::UnknownParser(_), .. }), "{e:?}");
+        // The problem is part of the message, not a cause the binary would print a second time.
+        assert!(std::error::Error::source(&e).is_none());
     }
 
     #[test]
@@ -405,15 +422,15 @@ mod tests {
         let mut r = Recipe::named("c-cmake").unwrap();
         let plain = serde_json::to_string(&r).unwrap();
         assert!(!plain.contains("apt_suites"), "absent from the recipe hash when unused");
-        let without = crate::images::toolchain_dockerfile(
+        let without = crate::toolchain_dockerfile(
             "base",
-            &crate::images::effective_toolchain(Toolchain::named(&r.toolchain).unwrap(), &r),
+            &crate::effective_toolchain(Toolchain::named(&r.toolchain).unwrap(), &r),
         );
         assert!(!without.contains("sources.list.d"), "{without}");
         r.apply(&o, &inst(500));
-        let df = crate::images::toolchain_dockerfile(
+        let df = crate::toolchain_dockerfile(
             "base",
-            &crate::images::effective_toolchain(Toolchain::named(&r.toolchain).unwrap(), &r),
+            &crate::effective_toolchain(Toolchain::named(&r.toolchain).unwrap(), &r),
         );
         assert!(df.contains("$m sid main\" >> /etc/apt/sources.list.d/swe-forge-suites.list"), "{df}");
         assert!(df.contains("Pin: release n=sid\\nPin-Priority: 100"), "{df}");

@@ -9,7 +9,7 @@ use std::path::Path;
 use swe_forge_core::{Instance, RunLogs};
 use swe_forge_logparse::ParsedLog;
 
-use crate::grade::Parsers;
+use super::grade::Parsers;
 
 /// Writes `parsed` where `logs` keeps the parse of run `label`.
 pub(crate) fn keep(logs: &RunLogs, label: &str, parsed: &ParsedLog) {

@@ -26,7 +26,9 @@ pub struct Detection {
     pub lockfiles: BTreeMap<String, String>,
 }
 
-pub(crate) const LOCKFILES: &[&str] = &[
+/// The build and lock files recorded at the root (a [`Detection`]'s `lockfiles`), whose sha256
+/// an instance image records once its setup ran.
+pub const LOCKFILES: &[&str] = &[
     "go.mod",
     "go.sum",
     "Cargo.toml",

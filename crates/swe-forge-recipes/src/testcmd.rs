@@ -22,7 +22,7 @@ fn runs_test_script(command: &str) -> bool {
 /// the `test` script: a script named for CI (`test-ci`, `test:ci`, ...) or the one a CI
 /// workflow runs (`npm run X` in `.github/workflows/*.yml`, `.travis.yml`, ...), if it invokes a
 /// test runner. Returns the new command and where it came from.
-pub(crate) fn ci_test_command(repo: &SourceRepo, sha: &str, command: &str) -> Option<(String, String)> {
+pub fn ci_test_command(repo: &SourceRepo, sha: &str, command: &str) -> Option<(String, String)> {
     if !runs_test_script(command) {
         return None;
     }
@@ -94,7 +94,7 @@ fn scripts_run_by(line: &str) -> Vec<String> {
 /// `--stop-on-failure`, mocha, jest and vitest without `--bail` / `-b`. Other commands are
 /// returned as they are. (Scripts and configuration files the command reads are handled in the
 /// container: [`NO_FAIL_FAST_JS`].)
-pub(crate) fn no_fail_fast(command: &str) -> (String, Vec<String>) {
+pub fn no_fail_fast(command: &str) -> (String, Vec<String>) {
     let mut notes = Vec::new();
     let mut out = String::new();
     let mut rest = command;
@@ -162,10 +162,10 @@ fn segment(seg: &str, notes: &mut Vec<String>) -> String {
 /// commands (the second would not run when the first fails), mocha's `bail` in `.mocharc.*`,
 /// `test/mocha.opts` and package.json, jest's `bail` in package.json and `jest.config.*`. It
 /// prints a line for each change (`swe-forge: fail-fast off: ...`) and changes nothing else.
-pub(crate) const NO_FAIL_FAST_JS: &str = include_str!("../recipes/no-fail-fast.js");
+pub const NO_FAIL_FAST_JS: &str = include_str!("../recipes/no-fail-fast.js");
 
 /// The shell step that runs [`NO_FAIL_FAST_JS`] when the project has a package.json and node.
-pub(crate) fn no_fail_fast_js_step() -> String {
+pub fn no_fail_fast_js_step() -> String {
     format!(
         "if [ -f package.json ] && command -v node >/dev/null 2>&1; then node - <<'SWE_FORGE_NO_FAIL_FAST'\n{NO_FAIL_FAST_JS}SWE_FORGE_NO_FAIL_FAST\nfi"
     )

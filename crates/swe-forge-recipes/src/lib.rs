@@ -1,0 +1,33 @@
+//! Recipes and toolchain choice, without Docker: which recipe a repository's build files call
+//! for (`detect.rs`), the toolchain versions its build files and CI ask for (`requests.rs`), the
+//! version chosen and the search after a setup fails on it (`toolchoice.rs`), the recipe and
+//! toolchain data (`recipes/*.toml`, built in) with per-repository overrides applied
+//! (`recipe.rs`), the commit each repository environment is built at (`env.rs`), the test
+//! command an instance runs (`testcmd.rs`) and the Dockerfile text of a toolchain image
+//! (`dockerfile.rs`).
+//!
+//! Everything here reads files (build files at a commit, the built-in data) and returns data; it
+//! never starts a container or talks to an engine. `swe-forge-validate` builds and runs what this
+//! crate chooses.
+
+mod detect;
+mod dockerfile;
+mod env;
+mod error;
+mod hash;
+mod recipe;
+mod requests;
+mod testcmd;
+mod toolchoice;
+
+pub use detect::{Detection, LOCKFILES, detect};
+pub use dockerfile::{effective_toolchain, shell_quote, toolchain_dockerfile};
+pub use env::{DEFAULT_MAX_ENVIRONMENTS, fingerprint, plan_env_commits};
+pub use error::{RecipeError, RecipeProblem};
+pub use hash::sha256_hex;
+pub use recipe::{Recipe, Toolchain, check_override};
+pub use testcmd::{NO_FAIL_FAST_JS, ci_test_command, no_fail_fast, no_fail_fast_js_step};
+pub use toolchoice::{
+    Choice, DEFAULT_TOOLCHAIN_ATTEMPTS, Direction, Release, Releases, Tool, ToolchainSign, Version, VersionRequest,
+    Want, choose, classify_failure, next_candidate, semver_range_admits,
+};
