@@ -13,4 +13,4 @@ pub use hub::{
     DEFAULT_CONFIG, HUB_TAGS, HubCard, HubConfig, config_path, front_matter, size_category, split_name, split_path,
     valid_language, valid_license,
 };
-pub use report::{ReportOptions, write_report};
+pub use report::{Card, ReportOptions, write_report};

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use swe_forge_core::{DifficultyLabel, Instance, LabelSource, MarkdownTable, ValidationStatus};
 
-use swe_forge_curate::{Heuristic, heuristic_label, kept_records, language};
+use swe_forge_curate::{Heuristic, heuristic_label, is_kept_in, language};
 
 use crate::CardError;
 use crate::svg;
@@ -26,8 +26,13 @@ pub struct ReportOptions {
 
 const LABELS: [DifficultyLabel; 3] = [DifficultyLabel::Easy, DifficultyLabel::Medium, DifficultyLabel::Hard];
 
-struct Row<'a> {
-    inst: &'a Instance,
+/// What the card keeps of a record it counts: names and numbers, never the record itself, so that
+/// the card of a dataset of any size is gathered in memory that grows only by these rows.
+struct Row {
+    org: String,
+    repo: String,
+    lang: String,
+    merged: Option<String>,
     label: DifficultyLabel,
     human: bool,
     fix_lines: u64,
@@ -35,36 +40,208 @@ struct Row<'a> {
     test_lines: u64,
     fixed: u64,
     p2p: u64,
+    /// The evidence marks of a record with a `swe_forge` block.
+    evidence: Option<EvidenceMarks>,
+}
+
+/// What the evidence section counts of one kept record.
+struct EvidenceMarks {
+    /// Gathered (gold runs or controls) at all.
+    gathered: bool,
+    complete: bool,
+    gold_missed: bool,
+    control_failed: bool,
+    network: bool,
+    truncated: bool,
+    n2p_share: Option<f64>,
+}
+
+impl EvidenceMarks {
+    fn of(m: &swe_forge_core::ForgeMeta) -> EvidenceMarks {
+        let ev = m.evidence.as_ref().filter(|e| e.gold_runs > 0 || !e.controls.is_empty());
+        EvidenceMarks {
+            gathered: ev.is_some(),
+            complete: ev.is_some_and(|e| e.complete()),
+            gold_missed: ev.is_some_and(|e| e.gold_resolved < e.gold_runs),
+            control_failed: ev.is_some_and(|e| e.controls.iter().any(|c| c.resolved || !c.f2p_passed.is_empty())),
+            network: m.evidence.as_ref().is_some_and(|e| !e.network.is_empty()),
+            truncated: m.labels.as_ref().is_some_and(|l| !l.truncated.is_empty()),
+            n2p_share: m.labels.as_ref().and_then(|l| l.n2p_share),
+        }
+    }
+}
+
+/// The funnel's counts over a pool of records (the accepted ones, or all of them).
+#[derive(Default)]
+struct Pool {
+    records: usize,
+    reviewed: usize,
+    dropped: usize,
+    duplicates: usize,
+}
+
+impl Pool {
+    fn add(&mut self, r: &Instance) {
+        let review = r.swe_forge.as_ref().and_then(|m| m.review.as_ref());
+        self.records += 1;
+        self.reviewed += usize::from(review.is_some());
+        self.dropped += usize::from(review.is_some_and(|rv| !rv.keep));
+        let duplicate = r.swe_forge.as_ref().is_some_and(|m| m.duplicate_of.is_some());
+        self.duplicates += usize::from(duplicate && review.is_none_or(|rv| rv.keep));
+    }
+}
+
+/// A dataset card gathered one record at a time ([`Card::add`]) and written at the end
+/// ([`Card::write`]): what it keeps grows with the dataset only by a few numbers and names per
+/// counted record, so `report` and `publish` read their input as a stream.
+pub struct Card {
+    options: ReportOptions,
+    records: usize,
+    /// Whether some record has a validation status; which records count depends on it.
+    validated: bool,
+    accepted: usize,
+    rejected: usize,
+    /// Rows of the records kept when the dataset is validated, and when it is not, with which.
+    rows: Vec<(Row, bool, bool)>,
+    /// The funnel's pools: the accepted records, and every record.
+    accepted_pool: Pool,
+    all_pool: Pool,
+    reasons: BTreeMap<String, u64>,
+}
+
+impl Card {
+    /// An empty card with these options.
+    pub fn new(options: ReportOptions) -> Card {
+        Card {
+            options,
+            records: 0,
+            validated: false,
+            accepted: 0,
+            rejected: 0,
+            rows: Vec::new(),
+            accepted_pool: Pool::default(),
+            all_pool: Pool::default(),
+            reasons: BTreeMap::new(),
+        }
+    }
+
+    /// Counts `inst`.
+    pub fn add(&mut self, inst: &Instance) {
+        self.records += 1;
+        match inst.status() {
+            ValidationStatus::Candidate => {}
+            ValidationStatus::Accepted => {
+                self.validated = true;
+                self.accepted += 1;
+                self.accepted_pool.add(inst);
+            }
+            ValidationStatus::Rejected => {
+                self.validated = true;
+                self.rejected += 1;
+            }
+        }
+        self.all_pool.add(inst);
+        for rej in inst.swe_forge.iter().flat_map(|m| &m.rejections) {
+            *self.reasons.entry(rej.reason.as_str().to_owned()).or_default() += 1;
+        }
+        let (if_validated, if_not) = (is_kept_in(inst, true), is_kept_in(inst, false));
+        if if_validated || if_not {
+            self.rows.push((row(inst, &self.options.heuristic), if_validated, if_not));
+        }
+    }
+
+    /// Writes `README.md` and `plots/*.svg`; returns the card's path.
+    pub fn write(self) -> Result<PathBuf, CardError> {
+        let options = &self.options;
+        let plots = options.out_dir.join("plots");
+        std::fs::create_dir_all(&plots).map_err(CardError::io(&plots))?;
+        let validated = self.validated;
+        let rows: Vec<&Row> =
+            self.rows.iter().filter(|(_, v, n)| if validated { *v } else { *n }).map(|(r, _, _)| r).collect();
+
+        let mut md = String::new();
+        let _ = writeln!(md, "# {}\n", options.title);
+        let repos = group(&rows, |r| format!("{}/{}", r.org, r.repo));
+        let langs = group(&rows, |r| r.lang.clone());
+        let _ = writeln!(
+            md,
+            "{} from {} in {}, in the [Multi-SWE-bench](https://github.com/multi-swe-bench/multi-swe-bench) \
+             record format (swe-forge's own fields are under `swe_forge`). {}\n",
+            plural(rows.len(), "instance"),
+            plural(repos.len(), "repository"),
+            plural(langs.len(), "language"),
+            if validated {
+                format!(
+                    "Counted: records accepted by validation, not dropped by a review and not duplicates ({} records in the file).",
+                    self.records
+                )
+            } else {
+                format!(
+                    "The file carries no validation statuses: every record not dropped by a review or marked as a duplicate is counted ({} records).",
+                    self.records
+                )
+            }
+        );
+
+        languages(&mut md, &plots, &langs)?;
+        repositories(&mut md, &repos);
+        difficulty(&mut md, &plots, &rows)?;
+        self.funnel(&mut md, rows.len());
+        rejection_reasons(&mut md, &plots, &self.reasons)?;
+        evidence(&mut md, &rows);
+        patch_sizes(&mut md, &plots, &rows)?;
+        md.push_str(FIELDS);
+        let card = options.out_dir.join("README.md");
+        swe_forge_fs::write_file(&card, &md)?;
+        Ok(card)
+    }
+
+    fn funnel(&self, md: &mut String, kept: usize) {
+        let pool = if self.validated { &self.accepted_pool } else { &self.all_pool };
+        md.push_str("## Funnel\n\n| stage | records | dropped |\n|---|---:|---:|\n");
+        let _ = writeln!(md, "| records in the file | {} | |", self.records);
+        if self.validated {
+            let pending = self.records - self.accepted - self.rejected;
+            let _ = writeln!(
+                md,
+                "| accepted by validation | {} | {} rejected, {} not validated |",
+                self.accepted, self.rejected, pending
+            );
+        }
+        let _ = writeln!(
+            md,
+            "| kept by review ({} reviewed) | {} | {} |",
+            pool.reviewed,
+            pool.records - pool.dropped,
+            pool.dropped
+        );
+        let _ = writeln!(md, "| not a duplicate | {kept} | {} |", pool.duplicates);
+    }
 }
 
 /// The evidence of the kept instances: how many carry complete evidence (the gold patch resolved
 /// every time through evaluation, both negative controls held), what failed for the others, the
 /// share of FAIL_TO_PASS that is n2p, phases that were truncated, signs of the network.
-fn evidence(md: &mut String, rows: &[Row]) {
-    let metas: Vec<&swe_forge_core::ForgeMeta> = rows.iter().filter_map(|r| r.inst.swe_forge.as_ref()).collect();
-    fn ev<'a>(m: &&'a swe_forge_core::ForgeMeta) -> Option<&'a swe_forge_core::Evidence> {
-        m.evidence.as_ref().filter(|e| e.gold_runs > 0 || !e.controls.is_empty())
-    }
-    let complete = metas.iter().filter(|m| ev(m).is_some_and(|e| e.complete())).count();
-    let gold_missed = metas.iter().filter(|m| ev(m).is_some_and(|e| e.gold_resolved < e.gold_runs)).count();
-    let control_failed = metas
-        .iter()
-        .filter(|m| ev(m).is_some_and(|e| e.controls.iter().any(|c| c.resolved || !c.f2p_passed.is_empty())))
-        .count();
-    let none = metas.iter().filter(|m| ev(m).is_none()).count();
-    let network = metas.iter().filter(|m| m.evidence.as_ref().is_some_and(|e| !e.network.is_empty())).count();
-    let truncated = metas.iter().filter(|m| m.labels.as_ref().is_some_and(|l| !l.truncated.is_empty())).count();
-    let shares: Vec<f64> = metas.iter().filter_map(|m| m.labels.as_ref()?.n2p_share).collect();
+fn evidence(md: &mut String, rows: &[&Row]) {
+    let marks: Vec<&EvidenceMarks> = rows.iter().filter_map(|r| r.evidence.as_ref()).collect();
+    let count = |f: fn(&EvidenceMarks) -> bool| marks.iter().filter(|m| f(m)).count();
+    let shares: Vec<f64> = marks.iter().filter_map(|m| m.n2p_share).collect();
     let mean = if shares.is_empty() { 0.0 } else { shares.iter().sum::<f64>() / shares.len() as f64 };
     md.push_str("\n## Evidence\n\n");
     let mut table = MarkdownTable::new(["evidence of the kept instances", "instances"]).right(1..);
     for (what, n) in [
-        ("complete: the gold patch resolved every time through evaluation, both negative controls held", complete),
-        ("the gold patch did not always resolve through evaluation", gold_missed),
-        ("a negative control passed a FAIL_TO_PASS test or resolved", control_failed),
-        ("no evidence gathered", none),
-        ("a phase ran fewer tests than the others (tolerated: the test patch does not compile alone)", truncated),
-        ("logs show tests reaching for the network", network),
+        (
+            "complete: the gold patch resolved every time through evaluation, both negative controls held",
+            count(|m| m.complete),
+        ),
+        ("the gold patch did not always resolve through evaluation", count(|m| m.gold_missed)),
+        ("a negative control passed a FAIL_TO_PASS test or resolved", count(|m| m.control_failed)),
+        ("no evidence gathered", count(|m| !m.gathered)),
+        (
+            "a phase ran fewer tests than the others (tolerated: the test patch does not compile alone)",
+            count(|m| m.truncated),
+        ),
+        ("logs show tests reaching for the network", count(|m| m.network)),
     ] {
         table.row([what.to_owned(), n.to_string()]);
     }
@@ -76,49 +253,14 @@ fn evidence(md: &mut String, rows: &[Row]) {
     );
 }
 
-/// Writes `README.md` and `plots/*.svg`; returns the card's path.
+/// Writes `README.md` and `plots/*.svg` of `records`; returns the card's path. [`Card`] gathers
+/// the same card from a stream.
 pub fn write_report(records: &[Instance], options: &ReportOptions) -> Result<PathBuf, CardError> {
-    let plots = options.out_dir.join("plots");
-    std::fs::create_dir_all(&plots).map_err(CardError::io(&plots))?;
-    let validated = records.iter().any(|r| r.status() != ValidationStatus::Candidate);
-    let rows = kept_rows(records, &options.heuristic);
-
-    let mut md = String::new();
-    let _ = writeln!(md, "# {}\n", options.title);
-    let all: Vec<&Row> = rows.iter().collect();
-    let repos = group(&all, |r| format!("{}/{}", r.inst.org, r.inst.repo));
-    let langs = group(&all, |r| language(r.inst));
-    let _ = writeln!(
-        md,
-        "{} from {} in {}, in the [Multi-SWE-bench](https://github.com/multi-swe-bench/multi-swe-bench) \
-         record format (swe-forge's own fields are under `swe_forge`). {}\n",
-        plural(rows.len(), "instance"),
-        plural(repos.len(), "repository"),
-        plural(langs.len(), "language"),
-        if validated {
-            format!(
-                "Counted: records accepted by validation, not dropped by a review and not duplicates ({} records in the file).",
-                records.len()
-            )
-        } else {
-            format!(
-                "The file carries no validation statuses: every record not dropped by a review or marked as a duplicate is counted ({} records).",
-                records.len()
-            )
-        }
-    );
-
-    languages(&mut md, &plots, &langs)?;
-    repositories(&mut md, &repos);
-    difficulty(&mut md, &plots, &rows)?;
-    funnel(&mut md, records, validated, rows.len());
-    rejection_reasons(&mut md, &plots, records)?;
-    evidence(&mut md, &rows);
-    patch_sizes(&mut md, &plots, &rows)?;
-    md.push_str(FIELDS);
-    let card = options.out_dir.join("README.md");
-    swe_forge_fs::write_file(&card, &md)?;
-    Ok(card)
+    let mut card = Card::new(options.clone());
+    for r in records {
+        card.add(r);
+    }
+    card.write()
 }
 
 /// The last section: what a record holds.
@@ -129,37 +271,37 @@ const FIELDS: &str = "\n## Fields\n\nEach line is one instance: `org`, `repo`, `
      person's answers and the keep verdict) and `duplicate_of`. `schemas/instance.schema.json` in swe-forge \
      describes every field.\n";
 
-/// The rows of the records the dataset keeps, with their label (the record's, else the
-/// heuristic's) and the measures the card shows.
-fn kept_rows<'a>(records: &'a [Instance], heuristic: &Heuristic) -> Vec<Row<'a>> {
-    kept_records(records)
-        .into_iter()
-        .map(|inst| {
-            let (f, _, guessed) = heuristic_label(inst, heuristic);
-            let d = inst.swe_forge.as_ref().and_then(|m| m.difficulty.as_ref());
-            Row {
-                inst,
-                label: d.map_or(guessed, |d| d.label),
-                human: d.is_some_and(|d| d.source == LabelSource::Human),
-                fix_lines: f.fix_lines_added + f.fix_lines_removed,
-                fix_files: f.fix_files,
-                test_lines: f.test_lines,
-                fixed: f.fixed_tests,
-                p2p: inst.p2p_tests.len() as u64,
-            }
-        })
-        .collect()
+/// The row of a counted record: its label (the record's, else the heuristic's) and the measures
+/// the card shows.
+fn row(inst: &Instance, heuristic: &Heuristic) -> Row {
+    let (f, _, guessed) = heuristic_label(inst, heuristic);
+    let meta = inst.swe_forge.as_ref();
+    let d = meta.and_then(|m| m.difficulty.as_ref());
+    Row {
+        org: inst.org.clone(),
+        repo: inst.repo.clone(),
+        lang: language(inst),
+        merged: meta.and_then(|m| m.merged_at.as_ref()).map(|d| d.day().to_owned()),
+        label: d.map_or(guessed, |d| d.label),
+        human: d.is_some_and(|d| d.source == LabelSource::Human),
+        fix_lines: f.fix_lines_added + f.fix_lines_removed,
+        fix_files: f.fix_files,
+        test_lines: f.test_lines,
+        fixed: f.fixed_tests,
+        p2p: inst.p2p_tests.len() as u64,
+        evidence: meta.map(EvidenceMarks::of),
+    }
 }
 
 /// Rows grouped by a key (language, repository).
-type Groups<'a> = BTreeMap<String, Vec<&'a Row<'a>>>;
+type Groups<'a> = BTreeMap<String, Vec<&'a Row>>;
 
 /// The languages table and its plot of instances per language and difficulty.
 fn languages(md: &mut String, plots: &Path, langs: &Groups<'_>) -> Result<(), CardError> {
     md.push_str("## Languages\n\n");
     let mut table = MarkdownTable::new(["language", "repositories", "instances", "easy", "medium", "hard"]).right(1..);
     for (lang, members) in langs {
-        let n_repos = group(members, |r| (r.inst.org.clone(), r.inst.repo.clone())).len();
+        let n_repos = group(members, |r| (r.org.clone(), r.repo.clone())).len();
         let c = counts(members);
         table.row([
             cell(lang),
@@ -192,9 +334,8 @@ fn repositories(md: &mut String, repos: &Groups<'_>) {
         MarkdownTable::new(["repository", "language", "instances", "easy", "medium", "hard", "merged"]).right(2..6);
     for (repo, members) in repos {
         let c = counts(members);
-        let lang = language(members[0].inst);
-        let mut dates: Vec<&str> =
-            members.iter().filter_map(|r| r.inst.swe_forge.as_ref()?.merged_at.as_ref()).map(|d| d.day()).collect();
+        let lang = &members[0].lang;
+        let mut dates: Vec<&str> = members.iter().filter_map(|r| r.merged.as_deref()).collect();
         dates.sort();
         let merged = match (dates.first(), dates.last()) {
             (Some(a), Some(b)) => format!("{a} to {b}"),
@@ -202,7 +343,7 @@ fn repositories(md: &mut String, repos: &Groups<'_>) {
         };
         table.row([
             cell(repo),
-            cell(&lang),
+            cell(lang),
             members.len().to_string(),
             c[0].to_string(),
             c[1].to_string(),
@@ -214,10 +355,9 @@ fn repositories(md: &mut String, repos: &Groups<'_>) {
 }
 
 /// The difficulty table (people's labels and the heuristic's) and its plot.
-fn difficulty(md: &mut String, plots: &Path, rows: &[Row]) -> Result<(), CardError> {
-    let all: Vec<&Row> = rows.iter().collect();
-    let c = counts(&all);
-    let human: Vec<&Row> = rows.iter().filter(|r| r.human).collect();
+fn difficulty(md: &mut String, plots: &Path, rows: &[&Row]) -> Result<(), CardError> {
+    let c = counts(rows);
+    let human: Vec<&Row> = rows.iter().copied().filter(|r| r.human).collect();
     let h = counts(&human);
     md.push_str("\n## Difficulty\n\n");
     let mut table = MarkdownTable::new(["label", "instances", "labelled by people", "by the heuristic"]).right(1..);
@@ -243,15 +383,9 @@ fn difficulty(md: &mut String, plots: &Path, rows: &[Row]) -> Result<(), CardErr
 }
 
 /// The rejection reasons of every record and their plot; nothing when none was rejected.
-fn rejection_reasons(md: &mut String, plots: &Path, records: &[Instance]) -> Result<(), CardError> {
-    let mut reasons: BTreeMap<&str, u64> = BTreeMap::new();
-    for r in records {
-        for rej in r.swe_forge.iter().flat_map(|m| &m.rejections) {
-            *reasons.entry(rej.reason.as_str()).or_default() += 1;
-        }
-    }
+fn rejection_reasons(md: &mut String, plots: &Path, reasons: &BTreeMap<String, u64>) -> Result<(), CardError> {
     if !reasons.is_empty() {
-        let mut sorted: Vec<(String, u64)> = reasons.iter().map(|(k, v)| ((*k).to_owned(), *v)).collect();
+        let mut sorted: Vec<(String, u64)> = reasons.iter().map(|(k, v)| (k.clone(), *v)).collect();
         sorted.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
         md.push_str("\n### Rejection reasons\n\n");
         let mut table = MarkdownTable::new(["reason", "records"]).right(1..);
@@ -269,7 +403,7 @@ fn rejection_reasons(md: &mut String, plots: &Path, records: &[Instance]) -> Res
 }
 
 /// The patch size and test count quantiles and the plots of their distributions.
-fn patch_sizes(md: &mut String, plots: &Path, rows: &[Row]) -> Result<(), CardError> {
+fn patch_sizes(md: &mut String, plots: &Path, rows: &[&Row]) -> Result<(), CardError> {
     md.push_str("\n## Patch size and tests\n\n");
     let mut table = MarkdownTable::new(["measure", "min", "p10", "median", "p90", "max", "mean"]).right(1..);
     type Measure = fn(&Row) -> u64;
@@ -281,7 +415,7 @@ fn patch_sizes(md: &mut String, plots: &Path, rows: &[Row]) -> Result<(), CardEr
         ("PASS_TO_PASS tests", |r| r.p2p),
     ];
     for (name, f) in measures {
-        let mut xs: Vec<u64> = rows.iter().map(f).collect();
+        let mut xs: Vec<u64> = rows.iter().map(|r| f(r)).collect();
         xs.sort_unstable();
         table.row(std::iter::once(name.to_owned()).chain(quantiles(&xs)));
     }
@@ -332,35 +466,8 @@ fn buckets(xs: Vec<u64>) -> (Vec<String>, Vec<u64>) {
     (names, n)
 }
 
-fn funnel(md: &mut String, records: &[Instance], validated: bool, kept: usize) {
-    let accepted: Vec<&Instance> = records.iter().filter(|r| r.status() == ValidationStatus::Accepted).collect();
-    let pool: Vec<&Instance> = if validated { accepted.clone() } else { records.iter().collect() };
-    let meta = |r: &&Instance| r.swe_forge.clone();
-    let reviewed = pool.iter().filter(|r| meta(r).is_some_and(|m| m.review.is_some())).count();
-    let dropped = pool.iter().filter(|r| meta(r).and_then(|m| m.review).is_some_and(|rv| !rv.keep)).count();
-    let dups = pool
-        .iter()
-        .filter(|r| meta(r).is_some_and(|m| m.duplicate_of.is_some() && m.review.as_ref().is_none_or(|rv| rv.keep)))
-        .count();
-    md.push_str("## Funnel\n\n| stage | records | dropped |\n|---|---:|---:|\n");
-    let _ = writeln!(md, "| records in the file | {} | |", records.len());
-    if validated {
-        let rejected = records.iter().filter(|r| r.status() == ValidationStatus::Rejected).count();
-        let pending = records.len() - accepted.len() - rejected;
-        let _ = writeln!(
-            md,
-            "| accepted by validation | {} | {} rejected, {} not validated |",
-            accepted.len(),
-            rejected,
-            pending
-        );
-    }
-    let _ = writeln!(md, "| kept by review ({reviewed} reviewed) | {} | {dropped} |", pool.len() - dropped);
-    let _ = writeln!(md, "| not a duplicate | {kept} | {dups} |");
-}
-
-fn group<'a, K: Ord>(rows: &[&'a Row<'a>], key: impl Fn(&Row) -> K) -> BTreeMap<K, Vec<&'a Row<'a>>> {
-    let mut out: BTreeMap<K, Vec<&Row>> = BTreeMap::new();
+fn group<'a, K: Ord>(rows: &[&'a Row], key: impl Fn(&Row) -> K) -> BTreeMap<K, Vec<&'a Row>> {
+    let mut out: BTreeMap<K, Vec<&'a Row>> = BTreeMap::new();
     for r in rows {
         out.entry(key(r)).or_default().push(*r);
     }

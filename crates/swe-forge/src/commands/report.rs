@@ -6,7 +6,7 @@ use anyhow::Result;
 use swe_forge_card::ReportOptions;
 use swe_forge_curate::Heuristic;
 
-use crate::records::{folder_out, read_records};
+use crate::records::{folder_out, open_records};
 
 #[derive(Debug, clap::Args)]
 pub struct ReportArgs {
@@ -23,14 +23,16 @@ pub struct ReportArgs {
 
 pub fn report_command(args: ReportArgs) -> Result<()> {
     folder_out("--out", &args.out)?;
-    let records = read_records(&args.dataset)?;
     let title = args.title.clone().unwrap_or_else(|| {
         args.dataset.file_stem().map_or_else(|| "Dataset".into(), |s| s.to_string_lossy().into_owned())
     });
-    let card = swe_forge_card::write_report(
-        &records,
-        &ReportOptions { out_dir: args.out.clone(), title, heuristic: Heuristic::CALIBRATED },
-    )?;
+    // One record at a time: the card keeps a few numbers of each, never the records.
+    let mut card =
+        swe_forge_card::Card::new(ReportOptions { out_dir: args.out.clone(), title, heuristic: Heuristic::CALIBRATED });
+    for record in open_records(&args.dataset)? {
+        card.add(&record?);
+    }
+    let card = card.write()?;
     outln!("{}", card.display());
     Ok(())
 }
