@@ -53,16 +53,6 @@ pub fn folder_out(flag: &str, path: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Writes `records` as JSONL to `path` (atomically), or to stdout when `path` is `-`.
-pub fn write_records(path: &Path, records: &[Instance]) -> Result<()> {
-    if path.as_os_str() == "-" {
-        let mut out = std::io::stdout().lock();
-        swe_forge_core::write_jsonl(&mut out, records).context("writing records to stdout")?;
-        return Ok(());
-    }
-    swe_forge_export::write_jsonl(path, records).with_context(|| format!("writing {}", path.display()))
-}
-
 /// The first attempt of each run: its kept log parsed again with this build's parsers, else the
 /// parse kept when it ran, Go subtests named as the repository's Multi-SWE-bench handler names
 /// them (`pipelines/naming/msb.toml`); None unless all three exist.

@@ -54,20 +54,45 @@ pub async fn validate_records(
 }
 
 pub fn print_summary(results: &[Instance]) {
-    let accepted = results.iter().filter(|r| r.status() == ValidationStatus::Accepted).count();
-    outln!("{:<36} {:<9} {:>5} {:>5}  reasons", "instance", "status", "f2p", "p2p");
+    let mut table = SummaryTable::start();
     for r in results {
+        table.row(r);
+    }
+    table.end();
+}
+
+/// The summary table of validated records, printed a row at a time as they come: instance,
+/// status, FAIL_TO_PASS and PASS_TO_PASS counts, rejection reasons; then how many were accepted.
+pub struct SummaryTable {
+    records: usize,
+    accepted: usize,
+}
+
+impl SummaryTable {
+    /// Prints the header.
+    pub fn start() -> SummaryTable {
+        outln!("{:<36} {:<9} {:>5} {:>5}  reasons", "instance", "status", "f2p", "p2p");
+        SummaryTable { records: 0, accepted: 0 }
+    }
+
+    /// Prints the row of `r`.
+    pub fn row(&mut self, r: &Instance) {
+        self.records += 1;
+        self.accepted += usize::from(r.status() == ValidationStatus::Accepted);
         let reasons: Vec<String> =
             r.swe_forge.iter().flat_map(|m| m.rejections.iter().map(|x| x.reason.as_str().to_owned())).collect();
-        let status = r.status().as_str();
         outln!(
             "{:<36} {:<9} {:>5} {:>5}  {}",
             r.instance_id,
-            status,
+            r.status().as_str(),
             r.fixed_tests.len(),
             r.p2p_tests.len(),
             reasons.join(",")
         );
     }
-    outln!("{accepted} of {} instances accepted", results.len());
+
+    /// Prints how many were accepted.
+    pub fn end(self) {
+        outln!("{} of {} instances accepted", self.accepted, self.records);
+    }
 }

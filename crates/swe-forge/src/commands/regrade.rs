@@ -1,18 +1,23 @@
 //! `swe-forge regrade`: validated records re-derived from their kept logs, no container run.
+//! Records are read, re-graded and written one at a time: memory does not grow with the dataset
+//! (the output file is put in place at the end, so an error leaves the previous one).
 
-use anyhow::Result;
-use swe_forge_core::Instance;
+use anyhow::{Context, Result};
 
 use crate::cli::RegradeArgs;
-use crate::records::{read_records, write_records};
-use crate::validation::print_summary;
+use crate::records::open_records;
+use crate::validation::SummaryTable;
 
 pub fn regrade_command(args: RegradeArgs) -> Result<()> {
-    let records = read_records(&args.records)?;
-    let mut out: Vec<Instance> = Vec::with_capacity(records.len());
-    let mut changed = Vec::new();
-    for r in &records {
-        let new = swe_forge_validate::regrade(r, &args.work_dir)?;
+    let to_stdout = args.out.as_os_str() == "-";
+    let context = crate::exporting::jsonl_context(&args.out);
+    let mut out = swe_forge_export::JsonlWriter::create(&args.out).with_context(|| context.clone())?;
+    // The table goes to stdout as the records come, unless the records themselves go there.
+    let mut table = (!to_stdout).then(SummaryTable::start);
+    let (mut total, mut changed) = (0usize, Vec::new());
+    for r in open_records(&args.records)? {
+        let r = r?;
+        let new = swe_forge_validate::regrade(&r, &args.work_dir)?;
         if new.status() != r.status() || new.fixed_tests != r.fixed_tests || new.p2p_tests != r.p2p_tests {
             changed.push(format!(
                 "{}: {:?} -> {:?}, FAIL_TO_PASS {} -> {}, PASS_TO_PASS {} -> {}",
@@ -25,13 +30,17 @@ pub fn regrade_command(args: RegradeArgs) -> Result<()> {
                 new.p2p_tests.len()
             ));
         }
-        out.push(new);
+        out.write(&new).with_context(|| context.clone())?;
+        if let Some(t) = &mut table {
+            t.row(&new);
+        }
+        total += 1;
     }
-    write_records(&args.out, &out)?;
-    if args.out.as_os_str() != "-" {
-        print_summary(&out);
+    out.finish().with_context(|| context.clone())?;
+    if let Some(t) = table {
+        t.end();
     }
-    eprintln!("re-graded {} records without running a container; {} changed", out.len(), changed.len());
+    eprintln!("re-graded {total} records without running a container; {} changed", changed.len());
     for c in changed {
         eprintln!("  {}", crate::terminal::clean(&c.to_string()));
     }
