@@ -15,7 +15,7 @@ pub fn producer() -> Producer {
 }
 
 /// Every exported record carries a difficulty label: the heuristic's where curation put none.
-fn labelled(record: &Instance) -> std::borrow::Cow<'_, Instance> {
+pub fn labelled(record: &Instance) -> std::borrow::Cow<'_, Instance> {
     if record.swe_forge.as_ref().is_some_and(|m| m.difficulty.is_some()) {
         return std::borrow::Cow::Borrowed(record);
     }

@@ -7,7 +7,8 @@
 //! its plots in `plots/`; with `--license other` and no `--license-link`, `LICENSE.md` naming the
 //! repositories whose licenses apply.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::btree_map::Entry;
+use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
@@ -16,7 +17,7 @@ use swe_forge_core::{Instance, MarkdownTable, ValidationStatus};
 use swe_forge_curate::{Heuristic, is_kept};
 
 use crate::exit::Usage;
-use crate::records::read_records;
+use crate::records::open_records;
 
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Example:\n  swe-forge publish --dataset curated.jsonl --out hub/ --license apache-2.0")]
@@ -61,46 +62,59 @@ pub fn publish_command(args: PublishArgs) -> Result<()> {
             return Err(Usage(format!("--language {code:?} is not an ISO 639 code (`en`, `pt-BR`)")).into());
         }
     }
-    let records = read_records(&args.dataset)?;
-    let kept = publishable(&records, &args.dataset)?;
-    let splits: Vec<(String, Vec<Instance>)> = match &args.splits {
-        None => vec![("test".to_owned(), kept)],
-        Some(dir) => split_files(dir)?,
-    };
     let title = args.title.clone().unwrap_or_else(|| {
         args.dataset.file_stem().map_or_else(|| "Dataset".into(), |s| s.to_string_lossy().into_owned())
     });
+    let split_files = args.splits.as_deref().map(split_files).transpose()?;
 
-    let data = args.out.join("data");
-    clear_parquet(&data)?;
-    let mut configs = Vec::new();
-    for (config, table, members) in configurations(&splits) {
-        let mut counts = Vec::new();
-        for (split, rows) in &members {
-            let path = args.out.join(swe_forge_card::config_path(&config, split));
-            match table {
-                Table::Instances => crate::exporting::export(rows, None, Some(&path), None)?,
-                Table::Swebench => {
-                    crate::exporting::create_parents([Some(&path), None, None])?;
-                    swe_forge_export::write_swebench_parquet(&path, rows, &crate::exporting::producer())?;
-                }
-                Table::Tests => crate::exporting::export(rows, None, None, Some(&path))?,
-            }
-            let count = table.rows(rows);
-            outln!("{count:>6}  {}", path.display());
-            counts.push((split.clone(), count));
+    // Records are read one at a time and written to every file they belong to as they come; the
+    // files are renamed into place together at the end, so an error leaves the previous
+    // publication's files.
+    let batch = swe_forge_fs::Batch::begin();
+    let mut publication = Publication::new(&args.out);
+    let options = ReportOptions { out_dir: args.out.clone(), title: title.clone(), heuristic: Heuristic::CALIBRATED };
+    let mut card = swe_forge_card::Card::new(options);
+    let mut census = Census::default();
+    for r in open_records(&args.dataset)? {
+        let r = r?;
+        card.add(&r);
+        census.add(&r);
+        if split_files.is_none() && is_kept(&r) {
+            publication.add("test", &r)?;
         }
-        configs.push(HubConfig { name: config, splits: counts });
+    }
+    census.check(&args.dataset)?;
+    for (name, file) in split_files.iter().flatten() {
+        let before = publication.records;
+        for r in open_records(file)? {
+            let r = r?;
+            if is_kept(&r) {
+                publication.add(name, &r)?;
+            }
+        }
+        if publication.records == before {
+            eprintln!("{}: no accepted records, left out", file.display());
+        }
+    }
+    if let Some(dir) = &args.splits
+        && publication.records == 0
+    {
+        bail!("no split file of {} holds an accepted record: nothing to publish", dir.display());
+    }
+    let (configs, repos) = publication.finish()?;
+    clear_parquet(&args.out.join("data"))?;
+    batch.commit()?;
+    for config in &configs {
+        for (split, rows) in &config.splits {
+            outln!("{rows:>6}  {}", args.out.join(config.path(split)).display());
+        }
     }
     if let Some((_, link)) = &other_license
         && args.license_link.is_none()
     {
-        swe_forge_fs::write_file(args.out.join(link), license_file(&records_of(&splits)).as_bytes())?;
+        swe_forge_fs::write_file(args.out.join(link), license_file(&repos).as_bytes())?;
     }
-    let card = swe_forge_card::write_report(
-        &records,
-        &ReportOptions { out_dir: args.out.clone(), title: title.clone(), heuristic: Heuristic::CALIBRATED },
-    )?;
+    let card = card.write()?;
     let hub = HubCard {
         pretty_name: title,
         license: args.license.clone(),
@@ -158,62 +172,246 @@ enum Table {
     Tests,
 }
 
-impl Table {
-    fn rows(self, members: &[Instance]) -> usize {
-        match self {
-            Table::Instances | Table::Swebench => members.len(),
-            Table::Tests => swe_forge_export::test_rows(members).len(),
-        }
+/// The configurations a record belongs to, in the card's order: `default` (every split as
+/// given), `lang_<language>` and `repo_<org>__<repo>` (each split cut to one language or
+/// repository; a split without a record of it has no file there), `swebench` and `tests` (the
+/// same splits as other tables). A configuration is keyed by its rank in that order and the
+/// language or repository it cuts to.
+fn configurations_of(r: &Instance) -> [(u8, String, Table); 5] {
+    [
+        (0, String::new(), Table::Instances),
+        (1, r.lang.clone().unwrap_or_else(|| "unknown".into()), Table::Instances),
+        (2, format!("{}__{}", r.org, r.repo), Table::Instances),
+        (3, String::new(), Table::Swebench),
+        (4, String::new(), Table::Tests),
+    ]
+}
+
+/// The name of a configuration from its key (see [`configurations_of`]).
+fn config_name(rank: u8, key: &str) -> String {
+    match rank {
+        0 => swe_forge_card::DEFAULT_CONFIG.to_owned(),
+        1 => format!("lang_{}", swe_forge_card::split_name(key)),
+        2 => format!("repo_{}", swe_forge_card::split_name(key)),
+        3 => "swebench".to_owned(),
+        _ => "tests".to_owned(),
     }
 }
 
-/// A configuration's splits: each split's name and its records.
-type Splits = Vec<(String, Vec<Instance>)>;
+/// Bytes of rows the files of a publication may hold before the largest is written out as a row
+/// group: with one file per language and repository, a dataset of many small repositories would
+/// otherwise hold every record until the end.
+const BUFFER_BUDGET: usize = 256 << 20;
 
-/// The configurations of a publication, in the card's order: `default` (every split as given),
-/// `lang_<language>` and `repo_<org>__<repo>` (each split cut to one language or repository,
-/// empty splits left out), `swebench` and `tests` (the same splits as other tables).
-fn configurations(splits: &Splits) -> Vec<(String, Table, Splits)> {
-    let mut out = vec![(swe_forge_card::DEFAULT_CONFIG.to_owned(), Table::Instances, splits.clone())];
-    let subsets = |key: &dyn Fn(&Instance) -> String, prefix: &str| -> Vec<(String, Table, Splits)> {
-        let keys: BTreeSet<String> = splits.iter().flat_map(|(_, m)| m.iter().map(key)).collect();
-        keys.into_iter()
-            .map(|k| {
-                let cut: Splits = splits
-                    .iter()
-                    .map(|(name, m)| (name.clone(), m.iter().filter(|r| key(r) == k).cloned().collect::<Vec<_>>()))
-                    .filter(|(_, m)| !m.is_empty())
-                    .collect();
-                (format!("{prefix}_{}", swe_forge_card::split_name(&k)), Table::Instances, cut)
-            })
-            .collect()
-    };
-    out.extend(subsets(&|r: &Instance| r.lang.clone().unwrap_or_else(|| "unknown".into()), "lang"));
-    out.extend(subsets(&|r: &Instance| format!("{}__{}", r.org, r.repo), "repo"));
-    out.push(("swebench".to_owned(), Table::Swebench, splits.clone()));
-    out.push(("tests".to_owned(), Table::Tests, splits.clone()));
-    out
+/// One Parquet file of a publication being written.
+struct File {
+    config: String,
+    split: String,
+    sink: Sink,
+    rows: usize,
+    /// What the sink held after the last write, as counted in [`Publication::buffered`].
+    buffered: usize,
 }
 
-/// Every record of the splits, once.
-fn records_of(splits: &Splits) -> Vec<&Instance> {
-    let mut seen = BTreeSet::new();
-    splits.iter().flat_map(|(_, m)| m).filter(|r| seen.insert(r.instance_id.as_str())).collect()
+enum Sink {
+    Instances(swe_forge_export::InstancesWriter),
+    Swebench(swe_forge_export::SweBenchParquetWriter),
+    Tests(swe_forge_export::TestsWriter),
+}
+
+impl Sink {
+    fn create(table: Table, path: &Path, producer: &swe_forge_export::Producer) -> Result<Sink> {
+        crate::exporting::create_parents([Some(path), None, None])?;
+        Ok(match table {
+            Table::Instances => Sink::Instances(swe_forge_export::InstancesWriter::create(path, producer)?),
+            Table::Swebench => Sink::Swebench(swe_forge_export::SweBenchParquetWriter::create(path, producer)?),
+            Table::Tests => Sink::Tests(swe_forge_export::TestsWriter::create(path, producer)?),
+        })
+    }
+
+    /// Writes the row or rows of `r`; returns how many.
+    fn write(&mut self, r: &Instance) -> Result<usize> {
+        Ok(match self {
+            Sink::Instances(w) => w.write(r).map(|()| 1)?,
+            Sink::Swebench(w) => w.write(r, None).map(|()| 1)?,
+            Sink::Tests(w) => {
+                w.write(r)?;
+                swe_forge_export::test_rows(std::slice::from_ref(r)).len()
+            }
+        })
+    }
+
+    /// Bytes of rows held, not yet written as a row group.
+    fn buffered(&self) -> usize {
+        match self {
+            Sink::Instances(w) => w.buffered(),
+            Sink::Swebench(w) => w.buffered(),
+            Sink::Tests(w) => w.buffered(),
+        }
+    }
+
+    /// Writes the rows held as a row group.
+    fn flush(&mut self) -> Result<()> {
+        match self {
+            Sink::Instances(w) => w.flush()?,
+            Sink::Swebench(w) => w.flush()?,
+            Sink::Tests(w) => w.flush()?,
+        }
+        Ok(())
+    }
+
+    fn finish(self) -> Result<()> {
+        match self {
+            Sink::Instances(w) => w.finish()?,
+            Sink::Swebench(w) => w.finish()?,
+            Sink::Tests(w) => w.finish()?,
+        }
+        Ok(())
+    }
+}
+
+/// The Parquet files of a publication, written as the records come (each file in row groups,
+/// put in place by the [`swe_forge_fs::Batch`] the caller holds), and the repositories of the
+/// records it holds, for `LICENSE.md`.
+struct Publication {
+    out: PathBuf,
+    producer: swe_forge_export::Producer,
+    /// Files by configuration key and split (numbered in the order the splits came).
+    files: BTreeMap<(u8, String, usize), File>,
+    splits: Vec<String>,
+    /// Bytes of rows all files hold, and how many they may hold.
+    buffered: usize,
+    budget: usize,
+    /// Records added, and the repositories of the distinct instances among them.
+    records: usize,
+    seen: HashSet<String>,
+    repos: BTreeMap<String, usize>,
+}
+
+impl Publication {
+    fn new(out: &Path) -> Publication {
+        Publication::with_budget(out, BUFFER_BUDGET)
+    }
+
+    /// A publication whose files hold at most about `budget` bytes of rows in all.
+    fn with_budget(out: &Path, budget: usize) -> Publication {
+        Publication {
+            budget,
+            out: out.to_owned(),
+            producer: crate::exporting::producer(),
+            files: BTreeMap::new(),
+            splits: Vec::new(),
+            buffered: 0,
+            records: 0,
+            seen: HashSet::new(),
+            repos: BTreeMap::new(),
+        }
+    }
+
+    /// Writes `r` to the files of its configurations in `split`.
+    fn add(&mut self, split: &str, r: &Instance) -> Result<()> {
+        let index = match self.splits.iter().position(|s| s == split) {
+            Some(i) => i,
+            None => {
+                self.splits.push(split.to_owned());
+                self.splits.len() - 1
+            }
+        };
+        let r = crate::exporting::labelled(r);
+        for (rank, key, table) in configurations_of(&r) {
+            let file = match self.files.entry((rank, key, index)) {
+                Entry::Occupied(e) => e.into_mut(),
+                Entry::Vacant(e) => {
+                    let config = config_name(rank, &e.key().1);
+                    let path = self.out.join(swe_forge_card::config_path(&config, split));
+                    let sink = Sink::create(table, &path, &self.producer)?;
+                    e.insert(File { config, split: split.to_owned(), sink, rows: 0, buffered: 0 })
+                }
+            };
+            file.rows += file.sink.write(&r)?;
+            let now = file.sink.buffered();
+            self.buffered = (self.buffered + now).saturating_sub(file.buffered);
+            file.buffered = now;
+        }
+        self.records += 1;
+        if self.seen.insert(r.instance_id.clone()) {
+            *self.repos.entry(format!("{}/{}", r.org, r.repo)).or_default() += 1;
+        }
+        while self.buffered > self.budget {
+            let Some(largest) = self.files.values_mut().max_by_key(|f| f.buffered) else { break };
+            largest.sink.flush()?;
+            self.buffered = self.buffered.saturating_sub(largest.buffered);
+            largest.buffered = 0;
+        }
+        Ok(())
+    }
+
+    /// Finishes every file (its rename waits for the batch); returns the configurations in the
+    /// card's order with their splits' row counts, and the instances of each repository.
+    fn finish(self) -> Result<(Vec<HubConfig>, BTreeMap<String, usize>)> {
+        let mut configs: Vec<HubConfig> = Vec::new();
+        for (_, file) in self.files {
+            file.sink.finish()?;
+            match configs.last_mut() {
+                Some(c) if c.name == file.config => c.splits.push((file.split, file.rows)),
+                _ => configs.push(HubConfig { name: file.config, splits: vec![(file.split, file.rows)] }),
+            }
+        }
+        Ok((configs, self.repos))
+    }
+}
+
+/// The dataset's records by status, and how many a publication ships.
+#[derive(Default)]
+struct Census {
+    records: usize,
+    accepted: usize,
+    rejected: usize,
+    kept: usize,
+}
+
+impl Census {
+    fn add(&mut self, r: &Instance) {
+        self.records += 1;
+        self.accepted += usize::from(r.status() == ValidationStatus::Accepted);
+        self.rejected += usize::from(r.status() == ValidationStatus::Rejected);
+        self.kept += usize::from(is_kept(r));
+    }
+
+    /// Refuses a dataset with no record to publish (accepted, not dropped by a review, not a
+    /// duplicate), saying why.
+    fn check(&self, path: &Path) -> Result<()> {
+        let Census { records, accepted, rejected, kept } = *self;
+        if kept > 0 {
+            return Ok(());
+        }
+        let pending = records - accepted - rejected;
+        if records == 0 {
+            bail!("{} holds no records: nothing to publish", path.display());
+        }
+        if accepted == 0 {
+            bail!(
+                "{} has no accepted records ({records} records: {rejected} rejected, {pending} not validated): only \
+                 records validation accepted are published; run `swe-forge validate` on them first",
+                path.display(),
+            );
+        }
+        bail!(
+            "{} has {accepted} accepted records, but reviews dropped or duplicate marks removed every one: nothing to publish",
+            path.display()
+        )
+    }
 }
 
 /// The LICENSE.md of `--license other`: the instances come from these repositories, each under
 /// its own license.
-fn license_file(records: &[&Instance]) -> String {
-    let mut repos: BTreeMap<String, usize> = BTreeMap::new();
-    for r in records {
-        *repos.entry(format!("{}/{}", r.org, r.repo)).or_default() += 1;
-    }
+fn license_file(repos: &BTreeMap<String, usize>) -> String {
     let mut text = String::from(
         "# License\n\nEach instance of this dataset is taken from a public repository: its issue text, patches and \
          tests are that repository's, under that repository's license. The repositories, with their number of \
          instances:\n\n",
     );
-    for (repo, n) in &repos {
+    for (repo, n) in repos {
         let repo = crate::terminal::clean(repo);
         text.push_str(&format!("- [{repo}](https://github.com/{repo}) ({n})\n"));
     }
@@ -243,36 +441,10 @@ fn files_section(configs: &[HubConfig]) -> String {
     text
 }
 
-/// The records a publication ships: accepted, not dropped by a review, not duplicates. Refuses a
-/// dataset that has none, saying why.
-fn publishable(records: &[Instance], path: &Path) -> Result<Vec<Instance>> {
-    let kept: Vec<Instance> = records.iter().filter(|r| is_kept(r)).cloned().collect();
-    if !kept.is_empty() {
-        return Ok(kept);
-    }
-    let count = |s: ValidationStatus| records.iter().filter(|r| r.status() == s).count();
-    let (accepted, rejected) = (count(ValidationStatus::Accepted), count(ValidationStatus::Rejected));
-    let pending = records.len() - accepted - rejected;
-    if records.is_empty() {
-        bail!("{} holds no records: nothing to publish", path.display());
-    }
-    if accepted == 0 {
-        bail!(
-            "{} has no accepted records ({} records: {rejected} rejected, {pending} not validated): only records \
-             validation accepted are published; run `swe-forge validate` on them first",
-            path.display(),
-            records.len()
-        );
-    }
-    bail!(
-        "{} has {accepted} accepted records, but reviews dropped or duplicate marks removed every one: nothing to publish",
-        path.display()
-    )
-}
-
 /// One split per `*.jsonl` or `*.parquet` file of `dir`, named by its stem (made a name the Hub
-/// accepts), sorted by name; each keeps only publishable records, and empty ones are left out.
-fn split_files(dir: &Path) -> Result<Vec<(String, Vec<Instance>)>> {
+/// accepts), sorted by name. A split keeps only publishable records; one left with none is left
+/// out.
+fn split_files(dir: &Path) -> Result<Vec<(String, PathBuf)>> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .with_context(|| format!("reading the splits folder {}", dir.display()))?
         .filter_map(|e| Some(e.ok()?.path()))
@@ -286,21 +458,13 @@ fn split_files(dir: &Path) -> Result<Vec<(String, Vec<Instance>)>> {
             dir.join("lang").display()
         );
     }
-    let mut splits: Vec<(String, Vec<Instance>)> = Vec::new();
+    let mut splits: Vec<(String, PathBuf)> = Vec::new();
     for file in files {
         let name = swe_forge_card::split_name(&file.file_stem().unwrap_or_default().to_string_lossy());
         if splits.iter().any(|(n, _)| *n == name) {
             bail!("two split files of {} give the split name {name:?}", dir.display());
         }
-        let members: Vec<Instance> = read_records(&file)?.into_iter().filter(is_kept).collect();
-        if members.is_empty() {
-            eprintln!("{}: no accepted records, left out", file.display());
-            continue;
-        }
-        splits.push((name, members));
-    }
-    if splits.is_empty() {
-        bail!("no split file of {} holds an accepted record: nothing to publish", dir.display());
+        splits.push((name, file));
     }
     Ok(splits)
 }
@@ -321,4 +485,46 @@ fn clear_parquet(data: &Path) -> Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// With a budget smaller than one record, every file is written out as a row group after
+    /// each record; the tables read back whole, in order, as with the whole budget.
+    #[test]
+    fn files_over_the_budget_are_written_out_and_read_back_whole() {
+        let records: Vec<Instance> = (0..40).map(crate::commands::bench::synthetic_record).collect();
+        let tables = |budget: usize| {
+            let dir = tempfile::tempdir().unwrap();
+            let batch = swe_forge_fs::Batch::begin();
+            let mut publication = Publication::with_budget(dir.path(), budget);
+            for r in &records {
+                publication.add(if r.number % 2 == 0 { "even" } else { "odd" }, r).unwrap();
+            }
+            let (configs, repos) = publication.finish().unwrap();
+            batch.commit().unwrap();
+            let read = |config: &str, split: &str| {
+                let path = dir.path().join(swe_forge_card::config_path(config, split));
+                (
+                    swe_forge_export::read_instances_parquet(&path).ok().map(|r| r.len()),
+                    swe_forge_export::parquet_row_groups(&path).unwrap(),
+                )
+            };
+            let default = read("default", "even");
+            let tests =
+                swe_forge_export::read_tests_parquet(dir.path().join(swe_forge_card::config_path("tests", "odd")))
+                    .unwrap();
+            (configs.len(), repos, default, tests.len())
+        };
+        let (configs, repos, (rows, groups), tests) = tables(1);
+        let (whole_configs, whole_repos, (whole_rows, whole_groups), whole_tests) = tables(BUFFER_BUDGET);
+        assert_eq!((configs, &repos, rows, tests), (whole_configs, &whole_repos, whole_rows, whole_tests));
+        assert_eq!(rows, Some(20));
+        assert_eq!(tests, 20 * 23);
+        assert_eq!(repos.values().sum::<usize>(), 40);
+        assert_eq!(whole_groups, 1, "the whole budget holds the 20 rows in one row group");
+        assert_eq!(groups, 20, "a budget under one record writes a row group per record");
+    }
 }
