@@ -326,19 +326,58 @@ fn swe_forge_column(path: &Path, xs: &[Instance], first_row: usize) -> Result<Ar
 /// and type. A file whose metadata names another table (a `swebench` export) is refused. A table
 /// of the first layout (swe-forge before arrow-rs: view and large types, JSON strings) is read too.
 pub fn read_instances_parquet(path: impl AsRef<Path>) -> Result<Vec<Instance>, ExportError> {
-    let path = path.as_ref();
+    open_instances_parquet(path.as_ref())?.collect()
+}
+
+/// The records of an instances Parquet table one at a time, read a row group at a time (a table
+/// of swe-forge's first layout is read whole); the iterator ends after its first error.
+pub(crate) fn open_instances_parquet(path: &Path) -> Result<InstanceRows, ExportError> {
     let (schema, meta) = peek(path)?;
     if is_legacy(&schema, &meta) {
-        return read_legacy(path, &schema);
+        let records = read_legacy(path, &schema)?;
+        return Ok(InstanceRows { batches: None, first_row: 0, rows: records.into_iter(), failed: false });
     }
-    let t = Table::read(path, INSTANCES_TABLE, &SCHEMA)?;
-    let mut out = Vec::new();
-    let mut first_row = 0;
-    for batch in t.batches() {
-        read_batch(&t, batch, first_row, &mut out)?;
-        first_row += batch.num_rows();
+    let (table, reader) = Table::open(path, INSTANCES_TABLE, &SCHEMA)?;
+    Ok(InstanceRows { batches: Some((table, reader)), first_row: 0, rows: Vec::new().into_iter(), failed: false })
+}
+
+/// Records of an instances table ([`open_instances_parquet`]): the rows of one record batch at a
+/// time.
+pub(crate) struct InstanceRows {
+    batches: Option<(Table, parquet::arrow::arrow_reader::ParquetRecordBatchReader)>,
+    first_row: usize,
+    rows: std::vec::IntoIter<Instance>,
+    failed: bool,
+}
+
+impl Iterator for InstanceRows {
+    type Item = Result<Instance, ExportError>;
+
+    fn next(&mut self) -> Option<Result<Instance, ExportError>> {
+        loop {
+            if self.failed {
+                return None;
+            }
+            if let Some(r) = self.rows.next() {
+                return Some(Ok(r));
+            }
+            let (table, reader) = self.batches.as_mut()?;
+            let batch = match reader.next()? {
+                Ok(b) => b,
+                Err(source) => {
+                    self.failed = true;
+                    return Some(Err(ExportError::Arrow { path: table.path().to_owned(), source }));
+                }
+            };
+            let mut out = Vec::with_capacity(batch.num_rows());
+            if let Err(e) = table.check(&batch).and_then(|()| read_batch(table, &batch, self.first_row, &mut out)) {
+                self.failed = true;
+                return Some(Err(e));
+            }
+            self.first_row += batch.num_rows();
+            self.rows = out.into_iter();
+        }
     }
-    Ok(out)
 }
 
 /// Columns of one batch, downcast to the types [`Table::read`] checked.
@@ -358,12 +397,7 @@ impl<'b> Cols<'b> {
     }
 }
 
-fn read_batch(
-    t: &Table<'_>,
-    batch: &RecordBatch,
-    first_row: usize,
-    out: &mut Vec<Instance>,
-) -> Result<(), ExportError> {
+fn read_batch(t: &Table, batch: &RecordBatch, first_row: usize, out: &mut Vec<Instance>) -> Result<(), ExportError> {
     let c = Cols { batch };
     let s = |name: &str, i: usize| c.strings(name).value(i).to_owned();
     let o = |name: &str, i: usize| opt_str(c.strings(name), i).map(str::to_owned);
@@ -426,7 +460,7 @@ fn read_batch(
     Ok(())
 }
 
-fn read_map(t: &Table<'_>, l: &ListArray, i: usize, row: usize, column: &str) -> Result<TestMap, ExportError> {
+fn read_map(t: &Table, l: &ListArray, i: usize, row: usize, column: &str) -> Result<TestMap, ExportError> {
     let entries = l.values().as_struct();
     let [name, run, test, fix] = ["name", "run", "test", "fix"].map(|n| child_strings(entries, n));
     let status = |a: &StringArray, j: usize| {

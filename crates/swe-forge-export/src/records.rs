@@ -7,8 +7,9 @@ use std::path::{Path, PathBuf};
 
 use swe_forge_core::Instance;
 
+use crate::ExportError;
+use crate::instances::{InstanceRows, open_instances_parquet};
 use crate::table::is_parquet;
-use crate::{ExportError, read_instances_parquet};
 
 /// Writes `records` to `path` as JSONL (one record a line), atomically.
 pub fn write_jsonl(path: impl AsRef<Path>, records: &[Instance]) -> Result<(), ExportError> {
@@ -61,7 +62,7 @@ pub fn read_records(path: impl AsRef<Path>) -> Result<Vec<Instance>, ExportError
 /// The records in `path` one at a time, read as [`read_records`] reads them: JSONL is read line
 /// by line (each line capped, [`swe_forge_core::MAX_LINE`]; only the ids seen are kept, to refuse
 /// a repeated one), so memory does not grow with the file; an instances Parquet table is read
-/// whole first. The iterator ends after its first error.
+/// a row group at a time. The iterator ends after its first error.
 pub fn open_records(path: impl AsRef<Path>) -> Result<RecordStream<'static>, ExportError> {
     let path = path.as_ref();
     let io = |source| ExportError::Io { path: path.to_owned(), source };
@@ -71,7 +72,7 @@ pub fn open_records(path: impl AsRef<Path>) -> Result<RecordStream<'static>, Exp
     }
     drop(file);
     if is_parquet(path)? {
-        return Ok(RecordStream::loaded(path, read_instances_parquet(path)?));
+        return Ok(RecordStream::parquet(path, open_instances_parquet(path)?));
     }
     let file = File::open(path).map_err(|source| ExportError::Io { path: path.to_owned(), source })?;
     Ok(RecordStream::jsonl(path, Box::new(BufReader::new(file))))
@@ -105,7 +106,8 @@ pub fn open_records_stream<'a>(mut stream: impl Read + 'a, what: &Path) -> Resul
             format!("a Parquet table read from a stream may hold at most {} GiB", MAX_STREAMED_PARQUET >> 30),
         )));
     }
-    Ok(RecordStream::loaded(what, read_instances_parquet(tmp.path())?))
+    // Read from the open file: the temporary file's name may go before the reading ends.
+    Ok(RecordStream::parquet(what, open_instances_parquet(tmp.path())?))
 }
 
 /// Records read one at a time ([`open_records`], [`open_records_stream`]).
@@ -116,7 +118,7 @@ pub struct RecordStream<'a> {
 
 enum Source<'a> {
     Jsonl(swe_forge_core::JsonlRecords<Box<dyn BufRead + 'a>>),
-    Loaded(std::vec::IntoIter<Instance>),
+    Parquet(InstanceRows),
 }
 
 impl<'a> RecordStream<'a> {
@@ -124,8 +126,8 @@ impl<'a> RecordStream<'a> {
         RecordStream { path: path.to_owned(), source: Source::Jsonl(swe_forge_core::jsonl_records(reader)) }
     }
 
-    fn loaded(path: &Path, records: Vec<Instance>) -> RecordStream<'a> {
-        RecordStream { path: path.to_owned(), source: Source::Loaded(records.into_iter()) }
+    fn parquet(path: &Path, rows: InstanceRows) -> RecordStream<'a> {
+        RecordStream { path: path.to_owned(), source: Source::Parquet(rows) }
     }
 }
 
@@ -137,7 +139,7 @@ impl Iterator for RecordStream<'_> {
             Source::Jsonl(lines) => {
                 Some(lines.next()?.map_err(|source| ExportError::ReadRecords { path: self.path.clone(), source }))
             }
-            Source::Loaded(records) => records.next().map(Ok),
+            Source::Parquet(rows) => rows.next(),
         }
     }
 }

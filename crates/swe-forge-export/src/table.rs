@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{BufWriter, Read};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
@@ -17,7 +17,7 @@ use arrow_array::{Array, ArrayRef, ListArray, RecordBatch, StringArray, StructAr
 use arrow_buffer::OffsetBuffer;
 use arrow_schema::{DataType, Field, Fields, Schema};
 use parquet::arrow::ArrowWriter;
-use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::metadata::KeyValue;
 use parquet::file::properties::WriterProperties;
@@ -251,17 +251,40 @@ fn key_values(builder: &ParquetRecordBatchReaderBuilder<File>) -> BTreeMap<Strin
         .collect()
 }
 
-/// A Parquet file read back into memory.
-pub(crate) struct Table<'p> {
-    path: &'p Path,
+/// A Parquet file read back: into memory ([`Table::read`]), or a record batch at a time
+/// ([`Table::open`]).
+pub(crate) struct Table {
+    path: PathBuf,
     batches: Vec<RecordBatch>,
+    /// The fields that hold no null, checked in every batch.
+    non_null: Vec<String>,
 }
 
-impl<'p> Table<'p> {
+impl Table {
     /// Reads the whole file and checks that every field of `want` is present with its type
     /// (nested names and nullability included) and that non-nullable columns hold no null.
     /// A file whose metadata names a table other than `table` is refused.
-    pub(crate) fn read(path: &'p Path, table: &str, want: &[Field]) -> Result<Table<'p>, ExportError> {
+    pub(crate) fn read(path: &Path, table: &str, want: &[Field]) -> Result<Table, ExportError> {
+        let (mut t, reader) = Table::open(path, table, want)?;
+        t.batches = reader
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|source| ExportError::Arrow { path: path.to_owned(), source })?;
+        for f in want.iter().filter(|f| !f.is_nullable()) {
+            let nulls: usize = t.batches.iter().map(|b| t.column_of(b, f.name()).map_or(0, |c| c.null_count())).sum();
+            if nulls > 0 {
+                return Err(t.null_err(f.name(), nulls));
+            }
+        }
+        Ok(t)
+    }
+
+    /// [`Table::read`]'s checks of the footer, and a reader of the file's record batches (one
+    /// row group at a time), each to be checked with [`Table::check`]; the table holds no batch.
+    pub(crate) fn open(
+        path: &Path,
+        table: &str,
+        want: &[Field],
+    ) -> Result<(Table, ParquetRecordBatchReader), ExportError> {
         let parquet_err = |source| ExportError::Parquet { path: path.to_owned(), source };
         let file = File::open(path).map_err(|source| ExportError::Io { path: path.to_owned(), source })?;
         let builder = ParquetRecordBatchReaderBuilder::try_new(file).map_err(parquet_err)?;
@@ -284,19 +307,28 @@ impl<'p> Table<'p> {
                 ));
             }
         }
-        let batches = builder
-            .build()
-            .map_err(parquet_err)?
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|source| ExportError::Arrow { path: path.to_owned(), source })?;
-        let t = Table { path, batches };
-        for f in want.iter().filter(|f| !f.is_nullable()) {
-            let nulls: usize = t.batches.iter().map(|b| t.column_of(b, f.name()).map_or(0, |c| c.null_count())).sum();
+        let reader = builder.build().map_err(parquet_err)?;
+        let non_null = want.iter().filter(|f| !f.is_nullable()).map(|f| f.name().clone()).collect();
+        Ok((Table { path: path.to_owned(), batches: Vec::new(), non_null }, reader))
+    }
+
+    /// Checks that the non-nullable columns of a batch of [`Table::open`]'s reader hold no null.
+    pub(crate) fn check(&self, batch: &RecordBatch) -> Result<(), ExportError> {
+        for name in &self.non_null {
+            let nulls = self.column_of(batch, name)?.null_count();
             if nulls > 0 {
-                return Err(column_err(f.name(), format!("{nulls} null values in a non-null column")));
+                return Err(self.null_err(name, nulls));
             }
         }
-        Ok(t)
+        Ok(())
+    }
+
+    fn null_err(&self, column: &str, nulls: usize) -> ExportError {
+        ExportError::Column {
+            path: self.path.clone(),
+            column: column.to_owned(),
+            message: format!("{nulls} null values in a non-null column"),
+        }
     }
 
     /// The record batches, in file order.
@@ -307,7 +339,7 @@ impl<'p> Table<'p> {
     /// Column `name` of `batch` (present: [`Table::read`] checked it).
     pub(crate) fn column_of<'b>(&self, batch: &'b RecordBatch, name: &str) -> Result<&'b ArrayRef, ExportError> {
         batch.column_by_name(name).ok_or_else(|| ExportError::Column {
-            path: self.path.to_owned(),
+            path: self.path.clone(),
             column: name.to_owned(),
             message: "missing".to_owned(),
         })
@@ -315,12 +347,12 @@ impl<'p> Table<'p> {
 
     /// Error for the value at `row` of `column`.
     pub(crate) fn value_err(&self, row: usize, column: &str, message: String) -> ExportError {
-        ExportError::Value { path: self.path.to_owned(), row, column: column.to_owned(), message }
+        ExportError::Value { path: self.path.clone(), row, column: column.to_owned(), message }
     }
 
     /// The path being read.
     pub(crate) fn path(&self) -> &Path {
-        self.path
+        &self.path
     }
 }
 

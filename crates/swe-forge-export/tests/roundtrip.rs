@@ -463,7 +463,30 @@ fn large_tables_are_written_in_bounded_row_groups() {
     assert!(instance_groups.len() >= 3, "{instance_groups:?}");
     assert!(instance_groups.iter().all(|&n| n <= 2048), "{instance_groups:?}");
     assert_eq!(instance_groups.iter().sum::<i64>(), 4500);
+    // read_instances_parquet is open_records' stream, collected.
     assert_eq!(read_instances_parquet(&inst).unwrap(), records);
+    // Read a row group at a time: with the last row group's pages broken, the records of the
+    // groups before it still come, then one error ends the stream.
+    let broken = dir.path().join("broken.parquet");
+    let mut bytes = std::fs::read(&inst).unwrap();
+    let last = {
+        let b = ParquetRecordBatchReaderBuilder::try_new(File::open(&inst).unwrap()).unwrap();
+        let g = b.metadata().row_group(b.metadata().num_row_groups() - 1);
+        let (start, len) = g.column(0).byte_range();
+        (start as usize, len as usize)
+    };
+    for b in &mut bytes[last.0..last.0 + last.1] {
+        *b = 0xA5;
+    }
+    std::fs::write(&broken, bytes).unwrap();
+    let before_last: usize = instance_groups[..instance_groups.len() - 1].iter().sum::<i64>() as usize;
+    let read: Vec<Result<Instance, ExportError>> = swe_forge_export::open_records(&broken).unwrap().collect();
+    let (good, bad) = read.split_at(read.len() - 1);
+    // Record batches (1,024 rows) may span two row groups: the one that reaches into the
+    // broken group fails whole.
+    assert!(good.len() >= before_last.saturating_sub(1024) && good.len() <= before_last, "{}", good.len());
+    assert!(good.iter().zip(&records).all(|(r, want)| r.as_ref().unwrap() == want));
+    assert!(bad[0].is_err(), "the broken row group is an error");
     let rows = read_tests_parquet(&tests).unwrap();
     assert_eq!(rows, swe_forge_export::test_rows(&records));
     assert!(groups(&tests).iter().all(|&n| n <= 65_536));

@@ -19,7 +19,7 @@ pub fn read_records(path: &Path) -> Result<Vec<Instance>> {
 }
 
 /// [`read_records`] one record at a time: a JSONL input is read line by line, so memory does not
-/// grow with it (an instances Parquet table is read whole first). Errors carry the context
+/// grow with it (an instances Parquet table is read a row group at a time). Errors carry the context
 /// [`read_records`] gives them.
 pub fn open_records(path: &Path) -> Result<impl Iterator<Item = Result<Instance>>> {
     let context = if path.as_os_str() == "-" {
