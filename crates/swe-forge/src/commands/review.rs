@@ -103,11 +103,18 @@ pub fn review_command(args: ReviewArgs) -> Result<()> {
 
 /// A temporary JSONL copy of `dataset` when it is an instances Parquet table.
 fn jsonl_copy(dataset: &std::path::Path) -> Result<Option<tempfile::NamedTempFile>> {
+    use std::io::Write as _;
     if !swe_forge_export::is_parquet(dataset)? {
         return Ok(None);
     }
-    let records = crate::records::read_records(dataset)?;
     let file = tempfile::Builder::new().prefix("swe-forge-review-").suffix(".jsonl").tempfile()?;
-    swe_forge_export::write_jsonl(file.path(), &records)?;
+    // One record at a time (the table itself is read a row group at a time).
+    let mut out = std::io::BufWriter::new(file.as_file());
+    for record in crate::records::open_records(dataset)? {
+        serde_json::to_writer(&mut out, &record?)?;
+        out.write_all(b"\n")?;
+    }
+    out.flush()?;
+    drop(out);
     Ok(Some(file))
 }
