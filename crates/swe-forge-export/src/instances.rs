@@ -148,26 +148,12 @@ impl InstancesWriter {
         self.bytes += approx_size(inst);
         self.rows.push(inst.clone());
         if self.rows.len() >= BATCH_ROWS || self.bytes >= BATCH_BYTES {
-            self.write_group()?;
+            self.flush()?;
         }
         Ok(())
     }
 
-    /// About how many bytes of rows it holds, not yet written as a row group.
-    pub fn buffered(&self) -> usize {
-        self.bytes
-    }
-
-    /// Writes the rows it holds as a row group (nothing when it holds none), so that a caller
-    /// writing many tables at once bounds the memory of all.
-    pub fn flush(&mut self) -> Result<(), ExportError> {
-        if self.rows.is_empty() {
-            return Ok(());
-        }
-        self.write_group()
-    }
-
-    fn write_group(&mut self) -> Result<(), ExportError> {
+    fn flush(&mut self) -> Result<(), ExportError> {
         let columns = instance_columns(self.sink.path(), &self.rows, self.written)?;
         self.sink.write(columns)?;
         self.written += self.rows.len();
@@ -179,7 +165,7 @@ impl InstancesWriter {
     /// Writes the rows left and the footer, and puts the file in place.
     pub fn finish(mut self) -> Result<(), ExportError> {
         if !self.rows.is_empty() || self.sink.is_empty() {
-            self.write_group()?;
+            self.flush()?;
         }
         self.sink.finish()
     }

@@ -34,7 +34,6 @@ pub use swebench::{
 };
 pub use table::{
     GIT_COMMIT_KEY, Producer, SCHEMA_VERSION_KEY, TABLE_KEY, TABLE_VERSION, TABLE_VERSION_KEY, VERSION_KEY, is_parquet,
-    parquet_row_groups,
 };
 pub use tests_table::{
     Category, TEST_COLUMNS, TESTS_TABLE, TestRow, TestsWriter, read_tests_parquet, test_rows, write_tests_parquet,

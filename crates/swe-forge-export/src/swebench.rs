@@ -379,26 +379,12 @@ impl SweBenchParquetWriter {
             + 512;
         self.rows.push(row);
         if self.rows.len() >= BATCH_ROWS || self.bytes >= BATCH_BYTES {
-            self.write_group()?;
+            self.flush()?;
         }
         Ok(())
     }
 
-    /// About how many bytes of rows it holds, not yet written as a row group.
-    pub fn buffered(&self) -> usize {
-        self.bytes
-    }
-
-    /// Writes the rows it holds as a row group (nothing when it holds none), so that a caller
-    /// writing many tables at once bounds the memory of all.
-    pub fn flush(&mut self) -> Result<(), ExportError> {
-        if self.rows.is_empty() {
-            return Ok(());
-        }
-        self.write_group()
-    }
-
-    fn write_group(&mut self) -> Result<(), ExportError> {
+    fn flush(&mut self) -> Result<(), ExportError> {
         let rows = std::mem::take(&mut self.rows);
         self.bytes = 0;
         let column = |name: &str, f: fn(&SweBenchRow) -> &str| (text_field(name), texts(rows.iter().map(f)));
@@ -429,7 +415,7 @@ impl SweBenchParquetWriter {
     /// Writes the rows left and the footer, and puts the file in place.
     pub fn finish(mut self) -> Result<(), ExportError> {
         if !self.rows.is_empty() || self.sink.is_empty() {
-            self.write_group()?;
+            self.flush()?;
         }
         self.sink.finish()
     }

@@ -231,14 +231,6 @@ pub(crate) fn peek(path: &Path) -> Result<(arrow_schema::SchemaRef, BTreeMap<Str
     Ok((builder.schema().clone(), key_values(&builder)))
 }
 
-/// How many row groups the Parquet file at `path` holds, from its footer.
-pub fn parquet_row_groups(path: &Path) -> Result<usize, ExportError> {
-    let file = File::open(path).map_err(|source| ExportError::Io { path: path.to_owned(), source })?;
-    let builder = ParquetRecordBatchReaderBuilder::try_new(file)
-        .map_err(|source| ExportError::Parquet { path: path.to_owned(), source })?;
-    Ok(builder.metadata().num_row_groups())
-}
-
 /// The key-value metadata of a file being read.
 fn key_values(builder: &ParquetRecordBatchReaderBuilder<File>) -> BTreeMap<String, String> {
     builder

@@ -168,17 +168,7 @@ impl TestsWriter {
         Ok(())
     }
 
-    /// About how many bytes of rows it holds, not yet written as a row group.
-    pub fn buffered(&self) -> usize {
-        self.rows.iter().map(|r| r.instance_id.len() + r.test.len() + 64).sum()
-    }
-
-    /// Writes the rows it holds as a row group (nothing when it holds none), so that a caller
-    /// writing many tables at once bounds the memory of all.
-    pub fn flush(&mut self) -> Result<(), ExportError> {
-        if self.rows.is_empty() {
-            return Ok(());
-        }
+    fn flush(&mut self) -> Result<(), ExportError> {
         let rows = std::mem::take(&mut self.rows);
         self.write_rows(rows)
     }
@@ -199,8 +189,7 @@ impl TestsWriter {
     /// Writes the rows left and the footer, and puts the file in place.
     pub fn finish(mut self) -> Result<(), ExportError> {
         if !self.rows.is_empty() || self.sink.is_empty() {
-            let rows = std::mem::take(&mut self.rows);
-            self.write_rows(rows)?;
+            self.flush()?;
         }
         self.sink.finish()
     }

@@ -7,7 +7,6 @@
 //! its plots in `plots/`; with `--license other` and no `--license-link`, `LICENSE.md` naming the
 //! repositories whose licenses apply.
 
-use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
@@ -67,43 +66,51 @@ pub fn publish_command(args: PublishArgs) -> Result<()> {
     });
     let split_files = args.splits.as_deref().map(split_files).transpose()?;
 
-    // Records are read one at a time and written to every file they belong to as they come; the
-    // files are renamed into place together at the end, so an error leaves the previous
-    // publication's files.
-    let batch = swe_forge_fs::Batch::begin();
-    let mut publication = Publication::new(&args.out);
+    // Records are read one at a time: the card and the census keep a few numbers of each, the
+    // publication keeps the records it ships in a temporary file. Nothing in --out changes
+    // before the census says there is something to publish.
+    let mut publication = Publication::new(&args.out)?;
     let options = ReportOptions { out_dir: args.out.clone(), title: title.clone(), heuristic: Heuristic::CALIBRATED };
     let mut card = swe_forge_card::Card::new(options);
     let mut census = Census::default();
+    // The splits: each one's name and the slots of its records in the publication.
+    let mut splits: Vec<(String, Vec<Slot>)> = Vec::new();
+    if split_files.is_none() {
+        splits.push(("test".to_owned(), Vec::new()));
+    }
     for r in open_records(&args.dataset)? {
         let r = r?;
         card.add(&r);
         census.add(&r);
         if split_files.is_none() && is_kept(&r) {
-            publication.add("test", &r)?;
+            splits[0].1.push(publication.keep(&r)?);
         }
     }
     census.check(&args.dataset)?;
     for (name, file) in split_files.iter().flatten() {
-        let before = publication.records;
+        let mut slots = Vec::new();
         for r in open_records(file)? {
             let r = r?;
             if is_kept(&r) {
-                publication.add(name, &r)?;
+                slots.push(publication.keep(&r)?);
             }
         }
-        if publication.records == before {
+        if slots.is_empty() {
             eprintln!("{}: no accepted records, left out", file.display());
+            continue;
         }
+        splits.push((name.clone(), slots));
     }
     if let Some(dir) = &args.splits
-        && publication.records == 0
+        && splits.is_empty()
     {
         bail!("no split file of {} holds an accepted record: nothing to publish", dir.display());
     }
-    let (configs, repos) = publication.finish()?;
     clear_parquet(&args.out.join("data"))?;
-    batch.commit()?;
+    for (name, slots) in &splits {
+        publication.split(name, slots)?;
+    }
+    let (configs, repos) = publication.finish()?;
     for config in &configs {
         for (split, rows) in &config.splits {
             outln!("{rows:>6}  {}", args.out.join(config.path(split)).display());
@@ -172,47 +179,49 @@ enum Table {
     Tests,
 }
 
-/// The configurations a record belongs to, in the card's order: `default` (every split as
-/// given), `lang_<language>` and `repo_<org>__<repo>` (each split cut to one language or
-/// repository; a split without a record of it has no file there), `swebench` and `tests` (the
-/// same splits as other tables). A configuration is keyed by its rank in that order and the
-/// language or repository it cuts to.
-fn configurations_of(r: &Instance) -> [(u8, String, Table); 5] {
-    [
-        (0, String::new(), Table::Instances),
-        (1, r.lang.clone().unwrap_or_else(|| "unknown".into()), Table::Instances),
-        (2, format!("{}__{}", r.org, r.repo), Table::Instances),
-        (3, String::new(), Table::Swebench),
-        (4, String::new(), Table::Tests),
-    ]
+/// A configuration's place in the card's order: `default` (every split as given),
+/// `lang_<language>` and `repo_<org>__<repo>` (each split cut to one language or repository; a
+/// split without a record of it has no file there, by the language or repository), `swebench`
+/// and `tests` (the same splits as other tables).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum Config {
+    Default,
+    Lang(String),
+    Repo(String),
+    Swebench,
+    Tests,
 }
 
-/// The name of a configuration from its key (see [`configurations_of`]).
-fn config_name(rank: u8, key: &str) -> String {
-    match rank {
-        0 => swe_forge_card::DEFAULT_CONFIG.to_owned(),
-        1 => format!("lang_{}", swe_forge_card::split_name(key)),
-        2 => format!("repo_{}", swe_forge_card::split_name(key)),
-        3 => "swebench".to_owned(),
-        _ => "tests".to_owned(),
+impl Config {
+    /// The configuration's name in the front matter.
+    fn name(&self) -> String {
+        match self {
+            Config::Default => swe_forge_card::DEFAULT_CONFIG.to_owned(),
+            Config::Lang(key) => format!("lang_{}", swe_forge_card::split_name(key)),
+            Config::Repo(key) => format!("repo_{}", swe_forge_card::split_name(key)),
+            Config::Swebench => "swebench".to_owned(),
+            Config::Tests => "tests".to_owned(),
+        }
+    }
+
+    fn table(&self) -> Table {
+        match self {
+            Config::Default | Config::Lang(_) | Config::Repo(_) => Table::Instances,
+            Config::Swebench => Table::Swebench,
+            Config::Tests => Table::Tests,
+        }
+    }
+
+    /// The cuts a record belongs to: its language's and its repository's.
+    fn cuts_of(r: &Instance) -> [Config; 2] {
+        [
+            Config::Lang(r.lang.clone().unwrap_or_else(|| "unknown".into())),
+            Config::Repo(format!("{}__{}", r.org, r.repo)),
+        ]
     }
 }
 
-/// Bytes of rows the files of a publication may hold before the largest is written out as a row
-/// group: with one file per language and repository, a dataset of many small repositories would
-/// otherwise hold every record until the end.
-const BUFFER_BUDGET: usize = 256 << 20;
-
-/// One Parquet file of a publication being written.
-struct File {
-    config: String,
-    split: String,
-    sink: Sink,
-    rows: usize,
-    /// What the sink held after the last write, as counted in [`Publication::buffered`].
-    buffered: usize,
-}
-
+/// One Parquet file being written: instances, SWE-bench or tests rows, as the records come.
 enum Sink {
     Instances(swe_forge_export::InstancesWriter),
     Swebench(swe_forge_export::SweBenchParquetWriter),
@@ -241,25 +250,7 @@ impl Sink {
         })
     }
 
-    /// Bytes of rows held, not yet written as a row group.
-    fn buffered(&self) -> usize {
-        match self {
-            Sink::Instances(w) => w.buffered(),
-            Sink::Swebench(w) => w.buffered(),
-            Sink::Tests(w) => w.buffered(),
-        }
-    }
-
-    /// Writes the rows held as a row group.
-    fn flush(&mut self) -> Result<()> {
-        match self {
-            Sink::Instances(w) => w.flush()?,
-            Sink::Swebench(w) => w.flush()?,
-            Sink::Tests(w) => w.flush()?,
-        }
-        Ok(())
-    }
-
+    /// Writes what is left and puts the file in place.
     fn finish(self) -> Result<()> {
         match self {
             Sink::Instances(w) => w.finish()?,
@@ -270,91 +261,135 @@ impl Sink {
     }
 }
 
-/// The Parquet files of a publication, written as the records come (each file in row groups,
-/// put in place by the [`swe_forge_fs::Batch`] the caller holds), and the repositories of the
-/// records it holds, for `LICENSE.md`.
+/// Where a record is in the [`Spool`].
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    offset: u64,
+    len: usize,
+}
+
+/// The records a publication ships, as JSONL in an unnamed temporary file: each split's files are
+/// written from it in order, and each language's and repository's files from the slots of their
+/// records, so that one file is open at a time whatever the number of configurations, and memory
+/// holds only the slots.
+struct Spool {
+    file: std::fs::File,
+    end: u64,
+}
+
+impl Spool {
+    fn new() -> Result<Spool> {
+        Ok(Spool { file: tempfile::tempfile().context("making a temporary file for the records to publish")?, end: 0 })
+    }
+
+    fn push(&mut self, r: &Instance) -> Result<Slot> {
+        use std::io::Write as _;
+        let line = serde_json::to_vec(r)?;
+        self.file.write_all(&line).context("writing the records to publish to a temporary file")?;
+        let slot = Slot { offset: self.end, len: line.len() };
+        self.end += line.len() as u64;
+        Ok(slot)
+    }
+
+    fn get(&self, slot: Slot) -> Result<Instance> {
+        use std::os::unix::fs::FileExt as _;
+        let mut buf = vec![0; slot.len];
+        self.file.read_exact_at(&mut buf, slot.offset).context("reading the records to publish back")?;
+        Ok(serde_json::from_slice(&buf)?)
+    }
+}
+
+/// The Parquet files of a publication: each split's `default`, `swebench` and `tests` files
+/// written as its records come ([`Publication::split`]), then every language's and repository's
+/// files ([`Publication::finish`]). Each file is put in place when written.
 struct Publication {
     out: PathBuf,
     producer: swe_forge_export::Producer,
-    /// Files by configuration key and split (numbered in the order the splits came).
-    files: BTreeMap<(u8, String, usize), File>,
+    spool: Spool,
     splits: Vec<String>,
-    /// Bytes of rows all files hold, and how many they may hold.
-    buffered: usize,
-    budget: usize,
-    /// Records added, and the repositories of the distinct instances among them.
-    records: usize,
+    /// The slots of each cut's records, with the split of each, in the order they came.
+    cuts: BTreeMap<Config, Vec<(usize, Slot)>>,
+    /// The files written: configuration and split (by number) -> rows.
+    files: BTreeMap<(Config, usize), usize>,
+    /// The repositories of the distinct instances published, for `LICENSE.md`.
     seen: HashSet<String>,
     repos: BTreeMap<String, usize>,
 }
 
 impl Publication {
-    fn new(out: &Path) -> Publication {
-        Publication::with_budget(out, BUFFER_BUDGET)
-    }
-
-    /// A publication whose files hold at most about `budget` bytes of rows in all.
-    fn with_budget(out: &Path, budget: usize) -> Publication {
-        Publication {
-            budget,
+    fn new(out: &Path) -> Result<Publication> {
+        Ok(Publication {
             out: out.to_owned(),
             producer: crate::exporting::producer(),
-            files: BTreeMap::new(),
+            spool: Spool::new()?,
             splits: Vec::new(),
-            buffered: 0,
-            records: 0,
+            cuts: BTreeMap::new(),
+            files: BTreeMap::new(),
             seen: HashSet::new(),
             repos: BTreeMap::new(),
-        }
+        })
     }
 
-    /// Writes `r` to the files of its configurations in `split`.
-    fn add(&mut self, split: &str, r: &Instance) -> Result<()> {
-        let index = match self.splits.iter().position(|s| s == split) {
-            Some(i) => i,
-            None => {
-                self.splits.push(split.to_owned());
-                self.splits.len() - 1
+    /// Keeps `r` (labelled as export labels it) for the publication; its slot goes to
+    /// [`Publication::split`].
+    fn keep(&mut self, r: &Instance) -> Result<Slot> {
+        self.spool.push(&crate::exporting::labelled(r))
+    }
+
+    /// Writes split `name`'s `default`, `swebench` and `tests` files from the records kept at
+    /// `slots` (none when there are none).
+    fn split(&mut self, name: &str, slots: &[Slot]) -> Result<()> {
+        if slots.is_empty() {
+            return Ok(());
+        }
+        self.splits.push(name.to_owned());
+        let split = self.splits.len() - 1;
+        let mut sinks = Vec::new();
+        for config in [Config::Default, Config::Swebench, Config::Tests] {
+            let path = self.out.join(swe_forge_card::config_path(&config.name(), name));
+            sinks.push((Sink::create(config.table(), &path, &self.producer)?, config, 0));
+        }
+        for &slot in slots {
+            let r = self.spool.get(slot)?;
+            for (sink, _, rows) in &mut sinks {
+                *rows += sink.write(&r)?;
             }
-        };
-        let r = crate::exporting::labelled(r);
-        for (rank, key, table) in configurations_of(&r) {
-            let file = match self.files.entry((rank, key, index)) {
-                Entry::Occupied(e) => e.into_mut(),
-                Entry::Vacant(e) => {
-                    let config = config_name(rank, &e.key().1);
-                    let path = self.out.join(swe_forge_card::config_path(&config, split));
-                    let sink = Sink::create(table, &path, &self.producer)?;
-                    e.insert(File { config, split: split.to_owned(), sink, rows: 0, buffered: 0 })
-                }
-            };
-            file.rows += file.sink.write(&r)?;
-            let now = file.sink.buffered();
-            self.buffered = (self.buffered + now).saturating_sub(file.buffered);
-            file.buffered = now;
+            for cut in Config::cuts_of(&r) {
+                self.cuts.entry(cut).or_default().push((split, slot));
+            }
+            if self.seen.insert(r.instance_id.clone()) {
+                *self.repos.entry(format!("{}/{}", r.org, r.repo)).or_default() += 1;
+            }
         }
-        self.records += 1;
-        if self.seen.insert(r.instance_id.clone()) {
-            *self.repos.entry(format!("{}/{}", r.org, r.repo)).or_default() += 1;
-        }
-        while self.buffered > self.budget {
-            let Some(largest) = self.files.values_mut().max_by_key(|f| f.buffered) else { break };
-            largest.sink.flush()?;
-            self.buffered = self.buffered.saturating_sub(largest.buffered);
-            largest.buffered = 0;
+        for (sink, config, rows) in sinks {
+            sink.finish()?;
+            self.files.insert((config, split), rows);
         }
         Ok(())
     }
 
-    /// Finishes every file (its rename waits for the batch); returns the configurations in the
-    /// card's order with their splits' row counts, and the instances of each repository.
-    fn finish(self) -> Result<(Vec<HubConfig>, BTreeMap<String, usize>)> {
+    /// Writes every language's and repository's files, one at a time; returns the
+    /// configurations in the card's order with their splits' row counts, and the instances of
+    /// each repository.
+    fn finish(mut self) -> Result<(Vec<HubConfig>, BTreeMap<String, usize>)> {
+        for (cut, members) in std::mem::take(&mut self.cuts) {
+            for chunk in members.chunk_by(|a, b| a.0 == b.0) {
+                let split = chunk[0].0;
+                let path = self.out.join(swe_forge_card::config_path(&cut.name(), &self.splits[split]));
+                let mut sink = Sink::create(Table::Instances, &path, &self.producer)?;
+                for &(_, slot) in chunk {
+                    sink.write(&self.spool.get(slot)?)?;
+                }
+                sink.finish()?;
+                self.files.insert((cut.clone(), split), chunk.len());
+            }
+        }
         let mut configs: Vec<HubConfig> = Vec::new();
-        for (_, file) in self.files {
-            file.sink.finish()?;
+        for ((config, split), rows) in self.files {
+            let (name, split) = (config.name(), self.splits[split].clone());
             match configs.last_mut() {
-                Some(c) if c.name == file.config => c.splits.push((file.split, file.rows)),
-                _ => configs.push(HubConfig { name: file.config, splits: vec![(file.split, file.rows)] }),
+                Some(c) if c.name == name => c.splits.push((split, rows)),
+                _ => configs.push(HubConfig { name, splits: vec![(split, rows)] }),
             }
         }
         Ok((configs, self.repos))
@@ -491,40 +526,47 @@ fn clear_parquet(data: &Path) -> Result<()> {
 mod tests {
     use super::*;
 
-    /// With a budget smaller than one record, every file is written out as a row group after
-    /// each record; the tables read back whole, in order, as with the whole budget.
+    /// Records of many repositories and two languages, interleaved over two splits: every file
+    /// holds the records of its configuration and split, in the order they came.
     #[test]
-    fn files_over_the_budget_are_written_out_and_read_back_whole() {
-        let records: Vec<Instance> = (0..40).map(crate::commands::bench::synthetic_record).collect();
-        let tables = |budget: usize| {
-            let dir = tempfile::tempdir().unwrap();
-            let batch = swe_forge_fs::Batch::begin();
-            let mut publication = Publication::with_budget(dir.path(), budget);
-            for r in &records {
-                publication.add(if r.number % 2 == 0 { "even" } else { "odd" }, r).unwrap();
-            }
-            let (configs, repos) = publication.finish().unwrap();
-            batch.commit().unwrap();
-            let read = |config: &str, split: &str| {
-                let path = dir.path().join(swe_forge_card::config_path(config, split));
-                (
-                    swe_forge_export::read_instances_parquet(&path).ok().map(|r| r.len()),
-                    swe_forge_export::parquet_row_groups(&path).unwrap(),
-                )
-            };
-            let default = read("default", "even");
-            let tests =
-                swe_forge_export::read_tests_parquet(dir.path().join(swe_forge_card::config_path("tests", "odd")))
-                    .unwrap();
-            (configs.len(), repos, default, tests.len())
+    fn every_configuration_holds_its_records_in_order() {
+        let records: Vec<Instance> = (0..60)
+            .map(|i| {
+                let mut r = crate::commands::bench::synthetic_record(i);
+                r.lang = Some(if i % 3 == 0 { "go" } else { "rust" }.to_owned());
+                r
+            })
+            .collect();
+        let dir = tempfile::tempdir().unwrap();
+        let mut publication = Publication::new(dir.path()).unwrap();
+        let mut splits: [Vec<Slot>; 2] = Default::default();
+        for r in &records {
+            splits[(r.number % 2) as usize].push(publication.keep(r).unwrap());
+        }
+        publication.split("even", &splits[0]).unwrap();
+        publication.split("odd", &splits[1]).unwrap();
+        let (configs, repos) = publication.finish().unwrap();
+        let ids = |config: &str, split: &str| -> Vec<String> {
+            let path = dir.path().join(swe_forge_card::config_path(config, split));
+            swe_forge_export::read_instances_parquet(&path).unwrap().into_iter().map(|r| r.instance_id).collect()
         };
-        let (configs, repos, (rows, groups), tests) = tables(1);
-        let (whole_configs, whole_repos, (whole_rows, whole_groups), whole_tests) = tables(BUFFER_BUDGET);
-        assert_eq!((configs, &repos, rows, tests), (whole_configs, &whole_repos, whole_rows, whole_tests));
-        assert_eq!(rows, Some(20));
-        assert_eq!(tests, 20 * 23);
-        assert_eq!(repos.values().sum::<usize>(), 40);
-        assert_eq!(whole_groups, 1, "the whole budget holds the 20 rows in one row group");
-        assert_eq!(groups, 20, "a budget under one record writes a row group per record");
+        let want = |keep: &dyn Fn(&Instance) -> bool| -> Vec<String> {
+            records.iter().filter(|r| keep(r)).map(|r| r.instance_id.clone()).collect()
+        };
+        assert_eq!(ids("default", "odd"), want(&|r| r.number % 2 == 1));
+        assert_eq!(ids("lang_go", "even"), want(&|r| r.number % 2 == 0 && r.lang.as_deref() == Some("go")));
+        let repo = Config::Repo(format!("{}__{}", records[5].org, records[5].repo));
+        let odd = records[5].number % 2 == 1;
+        assert_eq!(
+            ids(&repo.name(), if odd { "odd" } else { "even" }),
+            want(&|r| r.org == records[5].org && r.repo == records[5].repo && (r.number % 2 == 1) == odd)
+        );
+        let names: Vec<&str> = configs.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names[..3], ["default", "lang_go", "lang_rust"]);
+        assert_eq!(names[names.len() - 2..], ["swebench", "tests"]);
+        assert_eq!(names.len(), 3 + 60 + 2, "60 repositories: one each");
+        let tests = &configs[names.len() - 1];
+        assert_eq!(tests.splits, [("even".to_owned(), 30 * 23), ("odd".to_owned(), 30 * 23)]);
+        assert_eq!(repos.values().sum::<usize>(), 60);
     }
 }
