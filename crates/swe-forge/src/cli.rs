@@ -352,23 +352,26 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 0)]
         script_ms: u64,
     },
-    /// Export (or curate) at scale: synthetic datasets of each size (about 6 KB a record:
-    /// patches, an issue, a few dozen tests per list) exported by a child `swe-forge export` to
-    /// JSONL, the instances table and the tests table (or curated by a child `swe-forge curate`
-    /// with `--command curate`); the child's wall time and peak memory per size.
-    #[command(after_help = "Example:\n  swe-forge bench scale --sizes 1000,10000,100000")]
+    /// Commands at scale: synthetic datasets of each size (about 6 KB a record: patches, an issue,
+    /// a few dozen tests per list, three runs with their kept logs) through a child `swe-forge`
+    /// running each command named; the child's wall time and peak memory per command and size.
+    #[command(
+        after_help = "Example:\n  swe-forge bench scale --sizes 1000,10000,100000 --command export,curate,report"
+    )]
     Scale {
         /// Dataset sizes, in records.
         #[arg(long, value_delimiter = ',', default_values_t = [1000usize, 10_000, 100_000])]
         sizes: Vec<usize>,
-        /// The swe-forge binary whose `export` is measured (this one when absent), e.g. an
-        /// earlier build to compare with.
+        /// The swe-forge binary measured (this one when absent), e.g. an earlier build to
+        /// compare with.
         #[arg(long)]
         binary: Option<PathBuf>,
-        /// The command measured: `export` (to JSONL and both Parquet tables) or `curate` (labels
-        /// and duplicates, every record written to JSONL).
-        #[arg(long, value_enum, default_value_t = ScaleCommand::Export)]
-        command: ScaleCommand,
+        /// The commands measured, comma-separated: `export` (to JSONL and both Parquet tables),
+        /// `curate` (labels and duplicates, every record written to JSONL), `report` (the dataset
+        /// card), `publish` (the Hub folder: every configuration's Parquet files and the card),
+        /// `regrade` (every record re-graded from its three kept logs, written to JSONL).
+        #[arg(long, value_enum, value_delimiter = ',', default_values_t = [ScaleCommand::Export])]
+        command: Vec<ScaleCommand>,
     },
 }
 
@@ -379,6 +382,12 @@ pub enum ScaleCommand {
     Export,
     /// `swe-forge curate`.
     Curate,
+    /// `swe-forge report`.
+    Report,
+    /// `swe-forge publish`.
+    Publish,
+    /// `swe-forge regrade`.
+    Regrade,
 }
 
 impl ScaleCommand {
@@ -387,6 +396,9 @@ impl ScaleCommand {
         match self {
             ScaleCommand::Export => "export",
             ScaleCommand::Curate => "curate",
+            ScaleCommand::Report => "report",
+            ScaleCommand::Publish => "publish",
+            ScaleCommand::Regrade => "regrade",
         }
     }
 }

@@ -14,12 +14,14 @@ pub fn regrade_command(args: RegradeArgs) -> Result<()> {
     let mut out = swe_forge_export::JsonlWriter::create(&args.out).with_context(|| context.clone())?;
     // The table goes to stdout as the records come, unless the records themselves go there.
     let mut table = (!to_stdout).then(SummaryTable::start);
-    let (mut total, mut changed) = (0usize, Vec::new());
+    let (mut total, mut changed) = (0usize, 0usize);
     for r in open_records(&args.records)? {
         let r = r?;
         let new = swe_forge_validate::regrade(&r, &args.work_dir)?;
         if new.status() != r.status() || new.fixed_tests != r.fixed_tests || new.p2p_tests != r.p2p_tests {
-            changed.push(format!(
+            changed += 1;
+            // Said as it is found: the list of changes is never held.
+            let line = format!(
                 "{}: {:?} -> {:?}, FAIL_TO_PASS {} -> {}, PASS_TO_PASS {} -> {}",
                 r.instance_id,
                 r.status(),
@@ -28,7 +30,8 @@ pub fn regrade_command(args: RegradeArgs) -> Result<()> {
                 new.fixed_tests.len(),
                 r.p2p_tests.len(),
                 new.p2p_tests.len()
-            ));
+            );
+            eprintln!("  {}", crate::terminal::clean(&line));
         }
         out.write(&new).with_context(|| context.clone())?;
         if let Some(t) = &mut table {
@@ -40,9 +43,6 @@ pub fn regrade_command(args: RegradeArgs) -> Result<()> {
     if let Some(t) = table {
         t.end();
     }
-    eprintln!("re-graded {total} records without running a container; {} changed", changed.len());
-    for c in changed {
-        eprintln!("  {}", crate::terminal::clean(&c.to_string()));
-    }
+    eprintln!("re-graded {total} records without running a container; {changed} changed");
     Ok(())
 }
