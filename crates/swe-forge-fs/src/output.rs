@@ -60,6 +60,23 @@ enum Target {
     Temp(Temp),
 }
 
+/// A committed output's temporary file, closed, waiting for its rename: removed (and forgotten by
+/// the registry) when dropped before.
+struct Closed {
+    path: PathBuf,
+    temp: Option<tempfile::TempPath>,
+    dest: PathBuf,
+}
+
+impl Drop for Closed {
+    fn drop(&mut self) {
+        if let Some(temp) = self.temp.take() {
+            pending().remove(&temp.to_path_buf());
+            // TempPath's own drop removes the file.
+        }
+    }
+}
+
 /// A temporary file and the path it is renamed to; forgotten by the registry when dropped.
 struct Temp {
     file: Option<NamedTempFile>,
@@ -121,12 +138,20 @@ impl Output {
     /// the destination. Inside a [`Batch`] the rename waits for [`Batch::commit`].
     pub fn commit(mut self) -> Result<(), OutputError> {
         self.flush_and_sync()?;
+        // Stdout, devices and FIFOs are written through: nothing to rename.
+        let Target::Temp(mut temp) = self.target else { return Ok(()) };
+        // Closed now: a batch of thousands of outputs holds their names, not open files.
+        let closed = Closed {
+            path: self.path,
+            temp: Some(temp.file.take().expect("a temporary file until renamed").into_temp_path()),
+            dest: std::mem::take(&mut temp.dest),
+        };
         let batched = BATCH.with(|b| match b.borrow_mut().as_mut() {
             Some(outputs) => {
-                outputs.push(self);
+                outputs.push(closed);
                 None
             }
-            None => Some(self),
+            None => Some(closed),
         });
         match batched {
             Some(one) => rename_all(vec![one]),
@@ -168,7 +193,7 @@ impl Write for Output {
 }
 
 thread_local! {
-    static BATCH: RefCell<Option<Vec<Output>>> = const { RefCell::new(None) };
+    static BATCH: RefCell<Option<Vec<Closed>>> = const { RefCell::new(None) };
 }
 
 /// The outputs of one run, renamed into place together: between [`Batch::begin`] and
@@ -204,20 +229,18 @@ impl Drop for Batch {
 
 /// Renames the temporary files of `outputs` over their destinations, one after the other,
 /// holding the registry's lock, then syncs their folders.
-fn rename_all(outputs: Vec<Output>) -> Result<(), OutputError> {
-    let mut renames: Vec<(PathBuf, NamedTempFile, PathBuf)> = Vec::new();
-    for o in outputs {
-        if let Target::Temp(mut t) = o.target {
-            let file = t.file.take().expect("a temporary file until renamed");
-            renames.push((o.path, file, t.dest.clone()));
-        }
+fn rename_all(outputs: Vec<Closed>) -> Result<(), OutputError> {
+    let mut renames: Vec<(PathBuf, tempfile::TempPath, PathBuf)> = Vec::new();
+    for mut o in outputs {
+        let temp = o.temp.take().expect("a temporary file until renamed");
+        renames.push((std::mem::take(&mut o.path), temp, std::mem::take(&mut o.dest)));
     }
     let mut dirs: BTreeSet<PathBuf> = BTreeSet::new();
     {
         let mut set = pending();
         let mut result = Ok(());
         for (path, file, dest) in renames {
-            set.remove(file.path());
+            set.remove(&file.to_path_buf());
             if result.is_err() {
                 continue; // dropped: removed
             }

@@ -128,6 +128,26 @@ fn a_batch_renames_all_its_outputs_or_none() {
     assert_eq!(names(dir.path()), ["a.jsonl", "b.parquet"]);
 }
 
+/// A batch holds the names of its outputs, not open files: a thousand outputs (a split file per
+/// repository, say) fit under the usual limit of 1,024 descriptors.
+#[test]
+fn a_batch_of_a_thousand_outputs_holds_no_open_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let open = || std::fs::read_dir("/proc/self/fd").unwrap().count();
+    let before = open();
+    let batch = Batch::begin();
+    for i in 0..1000 {
+        write(&dir.path().join(format!("{i}.jsonl")), "x\n").unwrap();
+    }
+    // Other tests of this binary open files meanwhile, a few at a time.
+    assert!(open() < before + 50, "{} descriptors open, {before} before", open());
+    assert_eq!(names(dir.path()).iter().filter(|n| n.ends_with(".tmp")).count(), 1000);
+    batch.commit().unwrap();
+    assert_eq!(names(dir.path()).len(), 1000);
+    assert!(names(dir.path()).iter().all(|n| n.ends_with(".jsonl")));
+    assert_eq!(std::fs::read_to_string(dir.path().join("999.jsonl")).unwrap(), "x\n");
+}
+
 #[test]
 fn a_tree_read_skips_what_is_not_a_file_of_the_tree() {
     let dir = tempfile::tempdir().unwrap();
