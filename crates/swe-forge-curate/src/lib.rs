@@ -29,4 +29,4 @@ pub use error::CurateError;
 pub use keep::KeepRule;
 pub use labels::{HumanLabel, parse_label, read_labels};
 pub use lang::language;
-pub use splits::{SplitOptions, SplitSummary, valid_cutoff, write_records, write_splits};
+pub use splits::{SplitOptions, SplitSummary, SplitWriter, valid_cutoff, write_records, write_splits};

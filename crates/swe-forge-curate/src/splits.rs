@@ -39,87 +39,160 @@ pub fn valid_cutoff(day: &str) -> bool {
     swe_forge_core::parse_day(day).is_some()
 }
 
-/// Writes the asked-for splits.
+/// Writes the asked-for splits of `records`: [`SplitWriter`] given each in turn.
 pub fn write_splits(records: &[&Instance], options: &SplitOptions) -> Result<SplitSummary, CurateError> {
-    let mut files: BTreeMap<PathBuf, Vec<&Instance>> = BTreeMap::new();
-    let mut kinds: Vec<&str> = Vec::new();
-    if let Some(cutoff) = &options.cutoff {
-        if !valid_cutoff(cutoff) {
-            return Err(CurateError::Usage(format!("cutoff {cutoff:?} is not a YYYY-MM-DD day")));
+    let mut splits = SplitWriter::new(options.clone())?;
+    for r in records {
+        splits.add(r)?;
+    }
+    splits.finish()
+}
+
+/// The split files of records given one at a time ([`SplitWriter::add`]), written by
+/// [`SplitWriter::finish`]. Each record's line is kept in an unnamed temporary file and each
+/// split file is copied from it in turn, so memory holds the place of each line, not the records,
+/// and one split file is open at a time.
+pub struct SplitWriter {
+    options: SplitOptions,
+    kinds: Vec<&'static str>,
+    /// Each split file, with the place (offset, length) of its records' lines in `spool`.
+    files: BTreeMap<PathBuf, Vec<(u64, usize)>>,
+    spool: Option<std::fs::File>,
+    end: u64,
+}
+
+impl SplitWriter {
+    /// Splits as `options` asks; a cutoff that is not a day is refused.
+    pub fn new(options: SplitOptions) -> Result<SplitWriter, CurateError> {
+        let mut kinds = Vec::new();
+        let mut files = BTreeMap::new();
+        if let Some(cutoff) = &options.cutoff {
+            if !valid_cutoff(cutoff) {
+                return Err(CurateError::Usage(format!("cutoff {cutoff:?} is not a YYYY-MM-DD day")));
+            }
+            kinds.push("date");
+            // The three date files are written even when empty.
+            for name in [format!("before-{cutoff}"), format!("from-{cutoff}"), "undated".to_owned()] {
+                files.insert(options.out_dir.join("date").join(format!("{name}.jsonl")), Vec::new());
+            }
         }
-        kinds.push("date");
-        for name in [format!("before-{cutoff}"), format!("from-{cutoff}"), "undated".to_owned()] {
-            files.entry(options.out_dir.join("date").join(format!("{name}.jsonl"))).or_default();
+        if options.by_repo {
+            kinds.push("repo");
         }
-        for &r in records {
-            let merged = r.swe_forge.as_ref().and_then(|m| m.merged_at.as_ref());
-            let name = match merged {
+        if options.by_lang {
+            kinds.push("lang");
+        }
+        Ok(SplitWriter { options, kinds, files, spool: None, end: 0 })
+    }
+
+    /// The split files `r` goes to.
+    fn files_of(&self, r: &Instance) -> Vec<PathBuf> {
+        let o = &self.options;
+        let mut out = Vec::new();
+        if let Some(cutoff) = &o.cutoff {
+            let name = match r.swe_forge.as_ref().and_then(|m| m.merged_at.as_ref()) {
                 None => "undated".to_owned(),
                 Some(d) if d.day() < cutoff.as_str() => format!("before-{cutoff}"),
                 Some(_) => format!("from-{cutoff}"),
             };
-            files.entry(options.out_dir.join("date").join(format!("{name}.jsonl"))).or_default().push(r);
+            out.push(o.out_dir.join("date").join(format!("{name}.jsonl")));
         }
-    }
-    if options.by_repo {
-        kinds.push("repo");
-        for &r in records {
-            let name = file_name(&format!("{}__{}", r.org, r.repo));
-            files.entry(options.out_dir.join("repo").join(format!("{name}.jsonl"))).or_default().push(r);
+        if o.by_repo {
+            out.push(o.out_dir.join("repo").join(format!("{}.jsonl", file_name(&format!("{}__{}", r.org, r.repo)))));
         }
-    }
-    if options.by_lang {
-        kinds.push("lang");
-        for &r in records {
-            let name = file_name(&language(r));
-            files.entry(options.out_dir.join("lang").join(format!("{name}.jsonl"))).or_default().push(r);
+        if o.by_lang {
+            out.push(o.out_dir.join("lang").join(format!("{}.jsonl", file_name(&language(r)))));
         }
+        out
     }
-    // A kind's folder that is a symlink (or no folder) would have files outside the split
-    // folder removed and written: refused before anything is touched.
-    for kind in &kinds {
-        let dir = options.out_dir.join(kind);
-        if let Ok(meta) = std::fs::symlink_metadata(&dir)
-            && !meta.is_dir()
-        {
-            return Err(CurateError::Usage(format!(
-                "{} is {}, not a folder: the {kind} splits go there and its .jsonl files are removed first; \
-                 refusing to touch files outside {}",
-                dir.display(),
-                if meta.file_type().is_symlink() { "a symlink" } else { "a file" },
-                options.out_dir.display()
-            )));
+
+    /// Adds `r` (after the records added before it) to the split files it goes to.
+    pub fn add(&mut self, r: &Instance) -> Result<(), CurateError> {
+        let files = self.files_of(r);
+        if files.is_empty() {
+            return Ok(());
         }
-    }
-    // A kind's folder holding .jsonl files that no curate wrote (no marker) is someone's data
-    // (the input itself, say, at `<splits>/repo/x.jsonl`): refused before anything is removed.
-    for kind in &kinds {
-        let dir = options.out_dir.join(kind);
-        if !dir.join(MARKER).exists()
-            && let Some(found) = jsonl_files(&dir).into_iter().next()
-        {
-            return Err(CurateError::Usage(format!(
-                "{} holds {} which curate did not write (no {MARKER} there): the {kind} splits replace the \
-                 .jsonl files of that folder; move them or give --splits another folder",
-                dir.display(),
-                found.display()
-            )));
+        let spool_err = |source| CurateError::Io { path: PathBuf::from("(temporary file of the splits)"), source };
+        let spool = match &mut self.spool {
+            Some(f) => f,
+            None => self.spool.insert(tempfile::tempfile().map_err(spool_err)?),
+        };
+        let mut line = serde_json::to_vec(r).map_err(|e| spool_err(e.into()))?;
+        line.push(b'\n');
+        std::io::Write::write_all(spool, &line).map_err(spool_err)?;
+        for path in files {
+            self.files.entry(path).or_default().push((self.end, line.len()));
         }
+        self.end += line.len() as u64;
+        Ok(())
     }
-    for kind in kinds {
-        let dir = options.out_dir.join(kind);
-        clear_jsonl(&dir)?;
-        std::fs::create_dir_all(&dir).map_err(CurateError::io(&dir))?;
-        let marker = dir.join(MARKER);
-        std::fs::write(&marker, "written by swe-forge curate --splits: its .jsonl files are replaced on each run\n")
+
+    /// Writes every split file (kinds' folders emptied of `.jsonl` files first, and marked);
+    /// folders that are not curate's own are refused before anything is touched.
+    pub fn finish(self) -> Result<SplitSummary, CurateError> {
+        let SplitWriter { options, kinds, files, spool, .. } = self;
+        // A kind's folder that is a symlink (or no folder) would have files outside the split
+        // folder removed and written: refused before anything is touched.
+        for kind in &kinds {
+            let dir = options.out_dir.join(kind);
+            if let Ok(meta) = std::fs::symlink_metadata(&dir)
+                && !meta.is_dir()
+            {
+                return Err(CurateError::Usage(format!(
+                    "{} is {}, not a folder: the {kind} splits go there and its .jsonl files are removed first; \
+                     refusing to touch files outside {}",
+                    dir.display(),
+                    if meta.file_type().is_symlink() { "a symlink" } else { "a file" },
+                    options.out_dir.display()
+                )));
+            }
+        }
+        // A kind's folder holding .jsonl files that no curate wrote (no marker) is someone's
+        // data (the input itself, say, at `<splits>/repo/x.jsonl`): refused before anything is
+        // removed.
+        for kind in &kinds {
+            let dir = options.out_dir.join(kind);
+            if !dir.join(MARKER).exists()
+                && let Some(found) = jsonl_files(&dir).into_iter().next()
+            {
+                return Err(CurateError::Usage(format!(
+                    "{} holds {} which curate did not write (no {MARKER} there): the {kind} splits replace the \
+                     .jsonl files of that folder; move them or give --splits another folder",
+                    dir.display(),
+                    found.display()
+                )));
+            }
+        }
+        for kind in kinds {
+            let dir = options.out_dir.join(kind);
+            clear_jsonl(&dir)?;
+            std::fs::create_dir_all(&dir).map_err(CurateError::io(&dir))?;
+            let marker = dir.join(MARKER);
+            std::fs::write(
+                &marker,
+                "written by swe-forge curate --splits: its .jsonl files are replaced on each run\n",
+            )
             .map_err(CurateError::io(&marker))?;
+        }
+        let mut summary = SplitSummary::default();
+        let mut buf = Vec::new();
+        for (path, lines) in files {
+            swe_forge_fs::write_with(&path, |w| {
+                for &(offset, len) in &lines {
+                    use std::os::unix::fs::FileExt as _;
+                    buf.resize(len, 0);
+                    let spool = spool.as_ref().expect("lines come from the spool");
+                    spool
+                        .read_exact_at(&mut buf, offset)
+                        .and_then(|()| std::io::Write::write_all(w, &buf))
+                        .map_err(CurateError::io(&path))?;
+                }
+                Ok::<(), CurateError>(())
+            })?;
+            summary.files.push((path, lines.len()));
+        }
+        Ok(summary)
     }
-    let mut summary = SplitSummary::default();
-    for (path, members) in files {
-        write_records(&path, &members)?;
-        summary.files.push((path, members.len()));
-    }
-    Ok(summary)
 }
 
 /// A name made safe for a file: anything but letters, digits and `._+-` becomes `_`.

@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use swe_forge_core::Instance;
-use swe_forge_curate::{CurateIndex, CurateOptions, DedupOptions, Heuristic, HumanLabel, SplitOptions, kept_records};
+use swe_forge_curate::{
+    CurateIndex, CurateOptions, DedupOptions, Heuristic, HumanLabel, SplitOptions, SplitWriter, kept_records,
+};
 use swe_forge_review::{decision_from_row, review_from_row};
 
 use crate::cli::KeepArgs;
@@ -74,13 +76,13 @@ pub enum SplitBy {
 }
 
 pub fn curate_command(args: CurateArgs) -> Result<()> {
-    if args.calibrate.is_none() && args.splits.is_none() && rereadable(&args.dataset) {
+    if let Some(labels) = &args.calibrate {
+        return calibrate(&args.dataset, labels, args.fit);
+    }
+    if rereadable(&args.dataset) {
         return curate_stream(args);
     }
     let mut records = read_records(&args.dataset)?;
-    if let Some(labels) = &args.calibrate {
-        return calibrate(&records, labels, args.fit);
-    }
     let options = options(&args, |ids, path| {
         let known: BTreeSet<&str> = records.iter().map(|r| r.instance_id.as_str()).collect();
         warn_unknown_labels(path, ids, |id| known.contains(id));
@@ -98,15 +100,7 @@ pub fn curate_command(args: CurateArgs) -> Result<()> {
     let batch = swe_forge_fs::Batch::begin();
     swe_forge_curate::write_records(out, &written)?;
     let split_files = match &args.splits {
-        Some(dir) => {
-            let options = SplitOptions {
-                out_dir: dir.clone(),
-                cutoff: args.cutoff.clone(),
-                by_repo: args.split_by.contains(&SplitBy::Repo),
-                by_lang: args.split_by.contains(&SplitBy::Lang),
-            };
-            swe_forge_curate::write_splits(&kept, &options)?.files
-        }
+        Some(dir) => swe_forge_curate::write_splits(&kept, &split_options(&args, dir))?.files,
         None => Vec::new(),
     };
     batch.commit()?;
@@ -115,6 +109,16 @@ pub fn curate_command(args: CurateArgs) -> Result<()> {
         outln!("{n:>6}  {}", path.display());
     }
     Ok(())
+}
+
+/// The splits `--splits DIR` asks for.
+fn split_options(args: &CurateArgs, dir: &Path) -> SplitOptions {
+    SplitOptions {
+        out_dir: dir.to_owned(),
+        cutoff: args.cutoff.clone(),
+        by_repo: args.split_by.contains(&SplitBy::Repo),
+        by_lang: args.split_by.contains(&SplitBy::Lang),
+    }
 }
 
 /// The line saying what curate did.
@@ -148,11 +152,11 @@ fn rereadable(path: &Path) -> bool {
     path.as_os_str() != "-" && std::fs::metadata(path).is_ok_and(|m| m.is_file())
 }
 
-/// [`curate_command`] of a regular file without splits or calibration, in two passes that each
-/// hold one record at a time: the first gathers what needs the whole dataset (instance ids,
-/// whether any record is validated, the fix patches' fingerprints for duplicates), the second
-/// reads the records again, curates each and writes it out as it comes. Same output, byte for
-/// byte, as curating the records in memory.
+/// [`curate_command`] of a regular file without calibration, in two passes that each hold one
+/// record at a time: the first gathers what needs the whole dataset (instance ids, whether any
+/// record is validated, the fix patches' fingerprints for duplicates), the second reads the
+/// records again, curates each and writes it out as it comes (and each kept one to its splits,
+/// which keep where its line is). Same output, byte for byte, as curating the records in memory.
 fn curate_stream(args: CurateArgs) -> Result<()> {
     let mut index = CurateIndex::default();
     for r in open_records(&args.dataset)? {
@@ -170,6 +174,7 @@ fn curate_stream(args: CurateArgs) -> Result<()> {
     }
     let mut writer =
         swe_forge_export::JsonlWriter::create(out).with_context(|| format!("writing {}", out.display()))?;
+    let mut splits = args.splits.as_deref().map(|dir| SplitWriter::new(split_options(&args, dir))).transpose()?;
     for r in open_records(&args.dataset)? {
         let mut r = r?;
         if summary.records == seen {
@@ -187,6 +192,9 @@ fn curate_stream(args: CurateArgs) -> Result<()> {
             keep = false;
         }
         kept += usize::from(keep);
+        if let Some(splits) = splits.as_mut().filter(|_| keep) {
+            splits.add(&r)?;
+        }
         if keep || !args.kept_only {
             writer.write(&r).with_context(|| format!("writing {}", out.display()))?;
             written += 1;
@@ -196,8 +204,12 @@ fn curate_stream(args: CurateArgs) -> Result<()> {
         bail!("{} changed while curate read it: it holds fewer records than on the first pass", args.dataset.display());
     }
     writer.finish().with_context(|| format!("writing {}", out.display()))?;
+    let split_files = splits.map(SplitWriter::finish).transpose()?.map(|s| s.files).unwrap_or_default();
     batch.commit()?;
     print_summary(&summary, args.require_evidence.then_some(without_evidence), kept, written, out);
+    for (path, n) in split_files {
+        outln!("{n:>6}  {}", path.display());
+    }
     Ok(())
 }
 
@@ -218,8 +230,18 @@ fn warn_unknown_labels<'a>(path: &Path, ids: impl Iterator<Item = &'a String>, k
     );
 }
 
-fn calibrate(records: &[Instance], labels_path: &Path, fit: bool) -> Result<()> {
+/// The heuristic's agreement with people's labels: only the labelled records of the dataset are
+/// kept, read one at a time.
+fn calibrate(dataset: &Path, labels_path: &Path, fit: bool) -> Result<()> {
     let labels = swe_forge_curate::read_labels(labels_path)?;
+    let mut records = Vec::new();
+    for r in open_records(dataset)? {
+        let r = r?;
+        if labels.contains_key(&r.instance_id) {
+            records.push(r);
+        }
+    }
+    let records = &records;
     let known: BTreeSet<&str> = records.iter().map(|r| r.instance_id.as_str()).collect();
     warn_unknown_labels(labels_path, labels.keys(), |id| known.contains(id));
     let current = Heuristic::CALIBRATED;

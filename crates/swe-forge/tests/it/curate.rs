@@ -177,14 +177,24 @@ fn curate_of_a_file_in_two_passes_equals_curate_of_stdin_in_memory() {
     let tmp = tempfile::tempdir().unwrap();
     let dataset = tmp.path().join("validated.jsonl");
     fixture(&dataset);
-    for extra in [&[][..], &["--kept-only"][..]] {
+    let splits = ["--cutoff", "2020-01-01", "--split-by", "repo,lang"];
+    for extra in [&[][..], &["--kept-only"][..], &splits[..]] {
+        let with_splits = extra.len() > 1;
         let from_file = tmp.path().join("from-file.jsonl");
         let mut args = vec!["curate", "--dataset", dataset.to_str().unwrap(), "--out", from_file.to_str().unwrap()];
+        let file_splits = tmp.path().join("file-splits");
+        if with_splits {
+            args.extend(["--splits", file_splits.to_str().unwrap()]);
+        }
         args.extend(extra);
         let o = swe_forge(&args);
         assert!(o.status.success(), "{}", text(&o));
         let from_stdin = tmp.path().join("from-stdin.jsonl");
         let mut args = vec!["curate", "--dataset", "-", "--out", from_stdin.to_str().unwrap()];
+        let stdin_splits = tmp.path().join("stdin-splits");
+        if with_splits {
+            args.extend(["--splits", stdin_splits.to_str().unwrap()]);
+        }
         args.extend(extra);
         let o = std::process::Command::new(env!("CARGO_BIN_EXE_swe-forge"))
             .args(&args)
@@ -200,5 +210,26 @@ fn curate_of_a_file_in_two_passes_equals_curate_of_stdin_in_memory() {
         assert!(
             curated.iter().any(|r| r.swe_forge.as_ref().is_some_and(|m| m.duplicate_of.is_some())) || !extra.is_empty()
         );
+        if with_splits {
+            // The splits written from the stream's spool are the in-memory ones, file for file.
+            let files = |dir: &std::path::Path| -> Vec<(String, Vec<u8>)> {
+                let mut out = Vec::new();
+                for kind in ["date", "repo", "lang"] {
+                    let mut names: Vec<_> =
+                        std::fs::read_dir(dir.join(kind)).unwrap().map(|e| e.unwrap().path()).collect();
+                    names.sort();
+                    for p in names {
+                        out.push((
+                            format!("{kind}/{}", p.file_name().unwrap().to_string_lossy()),
+                            std::fs::read(&p).unwrap(),
+                        ));
+                    }
+                }
+                out
+            };
+            let (a, b) = (files(&file_splits), files(&stdin_splits));
+            assert!(a.len() > 5 && a.iter().any(|(_, bytes)| !bytes.is_empty()), "{a:?}");
+            assert!(a == b, "the splits of the two-pass curate differ from the in-memory ones");
+        }
     }
 }
