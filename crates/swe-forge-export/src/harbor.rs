@@ -335,118 +335,161 @@ fn test_script(inst: &Instance, parser: &str, results_parser: &str, names_arg: &
     s
 }
 
-/// Writes one task folder per instance into `dir`, replacing a folder an earlier Harbor export
-/// wrote (its [`HARBOR_MANIFEST`]); any other existing folder must be empty. The folders are
-/// written into a new folder next to `dir` and renamed into place at the end, so an error leaves
-/// `dir` as it was.
+/// Writes one task folder per instance into `dir`: [`HarborWriter`] given each in turn.
 pub fn write_harbor_dir(
     dir: &Path,
     instances: &[Instance],
     names: &[Option<BTreeMap<String, String>>],
     producer: &Producer,
 ) -> Result<(), ExportError> {
-    let io = |path: &Path| {
-        let path = path.to_owned();
-        move |source| ExportError::Io { path, source }
-    };
-    let mut tasks = Vec::new();
+    let mut w = HarborWriter::create(dir, producer)?;
     for (row, inst) in instances.iter().enumerate() {
-        let named = names.get(row).and_then(Option::as_ref);
-        let task = HarborTask::from_instance(inst, named, producer)
-            .map_err(|message| ExportError::Instance { id: inst.instance_id.clone(), message })?;
-        tasks.push((inst.instance_id.clone(), task));
+        w.write(inst, names.get(row).and_then(Option::as_ref))?;
     }
-    let mut seen = std::collections::BTreeSet::new();
-    for (id, _) in &tasks {
-        if !seen.insert(id.as_str()) {
-            return Err(ExportError::Instance { id: id.clone(), message: "is in the records twice".into() });
-        }
-    }
-    let replace = match std::fs::symlink_metadata(dir) {
-        Ok(m) if m.file_type().is_symlink() => {
-            return Err(ExportError::Destination {
-                path: dir.to_owned(),
-                message: "is a symlink: give the folder itself".into(),
-            });
-        }
-        Ok(m) if !m.is_dir() => {
-            return Err(ExportError::Destination { path: dir.to_owned(), message: "is not a folder".into() });
-        }
-        Ok(_) => {
-            let empty = std::fs::read_dir(dir).map_err(io(dir))?.next().is_none();
-            if !empty && !dir.join(HARBOR_MANIFEST).is_file() {
+    w.finish()
+}
+
+fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> ExportError + use<> {
+    let path = path.to_owned();
+    move |source| ExportError::Io { path, source }
+}
+
+/// Task folders written one instance at a time into a new folder next to `dir`, renamed into
+/// place by [`HarborWriter::finish`], replacing a folder an earlier Harbor export wrote (its
+/// [`HARBOR_MANIFEST`]); any other existing folder must be empty. Dropped before (an error), it
+/// removes what it wrote and leaves `dir` as it was. Only the ids and task names are kept.
+pub struct HarborWriter {
+    dir: PathBuf,
+    parent: PathBuf,
+    base: String,
+    /// Whether `dir` holds an earlier export to replace.
+    replace: bool,
+    staging: tempfile::TempDir,
+    /// Removes the staging folder on SIGINT or SIGTERM.
+    _pending: swe_forge_fs::PendingDir,
+    producer: Producer,
+    tasks: BTreeMap<String, String>,
+}
+
+impl HarborWriter {
+    /// Checks `dir` (a folder, not a symlink; new, empty or an earlier Harbor export) and makes
+    /// the staging folder beside it.
+    pub fn create(dir: &Path, producer: &Producer) -> Result<HarborWriter, ExportError> {
+        let replace = match std::fs::symlink_metadata(dir) {
+            Ok(m) if m.file_type().is_symlink() => {
                 return Err(ExportError::Destination {
                     path: dir.to_owned(),
-                    message: format!(
-                        "exists and is not a Harbor export of swe-forge (no {HARBOR_MANIFEST}): give a new or empty folder"
-                    ),
+                    message: "is a symlink: give the folder itself".into(),
                 });
             }
-            true
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
-        Err(e) => return Err(io(dir)(e)),
-    };
-    let parent = match dir.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_owned(),
-        _ => PathBuf::from("."),
-    };
-    std::fs::create_dir_all(&parent).map_err(io(&parent))?;
-    let base = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "harbor".into());
-    let staging = tempfile::Builder::new()
-        .prefix(&format!(".{base}."))
-        .suffix(".partial")
-        .tempdir_in(&parent)
-        .map_err(io(&parent))?;
-    for (id, task) in &tasks {
-        for (rel, text) in &task.files {
-            let path = staging.path().join(id).join(rel);
-            if let Some(p) = path.parent() {
-                std::fs::create_dir_all(p).map_err(io(p))?;
+            Ok(m) if !m.is_dir() => {
+                return Err(ExportError::Destination { path: dir.to_owned(), message: "is not a folder".into() });
             }
-            std::fs::write(&path, text).map_err(io(&path))?;
+            Ok(_) => {
+                let empty = std::fs::read_dir(dir).map_err(io_err(dir))?.next().is_none();
+                if !empty && !dir.join(HARBOR_MANIFEST).is_file() {
+                    return Err(ExportError::Destination {
+                        path: dir.to_owned(),
+                        message: format!(
+                            "exists and is not a Harbor export of swe-forge (no {HARBOR_MANIFEST}): give a new or empty folder"
+                        ),
+                    });
+                }
+                true
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
+            Err(e) => return Err(io_err(dir)(e)),
+        };
+        let parent = match dir.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_owned(),
+            _ => PathBuf::from("."),
+        };
+        std::fs::create_dir_all(&parent).map_err(io_err(&parent))?;
+        let base = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "harbor".into());
+        let staging = tempfile::Builder::new()
+            .prefix(&format!(".{base}."))
+            .suffix(".partial")
+            .tempdir_in(&parent)
+            .map_err(io_err(&parent))?;
+        let pending = swe_forge_fs::PendingDir::register(staging.path()).map_err(io_err(staging.path()))?;
+        Ok(HarborWriter {
+            dir: dir.to_owned(),
+            parent,
+            base,
+            replace,
+            staging,
+            _pending: pending,
+            producer: producer.clone(),
+            tasks: BTreeMap::new(),
+        })
+    }
+
+    /// Writes the task folder of `inst`, its test lists renamed by `names` when given; an
+    /// instance that cannot be a task, or one already written, is an error.
+    pub fn write(&mut self, inst: &Instance, names: Option<&BTreeMap<String, String>>) -> Result<(), ExportError> {
+        let id = &inst.instance_id;
+        if self.tasks.contains_key(id) {
+            return Err(ExportError::Instance { id: id.clone(), message: "is in the records twice".into() });
+        }
+        let task = HarborTask::from_instance(inst, names, &self.producer)
+            .map_err(|message| ExportError::Instance { id: id.clone(), message })?;
+        for (rel, text) in &task.files {
+            let path = self.staging.path().join(id).join(rel);
+            if let Some(p) = path.parent() {
+                std::fs::create_dir_all(p).map_err(io_err(p))?;
+            }
+            std::fs::write(&path, text).map_err(io_err(&path))?;
             if rel.ends_with(".sh") {
                 use std::os::unix::fs::PermissionsExt;
-                std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).map_err(io(&path))?;
+                std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).map_err(io_err(&path))?;
             }
         }
+        self.tasks.insert(id.clone(), task.name);
+        Ok(())
     }
-    let manifest = HarborManifest {
-        format: "harbor".into(),
-        swe_forge_version: producer.version.clone(),
-        swe_forge_git_commit: producer.git_commit.clone(),
-        tasks: tasks.iter().map(|(id, t)| (id.clone(), t.name.clone())).collect(),
-    };
-    let manifest_path = staging.path().join(HARBOR_MANIFEST);
-    let json = serde_json::to_string_pretty(&manifest).expect("the manifest serializes") + "\n";
-    std::fs::write(&manifest_path, json).map_err(io(&manifest_path))?;
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(staging.path(), std::fs::Permissions::from_mode(0o755)).map_err(io(staging.path()))?;
-    }
-    let staged = staging.keep();
-    if replace {
-        // The earlier export goes aside, the new one takes its name, then the old one is removed.
-        let old = tempfile::Builder::new()
-            .prefix(&format!(".{base}."))
-            .suffix(".old")
-            .tempdir_in(&parent)
-            .map_err(io(&parent))?;
-        let old_path = old.keep();
-        let aside = old_path.join("export");
-        std::fs::rename(dir, &aside).map_err(io(dir))?;
-        if let Err(e) = std::fs::rename(&staged, dir) {
-            let _ = std::fs::rename(&aside, dir);
-            let _ = std::fs::remove_dir_all(&staged);
-            let _ = std::fs::remove_dir_all(&old_path);
-            return Err(io(dir)(e));
+
+    /// Writes the manifest and puts the folder in place (an earlier export goes aside first and
+    /// is removed once the new one has its name).
+    pub fn finish(self) -> Result<(), ExportError> {
+        let HarborWriter { dir, parent, base, replace, staging, _pending, producer, tasks } = self;
+        let manifest = HarborManifest {
+            format: "harbor".into(),
+            swe_forge_version: producer.version.clone(),
+            swe_forge_git_commit: producer.git_commit.clone(),
+            tasks,
+        };
+        let manifest_path = staging.path().join(HARBOR_MANIFEST);
+        let json = serde_json::to_string_pretty(&manifest).expect("the manifest serializes") + "\n";
+        std::fs::write(&manifest_path, json).map_err(io_err(&manifest_path))?;
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(staging.path(), std::fs::Permissions::from_mode(0o755))
+                .map_err(io_err(staging.path()))?;
         }
-        std::fs::remove_dir_all(&old_path).map_err(io(&old_path))?;
-    } else if let Err(e) = std::fs::rename(&staged, dir) {
-        let _ = std::fs::remove_dir_all(&staged);
-        return Err(io(dir)(e));
+        let staged = staging.keep();
+        if replace {
+            // The earlier export goes aside, the new one takes its name, then the old one is removed.
+            let old = tempfile::Builder::new()
+                .prefix(&format!(".{base}."))
+                .suffix(".old")
+                .tempdir_in(&parent)
+                .map_err(io_err(&parent))?;
+            let old_path = old.keep();
+            let aside = old_path.join("export");
+            std::fs::rename(&dir, &aside).map_err(io_err(&dir))?;
+            if let Err(e) = std::fs::rename(&staged, &dir) {
+                let _ = std::fs::rename(&aside, &dir);
+                let _ = std::fs::remove_dir_all(&staged);
+                let _ = std::fs::remove_dir_all(&old_path);
+                return Err(io_err(&dir)(e));
+            }
+            std::fs::remove_dir_all(&old_path).map_err(io_err(&old_path))?;
+        } else if let Err(e) = std::fs::rename(&staged, &dir) {
+            let _ = std::fs::remove_dir_all(&staged);
+            return Err(io_err(&dir)(e));
+        }
+        Ok(())
     }
-    Ok(())
 }
 
 #[cfg(test)]

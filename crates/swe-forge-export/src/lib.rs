@@ -18,7 +18,7 @@ mod table;
 mod tests_table;
 
 pub use error::ExportError;
-pub use harbor::{HARBOR_MANIFEST, HarborManifest, HarborTask, write_harbor_dir};
+pub use harbor::{HARBOR_MANIFEST, HarborManifest, HarborTask, HarborWriter, write_harbor_dir};
 pub use instances::{
     INSTANCE_COLUMNS, INSTANCES_TABLE, InstancesWriter, read_instances_parquet, write_instances_parquet,
 };

@@ -18,7 +18,7 @@ mod output;
 mod tree;
 
 pub use error::OutputError;
-pub use output::{Batch, Output, remove_pending_temps, write_file, write_with};
+pub use output::{Batch, Output, PendingDir, remove_pending_temps, write_file, write_with};
 pub use tree::{Capped, READ_CAP, Skipped, Tree, read_capped, read_file_capped, read_tree};
 
 #[cfg(test)]

@@ -38,13 +38,40 @@ fn pending() -> MutexGuard<'static, BTreeSet<PathBuf>> {
     PENDING.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Removes every temporary file of an output not committed yet and refuses new ones; for a
-/// signal handler about to exit. Waits for a [`Batch`] being renamed to finish. Returns how many
-/// files it removed.
+/// Removes every temporary file of an output not committed yet, and every [`PendingDir`], and
+/// refuses new ones; for a signal handler about to exit. Waits for a [`Batch`] being renamed to
+/// finish. Returns how many files and folders it removed.
 pub fn remove_pending_temps() -> usize {
     let mut set = pending();
     CLOSED.store(true, Ordering::SeqCst);
-    std::mem::take(&mut *set).into_iter().filter(|p| std::fs::remove_file(p).is_ok()).count()
+    let dirs = std::mem::take(&mut *PENDING_DIRS.lock().unwrap_or_else(|e| e.into_inner()));
+    let files = std::mem::take(&mut *set).into_iter().filter(|p| std::fs::remove_file(p).is_ok()).count();
+    files + dirs.into_iter().filter(|d| std::fs::remove_dir_all(d).is_ok()).count()
+}
+
+/// Staging folders being written (a folder output, renamed into place at the end).
+static PENDING_DIRS: Mutex<BTreeSet<PathBuf>> = Mutex::new(BTreeSet::new());
+
+/// A staging folder that [`remove_pending_temps`] removes on a signal, until this is dropped
+/// (when the folder has been renamed into place, or removed by its owner).
+pub struct PendingDir(PathBuf);
+
+impl PendingDir {
+    /// Registers `path`; refused once [`remove_pending_temps`] ran.
+    pub fn register(path: &Path) -> io::Result<PendingDir> {
+        let _files = pending();
+        if CLOSED.load(Ordering::SeqCst) {
+            return Err(io::Error::new(io::ErrorKind::Interrupted, "stopping: no new output folders"));
+        }
+        PENDING_DIRS.lock().unwrap_or_else(|e| e.into_inner()).insert(path.to_owned());
+        Ok(PendingDir(path.to_owned()))
+    }
+}
+
+impl Drop for PendingDir {
+    fn drop(&mut self) {
+        PENDING_DIRS.lock().unwrap_or_else(|e| e.into_inner()).remove(&self.0);
+    }
 }
 
 /// An output file being written; see the module docs for where its bytes go. Nothing is in

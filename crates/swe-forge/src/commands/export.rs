@@ -53,12 +53,15 @@ pub fn export_command(args: ExportArgs) -> Result<()> {
     let (jsonl, parquet, tests) = (args.jsonl.as_deref(), args.parquet.as_deref(), args.tests_parquet.as_deref());
     // Every file is written to a temporary file first; all are renamed together at the end, so
     // an error or a signal leaves all the previous files (`docs/reliability.md`). Records are read
-    // and written one at a time: memory does not grow with the dataset (Harbor folders aside).
+    // and written one at a time: memory does not grow with the dataset.
     let batch = swe_forge_fs::Batch::begin();
     let mut sinks = match args.format {
         ExportFormat::Records => Sinks::Records(RecordSinks::create(jsonl, parquet, tests)?),
         ExportFormat::Swebench => Sinks::Swebench(SwebenchSinks::create(jsonl, parquet, tests)?),
-        ExportFormat::Harbor => Sinks::Harbor(Vec::new(), Vec::new()),
+        ExportFormat::Harbor => Sinks::Harbor(swe_forge_export::HarborWriter::create(
+            args.dir.as_deref().expect("checked above"),
+            &producer(),
+        )?),
     };
     let (mut rejected, mut candidates) = (0usize, 0usize);
     let (mut total, mut exported) = (0usize, 0usize);
@@ -91,10 +94,7 @@ pub fn export_command(args: ExportArgs) -> Result<()> {
     match sinks {
         Sinks::Records(s) => s.finish()?,
         Sinks::Swebench(s) => s.finish()?,
-        Sinks::Harbor(selected, names) => {
-            let dir = args.dir.as_deref().expect("checked above");
-            swe_forge_export::write_harbor_dir(dir, &selected, &names, &producer())?;
-        }
+        Sinks::Harbor(w) => w.finish()?,
     }
     batch.commit()?;
     eprintln!("exported {exported} instances");
@@ -105,8 +105,8 @@ pub fn export_command(args: ExportArgs) -> Result<()> {
 enum Sinks {
     Records(RecordSinks),
     Swebench(SwebenchSinks),
-    /// Harbor folders are written at the end, from the records and names gathered.
-    Harbor(Vec<Instance>, Vec<Option<Names>>),
+    /// Harbor task folders, put in place at the end.
+    Harbor(swe_forge_export::HarborWriter),
 }
 
 impl Sinks {
@@ -114,11 +114,7 @@ impl Sinks {
         match self {
             Sinks::Records(s) => s.write(&record),
             Sinks::Swebench(s) => s.write(&record, names.as_ref()),
-            Sinks::Harbor(records, all_names) => {
-                records.push(record);
-                all_names.push(names);
-                Ok(())
-            }
+            Sinks::Harbor(w) => Ok(w.write(&record, names.as_ref())?),
         }
     }
 }

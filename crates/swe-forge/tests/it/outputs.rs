@@ -147,6 +147,72 @@ fn an_export_stopped_between_its_files_leaves_the_old_files_and_no_temporary_fil
     }
 }
 
+/// A Harbor export writes its task folders as the records come, into a staging folder: a signal
+/// while it waits for more records removes the staging folder and leaves the earlier export.
+#[test]
+fn a_harbor_export_stopped_mid_stream_leaves_no_staging_folder() {
+    for signal in ["INT", "TERM"] {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        let input = dir.join("records.fifo");
+        mkfifo(&input);
+        let out = dir.join("harbor");
+        std::fs::create_dir(&out).unwrap();
+        std::fs::write(out.join("swe-forge-harbor.json"), "{}\n").unwrap();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_swe-forge"))
+            .args([
+                "export",
+                "--records",
+                input.to_str().unwrap(),
+                "--format",
+                "harbor",
+                "--dir",
+                out.to_str().unwrap(),
+            ])
+            .env("SWE_FORGE_NO_PROGRESS", "1")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let record = serde_json::json!({
+            "org": "o", "repo": "r", "number": 7, "state": "closed", "title": "Fix pop", "body": null,
+            "base": {"label": "o:main", "ref": "main", "sha": "0123456789abcdef0123456789abcdef01234567"},
+            "resolved_issues": [], "fix_patch": "diff --git a/p.go b/p.go\n", "instance_id": "o__r-7",
+            "test_patch": "diff --git a/p_test.go b/p_test.go\n--- a/p_test.go\n+++ b/p_test.go\n@@ -1 +1 @@\n-a\n+b\n",
+            "fixed_tests": {"p::TestB": {"run": "NONE", "test": "FAIL", "fix": "PASS"}},
+            "swe_forge": {"schema_version": 1, "status": "accepted", "parser": "go-test-json",
+                "image": "swe-forge/o__r:pr-7-abc", "image_id": "sha256:feed"}
+        });
+        // Opened without blocking (O_NONBLOCK) once the export reads it, so that an export that
+        // fails first fails the test instead of hanging it.
+        let start = Instant::now();
+        let mut writer = loop {
+            use std::os::unix::fs::OpenOptionsExt;
+            if let Ok(w) = std::fs::File::options().write(true).custom_flags(0o4000).open(&input) {
+                break w;
+            }
+            if let Some(status) = child.try_wait().unwrap() {
+                let mut err = String::new();
+                child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+                panic!("the export ended before reading its input ({status}): {err}");
+            }
+            assert!(start.elapsed() < Duration::from_secs(60), "the export never opened its input");
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        std::io::Write::write_all(&mut writer, format!("{record}\n").as_bytes()).unwrap();
+        // The first task folder is staged beside the output; the export then waits for more.
+        let staged =
+            || names(dir).iter().any(|n| n.ends_with(".partial") && dir.join(n).join("o__r-7/task.toml").exists());
+        assert!(wait_for(Duration::from_secs(60), staged), "{:?}", names(dir));
+        assert!(Command::new("kill").arg(format!("-{signal}")).arg(child.id().to_string()).status().unwrap().success());
+        let code = child.wait().unwrap().code();
+        drop(writer);
+        assert_eq!(code, Some(130), "SIG{signal}");
+        assert_eq!(names(dir), ["harbor", "records.fifo"], "SIG{signal}: a staging folder was left");
+        assert_eq!(names(&out), ["swe-forge-harbor.json"], "SIG{signal}: the earlier export was touched");
+    }
+}
+
 #[test]
 fn a_mine_that_fails_on_its_input_leaves_the_outputs_as_they_were() {
     let tmp = tempfile::tempdir().unwrap();
