@@ -49,15 +49,21 @@ pub fn find_duplicates(records: &[Instance], options: DedupOptions) -> Vec<Dupli
 }
 
 /// [`find_duplicates`] over records seen one at a time: [`DuplicateFinder::add`] keeps a small
-/// summary of each (its id, what picks the member to keep, the hash of its patch's tokens) and
-/// the shingle hashes of each distinct fix patch only, never the record itself.
+/// summary of each (its id, what picks the member to keep, the hash of its patch's tokens). The
+/// shingle hashes of each distinct fix patch go to an unnamed temporary file, and how often each
+/// shingle occurs is counted in a sketch of fixed size, so memory holds a few dozen bytes per
+/// record and a sixth of each distinct patch's shingles while the groups are found.
 #[derive(Debug, Default)]
 pub struct DuplicateFinder {
     entries: Vec<Entry>,
     /// The first record of each distinct token sequence, by its hash.
     first_of: HashMap<u64, usize>,
-    /// The sorted shingle hashes of each representative (the first record of its patch).
-    sets: HashMap<usize, Vec<u64>, ByValue>,
+    /// Where the sorted shingle hashes of each representative (the first record of its patch)
+    /// are in `spool`: offset and count.
+    sets: HashMap<usize, (u64, u32), ByValue>,
+    spool: Spool,
+    /// How many representatives hold each shingle, about.
+    counts: CountMin,
 }
 
 /// What dedup keeps of one record.
@@ -85,7 +91,10 @@ impl DuplicateFinder {
                     e.insert(i);
                     let mut set: Vec<u64> = shingles(&r.fix_patch).into_iter().collect();
                     set.sort_unstable();
-                    self.sets.insert(i, set);
+                    for &s in &set {
+                        self.counts.add(s);
+                    }
+                    self.sets.insert(i, (self.spool.push(&set), set.len() as u32));
                     Some(i)
                 }
             }
@@ -100,7 +109,8 @@ impl DuplicateFinder {
 
     /// The groups of the records added, as [`find_duplicates`] gives them.
     pub fn groups(self, options: DedupOptions) -> Vec<DuplicateGroup> {
-        let DuplicateFinder { entries, sets, .. } = self;
+        let DuplicateFinder { entries, sets, spool, counts, .. } = self;
+        let set = |i: usize| -> Vec<u64> { sets.get(&i).map_or_else(Vec::new, |&(at, n)| spool.read(at, n)) };
         let mut parent: Vec<usize> = (0..entries.len()).collect();
         let mut representatives = Vec::new();
         for (i, e) in entries.iter().enumerate() {
@@ -111,38 +121,37 @@ impl DuplicateFinder {
             }
         }
         // Near-duplicates among the representatives, by prefix filtering (the exact "all pairs"
-        // method): with shingles ordered rarest first, two sets with Jaccard >= t share one of
-        // the first |A| - ceil(t|A|) + 1 shingles of each, so only those are indexed.
-        let mut frequency: HashMap<u64, u32, ByValue> = HashMap::default();
-        for &i in &representatives {
-            for &s in &sets[&i] {
-                *frequency.entry(s).or_default() += 1;
-            }
-        }
+        // method): with shingles in one global order, two sets with Jaccard >= t share one of the
+        // first |A| - ceil(t|A|) + 1 shingles of each, so only those are indexed. The order is
+        // rarest first (the sketch's count, then the hash: a total order, so the method stays
+        // exact), which keeps common shingles out of the prefixes and the candidates few.
         let t = options.threshold.clamp(0.01, 1.0);
-        let mut index: HashMap<u64, Vec<usize>, ByValue> = HashMap::default();
-        let mut candidates: HashSet<(usize, usize)> = HashSet::new();
+        let mut prefixes: Vec<(u64, u32)> = Vec::new();
         for &i in &representatives {
-            let mut ordered: Vec<(u32, u64)> = sets[&i].iter().map(|s| (frequency[s], *s)).collect();
+            let mut ordered: Vec<(u32, u64)> = set(i).into_iter().map(|s| (counts.estimate(s), s)).collect();
             ordered.sort_unstable();
             let prefix = ordered.len() - (t * ordered.len() as f64).ceil() as usize + 1;
-            for (_, s) in ordered.into_iter().take(prefix) {
-                let holders = index.entry(s).or_default();
-                for &j in holders.iter() {
-                    candidates.insert((j.min(i), j.max(i)));
+            prefixes.extend(ordered.into_iter().take(prefix).map(|(_, s)| (s, i as u32)));
+        }
+        prefixes.sort_unstable();
+        let mut candidates: HashSet<(usize, usize)> = HashSet::new();
+        for holders in prefixes.chunk_by(|a, b| a.0 == b.0) {
+            for (k, &(_, a)) in holders.iter().enumerate() {
+                for &(_, b) in &holders[k + 1..] {
+                    candidates.insert((a.min(b) as usize, a.max(b) as usize));
                 }
-                holders.push(i);
             }
         }
-        drop(index);
+        drop(prefixes);
         tracing::debug!(
             representatives = representatives.len(),
             candidates = candidates.len(),
             "dedup: candidate pairs"
         );
+        let len = |i: usize| sets.get(&i).map_or(0, |&(_, n)| n) as f64;
         for (i, j) in candidates {
-            let (a, b) = (sets[&i].len() as f64, sets[&j].len() as f64);
-            if a.min(b) >= t * a.max(b) && jaccard(&sets[&i], &sets[&j]) >= options.threshold {
+            let (a, b) = (len(i), len(j));
+            if a.min(b) >= t * a.max(b) && jaccard(&set(i), &set(j)) >= options.threshold {
                 union(&mut parent, i, j);
             }
         }
@@ -151,7 +160,7 @@ impl DuplicateFinder {
             let root = find(&mut parent, i);
             components.entry(root).or_default().push(i);
         }
-        let set_of = |i: usize| entries[i].representative.map_or(&[][..], |r| sets[&r].as_slice());
+        let set_of = |i: usize| entries[i].representative.map_or_else(Vec::new, set);
         let mut groups: Vec<DuplicateGroup> = components
             .into_values()
             .filter(|members| members.len() > 1)
@@ -159,9 +168,10 @@ impl DuplicateFinder {
                 let key = |i: usize| (&entries[i].order, &entries[i].id);
                 members.sort_by(|&a, &b| key(a).cmp(&key(b)));
                 let kept = members[0];
+                let kept_set = set_of(kept);
                 let mut duplicates: Vec<(String, f64)> = members[1..]
                     .iter()
-                    .map(|&m| (entries[m].id.clone(), round3(jaccard(set_of(kept), set_of(m)))))
+                    .map(|&m| (entries[m].id.clone(), round3(jaccard(&kept_set, &set_of(m)))))
                     .collect();
                 duplicates.sort_by(|a, b| a.0.cmp(&b.0));
                 DuplicateGroup { kept: entries[kept].id.clone(), duplicates }
@@ -170,6 +180,99 @@ impl DuplicateFinder {
         groups.sort_by(|a, b| a.kept.cmp(&b.kept));
         groups
     }
+}
+
+/// Sorted shingle sets written one after the other to an unnamed temporary file (made at the
+/// first set); kept in memory instead when no temporary file can be made.
+#[derive(Debug, Default)]
+struct Spool {
+    file: Option<std::fs::File>,
+    memory: Vec<u64>,
+    /// Sets written, in hashes.
+    len: u64,
+    failed: bool,
+}
+
+impl Spool {
+    /// Appends `set`; returns where it starts.
+    fn push(&mut self, set: &[u64]) -> u64 {
+        let at = self.len;
+        self.len += set.len() as u64;
+        if !self.failed && self.file.is_none() {
+            self.file = tempfile::tempfile().ok();
+            self.failed = self.file.is_none();
+        }
+        let bytes: Vec<u8> = set.iter().flat_map(|s| s.to_le_bytes()).collect();
+        match &self.file {
+            Some(f) if std::os::unix::fs::FileExt::write_all_at(f, &bytes, at * 8).is_ok() => {}
+            _ => {
+                // No temporary file (or it failed): the sets stay in memory, from the start.
+                if let Some(f) = self.file.take() {
+                    let mut all = vec![0u8; (at * 8) as usize];
+                    let _ = std::os::unix::fs::FileExt::read_exact_at(&f, &mut all, 0);
+                    self.memory = all.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect();
+                }
+                self.failed = true;
+                self.memory.extend_from_slice(set);
+            }
+        }
+        at
+    }
+
+    /// The `n` hashes written at `at`.
+    fn read(&self, at: u64, n: u32) -> Vec<u64> {
+        let (at, n) = (at as usize, n as usize);
+        if let Some(f) = &self.file {
+            let mut bytes = vec![0u8; n * 8];
+            if std::os::unix::fs::FileExt::read_exact_at(f, &mut bytes, at as u64 * 8).is_ok() {
+                return bytes.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect();
+            }
+        }
+        self.memory.get(at..at + n).map(<[u64]>::to_vec).unwrap_or_default()
+    }
+}
+
+/// A count-min sketch of shingle counts: four rows of 2^20 counters (16 MiB once used); a
+/// count is never under the true one.
+#[derive(Debug, Default)]
+struct CountMin {
+    rows: Vec<u32>,
+}
+
+impl CountMin {
+    const WIDTH: usize = 1 << 20;
+    const DEPTH: usize = 4;
+
+    fn cells(s: u64) -> [usize; Self::DEPTH] {
+        std::array::from_fn(|row| {
+            row * Self::WIDTH
+                + (mix(s ^ (row as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15)) as usize & (Self::WIDTH - 1))
+        })
+    }
+
+    fn add(&mut self, s: u64) {
+        if self.rows.is_empty() {
+            self.rows = vec![0; Self::WIDTH * Self::DEPTH];
+        }
+        for c in Self::cells(s) {
+            self.rows[c] = self.rows[c].saturating_add(1);
+        }
+    }
+
+    fn estimate(&self, s: u64) -> u32 {
+        if self.rows.is_empty() {
+            return 0;
+        }
+        Self::cells(s).into_iter().map(|c| self.rows[c]).min().unwrap_or(0)
+    }
+}
+
+/// splitmix64's finaliser: the sketch's rows each see the shingle hash mixed with a seed of
+/// their own.
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
 }
 
 /// Sort key of the member to keep (smallest first).
@@ -324,6 +427,27 @@ mod tests {
     }
 
     const FIX: &str = "diff --git a/src/main/java/Pipeline.java b/src/main/java/Pipeline.java\nindex 1..2 100644\n--- a/src/main/java/Pipeline.java\n+++ b/src/main/java/Pipeline.java\n@@ -10,7 +10,8 @@ class Pipeline {\n     void run() {\n-        if (queue.isEmpty()) return;\n+        if (queue == null || queue.isEmpty()) {\n+            return;\n+        }\n         queue.drain(this::flush);\n";
+
+    #[test]
+    fn the_sketch_never_counts_under_and_the_spool_gives_back_each_set() {
+        let mut counts = CountMin::default();
+        let mut spool = Spool::default();
+        let mut truth: HashMap<u64, u32> = HashMap::new();
+        let mut sets = Vec::new();
+        for i in 0..2000u64 {
+            let set: Vec<u64> = (0..(i % 7 + 1)).map(|k| mix(i / 3 * 31 + k)).collect();
+            for &s in &set {
+                counts.add(s);
+                *truth.entry(s).or_default() += 1;
+            }
+            sets.push((spool.push(&set), set));
+        }
+        assert!(truth.iter().all(|(s, n)| counts.estimate(*s) >= *n));
+        assert_eq!(truth.iter().filter(|(s, n)| counts.estimate(**s) == **n).count(), truth.len(), "no collision here");
+        for (at, set) in &sets {
+            assert_eq!(&spool.read(*at, set.len() as u32), set);
+        }
+    }
 
     #[test]
     fn backports_with_moved_files_and_reindentation_are_grouped() {
