@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use swe_forge_core::Instance;
+use swe_forge_core::{Day, Instance};
 
 use crate::ConfigError;
 
@@ -38,9 +38,11 @@ pub struct RecipeOverride {
     /// Applies only to PRs numbered within `[first, last]`.
     pub numbers: Option<(u64, u64)>,
     /// Applies only to PRs merged on or after this date (`YYYY-MM-DD`; needs `swe_forge.merged_at`).
-    pub merged_after: Option<String>,
+    #[schemars(with = "Option<String>")]
+    pub merged_after: Option<Day>,
     /// Applies only to PRs merged before this date.
-    pub merged_before: Option<String>,
+    #[schemars(with = "Option<String>")]
+    pub merged_before: Option<Day>,
     /// Use this recipe instead of the detected one.
     pub recipe: Option<String>,
     /// Use this toolchain.
@@ -108,14 +110,14 @@ impl RecipeOverride {
         {
             return false;
         }
-        let merged = inst.swe_forge.as_ref().and_then(|m| m.merged_at.as_ref()).map(|t| t.day());
-        if let Some(after) = &self.merged_after
-            && merged.is_none_or(|m| m < after.as_str())
+        let merged = inst.swe_forge.as_ref().and_then(|m| m.merged_at.as_ref()).map(|t| t.date());
+        if let Some(after) = self.merged_after
+            && merged.is_none_or(|m| m < after)
         {
             return false;
         }
-        if let Some(before) = &self.merged_before
-            && merged.is_none_or(|m| m >= before.as_str())
+        if let Some(before) = self.merged_before
+            && merged.is_none_or(|m| m >= before)
         {
             return false;
         }
@@ -243,5 +245,31 @@ mod tests {
         let e = o.check_parsers("pipeline p.toml", &override_key("o/r")).unwrap_err().to_string();
         assert!(e.starts_with("pipeline p.toml is invalid: `overrides.\"o/r\".variants[0].results_parser`: "), "{e}");
         assert!(e.contains("junit-xm"), "{e}");
+    }
+
+    fn merged_on(merged_at: Option<&str>) -> Instance {
+        let mut inst: Instance = serde_json::from_value(serde_json::json!({
+            "org": "o", "repo": "r", "number": 1, "state": "closed", "title": "t", "body": null,
+            "base": {"label": "o:main", "ref": "main", "sha": "abc"}, "resolved_issues": [],
+            "fix_patch": "", "test_patch": "", "instance_id": "o__r-1"
+        }))
+        .unwrap();
+        let mut meta = swe_forge_core::ForgeMeta::new(swe_forge_core::ValidationStatus::Accepted);
+        meta.merged_at = merged_at.map(|m| swe_forge_core::Timestamp::parse(m).unwrap());
+        inst.swe_forge = Some(meta);
+        inst
+    }
+
+    #[test]
+    fn merge_dates_are_compared_as_days_and_must_be_days() {
+        let o: RecipeOverride =
+            toml::from_str("merged_after = \"2024-01-01\"\nmerged_before = \"2024-03-01\"\n").unwrap();
+        assert!(o.matches(&merged_on(Some("2024-01-01T00:00:00Z"))));
+        assert!(o.matches(&merged_on(Some("2024-02-29 23:59"))));
+        assert!(!o.matches(&merged_on(Some("2023-12-31T23:59:59Z"))));
+        assert!(!o.matches(&merged_on(Some("2024-03-01"))));
+        assert!(!o.matches(&merged_on(None)), "an undated record matches no date range");
+        let e = toml::from_str::<RecipeOverride>("merged_after = \"2024-02-30\"\n").unwrap_err().to_string();
+        assert!(e.contains("not a YYYY-MM-DD day"), "{e}");
     }
 }

@@ -36,7 +36,7 @@ pub struct SplitSummary {
 
 /// Whether a cutoff is a real `YYYY-MM-DD` day.
 pub fn valid_cutoff(day: &str) -> bool {
-    swe_forge_core::parse_day(day).is_some()
+    swe_forge_core::Day::parse(day).is_some()
 }
 
 /// Writes the asked-for splits.
@@ -44,9 +44,9 @@ pub fn write_splits(records: &[&Instance], options: &SplitOptions) -> Result<Spl
     let mut files: BTreeMap<PathBuf, Vec<&Instance>> = BTreeMap::new();
     let mut kinds: Vec<&str> = Vec::new();
     if let Some(cutoff) = &options.cutoff {
-        if !valid_cutoff(cutoff) {
+        let Some(day) = swe_forge_core::Day::parse(cutoff) else {
             return Err(CurateError::Usage(format!("cutoff {cutoff:?} is not a YYYY-MM-DD day")));
-        }
+        };
         kinds.push("date");
         for name in [format!("before-{cutoff}"), format!("from-{cutoff}"), "undated".to_owned()] {
             files.entry(options.out_dir.join("date").join(format!("{name}.jsonl"))).or_default();
@@ -55,7 +55,7 @@ pub fn write_splits(records: &[&Instance], options: &SplitOptions) -> Result<Spl
             let merged = r.swe_forge.as_ref().and_then(|m| m.merged_at.as_ref());
             let name = match merged {
                 None => "undated".to_owned(),
-                Some(d) if d.day() < cutoff.as_str() => format!("before-{cutoff}"),
+                Some(d) if d.date() < day => format!("before-{cutoff}"),
                 Some(_) => format!("from-{cutoff}"),
             };
             files.entry(options.out_dir.join("date").join(format!("{name}.jsonl"))).or_default().push(r);

@@ -20,7 +20,7 @@ use swe_forge_recipes::{
 use tokio::sync::OnceCell;
 
 use crate::grading::grade::{GradeInput, Parsers, grade};
-use crate::images::{BuildMode, ImageFailure, ImageRequest, InstanceImage, rfc3339_utc};
+use crate::images::{BuildMode, ImageFailure, ImageRequest, InstanceImage};
 use crate::phases::{
     APPLY_FAILED_EXIT, APPLY_FAILED_MARKER, EXIT_MARKER, FIX_PATCH, RESULTS_DIR, TEST_PATCH, command_ms, script,
 };
@@ -748,8 +748,8 @@ impl Validator {
                 },
             ));
         }
-        let day = rfc3339_utc(repo.commit(&inst.base.sha).ok()?.time().seconds())[..10].to_owned();
-        let c = swe_forge_recipes::choose(&self.releases, tool, &detection.requests, &day, &recipe.toolchain)?;
+        let day = swe_forge_core::Day::of_second(repo.commit(&inst.base.sha).ok()?.time().seconds());
+        let c = swe_forge_recipes::choose(&self.releases, tool, &detection.requests, day, &recipe.toolchain)?;
         Some((
             tool,
             ToolchainChoice {
