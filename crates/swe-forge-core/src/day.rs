@@ -6,6 +6,8 @@
 use jiff::civil::{Date, Time};
 use jiff::tz::Offset;
 
+use crate::DateError;
+
 /// A real day of the proleptic Gregorian calendar, written `YYYY-MM-DD`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Day(Date);
@@ -43,10 +45,10 @@ impl std::fmt::Display for Day {
 }
 
 impl std::str::FromStr for Day {
-    type Err = String;
+    type Err = DateError;
 
-    fn from_str(s: &str) -> Result<Day, String> {
-        Day::parse(s).ok_or_else(|| format!("`{s}` is not a YYYY-MM-DD day"))
+    fn from_str(s: &str) -> Result<Day, DateError> {
+        Day::parse(s).ok_or_else(|| DateError::NotADay(s.to_owned()))
     }
 }
 
@@ -104,13 +106,13 @@ pub struct Timestamp {
 
 impl Timestamp {
     /// `s` as a timestamp: a real `YYYY-MM-DD` day, then nothing or `T`/space and ASCII text.
-    pub fn parse(s: &str) -> Result<Timestamp, String> {
+    pub fn parse(s: &str) -> Result<Timestamp, DateError> {
         let day = s.get(..10).and_then(Day::parse);
         match day {
             Some(day) if s.len() == 10 || (matches!(s.as_bytes()[10], b'T' | b' ') && s.is_ascii()) => {
                 Ok(Timestamp { text: s.to_owned(), day })
             }
-            _ => Err(format!("`{s}` is not an RFC 3339 date")),
+            _ => Err(DateError::NotATimestamp(s.to_owned())),
         }
     }
 
@@ -163,6 +165,7 @@ mod tests {
         }
         let d: Result<Day, _> = serde_json::from_str("\"2024-02-30\"");
         assert!(d.unwrap_err().to_string().contains("not a YYYY-MM-DD day"));
+        assert_eq!("2024-1-1".parse::<Day>(), Err(DateError::NotADay("2024-1-1".into())));
         assert_eq!(serde_json::to_string(&Day::parse("2024-03-01").unwrap()).unwrap(), "\"2024-03-01\"");
     }
 
@@ -205,7 +208,7 @@ mod tests {
         );
         assert_eq!(Timestamp::parse("2024-02-29").unwrap().day(), "2024-02-29");
         for bad in ["2024", "2023-02-29T00:00:00Z", "2024-01-0é", "2024-01-02X", "", "2024-01-02T00:00:0é"] {
-            assert!(Timestamp::parse(bad).is_err(), "{bad}");
+            assert_eq!(Timestamp::parse(bad), Err(DateError::NotATimestamp(bad.into())), "{bad}");
         }
         let t: Result<Timestamp, _> = serde_json::from_str("\"2024-13-01\"");
         assert!(t.unwrap_err().to_string().contains("not an RFC 3339 date"));

@@ -19,6 +19,7 @@ use swe_forge_recipes::{
 };
 use tokio::sync::OnceCell;
 
+use crate::error::NoRecipe;
 use crate::grading::grade::{GradeInput, Parsers, grade};
 use crate::images::{BuildMode, ImageFailure, ImageRequest, InstanceImage};
 use crate::phases::{
@@ -377,8 +378,9 @@ impl Validator {
             .map_err(|e| reject(RejectReason::RepoUnavailable, e.to_string()))?;
         check_patches(&repo, &inst.base.sha, checks)?;
 
-        let Resolved { mut recipe, mut toolchain, detection, mut choice, command_notes } =
-            self.resolve_recipe(&repo, inst).map_err(|detail| reject(RejectReason::UnsupportedEnvironment, detail))?;
+        let Resolved { mut recipe, mut toolchain, detection, mut choice, command_notes } = self
+            .resolve_recipe(&repo, inst)
+            .map_err(|e| reject(RejectReason::UnsupportedEnvironment, e.to_string()))?;
         // A toolchain the search took after a base run that failed because of the chosen one.
         if let Some((tool, c)) = preset {
             let t =
@@ -644,19 +646,17 @@ impl Validator {
 
     /// Recipe (override > detection), its toolchain (the version chosen for the instance, unless
     /// an override names one), with overrides applied.
-    pub(crate) fn resolve_recipe(&self, repo: &SourceRepo, inst: &Instance) -> Result<Resolved, String> {
+    pub(crate) fn resolve_recipe(&self, repo: &SourceRepo, inst: &Instance) -> Result<Resolved, NoRecipe> {
         let key = format!("{}/{}", inst.org, inst.repo);
         let over = self.settings.overrides.get(&key).cloned().unwrap_or_default();
         let detection = detect(repo, &inst.base.sha);
         let name = match (over.forced_recipe(inst), &detection.recipe, &detection.unsupported) {
             (Some(n), _, _) => n,
-            (None, _, Some(why)) => return Err(why.clone()),
+            (None, _, Some(why)) => return Err(NoRecipe::Unsupported(why.clone())),
             (None, Some(n), None) => n.clone(),
-            (None, None, None) => {
-                return Err("no known build files at the base commit (go.mod or *.go files at the root, Cargo.toml, pom.xml, package.json, CMakeLists.txt, configure.ac, meson.build, a Makefile with a check or test target); name a recipe in an override".into());
-            }
+            (None, None, None) => return Err(NoRecipe::NoBuildFiles),
         };
-        let mut recipe = Recipe::named(&name).map_err(|e| e.to_string())?;
+        let mut recipe = Recipe::named(&name)?;
         if let (None, Some(l)) = (over.forced_recipe(inst), &detection.language) {
             recipe.language.clone_from(l);
         }
@@ -680,7 +680,7 @@ impl Validator {
             c.overridden = recipe.toolchain != c.toolchain;
         }
         let command_notes = self.test_command(repo, inst, &mut recipe);
-        let toolchain = Toolchain::named(&recipe.toolchain).map_err(|e| e.to_string())?;
+        let toolchain = Toolchain::named(&recipe.toolchain)?;
         Ok(Resolved { toolchain: effective_toolchain(toolchain, &recipe), recipe, detection, choice, command_notes })
     }
 
