@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use swe_forge_core::{Day, Instance};
+use swe_forge_logparse::Framework;
 
 use crate::ConfigError;
 
@@ -69,11 +70,13 @@ pub struct RecipeOverride {
     /// Replaces the test command.
     pub test_command: Option<String>,
     /// Replaces the log parser.
-    pub parser: Option<String>,
+    #[schemars(with = "Option<String>")]
+    pub parser: Option<Framework>,
     /// Replaces the result file patterns.
     pub results: Option<Vec<String>>,
     /// Replaces the result file parser.
-    pub results_parser: Option<String>,
+    #[schemars(with = "Option<String>")]
+    pub results_parser: Option<Framework>,
     /// Variables added to the test runs.
     #[serde(default)]
     pub run_env: BTreeMap<String, String>,
@@ -153,12 +156,11 @@ impl RecipeOverride {
         r
     }
 
-    /// What [`RecipeOverride::check_parsers`] checks, and that what goes into an image's
-    /// Dockerfile or a run's environment cannot change its structure: variable names are
-    /// `[A-Za-z_][A-Za-z0-9_]*`, values hold no control character (a line feed would end the `ENV`
-    /// line and start an instruction of its own), packages and suites are plain Debian names.
+    /// That what goes into an image's Dockerfile or a run's environment cannot change its
+    /// structure: variable names are `[A-Za-z_][A-Za-z0-9_]*`, values hold no control character (a
+    /// line feed would end the `ENV` line and start an instruction of its own), packages and
+    /// suites are plain Debian names. (Parser names are checked when the file is read.)
     pub(crate) fn check(&self, origin: &str, key: &str) -> Result<(), ConfigError> {
-        self.check_parsers(origin, key)?;
         self.check_fields(origin, key)
     }
 
@@ -205,27 +207,6 @@ impl RecipeOverride {
         }
         Ok(())
     }
-
-    /// Every parser this override and its variants name exists; `key` is the override's place in
-    /// its file (`overrides."org/repo"`), `origin` the file.
-    pub(crate) fn check_parsers(&self, origin: &str, key: &str) -> Result<(), ConfigError> {
-        let named = [("parser", &self.parser), ("results_parser", &self.results_parser)];
-        for (field, parser) in named {
-            if let Some(p) = parser
-                && let Err(e) = p.parse::<swe_forge_logparse::Framework>()
-            {
-                return Err(ConfigError::Invalid {
-                    origin: origin.to_owned(),
-                    key: format!("{key}.{field}"),
-                    message: e.to_string(),
-                });
-            }
-        }
-        for (i, v) in self.variants.iter().enumerate() {
-            v.check_parsers(origin, &format!("{key}.variants[{i}]"))?;
-        }
-        Ok(())
-    }
 }
 
 /// `overrides."<key>"` as a TOML path.
@@ -238,13 +219,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_parser_typo_in_a_variant_names_its_key() {
-        let o: RecipeOverride =
-            toml::from_str("parser = \"go-test\"\n[[variants]]\nnumbers = [1, 5]\nresults_parser = \"junit-xm\"\n")
-                .unwrap();
-        let e = o.check_parsers("pipeline p.toml", &override_key("o/r")).unwrap_err().to_string();
-        assert!(e.starts_with("pipeline p.toml is invalid: `overrides.\"o/r\".variants[0].results_parser`: "), "{e}");
-        assert!(e.contains("junit-xm"), "{e}");
+    fn a_parser_typo_in_a_variant_fails_to_load_naming_it() {
+        let e = toml::from_str::<RecipeOverride>(
+            "parser = \"go-test\"\n[[variants]]\nnumbers = [1, 5]\nresults_parser = \"junit-xm\"\n",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("unknown log parser `junit-xm`") && e.contains("results_parser"), "{e}");
+        let o: RecipeOverride = toml::from_str("parser = \"go-test\"\n").unwrap();
+        assert_eq!(o.parser, Some(Framework::GoTestVerbose));
     }
 
     fn merged_on(merged_at: Option<&str>) -> Instance {

@@ -175,7 +175,7 @@ pub struct Validator {
 }
 
 impl Validator {
-    /// A validator; fails when an override names an unknown language or parser.
+    /// A validator; fails when an override names an unknown recipe or toolchain.
     pub fn new(engine: Engine, settings: Settings, reporter: Arc<dyn Reporter>) -> Result<Validator, ValidateError> {
         for (repo, o) in &settings.overrides {
             swe_forge_recipes::check_override(o).map_err(|e| match e {
@@ -391,10 +391,10 @@ impl Validator {
         }
         inst.lang = Some(recipe.language.clone());
         meta.test_command = Some(recipe.test_command.clone());
-        meta.parser = Some(recipe.parser.clone());
-        meta.results_parser = recipe.results_parser.clone();
-        let parsers = Parsers::named(&recipe.parser, recipe.results_parser.as_deref())
-            .and_then(|p| p.for_repository(&inst.org, &inst.repo))
+        meta.parser = Some(recipe.parser.name().to_owned());
+        meta.results_parser = recipe.results_parser.map(|p| p.name().to_owned());
+        let parsers = Parsers::new(recipe.parser, recipe.results_parser)
+            .for_repository(&inst.org, &inst.repo)
             .map_err(|e| reject(RejectReason::UnsupportedEnvironment, e.to_string()))?;
 
         let extras = crate::resolve_extra_sources(&self.settings.repos_root, &recipe.extra_sources)
