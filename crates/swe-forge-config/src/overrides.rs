@@ -7,7 +7,8 @@ use std::collections::BTreeMap;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use swe_forge_core::Instance;
+use swe_forge_core::{Day, Instance};
+use swe_forge_logparse::Framework;
 
 use crate::ConfigError;
 
@@ -38,9 +39,11 @@ pub struct RecipeOverride {
     /// Applies only to PRs numbered within `[first, last]`.
     pub numbers: Option<(u64, u64)>,
     /// Applies only to PRs merged on or after this date (`YYYY-MM-DD`; needs `swe_forge.merged_at`).
-    pub merged_after: Option<String>,
+    #[schemars(with = "Option<String>")]
+    pub merged_after: Option<Day>,
     /// Applies only to PRs merged before this date.
-    pub merged_before: Option<String>,
+    #[schemars(with = "Option<String>")]
+    pub merged_before: Option<Day>,
     /// Use this recipe instead of the detected one.
     pub recipe: Option<String>,
     /// Use this toolchain.
@@ -67,11 +70,13 @@ pub struct RecipeOverride {
     /// Replaces the test command.
     pub test_command: Option<String>,
     /// Replaces the log parser.
-    pub parser: Option<String>,
+    #[schemars(with = "Option<String>")]
+    pub parser: Option<Framework>,
     /// Replaces the result file patterns.
     pub results: Option<Vec<String>>,
     /// Replaces the result file parser.
-    pub results_parser: Option<String>,
+    #[schemars(with = "Option<String>")]
+    pub results_parser: Option<Framework>,
     /// Variables added to the test runs.
     #[serde(default)]
     pub run_env: BTreeMap<String, String>,
@@ -108,14 +113,14 @@ impl RecipeOverride {
         {
             return false;
         }
-        let merged = inst.swe_forge.as_ref().and_then(|m| m.merged_at.as_ref()).map(|t| t.day());
-        if let Some(after) = &self.merged_after
-            && merged.is_none_or(|m| m < after.as_str())
+        let merged = inst.swe_forge.as_ref().and_then(|m| m.merged_at.as_ref()).map(|t| t.date());
+        if let Some(after) = self.merged_after
+            && merged.is_none_or(|m| m < after)
         {
             return false;
         }
-        if let Some(before) = &self.merged_before
-            && merged.is_none_or(|m| m >= before.as_str())
+        if let Some(before) = self.merged_before
+            && merged.is_none_or(|m| m >= before)
         {
             return false;
         }
@@ -151,12 +156,11 @@ impl RecipeOverride {
         r
     }
 
-    /// What [`RecipeOverride::check_parsers`] checks, and that what goes into an image's
-    /// Dockerfile or a run's environment cannot change its structure: variable names are
-    /// `[A-Za-z_][A-Za-z0-9_]*`, values hold no control character (a line feed would end the `ENV`
-    /// line and start an instruction of its own), packages and suites are plain Debian names.
+    /// That what goes into an image's Dockerfile or a run's environment cannot change its
+    /// structure: variable names are `[A-Za-z_][A-Za-z0-9_]*`, values hold no control character (a
+    /// line feed would end the `ENV` line and start an instruction of its own), packages and
+    /// suites are plain Debian names. (Parser names are checked when the file is read.)
     pub(crate) fn check(&self, origin: &str, key: &str) -> Result<(), ConfigError> {
-        self.check_parsers(origin, key)?;
         self.check_fields(origin, key)
     }
 
@@ -203,27 +207,6 @@ impl RecipeOverride {
         }
         Ok(())
     }
-
-    /// Every parser this override and its variants name exists; `key` is the override's place in
-    /// its file (`overrides."org/repo"`), `origin` the file.
-    pub(crate) fn check_parsers(&self, origin: &str, key: &str) -> Result<(), ConfigError> {
-        let named = [("parser", &self.parser), ("results_parser", &self.results_parser)];
-        for (field, parser) in named {
-            if let Some(p) = parser
-                && let Err(e) = p.parse::<swe_forge_logparse::Framework>()
-            {
-                return Err(ConfigError::Invalid {
-                    origin: origin.to_owned(),
-                    key: format!("{key}.{field}"),
-                    message: e.to_string(),
-                });
-            }
-        }
-        for (i, v) in self.variants.iter().enumerate() {
-            v.check_parsers(origin, &format!("{key}.variants[{i}]"))?;
-        }
-        Ok(())
-    }
 }
 
 /// `overrides."<key>"` as a TOML path.
@@ -236,12 +219,40 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_parser_typo_in_a_variant_names_its_key() {
+    fn a_parser_typo_in_a_variant_fails_to_load_naming_it() {
+        let e = toml::from_str::<RecipeOverride>(
+            "parser = \"go-test\"\n[[variants]]\nnumbers = [1, 5]\nresults_parser = \"junit-xm\"\n",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("unknown log parser `junit-xm`") && e.contains("results_parser"), "{e}");
+        let o: RecipeOverride = toml::from_str("parser = \"go-test\"\n").unwrap();
+        assert_eq!(o.parser, Some(Framework::GoTestVerbose));
+    }
+
+    fn merged_on(merged_at: Option<&str>) -> Instance {
+        let mut inst: Instance = serde_json::from_value(serde_json::json!({
+            "org": "o", "repo": "r", "number": 1, "state": "closed", "title": "t", "body": null,
+            "base": {"label": "o:main", "ref": "main", "sha": "abc"}, "resolved_issues": [],
+            "fix_patch": "", "test_patch": "", "instance_id": "o__r-1"
+        }))
+        .unwrap();
+        let mut meta = swe_forge_core::ForgeMeta::new(swe_forge_core::ValidationStatus::Accepted);
+        meta.merged_at = merged_at.map(|m| swe_forge_core::Timestamp::parse(m).unwrap());
+        inst.swe_forge = Some(meta);
+        inst
+    }
+
+    #[test]
+    fn merge_dates_are_compared_as_days_and_must_be_days() {
         let o: RecipeOverride =
-            toml::from_str("parser = \"go-test\"\n[[variants]]\nnumbers = [1, 5]\nresults_parser = \"junit-xm\"\n")
-                .unwrap();
-        let e = o.check_parsers("pipeline p.toml", &override_key("o/r")).unwrap_err().to_string();
-        assert!(e.starts_with("pipeline p.toml is invalid: `overrides.\"o/r\".variants[0].results_parser`: "), "{e}");
-        assert!(e.contains("junit-xm"), "{e}");
+            toml::from_str("merged_after = \"2024-01-01\"\nmerged_before = \"2024-03-01\"\n").unwrap();
+        assert!(o.matches(&merged_on(Some("2024-01-01T00:00:00Z"))));
+        assert!(o.matches(&merged_on(Some("2024-02-29 23:59"))));
+        assert!(!o.matches(&merged_on(Some("2023-12-31T23:59:59Z"))));
+        assert!(!o.matches(&merged_on(Some("2024-03-01"))));
+        assert!(!o.matches(&merged_on(None)), "an undated record matches no date range");
+        let e = toml::from_str::<RecipeOverride>("merged_after = \"2024-02-30\"\n").unwrap_err().to_string();
+        assert!(e.contains("not a YYYY-MM-DD day"), "{e}");
     }
 }

@@ -304,8 +304,10 @@ mod tests {
     #[test]
     fn an_unknown_parser_is_an_error_at_load() {
         let text = format!("{MINIMAL}[overrides.\"o/r\"]\nparser = \"go-tset\"\n");
-        let err = Pipeline::from_toml(&text, "pipeline p.toml").unwrap_err().to_string();
-        assert!(err.contains("`overrides.\"o/r\".parser`") && err.contains("go-tset"), "{err}");
+        let err = Pipeline::from_toml(&text, "pipeline p.toml").unwrap_err();
+        let ConfigError::Parse { source, .. } = err else { panic!("{err:?}") };
+        let why = source.to_string();
+        assert!(why.contains("unknown log parser `go-tset`") && why.contains("parser = \"go-tset\""), "{why}");
     }
 
     #[test]

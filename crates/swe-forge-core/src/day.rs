@@ -1,76 +1,146 @@
-//! Calendar days as the commands take them (`YYYY-MM-DD`): one check for every flag and file
-//! that names a day, so `2024-13-45` or `2023-02-29` is refused everywhere alike.
+//! Days and times as the commands and records carry them, through jiff: `Day` (`YYYY-MM-DD`),
+//! `Timestamp` (a record's RFC 3339 text with its day) and UTC seconds to and from RFC 3339.
+//! Every flag and file that names a day goes through `Day::parse`, so `2024-13-45` or
+//! `2023-02-29` is refused everywhere alike, and days compare as dates, never as text.
 
-/// The year, month and day of `s` when it is a real `YYYY-MM-DD` day of the proleptic
-/// Gregorian calendar.
-pub fn parse_day(s: &str) -> Option<(i64, u32, u32)> {
+use jiff::civil::{Date, Time};
+use jiff::tz::Offset;
+
+use crate::DateError;
+
+/// A real day of the proleptic Gregorian calendar, written `YYYY-MM-DD`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Day(Date);
+
+impl Day {
+    /// `s` as a day when it is exactly `YYYY-MM-DD` and that day exists.
+    pub fn parse(s: &str) -> Option<Day> {
+        let b = s.as_bytes();
+        let shape = b.len() == 10
+            && b[4] == b'-'
+            && b[7] == b'-'
+            && b.iter().enumerate().all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit());
+        if !shape {
+            return None;
+        }
+        let (y, m, d) = (s[..4].parse().ok()?, s[5..7].parse().ok()?, s[8..].parse().ok()?);
+        Date::new(y, m, d).ok().map(Day)
+    }
+
+    /// The UTC day of Unix second `secs` (the nearest end beyond years -9999 to 9999).
+    pub fn of_second(secs: i64) -> Day {
+        Day(Offset::UTC.to_datetime(instant(secs)).date())
+    }
+
+    /// Unix seconds of the day's first second (UTC).
+    pub fn first_second(self) -> i64 {
+        Offset::UTC.to_timestamp(self.0.to_datetime(Time::midnight())).map_or(i64::MIN, |t| t.as_second())
+    }
+}
+
+impl std::fmt::Display for Day {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:04}-{:02}-{:02}", self.0.year(), self.0.month(), self.0.day())
+    }
+}
+
+impl std::str::FromStr for Day {
+    type Err = DateError;
+
+    fn from_str(s: &str) -> Result<Day, DateError> {
+        Day::parse(s).ok_or_else(|| DateError::NotADay(s.to_owned()))
+    }
+}
+
+impl serde::Serialize for Day {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Day {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        String::deserialize(d)?.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// Unix seconds as `YYYY-MM-DDTHH:MM:SSZ`; seconds beyond years -9999 to 9999 give the nearest end.
+pub fn rfc3339_utc(secs: i64) -> String {
+    instant(secs).strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
+}
+
+/// Now as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
+pub fn rfc3339_utc_millis_now() -> String {
+    let now = jiff::Timestamp::now();
+    format!("{}.{:03}Z", now.strftime("%Y-%m-%dT%H:%M:%S"), now.subsec_millisecond())
+}
+
+/// The Unix seconds of `YYYY-MM-DDTHH:MM:SSZ` (UTC, whole seconds), when `s` is exactly that.
+pub fn utc_seconds(s: &str) -> Option<i64> {
     let b = s.as_bytes();
-    let shape = b.len() == 10
-        && b[4] == b'-'
-        && b[7] == b'-'
-        && b.iter().enumerate().all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit());
+    let shape = b.len() == 20
+        && Day::parse(&s[..10]).is_some()
+        && b[10] == b'T'
+        && b[13] == b':'
+        && b[16] == b':'
+        && b[19] == b'Z'
+        && [11, 12, 14, 15, 17, 18].iter().all(|&i| b[i].is_ascii_digit());
     if !shape {
         return None;
     }
-    let (y, m, d) = (s[..4].parse::<i64>().ok()?, s[5..7].parse::<u32>().ok()?, s[8..].parse::<u32>().ok()?);
-    (1..=12).contains(&m).then_some(())?;
-    (1..=days_in_month(y, m)).contains(&d).then_some((y, m, d))
+    s.parse::<jiff::Timestamp>().ok().map(jiff::Timestamp::as_second)
 }
 
-/// Days in month `m` (1-12) of year `y`.
-pub fn days_in_month(y: i64, m: u32) -> u32 {
-    match m {
-        2 if (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 => 29,
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        _ => 31,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn real_days_only() {
-        assert_eq!(parse_day("2024-02-29"), Some((2024, 2, 29)));
-        for bad in ["2024-13-45", "2023-02-29", "1900-02-29", "2024-04-31", "2024-00-10", "2024-1-1", "24-01-01x", ""] {
-            assert_eq!(parse_day(bad), None, "{bad}");
-        }
-        assert_eq!(parse_day("2000-02-29"), Some((2000, 2, 29)));
-    }
+fn instant(secs: i64) -> jiff::Timestamp {
+    jiff::Timestamp::from_second(secs).unwrap_or(if secs < 0 { jiff::Timestamp::MIN } else { jiff::Timestamp::MAX })
 }
 
 /// A point in time as records carry it: RFC 3339 (`2024-01-02T03:04:05Z`) or a bare day
 /// (`2024-01-02`), checked when made or read, so its day can be taken without slicing text.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
-#[serde(transparent)]
-pub struct Timestamp(String);
+/// It orders as its text, which for these shapes is the order of its day first.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Timestamp {
+    text: String,
+    day: Day,
+}
 
 impl Timestamp {
     /// `s` as a timestamp: a real `YYYY-MM-DD` day, then nothing or `T`/space and ASCII text.
-    pub fn parse(s: &str) -> Result<Timestamp, String> {
-        let ok = s.len() >= 10
-            && s.is_char_boundary(10)
-            && parse_day(&s[..10]).is_some()
-            && (s.len() == 10 || (matches!(s.as_bytes()[10], b'T' | b' ') && s.is_ascii()));
-        if ok { Ok(Timestamp(s.to_owned())) } else { Err(format!("`{s}` is not an RFC 3339 date")) }
+    pub fn parse(s: &str) -> Result<Timestamp, DateError> {
+        let day = s.get(..10).and_then(Day::parse);
+        match day {
+            Some(day) if s.len() == 10 || (matches!(s.as_bytes()[10], b'T' | b' ') && s.is_ascii()) => {
+                Ok(Timestamp { text: s.to_owned(), day })
+            }
+            _ => Err(DateError::NotATimestamp(s.to_owned())),
+        }
     }
 
-    /// The day, `YYYY-MM-DD`.
+    /// The day, `YYYY-MM-DD`, as written.
     pub fn day(&self) -> &str {
-        &self.0[..10]
+        &self.text[..10]
+    }
+
+    /// The day, to compare as a date.
+    pub fn date(&self) -> Day {
+        self.day
     }
 
     /// The text as given.
     pub fn as_str(&self) -> &str {
-        &self.0
+        &self.text
     }
 }
 
 impl std::fmt::Display for Timestamp {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.text)
+    }
+}
+
+impl serde::Serialize for Timestamp {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.text)
     }
 }
 
@@ -82,17 +152,69 @@ impl<'de> serde::Deserialize<'de> for Timestamp {
 }
 
 #[cfg(test)]
-mod timestamp_tests {
+mod tests {
     use super::*;
 
     #[test]
+    fn real_days_only() {
+        assert_eq!(Day::parse("2024-02-29").unwrap().to_string(), "2024-02-29");
+        assert_eq!(Day::parse("2000-02-29").unwrap().to_string(), "2000-02-29");
+        assert_eq!(Day::parse("0001-01-01").unwrap().to_string(), "0001-01-01");
+        for bad in ["2024-13-45", "2023-02-29", "1900-02-29", "2024-04-31", "2024-00-10", "2024-1-1", "24-01-01x", ""] {
+            assert_eq!(Day::parse(bad), None, "{bad}");
+        }
+        let d: Result<Day, _> = serde_json::from_str("\"2024-02-30\"");
+        assert!(d.unwrap_err().to_string().contains("not a YYYY-MM-DD day"));
+        assert_eq!("2024-1-1".parse::<Day>(), Err(DateError::NotADay("2024-1-1".into())));
+        assert_eq!(serde_json::to_string(&Day::parse("2024-03-01").unwrap()).unwrap(), "\"2024-03-01\"");
+    }
+
+    #[test]
+    fn days_compare_as_dates() {
+        let days = ["2023-12-31", "2024-01-01", "2024-02-29", "2024-10-01"].map(|d| Day::parse(d).unwrap());
+        assert!(days.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(Day::parse("1970-01-01").unwrap().first_second(), 0);
+        assert_eq!(Day::parse("2024-01-01").unwrap().first_second(), 1_704_067_200);
+        assert_eq!(Day::of_second(1_709_251_199).to_string(), "2024-02-29");
+        assert_eq!(Day::of_second(-1).to_string(), "1969-12-31");
+    }
+
+    #[test]
+    fn utc_seconds_to_and_from_rfc3339() {
+        assert_eq!(rfc3339_utc(0), "1970-01-01T00:00:00Z");
+        assert_eq!(rfc3339_utc(1_704_067_200), "2024-01-01T00:00:00Z");
+        assert_eq!(rfc3339_utc(1_709_251_199), "2024-02-29T23:59:59Z");
+        assert_eq!(rfc3339_utc(1_723_507_200 + 9 * 3600 + 5 * 60 + 7), "2024-08-13T09:05:07Z");
+        assert_eq!(rfc3339_utc(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(rfc3339_utc(-1), "1969-12-31T23:59:59Z");
+        assert_eq!(utc_seconds("2024-01-01T00:00:00Z"), Some(1_704_067_200));
+        assert_eq!(utc_seconds("1969-12-31T23:59:59Z"), Some(-1));
+        for bad in
+            ["2024-01-01", "2024-01-01T00:00:00", "2024-01-01T24:00:00Z", "2024-02-30T00:00:00Z", "2024-01-01T1:2:3Z"]
+        {
+            assert_eq!(utc_seconds(bad), None, "{bad}");
+        }
+        let now = rfc3339_utc_millis_now();
+        assert_eq!((now.len(), &now[10..11], &now[19..20], &now[23..]), (24, "T", ".", "Z"), "{now}");
+        assert!(now[20..23].bytes().all(|b| b.is_ascii_digit()), "{now}");
+    }
+
+    #[test]
     fn timestamps_are_checked_and_give_their_day() {
-        assert_eq!(Timestamp::parse("2024-01-02T03:04:05Z").unwrap().day(), "2024-01-02");
+        let t = Timestamp::parse("2024-01-02T03:04:05Z").unwrap();
+        assert_eq!(
+            (t.day(), t.date(), t.as_str()),
+            ("2024-01-02", Day::parse("2024-01-02").unwrap(), "2024-01-02T03:04:05Z")
+        );
         assert_eq!(Timestamp::parse("2024-02-29").unwrap().day(), "2024-02-29");
         for bad in ["2024", "2023-02-29T00:00:00Z", "2024-01-0é", "2024-01-02X", "", "2024-01-02T00:00:0é"] {
-            assert!(Timestamp::parse(bad).is_err(), "{bad}");
+            assert_eq!(Timestamp::parse(bad), Err(DateError::NotATimestamp(bad.into())), "{bad}");
         }
         let t: Result<Timestamp, _> = serde_json::from_str("\"2024-13-01\"");
         assert!(t.unwrap_err().to_string().contains("not an RFC 3339 date"));
+        assert_eq!(
+            serde_json::to_string(&Timestamp::parse("2024-01-02 03:04").unwrap()).unwrap(),
+            "\"2024-01-02 03:04\""
+        );
     }
 }

@@ -41,3 +41,14 @@ pub enum RecordError {
     #[error("i/o error on records")]
     Io(#[from] io::Error),
 }
+
+/// A text that should name a day or a point in time does not.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DateError {
+    /// Not a real `YYYY-MM-DD` day.
+    #[error("`{0}` is not a YYYY-MM-DD day")]
+    NotADay(String),
+    /// Not a day followed by nothing or by `T`/space and a time.
+    #[error("`{0}` is not an RFC 3339 date")]
+    NotATimestamp(String),
+}

@@ -18,8 +18,8 @@ mod testfiles;
 mod warning;
 
 pub use category::{Categorized, categorize, categorize_with};
-pub use day::{Timestamp, days_in_month, parse_day};
-pub use error::RecordError;
+pub use day::{Day, Timestamp, rfc3339_utc, rfc3339_utc_millis_now, utc_seconds};
+pub use error::{DateError, RecordError};
 pub use labels::{
     ALL_TESTS, Control, Evidence, LabelRule, Labels, TestPatchTouch, Touches, Truncation, TruncationCause,
     exit_code_status, phase_gap,

@@ -2,8 +2,9 @@
 //! ([`diff_lines`]), a diff cut into per-file pieces ([`file_diffs`]) with the path each is about,
 //! and a diff's shape: files, hunks, added and removed lines, every path it names
 //! ([`PatchShape`]). Pure text; never applies a patch or reads a repository. Used by mining (the
-//! test/fix split), the pipeline filters, curation (difficulty features, duplicate detection) and
-//! evaluation (the files a test patch owns), so that all of them count the same lines.
+//! test/fix split), the pipeline filters, curation (difficulty features, duplicate detection),
+//! evaluation (the files a test patch owns) and the git crate (the patch safety check, hunks moved
+//! to where they match), so that all of them read the same lines.
 
 use std::collections::BTreeSet;
 

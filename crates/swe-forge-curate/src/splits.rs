@@ -36,7 +36,7 @@ pub struct SplitSummary {
 
 /// Whether a cutoff is a real `YYYY-MM-DD` day.
 pub fn valid_cutoff(day: &str) -> bool {
-    swe_forge_core::parse_day(day).is_some()
+    swe_forge_core::Day::parse(day).is_some()
 }
 
 /// Writes the asked-for splits of `records`: [`SplitWriter`] given each in turn.
@@ -57,6 +57,8 @@ pub struct SplitWriter {
     kinds: Vec<&'static str>,
     /// Each split file, with the place (offset, length) of its records' lines in `spool`.
     files: BTreeMap<PathBuf, Vec<(u64, usize)>>,
+    /// The cutoff, parsed.
+    cutoff: Option<swe_forge_core::Day>,
     spool: Option<std::fs::File>,
     end: u64,
 }
@@ -66,10 +68,12 @@ impl SplitWriter {
     pub fn new(options: SplitOptions) -> Result<SplitWriter, CurateError> {
         let mut kinds = Vec::new();
         let mut files = BTreeMap::new();
+        let mut day = None;
         if let Some(cutoff) = &options.cutoff {
-            if !valid_cutoff(cutoff) {
+            let Some(parsed) = swe_forge_core::Day::parse(cutoff) else {
                 return Err(CurateError::Usage(format!("cutoff {cutoff:?} is not a YYYY-MM-DD day")));
-            }
+            };
+            day = Some(parsed);
             kinds.push("date");
             // The three date files are written even when empty.
             for name in [format!("before-{cutoff}"), format!("from-{cutoff}"), "undated".to_owned()] {
@@ -82,17 +86,17 @@ impl SplitWriter {
         if options.by_lang {
             kinds.push("lang");
         }
-        Ok(SplitWriter { options, kinds, files, spool: None, end: 0 })
+        Ok(SplitWriter { options, kinds, files, cutoff: day, spool: None, end: 0 })
     }
 
     /// The split files `r` goes to.
     fn files_of(&self, r: &Instance) -> Vec<PathBuf> {
         let o = &self.options;
         let mut out = Vec::new();
-        if let Some(cutoff) = &o.cutoff {
+        if let (Some(cutoff), Some(day)) = (&o.cutoff, self.cutoff) {
             let name = match r.swe_forge.as_ref().and_then(|m| m.merged_at.as_ref()) {
                 None => "undated".to_owned(),
-                Some(d) if d.day() < cutoff.as_str() => format!("before-{cutoff}"),
+                Some(d) if d.date() < day => format!("before-{cutoff}"),
                 Some(_) => format!("from-{cutoff}"),
             };
             out.push(o.out_dir.join("date").join(format!("{name}.jsonl")));

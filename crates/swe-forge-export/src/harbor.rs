@@ -22,7 +22,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
-use swe_forge_core::{Instance, PatchShape};
+use swe_forge_core::{ForgeMeta, Instance, PatchShape};
 
 use crate::ExportError;
 use crate::swebench::{RESULTS_SCRIPT, names_table, problem_statement};
@@ -181,73 +181,12 @@ impl HarborTask {
         let parser = meta.parser.as_deref().unwrap_or("");
         let results_parser = meta.results_parser.as_deref().unwrap_or("");
         let name = format!("{}/{}", inst.org, inst.instance_id);
-        let longest_ms = meta.runs.iter().map(|r| r.duration_ms).max().unwrap_or(0);
-        // Three times the slowest validation run, at least ten minutes: the verifier builds
-        // nothing, it runs the tests once.
-        let verifier_timeout = (3.0 * longest_ms as f64 / 1000.0).max(600.0).round();
-        let keywords: Vec<String> = [
-            Some("swe-forge".to_owned()),
-            inst.lang.clone(),
-            meta.difficulty.as_ref().map(|d| d.label.as_str().to_owned()),
-        ]
-        .into_iter()
-        .flatten()
-        .collect();
-        let toml = TaskToml {
-            schema_version: TASK_SCHEMA_VERSION,
-            task: TaskSection { name: &name, description: &inst.title, keywords },
-            metadata: Metadata {
-                swe_forge: ForgeProvenance {
-                    version: &producer.version,
-                    git_commit: producer.git_commit.as_deref(),
-                    instance_id: &inst.instance_id,
-                    repo: format!("{}/{}", inst.org, inst.repo),
-                    pull_number: inst.number,
-                    base_commit: &inst.base.sha,
-                    image,
-                    image_id: meta.image_id.as_deref(),
-                    registry_image: meta.registry_image.as_deref(),
-                    language: inst.lang.as_deref(),
-                    difficulty: meta.difficulty.as_ref().map(|d| d.label.as_str()),
-                    recipe: meta.provenance.as_ref().map(|p| p.recipe.as_str()).filter(|r| !r.is_empty()),
-                    merged_at: meta.merged_at.as_ref().map(|t| t.as_str()),
-                    parser,
-                    results_parser,
-                    fail_to_pass: inst.fixed_tests.len(),
-                    pass_to_pass: inst.p2p_tests.len(),
-                },
-            },
-            verifier: VerifierSection {
-                timeout_sec: verifier_timeout,
-                environment_mode: "separate",
-                network_mode: "no-network",
-                collect: vec![Collect { command: collect_command(), service: "main", timeout_sec: 300.0 }],
-            },
-            agent: AgentSection { timeout_sec: 3600.0 },
-            environment: EnvironmentSection {
-                build_timeout_sec: 600.0,
-                network_mode: "no-network",
-                workdir: "/testbed",
-            },
-            artifacts: vec![MODEL_PATCH],
-        };
+        let toml = task_toml(inst, meta, &name, image, producer);
         let task_toml = toml::to_string(&toml).map_err(|e| format!("task.toml: {e}"))?;
         let mut files = BTreeMap::new();
         files.insert("instruction.md".to_owned(), instruction(inst));
         files.insert("task.toml".to_owned(), task_toml);
-        files.insert(
-            "environment/Dockerfile".to_owned(),
-            format!(
-                "# {} (swe-forge): the instance image {image}, pinned by digest.\n\
-                 # Without a registry reference the pin is the image's content id, which the classic\n\
-                 # builder (DOCKER_BUILDKIT=0) resolves among local images; `swe-forge images push` then\n\
-                 # `export` again pins the registry digest instead.\n\
-                 FROM {from}\nWORKDIR /testbed\n\
-                 # What the image holds untracked stays out of the agent's diff (task.toml's collect).\n\
-                 RUN git -c safe.directory='*' ls-files -z --others --exclude-standard --directory > {UNTRACKED}\n",
-                inst.instance_id
-            ),
-        );
+        files.insert("environment/Dockerfile".to_owned(), dockerfile(&inst.instance_id, image, &from));
         let names_arg = match names {
             Some(names) => {
                 files.insert("tests/names.tsv".to_owned(), names_table(names));
@@ -265,6 +204,75 @@ impl HarborTask {
         files.insert("solution/solve.sh".to_owned(), SOLVE_SCRIPT.to_owned());
         Ok(HarborTask { name, files })
     }
+}
+
+/// The task.toml of a validated instance named `name` whose image is `image`.
+fn task_toml<'a>(
+    inst: &'a Instance,
+    meta: &'a ForgeMeta,
+    name: &'a str,
+    image: &'a str,
+    producer: &'a Producer,
+) -> TaskToml<'a> {
+    let longest_ms = meta.runs.iter().map(|r| r.duration_ms).max().unwrap_or(0);
+    // Three times the slowest validation run, at least ten minutes: the verifier builds
+    // nothing, it runs the tests once.
+    let verifier_timeout = (3.0 * longest_ms as f64 / 1000.0).max(600.0).round();
+    let keywords: Vec<String> = [
+        Some("swe-forge".to_owned()),
+        inst.lang.clone(),
+        meta.difficulty.as_ref().map(|d| d.label.as_str().to_owned()),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    TaskToml {
+        schema_version: TASK_SCHEMA_VERSION,
+        task: TaskSection { name, description: &inst.title, keywords },
+        metadata: Metadata {
+            swe_forge: ForgeProvenance {
+                version: &producer.version,
+                git_commit: producer.git_commit.as_deref(),
+                instance_id: &inst.instance_id,
+                repo: format!("{}/{}", inst.org, inst.repo),
+                pull_number: inst.number,
+                base_commit: &inst.base.sha,
+                image,
+                image_id: meta.image_id.as_deref(),
+                registry_image: meta.registry_image.as_deref(),
+                language: inst.lang.as_deref(),
+                difficulty: meta.difficulty.as_ref().map(|d| d.label.as_str()),
+                recipe: meta.provenance.as_ref().map(|p| p.recipe.as_str()).filter(|r| !r.is_empty()),
+                merged_at: meta.merged_at.as_ref().map(|t| t.as_str()),
+                parser: meta.parser.as_deref().unwrap_or(""),
+                results_parser: meta.results_parser.as_deref().unwrap_or(""),
+                fail_to_pass: inst.fixed_tests.len(),
+                pass_to_pass: inst.p2p_tests.len(),
+            },
+        },
+        verifier: VerifierSection {
+            timeout_sec: verifier_timeout,
+            environment_mode: "separate",
+            network_mode: "no-network",
+            collect: vec![Collect { command: collect_command(), service: "main", timeout_sec: 300.0 }],
+        },
+        agent: AgentSection { timeout_sec: 3600.0 },
+        environment: EnvironmentSection { build_timeout_sec: 600.0, network_mode: "no-network", workdir: "/testbed" },
+        artifacts: vec![MODEL_PATCH],
+    }
+}
+
+/// The environment's Dockerfile: the instance image `image` of `instance_id`, pinned as `from`.
+fn dockerfile(instance_id: &str, image: &str, from: &str) -> String {
+    format!(
+        "# {instance_id} (swe-forge): the instance image {image}, pinned by digest.\n\
+         # Without a registry reference the pin is the image's content id, which the classic\n\
+         # builder (DOCKER_BUILDKIT=0) resolves among local images; `swe-forge images push` then\n\
+         # `export` again pins the registry digest instead.\n\
+         FROM {from}\nWORKDIR /testbed\n\
+         # What the image holds untracked stays out of the agent's diff (task.toml's collect).\n\
+         RUN git -c safe.directory='*' ls-files -z --others --exclude-standard --directory > {UNTRACKED}\n"
+    )
 }
 
 /// The agent's changes to `/testbed`, untracked files included and ignored ones not (as `git
@@ -349,11 +357,6 @@ pub fn write_harbor_dir(
     w.finish()
 }
 
-fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> ExportError + use<> {
-    let path = path.to_owned();
-    move |source| ExportError::Io { path, source }
-}
-
 /// Task folders written one instance at a time into a new folder next to `dir`, renamed into
 /// place by [`HarborWriter::finish`], replacing a folder an earlier Harbor export wrote (its
 /// [`HARBOR_MANIFEST`]); any other existing folder must be empty. Dropped before (an error), it
@@ -375,43 +378,19 @@ impl HarborWriter {
     /// Checks `dir` (a folder, not a symlink; new, empty or an earlier Harbor export) and makes
     /// the staging folder beside it.
     pub fn create(dir: &Path, producer: &Producer) -> Result<HarborWriter, ExportError> {
-        let replace = match std::fs::symlink_metadata(dir) {
-            Ok(m) if m.file_type().is_symlink() => {
-                return Err(ExportError::Destination {
-                    path: dir.to_owned(),
-                    message: "is a symlink: give the folder itself".into(),
-                });
-            }
-            Ok(m) if !m.is_dir() => {
-                return Err(ExportError::Destination { path: dir.to_owned(), message: "is not a folder".into() });
-            }
-            Ok(_) => {
-                let empty = std::fs::read_dir(dir).map_err(io_err(dir))?.next().is_none();
-                if !empty && !dir.join(HARBOR_MANIFEST).is_file() {
-                    return Err(ExportError::Destination {
-                        path: dir.to_owned(),
-                        message: format!(
-                            "exists and is not a Harbor export of swe-forge (no {HARBOR_MANIFEST}): give a new or empty folder"
-                        ),
-                    });
-                }
-                true
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
-            Err(e) => return Err(io_err(dir)(e)),
-        };
+        let replace = existing_export(dir)?;
         let parent = match dir.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_owned(),
             _ => PathBuf::from("."),
         };
-        std::fs::create_dir_all(&parent).map_err(io_err(&parent))?;
+        std::fs::create_dir_all(&parent).map_err(io(&parent))?;
         let base = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "harbor".into());
         let staging = tempfile::Builder::new()
             .prefix(&format!(".{base}."))
             .suffix(".partial")
             .tempdir_in(&parent)
-            .map_err(io_err(&parent))?;
-        let pending = swe_forge_fs::PendingDir::register(staging.path()).map_err(io_err(staging.path()))?;
+            .map_err(io(&parent))?;
+        let pending = swe_forge_fs::PendingDir::register(staging.path()).map_err(io(staging.path()))?;
         Ok(HarborWriter {
             dir: dir.to_owned(),
             parent,
@@ -436,20 +415,19 @@ impl HarborWriter {
         for (rel, text) in &task.files {
             let path = self.staging.path().join(id).join(rel);
             if let Some(p) = path.parent() {
-                std::fs::create_dir_all(p).map_err(io_err(p))?;
+                std::fs::create_dir_all(p).map_err(io(p))?;
             }
-            std::fs::write(&path, text).map_err(io_err(&path))?;
+            std::fs::write(&path, text).map_err(io(&path))?;
             if rel.ends_with(".sh") {
                 use std::os::unix::fs::PermissionsExt;
-                std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).map_err(io_err(&path))?;
+                std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).map_err(io(&path))?;
             }
         }
         self.tasks.insert(id.clone(), task.name);
         Ok(())
     }
 
-    /// Writes the manifest and puts the folder in place (an earlier export goes aside first and
-    /// is removed once the new one has its name).
+    /// Writes the manifest and puts the folder in place.
     pub fn finish(self) -> Result<(), ExportError> {
         let HarborWriter { dir, parent, base, replace, staging, _pending, producer, tasks } = self;
         let manifest = HarborManifest {
@@ -460,36 +438,75 @@ impl HarborWriter {
         };
         let manifest_path = staging.path().join(HARBOR_MANIFEST);
         let json = serde_json::to_string_pretty(&manifest).expect("the manifest serializes") + "\n";
-        std::fs::write(&manifest_path, json).map_err(io_err(&manifest_path))?;
+        std::fs::write(&manifest_path, json).map_err(io(&manifest_path))?;
         {
             use std::os::unix::fs::PermissionsExt;
             std::fs::set_permissions(staging.path(), std::fs::Permissions::from_mode(0o755))
-                .map_err(io_err(staging.path()))?;
+                .map_err(io(staging.path()))?;
         }
-        let staged = staging.keep();
-        if replace {
-            // The earlier export goes aside, the new one takes its name, then the old one is removed.
-            let old = tempfile::Builder::new()
-                .prefix(&format!(".{base}."))
-                .suffix(".old")
-                .tempdir_in(&parent)
-                .map_err(io_err(&parent))?;
-            let old_path = old.keep();
-            let aside = old_path.join("export");
-            std::fs::rename(&dir, &aside).map_err(io_err(&dir))?;
-            if let Err(e) = std::fs::rename(&staged, &dir) {
-                let _ = std::fs::rename(&aside, &dir);
-                let _ = std::fs::remove_dir_all(&staged);
-                let _ = std::fs::remove_dir_all(&old_path);
-                return Err(io_err(&dir)(e));
-            }
-            std::fs::remove_dir_all(&old_path).map_err(io_err(&old_path))?;
-        } else if let Err(e) = std::fs::rename(&staged, &dir) {
-            let _ = std::fs::remove_dir_all(&staged);
-            return Err(io_err(&dir)(e));
-        }
-        Ok(())
+        put_in_place(&staging.keep(), &dir, &parent, &base, replace)
     }
+}
+
+/// Wraps an I/O error on `path`.
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> ExportError {
+    let path = path.to_owned();
+    move |source| ExportError::Io { path, source }
+}
+
+/// Whether `dir` holds an earlier Harbor export to replace (`false` when it does not exist); an
+/// error when it is something else: a symlink, a file, or a folder of other things.
+fn existing_export(dir: &Path) -> Result<bool, ExportError> {
+    match std::fs::symlink_metadata(dir) {
+        Ok(m) if m.file_type().is_symlink() => Err(ExportError::Destination {
+            path: dir.to_owned(),
+            message: "is a symlink: give the folder itself".into(),
+        }),
+        Ok(m) if !m.is_dir() => {
+            Err(ExportError::Destination { path: dir.to_owned(), message: "is not a folder".into() })
+        }
+        Ok(_) => {
+            let empty = std::fs::read_dir(dir).map_err(io(dir))?.next().is_none();
+            if !empty && !dir.join(HARBOR_MANIFEST).is_file() {
+                return Err(ExportError::Destination {
+                    path: dir.to_owned(),
+                    message: format!(
+                        "exists and is not a Harbor export of swe-forge (no {HARBOR_MANIFEST}): give a new or empty folder"
+                    ),
+                });
+            }
+            Ok(true)
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(io(dir)(e)),
+    }
+}
+
+/// Gives the folder `staged` the name `dir`; an earlier export there (`replace`) goes aside in
+/// `parent` first and is removed once the new one is in place.
+fn put_in_place(staged: &Path, dir: &Path, parent: &Path, base: &str, replace: bool) -> Result<(), ExportError> {
+    if replace {
+        // The earlier export goes aside, the new one takes its name, then the old one is removed.
+        let old = tempfile::Builder::new()
+            .prefix(&format!(".{base}."))
+            .suffix(".old")
+            .tempdir_in(parent)
+            .map_err(io(parent))?;
+        let old_path = old.keep();
+        let aside = old_path.join("export");
+        std::fs::rename(dir, &aside).map_err(io(dir))?;
+        if let Err(e) = std::fs::rename(staged, dir) {
+            let _ = std::fs::rename(&aside, dir);
+            let _ = std::fs::remove_dir_all(staged);
+            let _ = std::fs::remove_dir_all(&old_path);
+            return Err(io(dir)(e));
+        }
+        std::fs::remove_dir_all(&old_path).map_err(io(&old_path))?;
+    } else if let Err(e) = std::fs::rename(staged, dir) {
+        let _ = std::fs::remove_dir_all(staged);
+        return Err(io(dir)(e));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

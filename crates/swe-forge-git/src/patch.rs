@@ -7,6 +7,7 @@
 //! (no fuzz: every context line must match, as with `git apply`) and the patch is tried once more.
 
 use git2::{Diff, Oid, Tree};
+use swe_forge_core::{DiffLine, diff_lines};
 
 use crate::{GitError, SourceRepo};
 
@@ -58,67 +59,68 @@ fn read_blob(repo: &SourceRepo, tree: &Tree<'_>, path: &str) -> Option<Vec<u8>> 
 
 /// The patch with every hunk's header moved to the nearest place in the old file where all of
 /// the hunk's old lines match, or `None` when some hunk matches nowhere (or a file is missing).
-/// Files are read through `old_file` (path relative to the repository root).
+/// Files are read through `old_file` (path relative to the repository root). Lines are read by
+/// core's diff reader, so a hunk is as long as its header says, as for libgit2 and `git apply`.
 fn relocate_hunks(patch: &str, old_file: &dyn Fn(&str) -> Option<Vec<u8>>) -> Option<String> {
-    let lines: Vec<&str> = patch.split_inclusive('\n').collect();
+    let lines: Vec<(usize, DiffLine<'_>)> = diff_lines(patch).collect();
+    // Line `k` as written, with its line ending.
+    let raw = |k: usize| &patch[lines[k].0..lines.get(k + 1).map_or(patch.len(), |l| l.0)];
     let mut out = String::with_capacity(patch.len());
     let mut file: Option<Vec<String>> = None; // lines of the current old file
     let mut delta: i64 = 0; // lines added minus removed by earlier hunks of the current file
     let mut i = 0;
     while i < lines.len() {
-        let line = lines[i];
-        if line.starts_with("diff --git ") {
-            file = None;
-            delta = 0;
-        } else if let Some(path) = line.strip_prefix("--- ") {
-            let path = path.trim_end_matches(['\n', '\r']);
-            file = match path.strip_prefix("a/") {
-                Some(p) => {
-                    let bytes = old_file(p.split('\t').next().unwrap_or(p))?;
-                    Some(String::from_utf8_lossy(&bytes).split('\n').map(str::to_owned).collect())
+        match (lines[i].1, &file) {
+            (DiffLine::FileStart(line) | DiffLine::Header(line), _) => {
+                if line.starts_with("diff --git ") {
+                    file = None;
+                    delta = 0;
+                } else if let Some(path) = line.strip_prefix("--- ") {
+                    file = match path.strip_prefix("a/") {
+                        Some(p) => {
+                            let bytes = old_file(p.split('\t').next().unwrap_or(p))?;
+                            Some(String::from_utf8_lossy(&bytes).split('\n').map(str::to_owned).collect())
+                        }
+                        None => None, // a new file: nothing to move
+                    };
                 }
-                None => None, // a new file: nothing to move
-            };
-        } else if line.starts_with("@@ ") {
-            let Some(old) = &file else {
-                out.push_str(line);
-                i += 1;
-                continue;
-            };
-            let (stated, rest) = parse_header(line)?;
-            // The hunk's body: old lines (context and removals) and the size of both sides.
-            let mut j = i + 1;
-            let mut pre: Vec<&str> = Vec::new();
-            let (mut removed, mut added) = (0i64, 0i64);
-            while j < lines.len() && !lines[j].starts_with("@@ ") && !lines[j].starts_with("diff --git ") {
-                let l = lines[j];
-                let body = l.strip_suffix('\n').unwrap_or(l);
-                match body.chars().next() {
-                    Some(' ') => pre.push(&body[1..]),
-                    Some('-') => {
-                        pre.push(&body[1..]);
-                        removed += 1;
+            }
+            (DiffLine::HunkStart(_), Some(old)) => {
+                let (stated, rest) = parse_header(raw(i))?;
+                // The hunk's body: old lines (context and removals, as written, `\r` kept) and
+                // the size of both sides.
+                let mut j = i + 1;
+                let mut pre: Vec<&str> = Vec::new();
+                let (mut removed, mut added) = (0i64, 0i64);
+                while let Some((_, kind)) = lines.get(j) {
+                    let body = raw(j).strip_suffix('\n').unwrap_or(raw(j));
+                    match kind {
+                        DiffLine::Context(_) => pre.push(body.get(1..).unwrap_or("")),
+                        DiffLine::Removed(_) => {
+                            pre.push(&body[1..]);
+                            removed += 1;
+                        }
+                        DiffLine::Added(_) => added += 1,
+                        DiffLine::NoNewline => {}
+                        _ => break,
                     }
-                    Some('+') => added += 1,
-                    Some('\\') => {}
-                    None => pre.push(""), // some tools drop the space of empty context lines
-                    _ => break,
+                    j += 1;
                 }
-                j += 1;
+                let context = pre.len() as i64 - removed;
+                let at = nearest_match(old, &pre, stated.saturating_sub(1))?;
+                let old_start = at + 1;
+                let new_start = (old_start as i64 + delta).max(if pre.is_empty() { 0 } else { 1 });
+                out.push_str(&format!("@@ -{old_start},{} +{new_start},{} @@{rest}", pre.len(), context + added));
+                for k in i + 1..j {
+                    out.push_str(raw(k));
+                }
+                delta += added - removed;
+                i = j;
+                continue;
             }
-            let context = pre.len() as i64 - removed;
-            let at = nearest_match(old, &pre, stated.saturating_sub(1))?;
-            let old_start = at + 1;
-            let new_start = (old_start as i64 + delta).max(if pre.is_empty() { 0 } else { 1 });
-            out.push_str(&format!("@@ -{old_start},{} +{new_start},{} @@{rest}", pre.len(), context + added));
-            for l in &lines[i + 1..j] {
-                out.push_str(l);
-            }
-            delta += added - removed;
-            i = j;
-            continue;
+            _ => {}
         }
-        out.push_str(line);
+        out.push_str(raw(i));
         i += 1;
     }
     Some(out)
@@ -206,6 +208,14 @@ mod tests {
         let patch = "--- a/f\n+++ b/f\n@@ -2,2 +2,2 @@\n b\n-zz\n+c\n";
         assert_eq!(relocate_hunks(patch, &|_| Some(OLD.as_bytes().to_vec())), None);
         assert_eq!(relocate_hunks(patch, &|_| None), None, "a missing file cannot be matched");
+    }
+
+    #[test]
+    fn a_removed_line_that_reads_like_a_file_header_stays_in_its_hunk() {
+        let old = "top\na\n-- b\nc\n";
+        let patch = "--- a/f\n+++ b/f\n@@ -1,3 +1,2 @@\n a\n--- b\n c\n";
+        let got = relocate_hunks(patch, &|_| Some(old.as_bytes().to_vec())).unwrap();
+        assert_eq!(got, "--- a/f\n+++ b/f\n@@ -2,3 +2,2 @@\n a\n--- b\n c\n");
     }
 
     #[test]

@@ -1,60 +1,59 @@
 //! Checks that a patch stays inside the repository before anything applies it: no absolute
 //! paths, no `..` components, nothing under `.git/`, and no symlink that points outside.
 
+use swe_forge_core::{DiffLine, diff_lines};
+
 /// Why a patch is refused, or None when it is safe. Binary hunks are allowed (git applies them).
+/// Lines are read by core's diff reader: a hunk is as long as its header says, so an added line
+/// `++ /x` is text, never a path, and a header after the hunk is always checked.
 pub fn unsafe_patch_reason(patch: &str) -> Option<String> {
     let mut new_symlink = false;
-    let mut in_hunk = false;
     let mut current = String::new();
-    for line in patch.lines() {
-        if let Some(rest) = line.strip_prefix("diff --git ") {
-            new_symlink = false;
-            in_hunk = false;
-            current = rest.rsplit(' ').next().unwrap_or("").trim_start_matches("b/").to_owned();
-            for path in rest.split(' ') {
-                if let Some(why) = bad_path(path.trim_start_matches("a/").trim_start_matches("b/")) {
-                    return Some(format!("{why}: {path}"));
+    for (_, line) in diff_lines(patch) {
+        match line {
+            DiffLine::FileStart(line) | DiffLine::Header(line) => {
+                if let Some(rest) = line.strip_prefix("diff --git ") {
+                    new_symlink = false;
+                    current = rest.rsplit(' ').next().unwrap_or("").trim_start_matches("b/").to_owned();
+                    for path in rest.split(' ') {
+                        if let Some(why) = bad_path(path.trim_start_matches("a/").trim_start_matches("b/")) {
+                            return Some(format!("{why}: {path}"));
+                        }
+                    }
+                } else if let Some(why) = header_problem(line) {
+                    return Some(why);
+                } else if line.starts_with("new file mode 120000") || line.starts_with("new mode 120000") {
+                    new_symlink = true;
                 }
             }
-            continue;
-        }
-        let header_path = ["--- ", "+++ ", "rename from ", "rename to ", "copy from ", "copy to "]
-            .iter()
-            .find_map(|p| line.strip_prefix(p));
-        if let Some(path) = header_path.filter(|_| !in_hunk || line.starts_with("---") || line.starts_with("+++")) {
-            let path = path.split('\t').next().unwrap_or(path);
-            if path != "/dev/null" {
-                let stripped = path.strip_prefix("a/").or_else(|| path.strip_prefix("b/")).unwrap_or(path);
-                if path.starts_with('/') && !path.starts_with("/dev/null") {
-                    return Some(format!("absolute path: {path}"));
+            DiffLine::Added(target) if new_symlink => {
+                if target.starts_with('/') {
+                    return Some(format!("symlink to an absolute path: {target}"));
                 }
-                if let Some(why) = bad_path(stripped) {
-                    return Some(format!("{why}: {path}"));
+                if escapes(&current, target) {
+                    return Some(format!("symlink pointing outside the repository: {target}"));
                 }
             }
-            continue;
-        }
-        if line.starts_with("new file mode 120000") || line.starts_with("new mode 120000") {
-            new_symlink = true;
-            continue;
-        }
-        if line.starts_with("@@") {
-            in_hunk = true;
-            continue;
-        }
-        if in_hunk
-            && new_symlink
-            && let Some(target) = line.strip_prefix('+')
-        {
-            if target.starts_with('/') {
-                return Some(format!("symlink to an absolute path: {target}"));
-            }
-            if escapes(&current, target) {
-                return Some(format!("symlink pointing outside the repository: {target}"));
-            }
+            _ => {}
         }
     }
     None
+}
+
+/// What is wrong with the path of a `---`, `+++`, `rename` or `copy` header line, if anything.
+fn header_problem(line: &str) -> Option<String> {
+    let path = ["--- ", "+++ ", "rename from ", "rename to ", "copy from ", "copy to "]
+        .iter()
+        .find_map(|p| line.strip_prefix(p))?;
+    let path = path.split('\t').next().unwrap_or(path);
+    if path == "/dev/null" {
+        return None;
+    }
+    if path.starts_with('/') {
+        return Some(format!("absolute path: {path}"));
+    }
+    let stripped = path.strip_prefix("a/").or_else(|| path.strip_prefix("b/")).unwrap_or(path);
+    bad_path(stripped).map(|why| format!("{why}: {path}"))
 }
 
 fn bad_path(path: &str) -> Option<&'static str> {
@@ -120,5 +119,16 @@ mod tests {
         assert!(check(abs_link).unwrap().contains("absolute"));
         let rename = "diff --git a/x b/x\nsimilarity index 100%\nrename from x\nrename to ../x\n";
         assert!(check(rename).is_some());
+    }
+
+    #[test]
+    fn hunk_lines_are_text_and_headers_after_a_hunk_are_paths() {
+        // A markdown file gains the line `++ /etc/passwd`: it is text, not a path.
+        let text =
+            "diff --git a/n.md b/n.md\n--- a/n.md\n+++ b/n.md\n@@ -1,2 +1,2 @@\n a\n-- /etc/passwd\n+++ /etc/passwd\n";
+        assert_eq!(check(text), None);
+        // Once a hunk has all its lines, what follows is a header again, and is checked.
+        let after = "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n--- a/../y\n+++ b/../y\n@@ -1 +1 @@\n-a\n+b\n";
+        assert!(check(after).unwrap().contains("leaves the repository"), "{after}");
     }
 }

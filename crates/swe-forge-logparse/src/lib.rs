@@ -282,6 +282,20 @@ impl FromStr for Framework {
     }
 }
 
+/// Written as its name (`go-test-json`), so recipes, overrides and profiles carry a parser that
+/// exists or fail to load.
+impl Serialize for Framework {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for Framework {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        String::deserialize(d)?.parse().map_err(serde::de::Error::custom)
+    }
+}
+
 /// What one log says about its tests.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ParsedLog {

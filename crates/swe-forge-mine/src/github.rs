@@ -23,7 +23,7 @@ use crate::graphql::{PullRequestNode, lookup_issues, search_page};
 use crate::journal::Journal;
 use crate::links::{IssueRef, closing_references};
 use crate::mirror::{changed_lines, diff_commits};
-use crate::split::{is_test_path, split_patch};
+use crate::split::{SplitPatch, is_test_path, split_patch};
 use crate::{Limits, Reporter, new_record};
 
 /// GitHub search's ceiling on the results of one query.
@@ -174,22 +174,7 @@ async fn decide_page(
     for p in pending {
         let Pending { pr, number, refs } = p;
         let references_issue = !refs.is_empty();
-        let mut issues: Vec<(LinkedIssue, ResolvedIssue)> = Vec::new();
-        for (r, github, keyword) in &refs {
-            let text = if *github { closing_text(&pr, r) } else { looked_up.get(r).cloned() };
-            if let Some((title, body)) = text {
-                issues.push((
-                    LinkedIssue {
-                        repo: r.repo.clone(),
-                        number: r.number,
-                        cross_repo: r.is_cross_repo(repo),
-                        github_link: *github,
-                        keyword: *keyword,
-                    },
-                    ResolvedIssue { number: r.number, title, body },
-                ));
-            }
-        }
+        let issues = linked_issues(&pr, &refs, &looked_up, repo);
         if opts.require_issue && issues.is_empty() {
             journal.decide(repo, number, Decision::NoLinkedIssue, references_issue, None)?;
             reporter.decided(repo, number, Decision::NoLinkedIssue);
@@ -206,49 +191,91 @@ async fn decide_page(
             Err(e) => return Err(e),
         };
         let split = split_patch(&diff);
-        let decision =
-            if !opts.limits.allows(split.test_files.len() + split.fix_files.len(), changed_lines(&split.fix_patch)) {
-                Decision::TooLarge
-            } else if split.test_patch.is_empty() {
-                Decision::NoTests
-            } else if split.fix_patch.is_empty() {
-                Decision::NoFix
-            } else {
-                Decision::Kept
-            };
+        let decision = split_decision(&opts.limits, &split);
         if decision != Decision::Kept {
             journal.decide(repo, number, decision, references_issue, None)?;
             reporter.decided(repo, number, decision);
             continue;
         }
-        let (org, name) = repo.split_once('/').expect("checked");
-        let mut record = new_record(org, name, number, &pr.title, pr.body.clone());
-        let label_owner = pr.base_repository.as_ref().map_or(org, |b| b.owner.login.as_str());
-        record.base = Base {
-            label: format!("{label_owner}:{}", pr.base_ref_name),
-            ref_: pr.base_ref_name.clone(),
-            sha: pr.base_ref_oid.clone(),
-        };
-        record.resolved_issues = issues.iter().map(|(_, r)| r.clone()).collect();
-        record.fix_patch = split.fix_patch;
-        record.test_patch = split.test_patch;
-        let mining = MiningNotes {
-            source: MineSource::Github,
-            merge_evidence: MergeEvidence::Github,
-            head_sha: pr.head_ref_oid.clone(),
-            merge_commit: pr.merge_commit.as_ref().map(|m| m.oid.clone()),
-            merged_at: pr.merged_at.clone(),
-            issue_texts: if issues.is_empty() { IssueTexts::NoIssue } else { IssueTexts::Resolved },
-            issues: issues.into_iter().map(|(l, _)| l).collect(),
-            test_files: split.test_files,
-            fix_files: split.fix_files,
-            flags: split.flags,
-        };
-        let candidate = Candidate { record, mining };
+        let candidate = github_candidate(repo, number, &pr, issues, split);
         journal.decide(repo, number, Decision::Kept, references_issue, Some(&candidate))?;
         reporter.decided(repo, number, Decision::Kept);
     }
     Ok(())
+}
+
+/// The issues of `refs` whose text is known: GitHub's links carry theirs, the others were looked
+/// up (`looked_up`); each with how it was found.
+fn linked_issues(
+    pr: &PullRequestNode,
+    refs: &[(IssueRef, bool, bool)],
+    looked_up: &BTreeMap<IssueRef, (String, Option<String>)>,
+    repo: &str,
+) -> Vec<(LinkedIssue, ResolvedIssue)> {
+    let mut issues = Vec::new();
+    for (r, github, keyword) in refs {
+        let text = if *github { closing_text(pr, r) } else { looked_up.get(r).cloned() };
+        if let Some((title, body)) = text {
+            issues.push((
+                LinkedIssue {
+                    repo: r.repo.clone(),
+                    number: r.number,
+                    cross_repo: r.is_cross_repo(repo),
+                    github_link: *github,
+                    keyword: *keyword,
+                },
+                ResolvedIssue { number: r.number, title, body },
+            ));
+        }
+    }
+    issues
+}
+
+/// What the split of a PR's diff decides: too large for `limits`, no tests, no fix, or kept.
+fn split_decision(limits: &Limits, split: &SplitPatch) -> Decision {
+    if !limits.allows(split.test_files.len() + split.fix_files.len(), changed_lines(&split.fix_patch)) {
+        Decision::TooLarge
+    } else if split.test_patch.is_empty() {
+        Decision::NoTests
+    } else if split.fix_patch.is_empty() {
+        Decision::NoFix
+    } else {
+        Decision::Kept
+    }
+}
+
+/// The candidate of PR `number` of `repo` (`org/name`), kept with `issues` and `split`.
+fn github_candidate(
+    repo: &str,
+    number: u64,
+    pr: &PullRequestNode,
+    issues: Vec<(LinkedIssue, ResolvedIssue)>,
+    split: SplitPatch,
+) -> Candidate {
+    let (org, name) = repo.split_once('/').expect("checked");
+    let mut record = new_record(org, name, number, &pr.title, pr.body.clone());
+    let label_owner = pr.base_repository.as_ref().map_or(org, |b| b.owner.login.as_str());
+    record.base = Base {
+        label: format!("{label_owner}:{}", pr.base_ref_name),
+        ref_: pr.base_ref_name.clone(),
+        sha: pr.base_ref_oid.clone(),
+    };
+    record.resolved_issues = issues.iter().map(|(_, r)| r.clone()).collect();
+    record.fix_patch = split.fix_patch;
+    record.test_patch = split.test_patch;
+    let mining = MiningNotes {
+        source: MineSource::Github,
+        merge_evidence: MergeEvidence::Github,
+        head_sha: pr.head_ref_oid.clone(),
+        merge_commit: pr.merge_commit.as_ref().map(|m| m.oid.clone()),
+        merged_at: pr.merged_at.clone(),
+        issue_texts: if issues.is_empty() { IssueTexts::NoIssue } else { IssueTexts::Resolved },
+        issues: issues.into_iter().map(|(l, _)| l).collect(),
+        test_files: split.test_files,
+        fix_files: split.fix_files,
+        flags: split.flags,
+    };
+    Candidate { record, mining }
 }
 
 /// Every issue the PR closes: GitHub's links first, then keyword references from the title, body

@@ -76,7 +76,4 @@ pub enum RecipeProblem {
     /// The recipe or toolchain data is not TOML of the expected shape.
     #[error(transparent)]
     Toml(#[from] toml::de::Error),
-    /// An override names a parser that does not exist.
-    #[error(transparent)]
-    UnknownParser(#[from] swe_forge_logparse::UnknownFramework),
 }

@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 
 use serde::Deserialize;
+use swe_forge_core::Day;
 
 use crate::RecipeError;
 
@@ -143,6 +144,12 @@ impl Release {
         if self.vars.is_empty() { self.toolchain.clone() } else { format!("{}{}", tool.name(), self.version) }
     }
 
+    /// Whether it was already the version of its time on `day` (`current_from` is checked by
+    /// `Releases::parse`).
+    fn current_on(&self, day: Day) -> bool {
+        Day::parse(&self.current_from).is_some_and(|from| from <= day)
+    }
+
     fn v(&self, tool: Tool) -> Version {
         Version::parse(tool, &self.version).unwrap_or(Version { major: 0, minor: 0 })
     }
@@ -196,7 +203,7 @@ impl Releases {
                 if Version::parse(tool, &r.version).is_none() {
                     return Err(RecipeError::ReleaseVersion { family: tool.name(), version: r.version.clone() });
                 }
-                if swe_forge_core::parse_day(&r.current_from).is_none() {
+                if Day::parse(&r.current_from).is_none() {
                     return Err(RecipeError::ReleaseDay {
                         family: tool.name(),
                         version: r.version.clone(),
@@ -242,13 +249,7 @@ pub struct Choice {
 /// newer than `default` (the recipe's toolchain, the version every recent commit gets) unless a
 /// request needs it. When no version admits every request, the requests that admit none are left
 /// out (and said so).
-pub fn choose(
-    releases: &Releases,
-    tool: Tool,
-    requests: &[VersionRequest],
-    day: &str,
-    default: &str,
-) -> Option<Choice> {
+pub fn choose(releases: &Releases, tool: Tool, requests: &[VersionRequest], day: Day, default: &str) -> Option<Choice> {
     let list = releases.0.get(&tool)?;
     if tool == Tool::C {
         // Old C code mostly builds on today's C library: the default, unless the setup says not.
@@ -277,7 +278,7 @@ pub fn choose(
         pool = list.iter().filter(|c| binding.iter().all(|r| admits(tool, r, c))).collect();
     }
     let said = |rs: &[&VersionRequest]| rs.iter().map(|r| format!("{} = {}", r.source, r.raw)).collect::<Vec<_>>();
-    let current = |c: &&&Release| c.current_from.as_str() <= day;
+    let current = |c: &&&Release| c.current_on(day);
     let tested: Vec<&VersionRequest> = requests.iter().copied().filter(|r| matches!(r.want, Want::Tested(_))).collect();
     let in_ci: Vec<&Release> = pool
         .iter()
@@ -306,7 +307,7 @@ pub fn choose(
         let capped: Vec<&Release> = pool.iter().copied().filter(|c| cap.is_none_or(|m| c.v(tool) <= m)).collect();
         let pool = if capped.is_empty() { &pool } else { &capped };
         let pick = pool.iter().rev().find(current).or(pool.first()).copied()?;
-        let when = if pick.current_from.as_str() <= day {
+        let when = if pick.current_on(day) {
             format!("the version current on {day}")
         } else {
             format!("the oldest version here (none was current on {day})")

@@ -24,6 +24,7 @@ fn default(tool: Tool) -> &'static str {
 }
 
 fn pick(tool: Tool, requests: &[VersionRequest], day: &str) -> String {
+    let day = Day::parse(day).unwrap();
     choose(&Releases::builtin(), tool, requests, day, default(tool)).unwrap().release.toolchain_name(tool)
 }
 
@@ -65,7 +66,7 @@ fn a_java_language_level_picks_a_jdk_that_still_compiles_it() {
     assert_eq!(pick(Tool::Java, &six, "2012-05-01"), "java8");
     assert_eq!(pick(Tool::Java, &six, "2020-05-01"), "java11");
     assert_eq!(pick(Tool::Java, &six, "2026-05-01"), "java11");
-    let c = choose(&Releases::builtin(), Tool::Java, &six, "2012-05-01", "java").unwrap();
+    let c = choose(&Releases::builtin(), Tool::Java, &six, Day::parse("2012-05-01").unwrap(), "java").unwrap();
     assert!(c.reason.contains("pom.xml maven.compiler.source = 1.6"), "{}", c.reason);
     let seventeen = [req(Tool::Java, "pom.xml maven.compiler.release", "17", Want::Level(v(17, 0)))];
     assert_eq!(pick(Tool::Java, &seventeen, "2019-01-01"), "java17", "the oldest that fits when none was current");
@@ -95,17 +96,17 @@ fn node_from_engines_nvmrc_ci_and_date() {
     assert_eq!(pick(Tool::Node, &ci, "2019-01-01"), "node10", "the newest tested that was current");
     let both = [engines[0].clone(), ci[0].clone()];
     assert_eq!(pick(Tool::Node, &both, "2023-01-01"), "node12", "tested and admitted by engines");
-    let c = choose(&Releases::builtin(), Tool::Node, &both, "2023-01-01", "node").unwrap();
+    let c = choose(&Releases::builtin(), Tool::Node, &both, Day::parse("2023-01-01").unwrap(), "node").unwrap();
     assert!(c.reason.starts_with("tested by the project's CI: .travis.yml node_js"), "{}", c.reason);
     // A request nothing here fits is said and left out.
     let odd = [req(Tool::Node, "package.json engines.node", "<4", Want::Range("<4".into()))];
-    let c = choose(&Releases::builtin(), Tool::Node, &odd, "2023-01-01", "node").unwrap();
+    let c = choose(&Releases::builtin(), Tool::Node, &odd, Day::parse("2023-01-01").unwrap(), "node").unwrap();
     assert!(c.reason.contains("no version here fits package.json engines.node = <4"), "{}", c.reason);
 }
 
 #[test]
 fn the_c_library_is_never_chosen_by_date() {
-    let c = choose(&Releases::builtin(), Tool::C, &[], "2015-01-01", "cfamily").unwrap();
+    let c = choose(&Releases::builtin(), Tool::C, &[], Day::parse("2015-01-01").unwrap(), "cfamily").unwrap();
     assert_eq!(c.release.toolchain, "cfamily");
     assert!(c.reason.contains("only when a setup fails"), "{}", c.reason);
 }

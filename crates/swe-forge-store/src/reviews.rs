@@ -52,7 +52,7 @@ impl Store {
     pub fn save_decision(&mut self, decision: &DecisionRow) -> Result<DecisionRow, StoreError> {
         let path = self.path().to_owned();
         let mut row = decision.clone();
-        row.created_at = rfc3339_now();
+        row.created_at = swe_forge_core::rfc3339_utc_millis_now();
         self.conn
             .execute(
                 "INSERT INTO decisions (instance_id, reviewer, verdict, reason, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -101,7 +101,7 @@ impl Store {
     pub fn save_review(&mut self, review: &ReviewRow) -> Result<ReviewRow, StoreError> {
         let path = self.path().to_owned();
         let mut row = review.clone();
-        row.created_at = rfc3339_now();
+        row.created_at = swe_forge_core::rfc3339_utc_millis_now();
         self.conn
             .execute(
                 "INSERT INTO reviews (instance_id, reviewer, severe_problem, issue_clarity, test_adequacy, time_to_fix, notes, created_at)
@@ -159,28 +159,6 @@ impl Store {
             .map_err(StoreError::sql(&path))?;
         rows.collect::<Result<Vec<_>, _>>().map_err(StoreError::sql(&path))
     }
-}
-
-/// Now as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
-fn rfc3339_now() -> String {
-    let d = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
-    rfc3339(d.as_secs() as i64, d.subsec_millis())
-}
-
-/// Seconds since the epoch as an RFC 3339 UTC time (days to civil date: H. Hinnant's algorithm).
-fn rfc3339(secs: i64, millis: u32) -> String {
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{millis:03}Z", rem / 3600, rem % 3600 / 60, rem % 60)
 }
 
 #[cfg(test)]
@@ -280,12 +258,5 @@ mod tests {
         store.save_decision(&decision("a__b-1", "keep", "")).unwrap();
         assert_eq!(store.latest_decisions().unwrap()["a__b-1"].verdict, "keep");
         assert_eq!(store.review_history("a__b-1").unwrap().len(), 1);
-    }
-
-    #[test]
-    fn civil_dates() {
-        assert_eq!(rfc3339(0, 0), "1970-01-01T00:00:00.000Z");
-        assert_eq!(rfc3339(951_782_400, 5), "2000-02-29T00:00:00.005Z");
-        assert_eq!(rfc3339(1_767_225_599, 999), "2025-12-31T23:59:59.999Z");
     }
 }

@@ -46,3 +46,82 @@ pub enum ValidateError {
         cause: String,
     },
 }
+
+/// Why no recipe fits an instance; validation rejects the instance `unsupported_environment`
+/// with this text.
+#[derive(Debug, thiserror::Error)]
+pub enum NoRecipe {
+    /// Detection found build files that no recipe supports, and says why.
+    #[error("{0}")]
+    Unsupported(String),
+    /// Detection found no build files it knows, and no override names a recipe.
+    #[error(
+        "no known build files at the base commit (go.mod or *.go files at the root, Cargo.toml, pom.xml, \
+         package.json, CMakeLists.txt, configure.ac, meson.build, a Makefile with a check or test target); \
+         name a recipe in an override"
+    )]
+    NoBuildFiles,
+    /// The recipe or toolchain named is unknown or invalid.
+    #[error(transparent)]
+    Recipe(#[from] swe_forge_recipes::RecipeError),
+}
+
+/// Why an instance's image could not be rebuilt and compared (`images verify`).
+#[derive(Debug, thiserror::Error)]
+pub enum VerifyError {
+    /// The record names no image.
+    #[error("{instance_id}: the record names no image (was it validated?)")]
+    NoImage {
+        /// The instance.
+        instance_id: String,
+    },
+    /// The image on record is not in the engine.
+    #[error("{instance_id}: image {image} is not in the engine")]
+    NotInEngine {
+        /// The instance.
+        instance_id: String,
+        /// The image on record.
+        image: String,
+    },
+    /// The engine failed.
+    #[error(transparent)]
+    Docker(#[from] swe_forge_docker::DockerError),
+    /// The repository or its base commit could not be read.
+    #[error(transparent)]
+    Git(#[from] swe_forge_git::GitError),
+    /// No recipe fits the instance.
+    #[error(transparent)]
+    NoRecipe(#[from] NoRecipe),
+    /// An extra source of the recipe could not be found.
+    #[error(transparent)]
+    ExtraSource(#[from] ValidateError),
+    /// The rebuild failed for reasons of the repository or recipe.
+    #[error("{instance_id}: the rebuild failed: {detail}")]
+    Rebuild {
+        /// The instance.
+        instance_id: String,
+        /// What failed.
+        detail: String,
+    },
+    /// The engine failed while rebuilding.
+    #[error("{instance_id}: {source}")]
+    RebuildEngine {
+        /// The instance.
+        instance_id: String,
+        /// The engine's error.
+        source: swe_forge_docker::DockerError,
+    },
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_reason_for_no_build_files_is_one_sentence() {
+        assert_eq!(
+            super::NoRecipe::NoBuildFiles.to_string(),
+            "no known build files at the base commit (go.mod or *.go files at the root, Cargo.toml, pom.xml, \
+             package.json, CMakeLists.txt, configure.ac, meson.build, a Makefile with a check or test target); name \
+             a recipe in an override"
+        );
+    }
+}

@@ -338,25 +338,9 @@ pub const COMMIT_TIME_VAR: &str = "SWE_FORGE_COMMIT_TIME";
 /// need its name (a Go module path for code written before go.mod).
 pub const REPO_VAR: &str = "SWE_FORGE_REPO";
 
-/// Seconds since the epoch as `YYYY-MM-DDTHH:MM:SSZ` (days to civil date: H. Hinnant's algorithm).
-pub(crate) fn rfc3339_utc(secs: i64) -> String {
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
-}
-
 /// The committer time of `sha` (UTC, RFC 3339).
 fn commit_time(repo: &SourceRepo, sha: &str) -> Result<String, ImageFailure> {
-    Ok(rfc3339_utc(repo.commit(sha)?.time().seconds()))
+    Ok(swe_forge_core::rfc3339_utc(repo.commit(sha)?.time().seconds()))
 }
 
 /// The setup script of a recipe for the tree of a commit made at `commit_time` in repository
@@ -724,7 +708,7 @@ fn parse_sha256sums(text: &str) -> BTreeMap<String, String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{parse_sha256sums, rfc3339_utc, source_dockerfile, version_script};
+    use super::{parse_sha256sums, source_dockerfile, version_script};
     use swe_forge_recipes::Toolchain;
 
     #[test]
@@ -748,17 +732,6 @@ mod tests {
         assert!(script.ends_with("dpkg-query -W -f='${Package} ${Version}\\n' json-test-data"), "{script}");
         t.version_command.clear();
         assert!(version_script(&t).starts_with("dpkg-query"));
-    }
-
-    #[test]
-    fn commit_times_are_rfc3339_utc() {
-        assert_eq!(rfc3339_utc(0), "1970-01-01T00:00:00Z");
-        assert_eq!(rfc3339_utc(1_704_067_200), "2024-01-01T00:00:00Z");
-        // A leap day, and the serde PR of the devset (2024-08-13).
-        assert_eq!(rfc3339_utc(1_709_251_199), "2024-02-29T23:59:59Z");
-        assert_eq!(rfc3339_utc(1_723_507_200 + 9 * 3600 + 5 * 60 + 7), "2024-08-13T09:05:07Z");
-        assert_eq!(rfc3339_utc(951_782_400), "2000-02-29T00:00:00Z");
-        assert_eq!(rfc3339_utc(-1), "1969-12-31T23:59:59Z");
     }
 
     #[test]

@@ -27,7 +27,7 @@ mod validator;
 mod verify;
 
 pub use driver::{Done, Sink, Stopped, drive};
-pub use error::ValidateError;
+pub use error::{NoRecipe, ValidateError, VerifyError};
 pub use evaluate::{
     EVAL_LABEL, Evaluation, MAX_PATCH_BYTES, Outcome, Prediction, Summary, evaluable, hostile_patch_reason,
 };

@@ -19,8 +19,9 @@ use swe_forge_recipes::{
 };
 use tokio::sync::OnceCell;
 
+use crate::error::NoRecipe;
 use crate::grading::grade::{GradeInput, Parsers, grade};
-use crate::images::{BuildMode, ImageFailure, ImageRequest, InstanceImage, rfc3339_utc};
+use crate::images::{BuildMode, ImageFailure, ImageRequest, InstanceImage};
 use crate::phases::{
     APPLY_FAILED_EXIT, APPLY_FAILED_MARKER, EXIT_MARKER, FIX_PATCH, RESULTS_DIR, TEST_PATCH, command_ms, script,
 };
@@ -174,7 +175,7 @@ pub struct Validator {
 }
 
 impl Validator {
-    /// A validator; fails when an override names an unknown language or parser.
+    /// A validator; fails when an override names an unknown recipe or toolchain.
     pub fn new(engine: Engine, settings: Settings, reporter: Arc<dyn Reporter>) -> Result<Validator, ValidateError> {
         for (repo, o) in &settings.overrides {
             swe_forge_recipes::check_override(o).map_err(|e| match e {
@@ -377,8 +378,9 @@ impl Validator {
             .map_err(|e| reject(RejectReason::RepoUnavailable, e.to_string()))?;
         check_patches(&repo, &inst.base.sha, checks)?;
 
-        let Resolved { mut recipe, mut toolchain, detection, mut choice, command_notes } =
-            self.resolve_recipe(&repo, inst).map_err(|detail| reject(RejectReason::UnsupportedEnvironment, detail))?;
+        let Resolved { mut recipe, mut toolchain, detection, mut choice, command_notes } = self
+            .resolve_recipe(&repo, inst)
+            .map_err(|e| reject(RejectReason::UnsupportedEnvironment, e.to_string()))?;
         // A toolchain the search took after a base run that failed because of the chosen one.
         if let Some((tool, c)) = preset {
             let t =
@@ -389,10 +391,10 @@ impl Validator {
         }
         inst.lang = Some(recipe.language.clone());
         meta.test_command = Some(recipe.test_command.clone());
-        meta.parser = Some(recipe.parser.clone());
-        meta.results_parser = recipe.results_parser.clone();
-        let parsers = Parsers::named(&recipe.parser, recipe.results_parser.as_deref())
-            .and_then(|p| p.for_repository(&inst.org, &inst.repo))
+        meta.parser = Some(recipe.parser.name().to_owned());
+        meta.results_parser = recipe.results_parser.map(|p| p.name().to_owned());
+        let parsers = Parsers::new(recipe.parser, recipe.results_parser)
+            .for_repository(&inst.org, &inst.repo)
             .map_err(|e| reject(RejectReason::UnsupportedEnvironment, e.to_string()))?;
 
         let extras = crate::resolve_extra_sources(&self.settings.repos_root, &recipe.extra_sources)
@@ -644,19 +646,17 @@ impl Validator {
 
     /// Recipe (override > detection), its toolchain (the version chosen for the instance, unless
     /// an override names one), with overrides applied.
-    pub(crate) fn resolve_recipe(&self, repo: &SourceRepo, inst: &Instance) -> Result<Resolved, String> {
+    pub(crate) fn resolve_recipe(&self, repo: &SourceRepo, inst: &Instance) -> Result<Resolved, NoRecipe> {
         let key = format!("{}/{}", inst.org, inst.repo);
         let over = self.settings.overrides.get(&key).cloned().unwrap_or_default();
         let detection = detect(repo, &inst.base.sha);
         let name = match (over.forced_recipe(inst), &detection.recipe, &detection.unsupported) {
             (Some(n), _, _) => n,
-            (None, _, Some(why)) => return Err(why.clone()),
+            (None, _, Some(why)) => return Err(NoRecipe::Unsupported(why.clone())),
             (None, Some(n), None) => n.clone(),
-            (None, None, None) => {
-                return Err("no known build files at the base commit (go.mod or *.go files at the root, Cargo.toml, pom.xml, package.json, CMakeLists.txt, configure.ac, meson.build, a Makefile with a check or test target); name a recipe in an override".into());
-            }
+            (None, None, None) => return Err(NoRecipe::NoBuildFiles),
         };
-        let mut recipe = Recipe::named(&name).map_err(|e| e.to_string())?;
+        let mut recipe = Recipe::named(&name)?;
         if let (None, Some(l)) = (over.forced_recipe(inst), &detection.language) {
             recipe.language.clone_from(l);
         }
@@ -680,7 +680,7 @@ impl Validator {
             c.overridden = recipe.toolchain != c.toolchain;
         }
         let command_notes = self.test_command(repo, inst, &mut recipe);
-        let toolchain = Toolchain::named(&recipe.toolchain).map_err(|e| e.to_string())?;
+        let toolchain = Toolchain::named(&recipe.toolchain)?;
         Ok(Resolved { toolchain: effective_toolchain(toolchain, &recipe), recipe, detection, choice, command_notes })
     }
 
@@ -748,8 +748,8 @@ impl Validator {
                 },
             ));
         }
-        let day = rfc3339_utc(repo.commit(&inst.base.sha).ok()?.time().seconds())[..10].to_owned();
-        let c = swe_forge_recipes::choose(&self.releases, tool, &detection.requests, &day, &recipe.toolchain)?;
+        let day = swe_forge_core::Day::of_second(repo.commit(&inst.base.sha).ok()?.time().seconds());
+        let c = swe_forge_recipes::choose(&self.releases, tool, &detection.requests, day, &recipe.toolchain)?;
         Some((
             tool,
             ToolchainChoice {

@@ -7,6 +7,7 @@ use swe_forge_core::Instance;
 use swe_forge_git::SourceRepo;
 
 use crate::Validator;
+use crate::error::VerifyError;
 use crate::images::{BuildMode, ImageFailure, ImageRequest};
 
 /// The outcome of rebuilding one instance image.
@@ -39,16 +40,17 @@ impl VerifyReport {
 impl Validator {
     /// Rebuilds the image of a validated record and compares it with the one on record; the
     /// rebuilt image is removed afterwards.
-    pub async fn verify_image(&self, inst: &Instance) -> Result<VerifyReport, String> {
+    pub async fn verify_image(&self, inst: &Instance) -> Result<VerifyReport, VerifyError> {
+        let instance_id = || inst.instance_id.clone();
         let original = inst
             .swe_forge
             .as_ref()
             .and_then(|m| m.image.clone())
-            .ok_or_else(|| format!("{}: the record names no image (was it validated?)", inst.instance_id))?;
-        if self.engine.image_id(&original).await.map_err(|e| e.to_string())?.is_none() {
-            return Err(format!("{}: image {original} is not in the engine", inst.instance_id));
+            .ok_or_else(|| VerifyError::NoImage { instance_id: instance_id() })?;
+        if self.engine.image_id(&original).await?.is_none() {
+            return Err(VerifyError::NotInEngine { instance_id: instance_id(), image: original });
         }
-        let repo = SourceRepo::locate(&self.settings.repos_root, &inst.org, &inst.repo).map_err(|e| e.to_string())?;
+        let repo = SourceRepo::locate(&self.settings.repos_root, &inst.org, &inst.repo)?;
         let crate::validator::Resolved { recipe, toolchain, .. } = self.resolve_recipe(&repo, inst)?;
         // The environment commit on record, so that the same layers are rebuilt.
         let env_commit = inst
@@ -58,8 +60,7 @@ impl Validator {
             .map(|p| p.env_commit.clone())
             .filter(|c| !c.is_empty())
             .unwrap_or_else(|| self.env_commit(inst));
-        let extras = crate::resolve_extra_sources(&self.settings.repos_root, &recipe.extra_sources)
-            .map_err(|e| e.to_string())?;
+        let extras = crate::resolve_extra_sources(&self.settings.repos_root, &recipe.extra_sources)?;
         let req = ImageRequest {
             repo: &repo,
             inst,
@@ -71,11 +72,15 @@ impl Validator {
         };
         let rebuilt = match self.instance_image(&req).await {
             Ok(img) => img,
-            Err(ImageFailure::Build(d)) => return Err(format!("{}: the rebuild failed: {d}", inst.instance_id)),
-            Err(ImageFailure::Infra(e)) => return Err(format!("{}: {e}", inst.instance_id)),
+            Err(ImageFailure::Build(detail)) => {
+                return Err(VerifyError::Rebuild { instance_id: instance_id(), detail });
+            }
+            Err(ImageFailure::Infra(source)) => {
+                return Err(VerifyError::RebuildEngine { instance_id: instance_id(), source });
+            }
         };
-        let a = self.engine.image_files(&original).await.map_err(|e| e.to_string());
-        let b = self.engine.image_files(&rebuilt.tag).await.map_err(|e| e.to_string());
+        let a = self.engine.image_files(&original).await;
+        let b = self.engine.image_files(&rebuilt.tag).await;
         for tag in [&rebuilt.tag, &rebuilt.env.tag, &rebuilt.source_tag] {
             let _ = self.engine.remove_image(tag).await;
         }

@@ -55,15 +55,15 @@ pub struct Parsers {
 }
 
 impl Parsers {
-    /// The parsers named `log` and `results` (Go subtests keep full names); an unknown name is
-    /// an error.
+    /// The parsers `log` and `results` (Go subtests keep full names).
+    pub fn new(log: Framework, results: Option<Framework>) -> Parsers {
+        Parsers { log, results, go_subtests: GoSubtests::Full }
+    }
+
+    /// The parsers named `log` and `results`, as a record names them; an unknown name is an error.
     pub fn named(log: &str, results: Option<&str>) -> Result<Parsers, ParsersError> {
         let framework = |n: &str| Framework::from_str(n).map_err(ParsersError::Unknown);
-        Ok(Parsers {
-            log: framework(log)?,
-            results: results.map(framework).transpose()?,
-            go_subtests: GoSubtests::Full,
-        })
+        Ok(Parsers::new(framework(log)?, results.map(framework).transpose()?))
     }
 
     /// These parsers with the Multi-SWE-bench naming of repository `org/repo`, from the built-in

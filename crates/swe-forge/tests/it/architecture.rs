@@ -1,5 +1,6 @@
 //! ARCHITECTURE.md stays true: its dependency graph is the one the crates' Cargo.toml files say,
-//! every source file has a module doc, core links only serde and thiserror, and the file stays short.
+//! every source file has a module doc, core links only serde, thiserror and jiff (and is the only
+//! crate that links jiff), and the file stays short.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -150,9 +151,9 @@ fn recipes_link_no_docker() {
 }
 
 /// Core is plain data: serde types and pure functions, so every stage can use it without linking
-/// git2, bollard, parquet or octocrab.
+/// git2, bollard, parquet or octocrab. Its dates (jiff) are everyone's: no other crate links jiff.
 #[test]
-fn core_links_only_serde_and_thiserror() {
+fn core_links_only_serde_thiserror_and_jiff() {
     let manifest = std::fs::read_to_string(root().join("crates/swe-forge-core/Cargo.toml")).unwrap();
     let mut section = "";
     let mut deps = Vec::new();
@@ -165,9 +166,15 @@ fn core_links_only_serde_and_thiserror() {
             deps.push(name.to_owned());
         }
     }
-    let allowed = ["serde", "serde_json", "serde_path_to_error", "thiserror"];
+    let allowed = ["jiff", "serde", "serde_json", "serde_path_to_error", "thiserror"];
     let extra: Vec<&String> = deps.iter().filter(|d| !allowed.contains(&d.as_str())).collect();
-    assert!(!deps.is_empty() && extra.is_empty(), "core links {extra:?} (of {deps:?})");
+    assert!(deps.contains(&"jiff".to_owned()) && extra.is_empty(), "core links {extra:?} (of {deps:?})");
+    for entry in std::fs::read_dir(root().join("crates")).unwrap().flatten() {
+        let Ok(text) = std::fs::read_to_string(entry.path().join("Cargo.toml")) else { continue };
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let links_jiff = text.lines().any(|l| l.starts_with("jiff"));
+        assert!(name == "swe-forge-core" || !links_jiff, "{name} links jiff: dates go through swe-forge-core");
+    }
 }
 
 /// ARCHITECTURE.md stays a short map (at most 1,800 words); details belong next to the code.
