@@ -17,6 +17,7 @@ mod reporter;
 mod resumable;
 mod settings;
 mod ship;
+mod synthetic;
 mod terminal;
 mod validation;
 

@@ -532,7 +532,7 @@ mod tests {
     fn every_configuration_holds_its_records_in_order() {
         let records: Vec<Instance> = (0..60)
             .map(|i| {
-                let mut r = crate::commands::bench::synthetic_record(i);
+                let mut r = crate::synthetic::synthetic_record(i);
                 r.lang = Some(if i % 3 == 0 { "go" } else { "rust" }.to_owned());
                 r
             })
