@@ -1,6 +1,6 @@
 //! `swe-forge bench overhead`: the harness overhead of validation once images exist; `swe-forge
 //! bench runs`: the fixed cost of one test run, step by step; `swe-forge bench scale`: time and
-//! peak memory of `export` or `curate` on synthetic datasets of growing size.
+//! peak memory of dataset commands (export, curate, report, publish, regrade) on synthetic datasets.
 //!
 //! Overhead: each instance runs one at a time (`jobs = 1`) so that wall time and the time inside
 //! the test commands (measured in the containers, `PhaseRun::command_ms`) add up; overhead = wall
