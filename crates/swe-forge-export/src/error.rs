@@ -126,3 +126,26 @@ impl From<swe_forge_fs::OutputError> for ExportError {
         ExportError::Io { path: e.path, source: e.source }
     }
 }
+
+/// Why a record cannot be a Harbor task.
+#[derive(Debug, thiserror::Error)]
+pub enum NotATask {
+    /// The record has no `swe_forge` block.
+    #[error("not validated by swe-forge (no `swe_forge` block)")]
+    NotValidated,
+    /// The record names no instance image.
+    #[error("has no instance image (`swe_forge.image`)")]
+    NoImage,
+    /// Nothing pins the image: no registry digest and no content id.
+    #[error("has neither `swe_forge.registry_image` nor `swe_forge.image_id` to pin its image")]
+    Unpinned,
+    /// The id cannot be a folder name on every system.
+    #[error("its id is not a portable folder name ([A-Za-z0-9._-], starting with a letter or digit)")]
+    IdNotPortable,
+    /// A test id would break the one-id-a-line test lists.
+    #[error("test id {0:?} has a line break")]
+    LineBreak(String),
+    /// task.toml could not be written.
+    #[error("task.toml: {0}")]
+    TaskToml(#[from] toml::ser::Error),
+}

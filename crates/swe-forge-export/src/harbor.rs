@@ -25,6 +25,7 @@ use serde::Serialize;
 use swe_forge_core::{ForgeMeta, Instance, PatchShape};
 
 use crate::ExportError;
+use crate::error::NotATask;
 use crate::swebench::{RESULTS_SCRIPT, names_table, problem_statement};
 use crate::table::Producer;
 
@@ -152,24 +153,24 @@ impl HarborTask {
         inst: &Instance,
         names: Option<&BTreeMap<String, String>>,
         producer: &Producer,
-    ) -> Result<HarborTask, String> {
-        let meta = inst.swe_forge.as_ref().ok_or("not validated by swe-forge (no `swe_forge` block)")?;
-        let image = meta.image.as_deref().ok_or("has no instance image (`swe_forge.image`)")?;
+    ) -> Result<HarborTask, NotATask> {
+        let meta = inst.swe_forge.as_ref().ok_or(NotATask::NotValidated)?;
+        let image = meta.image.as_deref().ok_or(NotATask::NoImage)?;
         let from = match (&meta.registry_image, &meta.image_id) {
             (Some(pinned), _) => pinned.clone(),
             (None, Some(id)) if id.starts_with("sha256:") => id.clone(),
-            _ => return Err("has neither `swe_forge.registry_image` nor `swe_forge.image_id` to pin its image".into()),
+            _ => return Err(NotATask::Unpinned),
         };
         if !inst.instance_id.chars().all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))
             || !inst.instance_id.starts_with(|c: char| c.is_ascii_alphanumeric())
         {
-            return Err("its id is not a portable folder name ([A-Za-z0-9._-], starting with a letter or digit)".into());
+            return Err(NotATask::IdNotPortable);
         }
-        let list = |keys: Vec<&String>| -> Result<String, String> {
+        let list = |keys: Vec<&String>| -> Result<String, NotATask> {
             let mut s = String::new();
             for k in keys {
                 if k.contains(['\n', '\r']) {
-                    return Err(format!("test id {k:?} has a line break"));
+                    return Err(NotATask::LineBreak(k.clone()));
                 }
                 s.push_str(k);
                 s.push('\n');
@@ -182,7 +183,7 @@ impl HarborTask {
         let results_parser = meta.results_parser.as_deref().unwrap_or("");
         let name = format!("{}/{}", inst.org, inst.instance_id);
         let toml = task_toml(inst, meta, &name, image, producer);
-        let task_toml = toml::to_string(&toml).map_err(|e| format!("task.toml: {e}"))?;
+        let task_toml = toml::to_string(&toml)?;
         let mut files = BTreeMap::new();
         files.insert("instruction.md".to_owned(), instruction(inst));
         files.insert("task.toml".to_owned(), task_toml);
@@ -411,7 +412,7 @@ impl HarborWriter {
             return Err(ExportError::Instance { id: id.clone(), message: "is in the records twice".into() });
         }
         let task = HarborTask::from_instance(inst, names, &self.producer)
-            .map_err(|message| ExportError::Instance { id: id.clone(), message })?;
+            .map_err(|e| ExportError::Instance { id: id.clone(), message: e.to_string() })?;
         for (rel, text) in &task.files {
             let path = self.staging.path().join(id).join(rel);
             if let Some(p) = path.parent() {
@@ -574,17 +575,27 @@ mod tests {
     fn instances_that_cannot_be_tasks_are_refused_by_name() {
         let mut no_image = record();
         no_image.swe_forge.as_mut().unwrap().image = None;
-        assert!(HarborTask::from_instance(&no_image, None, &producer()).unwrap_err().contains("no instance image"));
+        assert!(
+            HarborTask::from_instance(&no_image, None, &producer())
+                .unwrap_err()
+                .to_string()
+                .contains("no instance image")
+        );
         let mut unpinned = record();
         unpinned.swe_forge.as_mut().unwrap().image_id = None;
-        assert!(HarborTask::from_instance(&unpinned, None, &producer()).unwrap_err().contains("to pin its image"));
+        assert!(
+            HarborTask::from_instance(&unpinned, None, &producer())
+                .unwrap_err()
+                .to_string()
+                .contains("to pin its image")
+        );
         let mut odd_id = record();
         odd_id.instance_id = "../o__r-7".into();
-        assert!(HarborTask::from_instance(&odd_id, None, &producer()).unwrap_err().contains("folder name"));
+        assert!(HarborTask::from_instance(&odd_id, None, &producer()).unwrap_err().to_string().contains("folder name"));
         let mut broken = record();
         let t = broken.fixed_tests.remove("p::TestB").unwrap();
         broken.fixed_tests.insert("p::Test\nB".into(), t);
-        assert!(HarborTask::from_instance(&broken, None, &producer()).unwrap_err().contains("line break"));
+        assert!(HarborTask::from_instance(&broken, None, &producer()).unwrap_err().to_string().contains("line break"));
     }
 
     #[test]

@@ -17,7 +17,7 @@ mod swebench;
 mod table;
 mod tests_table;
 
-pub use error::ExportError;
+pub use error::{ExportError, NotATask};
 pub use harbor::{HARBOR_MANIFEST, HarborManifest, HarborTask, HarborWriter, write_harbor_dir};
 pub use instances::{
     INSTANCE_COLUMNS, INSTANCES_TABLE, InstancesWriter, read_instances_parquet, write_instances_parquet,

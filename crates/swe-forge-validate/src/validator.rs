@@ -423,37 +423,8 @@ impl Validator {
             &self.settings.repos_root,
             &inst.org,
         ));
-        let env_commit = self.env_commit(inst);
-        // Engine failures (a restart mid-build) are retried with backoff, as runs are.
-        let mut delay = Duration::from_secs(2);
-        let mut tries = 0;
-        let image = loop {
-            let req = ImageRequest {
-                repo: &repo,
-                inst,
-                recipe: &recipe,
-                toolchain: &toolchain,
-                env_commit: &env_commit,
-                extras: &extras,
-                mode: BuildMode::Reuse,
-            };
-            match self.instance_image(&req).await {
-                Ok(x) => break x,
-                Err(ImageFailure::Build(detail)) => {
-                    self.after_failed_build(&id, detail, &mut recipe, &mut toolchain, &mut choice)?;
-                }
-                Err(ImageFailure::Infra(e)) if tries < self.settings.infra_retries => {
-                    self.pause_before_retry(&id, &error_chain(&e), &mut tries, &mut delay, &mut meta.warnings).await;
-                }
-                Err(ImageFailure::Infra(e)) => return Err(reject(RejectReason::Infrastructure, error_chain(&e))),
-            }
-        };
-        if let Some((tool, c)) = &choice
-            && !c.attempts.is_empty()
-        {
-            let key = (format!("{}/{}", inst.org, inst.repo), *tool);
-            self.worked.lock().unwrap_or_else(|e| e.into_inner()).insert(key, c.toolchain.clone());
-        }
+        let building = Building { recipe: &mut recipe, toolchain: &mut toolchain, choice: &mut choice };
+        let image = self.build_image(&repo, inst, &extras, building, &mut meta.warnings).await?;
         meta.image = Some(image.tag.clone());
         meta.image_id = self.engine.image_id(&image.tag).await.ok().flatten();
         meta.warnings.extend(image.warnings.iter().cloned());
@@ -469,6 +440,46 @@ impl Validator {
             choice,
             command_notes,
         })
+    }
+
+    /// The instance image of `inst`, made or reused. A build that fails because of the toolchain
+    /// moves `building` on to the next one the search gives; engine failures (a restart
+    /// mid-build) are retried with backoff, as runs are. A toolchain found by a search is kept for
+    /// the repository's later instances.
+    async fn build_image(
+        &self,
+        repo: &SourceRepo,
+        inst: &Instance,
+        extras: &[crate::ResolvedExtraSource],
+        building: Building<'_>,
+        warnings: &mut Vec<String>,
+    ) -> Result<InstanceImage, Rejection> {
+        let Building { recipe, toolchain, choice } = building;
+        let id = &inst.instance_id;
+        let env_commit = self.env_commit(inst);
+        let mut delay = Duration::from_secs(2);
+        let mut tries = 0;
+        let image = loop {
+            let req =
+                ImageRequest { repo, inst, recipe, toolchain, env_commit: &env_commit, extras, mode: BuildMode::Reuse };
+            match self.instance_image(&req).await {
+                Ok(x) => break x,
+                Err(ImageFailure::Build(detail)) => self.after_failed_build(id, detail, recipe, toolchain, choice)?,
+                Err(ImageFailure::Infra(e)) if tries < self.settings.infra_retries => {
+                    self.pause_before_retry(id, &error_chain(&e), &mut tries, &mut delay, warnings).await;
+                }
+                Err(ImageFailure::Infra(e)) => {
+                    return Err(Rejection::new(RejectReason::Infrastructure, error_chain(&e)));
+                }
+            }
+        };
+        if let Some((tool, c)) = choice.as_ref()
+            && !c.attempts.is_empty()
+        {
+            let key = (format!("{}/{}", inst.org, inst.repo), *tool);
+            self.worked.lock().unwrap_or_else(|e| e.into_inner()).insert(key, c.toolchain.clone());
+        }
+        Ok(image)
     }
 
     /// Where an instance's image came from: recipe, toolchain and its versions, lockfiles, trees.
@@ -852,6 +863,13 @@ fn with_attempts(detail: String, choice: Option<&(Tool, ToolchainChoice)>) -> St
         }
         _ => detail,
     }
+}
+
+/// What a failed build may change: the recipe, its toolchain and the toolchain choice.
+struct Building<'a> {
+    recipe: &'a mut Recipe,
+    toolchain: &'a mut Toolchain,
+    choice: &'a mut Option<(Tool, ToolchainChoice)>,
 }
 
 /// The recipe of an instance and what decided its toolchain.

@@ -242,18 +242,7 @@ impl Validator {
         ev: &mut Evaluation,
         mode: &Mode,
     ) -> Result<(), (Outcome, String)> {
-        if pred.patch.trim().is_empty() && !mode.run_empty {
-            return Err((Outcome::EmptyPatch, "the prediction has no patch".into()));
-        }
-        if let Some(why) = hostile_patch_reason(&pred.patch) {
-            return Err((Outcome::UnsafePatch, why));
-        }
-        if !evaluable(inst) {
-            return Err((
-                Outcome::Error,
-                "the record is not an accepted instance with FAIL_TO_PASS tests; evaluate validated datasets".into(),
-            ));
-        }
+        admissible(inst, pred, mode)?;
         let (patch, dropped) = drop_test_changes(&pred.patch);
         ev.dropped_files = dropped;
         let pred = &Prediction { patch, ..pred.clone() };
@@ -329,26 +318,56 @@ impl Validator {
             }
         };
         let verdict = grade_prediction(attempts, inst.fixed_tests.keys(), inst.p2p_tests.keys());
-        ev.outcome = match (&timed_out, verdict.resolved, check) {
-            (Some(t), false, _) => {
-                ev.detail = Some(t.clone());
-                Outcome::Timeout
-            }
-            // A run that claims a FAIL_TO_PASS test passes but cannot tell a failing test from a
-            // passing one (or lost the canaries) vouches for nothing.
-            (None, _, Some(Check::Wrong(what))) if !verdict.f2p_passed.is_empty() => {
-                ev.detail = Some(format!("canaries: {what}; the run's results are not the tests' own"));
-                Outcome::Tampered
-            }
-            (_, true, _) => Outcome::Resolved,
-            (None, false, Some(Check::Wrong(what))) => {
-                meta.warnings.push(format!("canaries: {what} (no FAIL_TO_PASS test passed either)"));
-                Outcome::Unresolved
-            }
-            (None, false, _) => Outcome::Unresolved,
-        };
+        ev.outcome = final_outcome(&verdict, timed_out, check, &mut ev.detail, &mut meta.warnings);
         ev.verdict = Some(verdict);
         Ok(())
+    }
+}
+
+/// Whether a prediction can be evaluated at all: it has a patch (unless empty ones run), the
+/// patch stays in the repository, and the record is an accepted instance with FAIL_TO_PASS tests.
+fn admissible(inst: &Instance, pred: &Prediction, mode: &Mode) -> Result<(), (Outcome, String)> {
+    if pred.patch.trim().is_empty() && !mode.run_empty {
+        return Err((Outcome::EmptyPatch, "the prediction has no patch".into()));
+    }
+    if let Some(why) = hostile_patch_reason(&pred.patch) {
+        return Err((Outcome::UnsafePatch, why));
+    }
+    if !evaluable(inst) {
+        return Err((
+            Outcome::Error,
+            "the record is not an accepted instance with FAIL_TO_PASS tests; evaluate validated datasets".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// The outcome of a graded prediction, given whether a run timed out and what the canaries said;
+/// the timeout or the canaries' finding goes to `detail` or `warnings`.
+fn final_outcome(
+    verdict: &Verdict,
+    timed_out: Option<String>,
+    check: Option<Check>,
+    detail: &mut Option<String>,
+    warnings: &mut Vec<String>,
+) -> Outcome {
+    match (timed_out, verdict.resolved, check) {
+        (Some(t), false, _) => {
+            *detail = Some(t);
+            Outcome::Timeout
+        }
+        // A run that claims a FAIL_TO_PASS test passes but cannot tell a failing test from a
+        // passing one (or lost the canaries) vouches for nothing.
+        (None, _, Some(Check::Wrong(what))) if !verdict.f2p_passed.is_empty() => {
+            *detail = Some(format!("canaries: {what}; the run's results are not the tests' own"));
+            Outcome::Tampered
+        }
+        (_, true, _) => Outcome::Resolved,
+        (None, false, Some(Check::Wrong(what))) => {
+            warnings.push(format!("canaries: {what} (no FAIL_TO_PASS test passed either)"));
+            Outcome::Unresolved
+        }
+        (None, false, _) => Outcome::Unresolved,
     }
 }
 

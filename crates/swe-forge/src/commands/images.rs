@@ -173,39 +173,8 @@ fn median(mut v: Vec<u64>) -> Option<f64> {
 /// (the engine's sizes), and as its layers travel (uncompressed tar, gzip as a push sends it),
 /// with the time building them took when the records say.
 async fn sizes(engine: &Engine, records: &std::path::Path) -> Result<()> {
-    struct Row {
-        id: String,
-        lang: String,
-        image: String,
-        parent: String,
-        env_image: String,
-        commit: String,
-        build_ms: Option<u64>,
-    }
-    let mut rows = Vec::new();
-    // Environment (or toolchain, for records made before environments) -> (toolchain, instances, build ms).
-    let mut envs: BTreeMap<String, (String, Vec<String>, Option<u64>)> = BTreeMap::new();
     let path = records.to_owned();
-    for inst in off_thread(move || read_records(&path)).await? {
-        let Some(meta) = &inst.swe_forge else { continue };
-        let (Some(image), Some(prov)) = (&meta.image, &meta.provenance) else { continue };
-        let parent = if prov.env_image.is_empty() { &prov.toolchain_image } else { &prov.env_image };
-        rows.push(Row {
-            id: inst.instance_id.clone(),
-            lang: inst.lang.clone().unwrap_or_else(|| "?".to_owned()),
-            image: image.clone(),
-            parent: parent.clone(),
-            env_image: prov.env_image.clone(),
-            commit: prov.env_commit.chars().take(12).collect(),
-            build_ms: prov.image_build_ms,
-        });
-        if !prov.env_image.is_empty() {
-            let e =
-                envs.entry(prov.env_image.clone()).or_insert_with(|| (prov.toolchain_image.clone(), Vec::new(), None));
-            e.1.push(inst.instance_id.clone());
-            e.2 = e.2.or(prov.env_build_ms);
-        }
-    }
+    let (rows, envs) = size_rows(off_thread(move || read_records(&path)).await?);
     // Every layer of the instance images (their environments' and toolchains' included), once.
     let mut present = Vec::new();
     for r in &rows {
@@ -268,6 +237,54 @@ async fn sizes(engine: &Engine, records: &std::path::Path) -> Result<()> {
             }
         }
     }
+    print_medians(&unique, &amortized);
+    Ok(())
+}
+
+/// One instance image of `images sizes`.
+struct SizeRow {
+    id: String,
+    lang: String,
+    image: String,
+    parent: String,
+    env_image: String,
+    commit: String,
+    build_ms: Option<u64>,
+}
+
+/// An environment image -> (its toolchain image, the instances on it, its build time).
+type EnvUse = BTreeMap<String, (String, Vec<String>, Option<u64>)>;
+
+/// The rows of the validated records that name an image, and the environments they share.
+fn size_rows(records: Vec<swe_forge_core::Instance>) -> (Vec<SizeRow>, EnvUse) {
+    let mut rows = Vec::new();
+    let mut envs: EnvUse = BTreeMap::new();
+    for inst in records {
+        let Some(meta) = &inst.swe_forge else { continue };
+        let (Some(image), Some(prov)) = (&meta.image, &meta.provenance) else { continue };
+        let parent = if prov.env_image.is_empty() { &prov.toolchain_image } else { &prov.env_image };
+        rows.push(SizeRow {
+            id: inst.instance_id.clone(),
+            lang: inst.lang.clone().unwrap_or_else(|| "?".to_owned()),
+            image: image.clone(),
+            parent: parent.clone(),
+            env_image: prov.env_image.clone(),
+            commit: prov.env_commit.chars().take(12).collect(),
+            build_ms: prov.image_build_ms,
+        });
+        if !prov.env_image.is_empty() {
+            let e =
+                envs.entry(prov.env_image.clone()).or_insert_with(|| (prov.toolchain_image.clone(), Vec::new(), None));
+            e.1.push(inst.instance_id.clone());
+            e.2 = e.2.or(prov.env_build_ms);
+        }
+    }
+    (rows, envs)
+}
+
+/// The median bytes an instance adds (`unique`), and with its share of its environment
+/// (`amortized`).
+fn print_medians(unique: &[Added], amortized: &[Added]) {
     let medians = |v: &[Added]| {
         (
             mib(median(v.iter().map(|a| a.disk).collect()).unwrap_or(0.0) as u64),
@@ -276,17 +293,16 @@ async fn sizes(engine: &Engine, records: &std::path::Path) -> Result<()> {
         )
     };
     if !unique.is_empty() {
-        let (disk, tar, gzip) = medians(&unique);
+        let (disk, tar, gzip) = medians(unique);
         outln!(
             "\nmedian bytes an instance adds on top of its environment: {disk:.1} MiB over {} instances (tar {tar:.1} MiB, gzip {gzip:.1} MiB)",
             unique.len()
         );
     }
     if !amortized.is_empty() {
-        let (disk, tar, gzip) = medians(&amortized);
+        let (disk, tar, gzip) = medians(amortized);
         outln!("median with its share of the environment: {disk:.1} MiB (tar {tar:.1} MiB, gzip {gzip:.1} MiB)");
     }
-    Ok(())
 }
 
 fn secs(ms: Option<u64>) -> String {

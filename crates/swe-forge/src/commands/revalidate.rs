@@ -26,6 +26,7 @@ use swe_forge_agree::{
 };
 use swe_forge_core::{Instance, TestResult};
 use swe_forge_docker::Engine;
+use swe_forge_logparse::Naming;
 use swe_forge_recipes::plan_env_commits;
 use swe_forge_store::{RunRow, Store};
 use swe_forge_validate::{Done, Settings};
@@ -87,14 +88,7 @@ pub async fn revalidate_command(args: RevalidateArgs) -> Result<()> {
     let new_store = !store_path.exists();
     let mut store = Store::open_writer(&store_path)?;
     if new_store && progress.exists() {
-        let file = std::fs::File::open(&progress).with_context(|| format!("opening {}", progress.display()))?;
-        let earlier = swe_forge_core::read_jsonl_log(std::io::BufReader::new(file))
-            .with_context(|| format!("reading {}", progress.display()))?;
-        let by_id: HashMap<&str, &Instance> = published.iter().map(|p| (p.instance_id.as_str(), p)).collect();
-        for r in earlier.iter().filter(|r| by_id.contains_key(r.instance_id.as_str())) {
-            store.enqueue(&[to_candidate(by_id[r.instance_id.as_str()])])?;
-            store.finish(r, &[])?;
-        }
+        take_over_log(&mut store, &progress, &published)?;
     }
     if args.fresh && !args.report_only {
         store.requeue(&published.iter().map(|r| r.instance_id.clone()).collect::<Vec<_>>())?;
@@ -135,24 +129,8 @@ pub async fn revalidate_command(args: RevalidateArgs) -> Result<()> {
     drop(files);
 
     let sizes = image_sizes(&ours).await;
-    let mut rows: Vec<InstanceAgreement> = Vec::new();
-    let mut rederived: Vec<Instance> = Vec::new();
-    for p in &published {
-        let Some(o) = ours.get(&p.instance_id) else {
-            rows.push(InstanceAgreement::pending(p, profile.naming));
-            continue;
-        };
-        let logs = read_logs(&work_dir, o);
-        let (mut row, record) = agree(Revalidated { published: p, ours: o, logs: logs.as_ref() }, profile.naming);
-        row.image.build_ms = timings.get(&p.instance_id).copied();
-        if let Some(size) = sizes.get(&p.instance_id) {
-            row.image.unique_bytes = Some(size.instance);
-            row.image.environment.clone_from(&size.environment);
-            row.image.environment_bytes = size.environment_bytes;
-        }
-        rows.push(row);
-        rederived.extend(record);
-    }
+    let ours = Ours { records: &ours, sizes: &sizes, timings: &timings, work_dir: &work_dir };
+    let (rows, rederived) = agreement_rows(&published, &ours, profile.naming);
     let mut report = AgreementReport::new(&profile.name, profile.naming, rows);
     report.commands = profile.commands();
     write_file(&out.join("rederived.jsonl"), &{
@@ -162,24 +140,76 @@ pub async fn revalidate_command(args: RevalidateArgs) -> Result<()> {
     })?;
     write_file(&out.join("agreement.json"), &serde_json::to_vec_pretty(&report)?)?;
     write_file(&out.join("agreement.md"), agreement_markdown(&report).as_bytes())?;
+    let others = read_reports(&args.compare)?;
+    let all: Vec<&AgreementReport> = std::iter::once(&report).chain(&others).collect();
+    write_file(&out.join("environments.md"), environments_markdown(&all).as_bytes())?;
+    print_summary(&report);
+    stopped.map_or(Ok(()), |e| Err(e.into()))
+}
+
+/// Takes over the results of an output folder from before the state store: each record of
+/// `progress` (the append-only log) that is among `published` is entered as finished.
+fn take_over_log(store: &mut Store, progress: &Path, published: &[Instance]) -> Result<()> {
+    let file = std::fs::File::open(progress).with_context(|| format!("opening {}", progress.display()))?;
+    let earlier = swe_forge_core::read_jsonl_log(std::io::BufReader::new(file))
+        .with_context(|| format!("reading {}", progress.display()))?;
+    let by_id: HashMap<&str, &Instance> = published.iter().map(|p| (p.instance_id.as_str(), p)).collect();
+    for r in earlier.iter().filter(|r| by_id.contains_key(r.instance_id.as_str())) {
+        store.enqueue(&[to_candidate(by_id[r.instance_id.as_str()])])?;
+        store.finish(r, &[])?;
+    }
+    Ok(())
+}
+
+/// What this run knows of its own results: the records, image sizes, build times and where the
+/// logs are.
+struct Ours<'a> {
+    records: &'a HashMap<String, Instance>,
+    sizes: &'a HashMap<String, Sizes>,
+    timings: &'a HashMap<String, u64>,
+    work_dir: &'a Path,
+}
+
+/// One agreement row per published record (pending when not re-validated yet), and the records
+/// re-derived from our runs.
+fn agreement_rows(published: &[Instance], ours: &Ours<'_>, naming: Naming) -> (Vec<InstanceAgreement>, Vec<Instance>) {
+    let mut rows: Vec<InstanceAgreement> = Vec::new();
+    let mut rederived: Vec<Instance> = Vec::new();
+    for p in published {
+        let Some(o) = ours.records.get(&p.instance_id) else {
+            rows.push(InstanceAgreement::pending(p, naming));
+            continue;
+        };
+        let logs = read_logs(ours.work_dir, o);
+        let (mut row, record) = agree(Revalidated { published: p, ours: o, logs: logs.as_ref() }, naming);
+        row.image.build_ms = ours.timings.get(&p.instance_id).copied();
+        if let Some(size) = ours.sizes.get(&p.instance_id) {
+            row.image.unique_bytes = Some(size.instance);
+            row.image.environment.clone_from(&size.environment);
+            row.image.environment_bytes = size.environment_bytes;
+        }
+        rows.push(row);
+        rederived.extend(record);
+    }
+    (rows, rederived)
+}
+
+/// The agreement reports given with `--compare`.
+fn read_reports(paths: &[PathBuf]) -> Result<Vec<AgreementReport>> {
     let mut others = Vec::new();
-    for path in &args.compare {
+    for path in paths {
         // Capped: an agreement report is small, and `--compare /dev/zero` must not fill the memory.
         let read = swe_forge_fs::read_capped(path, swe_forge_fs::READ_CAP)
             .with_context(|| format!("reading {}", path.display()))?;
         if read.truncated {
             bail!("{}: over {} MiB, not an agreement report", path.display(), swe_forge_fs::READ_CAP >> 20);
         }
-        let bytes = read.bytes;
         others.push(
-            serde_json::from_slice::<AgreementReport>(&bytes)
+            serde_json::from_slice::<AgreementReport>(&read.bytes)
                 .with_context(|| format!("{} is not an agreement report", path.display()))?,
         );
     }
-    let all: Vec<&AgreementReport> = std::iter::once(&report).chain(&others).collect();
-    write_file(&out.join("environments.md"), environments_markdown(&all).as_bytes())?;
-    print_summary(&report);
-    stopped.map_or(Ok(()), |e| Err(e.into()))
+    Ok(others)
 }
 
 /// The published record without its results, as a candidate for the validator.
