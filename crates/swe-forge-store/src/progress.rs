@@ -245,6 +245,39 @@ impl Store {
         Ok(out)
     }
 
+    /// The ids of the validated records, sorted.
+    pub fn validated_ids(&self) -> Result<Vec<String>, StoreError> {
+        let path = self.path().to_owned();
+        let mut stmt = self
+            .conn
+            .prepare("SELECT instance_id FROM instances WHERE record IS NOT NULL ORDER BY instance_id")
+            .map_err(StoreError::sql(&path))?;
+        let rows = stmt.query_map([], |r| r.get::<_, String>(0)).map_err(StoreError::sql(&path))?;
+        rows.collect::<Result<Vec<_>, _>>().map_err(StoreError::sql(&path))
+    }
+
+    /// The validated record of an instance, when there is one.
+    pub fn result(&self, instance_id: &str) -> Result<Option<Instance>, StoreError> {
+        let path = self.path().to_owned();
+        let json: Option<String> = self
+            .conn
+            .query_row(
+                "SELECT record FROM instances WHERE instance_id = ?1 AND record IS NOT NULL",
+                [instance_id],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(StoreError::sql(&path))?;
+        json.map(|json| {
+            serde_json::from_str(&json).map_err(|e| StoreError::Corrupt {
+                path: path.clone(),
+                instance: instance_id.to_owned(),
+                message: e.to_string(),
+            })
+        })
+        .transpose()
+    }
+
     /// Number of runs stored for an instance.
     pub fn run_count(&self, instance_id: &str) -> Result<u64, StoreError> {
         let path = self.path().to_owned();
@@ -277,12 +310,17 @@ mod tests {
         assert_eq!(todo, [all[1].instance_id.clone(), all[2].instance_id.clone()]);
         assert_eq!(store.enqueue_pending(&all[..3]).unwrap(), [&all[1], &all[2]], "the records themselves");
         assert_eq!(store.validated().unwrap(), vec![all[0].clone()]);
+        assert_eq!(store.validated_ids().unwrap(), [all[0].instance_id.clone()]);
+        assert_eq!(store.result(&all[0].instance_id).unwrap(), Some(all[0].clone()));
+        assert_eq!(store.result(&all[1].instance_id).unwrap(), None, "pending: no result");
+        assert_eq!(store.result("nobody__nothing-1").unwrap(), None);
         assert_eq!(store.stage(&all[0].instance_id).unwrap(), Some(Stage::Validated));
         // A changed candidate starts over.
         let mut changed = all[0].clone();
         changed.fix_patch.push('\n');
         assert_eq!(store.enqueue(&[changed]).unwrap(), [all[0].instance_id.clone()]);
         assert!(store.validated().unwrap().is_empty());
+        assert!(store.validated_ids().unwrap().is_empty() && store.result(&all[0].instance_id).unwrap().is_none());
         assert!(crate::schema::latest() >= 2, "progress tables and reviews");
     }
 

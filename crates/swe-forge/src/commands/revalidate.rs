@@ -97,12 +97,9 @@ pub async fn revalidate_command(args: RevalidateArgs) -> Result<()> {
     let todo: Vec<Instance> =
         if args.report_only { Vec::new() } else { store.enqueue_pending(&candidates)?.into_iter().cloned().collect() };
     let todo_ids: HashSet<&str> = todo.iter().map(|c| c.instance_id.as_str()).collect();
-    let mut ours: HashMap<String, Instance> = store
-        .validated()?
-        .into_iter()
-        .filter(|r| !todo_ids.contains(r.instance_id.as_str()))
-        .map(|r| (r.instance_id.clone(), r))
-        .collect();
+    // The ids of our results; the records stay in the store and are read one at a time.
+    let mut ours: HashSet<String> =
+        store.validated_ids()?.into_iter().filter(|id| !todo_ids.contains(id.as_str())).collect();
     let mut timings: HashMap<String, u64> = read_timings(&timings_path);
     drop(todo_ids);
     if !args.report_only {
@@ -120,7 +117,7 @@ pub async fn revalidate_command(args: RevalidateArgs) -> Result<()> {
             let t = Timing { instance_id: r.instance_id.clone(), build_ms };
             writeln!(timing_file, "{}", serde_json::to_string(&t)?)?;
             timings.insert(t.instance_id, build_ms);
-            ours.insert(r.instance_id.clone(), r);
+            ours.insert(r.instance_id.clone());
             Ok(())
         };
         validator.validate_each(todo, &mut keep).await
@@ -128,16 +125,16 @@ pub async fn revalidate_command(args: RevalidateArgs) -> Result<()> {
     .await?;
     drop(files);
 
-    let sizes = image_sizes(&ours).await;
-    let ours = Ours { records: &ours, sizes: &sizes, timings: &timings, work_dir: &work_dir };
-    let (rows, rederived) = agreement_rows(&published, &ours, profile.naming);
+    let sizes = image_sizes(&store, &ours).await?;
+    let ours = Ours { store: &store, ids: &ours, sizes: &sizes, timings: &timings, work_dir: &work_dir };
+    // The records re-derived from our runs are written as they are made.
+    let rederived_path = out.join("rederived.jsonl");
+    let mut rederived = swe_forge_export::JsonlWriter::create(&rederived_path)
+        .with_context(|| format!("writing {}", rederived_path.display()))?;
+    let rows = agreement_rows(&published, &ours, profile.naming, &mut rederived)?;
+    rederived.finish().with_context(|| format!("writing {}", rederived_path.display()))?;
     let mut report = AgreementReport::new(&profile.name, profile.naming, rows);
     report.commands = profile.commands();
-    write_file(&out.join("rederived.jsonl"), &{
-        let mut buf = Vec::new();
-        swe_forge_core::write_jsonl(&mut buf, &rederived)?;
-        buf
-    })?;
     write_file(&out.join("agreement.json"), &serde_json::to_vec_pretty(&report)?)?;
     write_file(&out.join("agreement.md"), agreement_markdown(&report).as_bytes())?;
     let others = read_reports(&args.compare)?;
@@ -161,27 +158,37 @@ fn take_over_log(store: &mut Store, progress: &Path, published: &[Instance]) -> 
     Ok(())
 }
 
-/// What this run knows of its own results: the records, image sizes, build times and where the
-/// logs are.
+/// What this run knows of its own results: the store that holds the records, their ids, image
+/// sizes, build times and where the logs are.
 struct Ours<'a> {
-    records: &'a HashMap<String, Instance>,
+    store: &'a Store,
+    ids: &'a HashSet<String>,
     sizes: &'a HashMap<String, Sizes>,
     timings: &'a HashMap<String, u64>,
     work_dir: &'a Path,
 }
 
-/// One agreement row per published record (pending when not re-validated yet), and the records
-/// re-derived from our runs.
-fn agreement_rows(published: &[Instance], ours: &Ours<'_>, naming: Naming) -> (Vec<InstanceAgreement>, Vec<Instance>) {
+/// One agreement row per published record (pending when not re-validated yet); the records
+/// re-derived from our runs go to `rederived` as they are made, each of ours read from the store
+/// when its turn comes.
+fn agreement_rows(
+    published: &[Instance],
+    ours: &Ours<'_>,
+    naming: Naming,
+    rederived: &mut swe_forge_export::JsonlWriter,
+) -> Result<Vec<InstanceAgreement>> {
     let mut rows: Vec<InstanceAgreement> = Vec::new();
-    let mut rederived: Vec<Instance> = Vec::new();
     for p in published {
-        let Some(o) = ours.records.get(&p.instance_id) else {
+        let o = match ours.ids.contains(&p.instance_id) {
+            true => ours.store.result(&p.instance_id)?,
+            false => None,
+        };
+        let Some(o) = o else {
             rows.push(InstanceAgreement::pending(p, naming));
             continue;
         };
-        let logs = read_logs(ours.work_dir, o);
-        let (mut row, record) = agree(Revalidated { published: p, ours: o, logs: logs.as_ref() }, naming);
+        let logs = read_logs(ours.work_dir, &o);
+        let (mut row, record) = agree(Revalidated { published: p, ours: &o, logs: logs.as_ref() }, naming);
         row.image.build_ms = ours.timings.get(&p.instance_id).copied();
         if let Some(size) = ours.sizes.get(&p.instance_id) {
             row.image.unique_bytes = Some(size.instance);
@@ -189,9 +196,11 @@ fn agreement_rows(published: &[Instance], ours: &Ours<'_>, naming: Naming) -> (V
             row.image.environment_bytes = size.environment_bytes;
         }
         rows.push(row);
-        rederived.extend(record);
+        if let Some(record) = record {
+            rederived.write(&record)?;
+        }
     }
-    (rows, rederived)
+    Ok(rows)
 }
 
 /// The agreement reports given with `--compare`.
@@ -233,10 +242,11 @@ struct Sizes {
     environment_bytes: Option<u64>,
 }
 
-async fn image_sizes(ours: &HashMap<String, Instance>) -> HashMap<String, Sizes> {
+async fn image_sizes(store: &Store, ours: &HashSet<String>) -> Result<HashMap<String, Sizes>> {
     let mut out = HashMap::new();
-    let Ok(engine) = Engine::connect().await else { return out };
-    for (id, r) in ours {
+    let Ok(engine) = Engine::connect().await else { return Ok(out) };
+    for id in ours {
+        let Some(r) = store.result(id)? else { continue };
         let Some(meta) = &r.swe_forge else { continue };
         let (Some(image), Some(prov)) = (&meta.image, &meta.provenance) else { continue };
         let added = |image: &str, below: &str| {
@@ -253,7 +263,7 @@ async fn image_sizes(ours: &HashMap<String, Instance>) -> HashMap<String, Sizes>
             out.insert(id.clone(), Sizes { instance, environment, environment_bytes });
         }
     }
-    out
+    Ok(out)
 }
 
 fn read_timings(path: &Path) -> HashMap<String, u64> {
