@@ -601,44 +601,7 @@ impl Validator {
         // the repository; its text goes into the tag with the script's.
         let run_tests = crate::phases::run_tests_script(recipe);
         let instance_json = crate::phases::instance_json(inst, recipe);
-        let mut script = format!("set -e\n{GIT_SAFE}\nchmod 0755 {RUN_TESTS}\n");
-        let mut files = Vec::new();
-        if !same {
-            let root = &self.settings.repos_root;
-            let env_tree = repo.commit(&env.commit)?.tree_id();
-            let base_tree = repo.commit(&base)?.tree_id();
-            let prefix = REPO_DIR.trim_start_matches('/');
-            let (tar, change) = repo.tree_change_tar(env_tree, base_tree, prefix, root, &inst.org)?;
-            let missing: Vec<&str> = change.missing.iter().map(|s| s.path.as_str()).collect();
-            let written: Vec<String> =
-                change.written.iter().filter(|p| !missing.contains(&p.as_str())).cloned().collect();
-            files = vec![
-                (format!("{CHANGE_DIR}/change.tar"), tar),
-                (format!("{CHANGE_DIR}/paths"), nul_list(&change.paths)),
-                (format!("{CHANGE_DIR}/gone-dirs"), nul_list(&change.gone_dirs)),
-                (format!("{CHANGE_DIR}/written"), nul_list(&written)),
-            ];
-            script.push_str(&rewrite_script(&base));
-            if fingerprint != env_fingerprint && !recipe.refresh.is_empty() {
-                // The environment was made from other build files: what a clean build would not
-                // find goes first (the recipe's refresh), then the setup as on a clean tree.
-                script.push_str(&format!("cd {REPO_DIR}\n{}\n", recipe.refresh.join("\n")));
-            }
-            let org_repo = format!("{}/{}", inst.org, inst.repo);
-            let time = commit_time(repo, &base)?;
-            if fingerprint == env_fingerprint && !recipe.layer_setup.is_empty() {
-                // The environment's dependencies are the instance's: only its own code is built.
-                let layer = Recipe { setup: recipe.layer_setup.clone(), ..recipe.clone() };
-                script.push_str(&setup_script(toolchain, &layer, false, &time, &org_repo));
-            } else {
-                script.push_str(&setup_script(toolchain, recipe, false, &time, &org_repo));
-            }
-        } else {
-            script.push_str(&format!("cd {REPO_DIR}\n{LEAK_CHECK}"));
-            if let Some(user) = &recipe.test_user {
-                script.push_str(&format!("find {REPO_DIR} ! -user {user} -exec chown -h {user}: {{}} +\n"));
-            }
-        }
+        let (script, mut files) = self.layer_script(req, &base, &env.commit, fingerprint == env_fingerprint)?;
         files.push((RUN_TESTS.to_owned(), run_tests.clone().into_bytes()));
         files.push((INSTANCE_JSON.to_owned(), instance_json.clone().into_bytes()));
         let key = short_hash(&[&env.tag, &base_key, &script, &run_tests, &instance_json]);
@@ -693,7 +656,62 @@ impl Validator {
         image.build_ms = Some(started.elapsed().as_millis() as u64);
         Ok(image)
     }
+
+    /// The instance layer's setup over the environment made at `env_commit`: the files it adds
+    /// and its script. At another commit than `base`, the tree's change to the base and the setup
+    /// (only the instance's own build when `same_build_files`); at the base, the checks alone.
+    fn layer_script(
+        &self,
+        req: &ImageRequest<'_>,
+        base: &str,
+        env_commit: &str,
+        same_build_files: bool,
+    ) -> Result<(String, Vec<LayerFile>), ImageFailure> {
+        let ImageRequest { repo, inst, recipe, toolchain, .. } = *req;
+        let mut script = format!("set -e\n{GIT_SAFE}\nchmod 0755 {RUN_TESTS}\n");
+        let mut files = Vec::new();
+        if env_commit != base {
+            let root = &self.settings.repos_root;
+            let env_tree = repo.commit(env_commit)?.tree_id();
+            let base_tree = repo.commit(base)?.tree_id();
+            let prefix = REPO_DIR.trim_start_matches('/');
+            let (tar, change) = repo.tree_change_tar(env_tree, base_tree, prefix, root, &inst.org)?;
+            let missing: Vec<&str> = change.missing.iter().map(|s| s.path.as_str()).collect();
+            let written: Vec<String> =
+                change.written.iter().filter(|p| !missing.contains(&p.as_str())).cloned().collect();
+            files = vec![
+                (format!("{CHANGE_DIR}/change.tar"), tar),
+                (format!("{CHANGE_DIR}/paths"), nul_list(&change.paths)),
+                (format!("{CHANGE_DIR}/gone-dirs"), nul_list(&change.gone_dirs)),
+                (format!("{CHANGE_DIR}/written"), nul_list(&written)),
+            ];
+            script.push_str(&rewrite_script(base));
+            if !same_build_files && !recipe.refresh.is_empty() {
+                // The environment was made from other build files: what a clean build would not
+                // find goes first (the recipe's refresh), then the setup as on a clean tree.
+                script.push_str(&format!("cd {REPO_DIR}\n{}\n", recipe.refresh.join("\n")));
+            }
+            let org_repo = format!("{}/{}", inst.org, inst.repo);
+            let time = commit_time(repo, base)?;
+            if same_build_files && !recipe.layer_setup.is_empty() {
+                // The environment's dependencies are the instance's: only its own code is built.
+                let layer = Recipe { setup: recipe.layer_setup.clone(), ..recipe.clone() };
+                script.push_str(&setup_script(toolchain, &layer, false, &time, &org_repo));
+            } else {
+                script.push_str(&setup_script(toolchain, recipe, false, &time, &org_repo));
+            }
+        } else {
+            script.push_str(&format!("cd {REPO_DIR}\n{LEAK_CHECK}"));
+            if let Some(user) = &recipe.test_user {
+                script.push_str(&format!("find {REPO_DIR} ! -user {user} -exec chown -h {user}: {{}} +\n"));
+            }
+        }
+        Ok((script, files))
+    }
 }
+
+/// A file put into a container before its script runs: path and bytes.
+type LayerFile = (String, Vec<u8>);
 
 /// `sha256sum` output lines (`<hex>  <path>`) as path -> hex; other lines are left out.
 fn parse_sha256sums(text: &str) -> BTreeMap<String, String> {
