@@ -131,6 +131,7 @@ impl TestPatchTouch {
                 }
             }
             t.paths.push(f.path.clone());
+            let comments = comment_marks(&name);
             // A hunk's context names the function the hunk starts in (git's `@@ ... @@ func
             // TestX(`); it counts when the first change comes before that function's closing
             // brace, not when the hunk only appends after it.
@@ -140,6 +141,9 @@ impl TestPatchTouch {
                 match line {
                     DiffLine::HunkStart(h) => header = h.splitn(3, "@@").nth(2),
                     DiffLine::Context(l) if l.starts_with('}') => header = None,
+                    // A comment changes no test: a name in it (`// TestCheckFile tests a file`
+                    // copied above another function) is a mention.
+                    DiffLine::Added(l) | DiffLine::Removed(l) if is_comment(l, comments) => {}
                     DiffLine::Added(l) | DiffLine::Removed(l) => {
                         for text in [header.take().unwrap_or_default(), l] {
                             own.push_str(text);
@@ -169,8 +173,8 @@ impl TestPatchTouch {
 
     /// Whether the test patch adds or changes test `id` (a canonical id). A test with a name of
     /// its own (the function, method or title after the last `::`, `#` or ` > `; each level of a
-    /// Go subtest) is touched when that name is on a line the patch adds or removes or in a
-    /// hunk's context (Go's `func TestX(`); a file- or class-level id (a jest file, a Java class,
+    /// Go subtest) is touched when that name is on a line the patch adds or removes (a whole-line
+    /// comment does not count) or in a hunk's context (Go's `func TestX(`); a file- or class-level id (a jest file, a Java class,
     /// a ctest or automake name) when it is a changed path, names a changed file, or its last
     /// part is on such a line. Changing a file does not touch the other methods in it: a test
     /// patch that adds a method to a class whose module then fails to compile does not make the
@@ -213,6 +217,28 @@ impl Touches<'_> {
         let parts: Vec<&str> = id.split([':', '.', '/', ' ']).map(str::trim).filter(|p| !p.is_empty()).collect();
         parts.iter().any(|p| patch.stems.contains(*p)) || parts.last().is_some_and(|p| in_text(p))
     }
+}
+
+/// How whole-line comments start in the file named `name`, by its extension: `//` and block
+/// comment lines in Go, Rust, Java, Kotlin, Scala, JavaScript, TypeScript, C, C++, C# and Swift; `#`
+/// in Python, Ruby, shell and Perl. None for other files (a C `#include` is no comment).
+fn comment_marks(name: &str) -> &'static [&'static str] {
+    const SLASHES: &[&str] = &["//", "/*", "*/", "* ", "*"];
+    const HASH: &[&str] = &["#"];
+    let ext = name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase()).unwrap_or_default();
+    match ext.as_str() {
+        "go" | "rs" | "java" | "kt" | "kts" | "scala" | "groovy" | "js" | "jsx" | "mjs" | "cjs" | "ts" | "tsx"
+        | "mts" | "cts" | "c" | "h" | "cc" | "cpp" | "cxx" | "hpp" | "hh" | "hxx" | "cs" | "swift" | "dart" => SLASHES,
+        "py" | "rb" | "sh" | "bash" | "bats" | "pl" | "pm" | "t" => HASH,
+        _ => &[],
+    }
+}
+
+/// Whether `line` (an added or removed line) is a comment by `marks`; `*` alone or followed by a
+/// space continues a block comment (`*p = x` is code).
+fn is_comment(line: &str, marks: &[&str]) -> bool {
+    let line = line.trim();
+    marks.iter().any(|m| if *m == "*" { line == "*" } else { line.starts_with(m) })
 }
 
 /// `(simple class name, method)` of a `pkg.Outer$Inner#method[params]` id (`Inner`, `method`).
@@ -290,6 +316,11 @@ pub struct Labels {
     /// test command's exit code (0 passes, any other fails, a killed run reports nothing).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub exit_code_graded: bool,
+    /// Phases graded by their exit code whose log says the runner found or ran no test (ctest's
+    /// `No tests were found!!!`, which exits 0), with that line: their [`ALL_TESTS`] is NONE, so
+    /// it is in neither list, whatever the exit code.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub no_tests_ran: BTreeMap<Phase, String>,
 }
 
 /// The one test of a suite whose runs print no per-test result (Multi-SWE-bench's name): the
@@ -410,6 +441,46 @@ diff --git a/test/duration.test.js b/test/duration.test.js
         assert!(!deleting.touches("test_annotations::flatten::internally_tagged::structs"));
         assert!(!t.touches("serde_derive::doc::serde_derive/src/lib.rs - (line 3)"));
         assert!(!deleting.touches("serde_derive::doc::serde_derive/src/lib.rs - (line 3)"));
+    }
+
+    /// A test patch adds `config_test.go` with a comment copied from `file_test.go`, which it
+    /// does not change, above another test (seen in a Go exporter). The package did not compile in
+    /// the test phase, so `TestCheckFile` (PASS, NONE, PASS) must not count as written by it.
+    #[test]
+    fn a_name_in_a_comment_touches_no_test() {
+        let t = TestPatchTouch::of(
+            "diff --git a/check/config_test.go b/check/config_test.go
+new file mode 100644
+--- /dev/null
++++ b/check/config_test.go
+@@ -0,0 +1,8 @@
++package check
++
++// TestCheckFile tests a file
++func TestCheckConfig(t *testing.T) {
++\tcert, path, err := writeTestConfig(\"\", \"config\")
++\t/* TestCheckFileGlob */
++\t*cert = x509.Certificate{}
++}
+diff --git a/tests/test_cli.py b/tests/test_cli.py
+--- a/tests/test_cli.py
++++ b/tests/test_cli.py
+@@ -1,1 +1,3 @@
++# test_parse_args moved to test_args.py
++def test_version():
++    pass
+",
+        );
+        assert!(t.touches("example.com/certcheck/check::TestCheckConfig"));
+        assert!(!t.touches("example.com/certcheck/check::TestCheckFile"));
+        assert!(!t.touches("example.com/certcheck/check::TestCheckFileGlob"));
+        assert!(t.touches("tests/test_cli.py::test_version"));
+        assert!(!t.touches("tests/test_cli.py::test_parse_args"));
+        // The strict rule then sets the untouched test apart instead of calling it FAIL_TO_PASS.
+        let id = "example.com/certcheck/check::TestCheckFile";
+        let pass = crate::PhaseStatuses::from([(id.to_owned(), TestStatus::Pass)]);
+        let c = crate::categorize_with(&pass, &crate::PhaseStatuses::new(), &pass, LabelRule::Strict, &t);
+        assert!(c.fixed.is_empty() && c.not_run_in_test.contains_key(id), "{c:?}");
     }
 
     /// commons-cli 58: the test patch adds `testBuilder` to `DefaultParserTest` (which has it

@@ -491,6 +491,10 @@ pub enum RejectReason {
     /// The test or fix run stopped before reporting tests the other runs reported (fail-fast, a
     /// crash, a fix that does not compile), and running without fail-fast did not repair it.
     TruncatedRun,
+    /// Every FAIL_TO_PASS test passed at the base and did not run with the test patch (it does
+    /// not compile without the fix: a renamed type), so any patch that makes it compile resolves
+    /// the instance; none failed or was absent at the base.
+    FixedTestsPassedAtBase,
 }
 
 impl RejectReason {
@@ -521,6 +525,7 @@ impl RejectReason {
             RejectReason::PidsLimit => "pids_limit",
             RejectReason::UnsafePatch => "unsafe_patch",
             RejectReason::TruncatedRun => "truncated_run",
+            RejectReason::FixedTestsPassedAtBase => "fixed_tests_passed_at_base",
         }
     }
 }

@@ -99,7 +99,7 @@ mod vitest_text;
 mod xml_bound;
 
 pub use error::{MsbNamingError, UnknownNaming};
-pub use exit_code::exit_code_consistent;
+pub use exit_code::{exit_code_consistent, no_tests_ran};
 pub use msb::{GoSubtests, MsbNaming, msb_rollup};
 pub use naming::Naming;
 pub use time_bomb::time_bomb_evidence;

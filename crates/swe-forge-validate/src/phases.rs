@@ -216,6 +216,33 @@ mod tests {
         assert!(bash.success());
     }
 
+    /// ssl_exporter 35: a repository that vendors its modules builds from `vendor/` in the runs
+    /// (the fix adds a module there, which `-mod=mod` looks up in vain without the network); others
+    /// keep `-mod=mod`.
+    #[test]
+    fn a_vendored_go_repository_runs_with_mod_vendor() {
+        let r = Recipe::named("go").unwrap();
+        let goflags = |vendored: bool| {
+            let dir = tempfile::tempdir().unwrap();
+            if vendored {
+                std::fs::create_dir(dir.path().join("vendor")).unwrap();
+                std::fs::write(dir.path().join("vendor/modules.txt"), "# golang.org/x/text v0.3.3\n").unwrap();
+            }
+            let mut s = String::new();
+            for (k, v) in &r.run_env {
+                s.push_str(&format!("export {k}='{v}'\n"));
+            }
+            s.push_str(&r.pre_test.join("\n"));
+            s.push_str("\necho \"$GOFLAGS\"\n");
+            let out = std::process::Command::new("bash").arg("-c").arg(&s).current_dir(dir.path()).output().unwrap();
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            String::from_utf8(out.stdout).unwrap().trim().to_owned()
+        };
+        assert_eq!(goflags(true), "-buildvcs=false -mod=vendor");
+        assert_eq!(goflags(false), "-buildvcs=false -mod=mod");
+        assert!(script(Phase::Fix, &r).contains("vendor/modules.txt"));
+    }
+
     #[test]
     fn instance_json_names_the_contract_paths_and_the_test_command() {
         let r = Recipe::named("go").unwrap();

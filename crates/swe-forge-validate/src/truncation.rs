@@ -2,7 +2,7 @@
 //! ([`TruncationCause`]) and the line that shows it. Read from the log as the run ends (and
 //! again from a kept log by regrade), graded with the statuses in `grading/grade.rs`.
 
-use swe_forge_core::TruncationCause;
+use swe_forge_core::{TestStatus, TruncationCause, exit_code_status};
 
 /// What one run tells about an early stop.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -15,13 +15,28 @@ pub struct RunFacts {
     pub sign: Option<(TruncationCause, String)>,
     /// Lines (at most five) that show a test reaching for the network.
     pub network: Vec<String>,
+    /// The line in which the test runner says it found or ran no test, if any.
+    pub no_tests: Option<String>,
 }
 
 impl RunFacts {
     /// Reads `log` of a run of `command`.
     pub fn of(log: &[u8], exit_code: Option<i64>, timed_out: bool, command: &str) -> RunFacts {
         let text = String::from_utf8_lossy(log);
-        RunFacts { timed_out, exit_code, sign: sign(&text, command), network: network_lines(&text) }
+        RunFacts {
+            timed_out,
+            exit_code,
+            sign: sign(&text, command),
+            network: network_lines(&text),
+            no_tests: swe_forge_logparse::no_tests_ran(log),
+        }
+    }
+
+    /// The status of [`swe_forge_core::ALL_TESTS`] when this run is graded by its exit code: none
+    /// when its log says no test ran (ctest's `No tests were found!!!` exits 0), else the exit
+    /// code's.
+    pub fn exit_code_status(&self) -> TestStatus {
+        if self.no_tests.is_some() { TestStatus::None } else { exit_code_status(self.exit_code) }
     }
 
     /// The cause of a truncation of this run, with its evidence.

@@ -11,7 +11,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use swe_forge_core::{
     ALL_TESTS, Control, ForgeMeta, Instance, PatchShape, Phase, PhaseRun, PhaseStatuses, RejectReason, Rejection,
-    RunLogs, ValidationStatus, exit_code_status, file_diffs, test_change_rule,
+    RunLogs, ValidationStatus, file_diffs, test_change_rule,
 };
 
 use crate::Validator;
@@ -284,8 +284,8 @@ impl Validator {
             }
             if by_exit_code && outcome.parsed.tests.is_empty() {
                 // A suite validated by its exit code (no per-test result): so is the prediction.
-                let exit_code = meta.runs.last().and_then(|r| r.exit_code);
-                let one = PhaseStatuses::from([(ALL_TESTS.to_owned(), exit_code_status(exit_code))]);
+                // A run whose runner found no test reports nothing, whatever its exit code.
+                let one = PhaseStatuses::from([(ALL_TESTS.to_owned(), outcome.facts.exit_code_status())]);
                 attempts.push(one.clone());
                 msb_attempts.push(one);
             } else {

@@ -10,7 +10,7 @@ use std::str::FromStr;
 use swe_forge_core::{
     ALL_TESTS, Categorized, ForgeMeta, Instance, LabelRule, Labels, PassRates, Phase, PhaseStatuses, RejectReason,
     Rejection, RunLogs, TestPatchTouch, TestResult, TestStatus, Truncation, TruncationCause, categorize_with,
-    exit_code_status, phase_gap,
+    phase_gap,
 };
 use swe_forge_logparse::{Framework, GoSubtests, MsbNaming, ParsedLog};
 
@@ -19,12 +19,13 @@ use super::rules::keep_rules;
 use crate::truncation::RunFacts;
 
 /// Reasons decided by the keep rules; every other rejection (timeout, oom, ...) stands apart.
-pub(crate) const KEEP_RULE_REASONS: [RejectReason; 5] = [
+pub(crate) const KEEP_RULE_REASONS: [RejectReason; 6] = [
     RejectReason::NoTestsInFixRun,
     RejectReason::NoFixedTests,
     RejectReason::PassToFail,
     RejectReason::Anomaly,
     RejectReason::TruncatedRun,
+    RejectReason::FixedTestsPassedAtBase,
 ];
 
 /// Why the parsers of a record or recipe cannot be set up.
@@ -143,6 +144,29 @@ fn truncations(c: &Categorized, input: &GradeInput) -> Vec<Truncation> {
     out
 }
 
+/// Under the strict rule: a FAIL_TO_PASS made only of tests that passed at the base and did not
+/// run with the test patch (PASS, NONE, PASS: the test patch does not compile alone) says nothing
+/// of the fix but that the code compiles with it; it needs one FAIL_TO_PASS test that failed or
+/// was absent at the base (seen: 25 tests whose only change renames a type, none checks the fix).
+fn fixed_only_by_compiling(c: &Categorized) -> Option<Rejection> {
+    let passed_at_base = |t: &swe_forge_core::Transition| t.run == TestStatus::Pass && t.test == TestStatus::None;
+    if c.fixed.is_empty() || !c.fixed.values().all(passed_at_base) {
+        return None;
+    }
+    let mut names: Vec<&str> = c.fixed.keys().map(String::as_str).take(5).collect();
+    if c.fixed.len() > names.len() {
+        names.push("…");
+    }
+    Some(Rejection::new(
+        RejectReason::FixedTestsPassedAtBase,
+        format!(
+            "all {} FAIL_TO_PASS tests passed at the base and did not run with the test patch: {}",
+            c.fixed.len(),
+            names.join(", ")
+        ),
+    ))
+}
+
 /// What the runs of a validation say: the categories, the three run results, the flaky tests
 /// and the keep rules' verdict.
 #[derive(Debug, Clone)]
@@ -171,7 +195,7 @@ pub fn grade(runs: &[Vec<PhaseStatuses>; 3], input: &GradeInput) -> Grade {
     let by_exit_code: [Vec<PhaseStatuses>; 3];
     let runs = if exit_code_graded {
         by_exit_code = std::array::from_fn(|i| {
-            vec![PhaseStatuses::from([(ALL_TESTS.to_owned(), exit_code_status(input.facts[i].exit_code))])]
+            vec![PhaseStatuses::from([(ALL_TESTS.to_owned(), input.facts[i].exit_code_status())])]
         });
         &by_exit_code
     } else {
@@ -181,6 +205,11 @@ pub fn grade(runs: &[Vec<PhaseStatuses>; 3], input: &GradeInput) -> Grade {
     let [run, test, fix] = &merged.phases;
     let categorized = categorize_with(run, test, fix, input.rule, &input.touch);
     let mut rejections = keep_rules(&categorized, fix);
+    if input.rule == LabelRule::Strict
+        && let Some(r) = fixed_only_by_compiling(&categorized)
+    {
+        rejections.push(r);
+    }
     let truncated = truncations(&categorized, input);
     for t in truncated.iter().filter(|t| !t.tolerated) {
         let evidence = if t.evidence.is_empty() { String::new() } else { format!(": {}", t.evidence) };
@@ -197,12 +226,20 @@ pub fn grade(runs: &[Vec<PhaseStatuses>; 3], input: &GradeInput) -> Grade {
     }
     let n2p_share =
         (!categorized.fixed.is_empty()).then(|| categorized.n2p.len() as f64 / categorized.fixed.len() as f64);
+    // A phase graded by its exit code whose log says no test ran: its `all tests` is NONE.
+    let no_tests_ran = Phase::ALL
+        .into_iter()
+        .zip(&input.facts)
+        .filter(|_| exit_code_graded)
+        .filter_map(|(phase, f)| Some((phase, f.no_tests.clone()?)))
+        .collect();
     let labels = Labels {
         rule: input.rule,
         not_run_in_test: categorized.not_run_in_test.clone(),
         truncated,
         n2p_share,
         exit_code_graded,
+        no_tests_ran,
     };
     let mut network: Vec<String> = Vec::new();
     for line in input.facts.iter().flat_map(|f| &f.network) {
@@ -225,6 +262,14 @@ impl Grade {
     /// Puts the categories, run results and flaky tests on the record; returns the keep rules'
     /// rejections.
     pub fn record(self, inst: &mut Instance, meta: &mut ForgeMeta) -> Vec<Rejection> {
+        if self.labels.exit_code_graded {
+            // Each run graded by its exit code holds one test, `all tests`, unless it reported none.
+            for r in meta.runs.iter_mut() {
+                let slot = Phase::ALL.iter().position(|p| *p == r.phase).unwrap_or(0);
+                let result = &self.results[slot];
+                r.tests = u64::from(result.passed_count + result.failed_count + result.skipped_count > 0);
+            }
+        }
         let [run, test, fix] = self.results;
         inst.set_results(&self.categorized, run, test, fix);
         meta.flaky = self.flaky;
@@ -371,6 +416,15 @@ mod tests {
         // A test run killed by its timeout reported nothing: under the strict rule not FAIL_TO_PASS.
         let g = grade(&silent, &input([Some(0), Option::None, Some(0)]));
         assert!(g.categorized.f2p.is_empty(), "{:?}", g.categorized);
+        // A run whose runner found no test (ctest exits 0) reports nothing, whatever its exit code.
+        let mut facts = input([Some(0), Some(0), Some(0)]).facts;
+        for f in &mut facts {
+            f.no_tests = Some("No tests were found!!!".into());
+        }
+        let g = grade(&silent, &GradeInput { facts, ..input([Option::None; 3]) });
+        assert!(g.categorized.all.values().all(|t| t.run == None && t.fix == None), "{:?}", g.categorized);
+        assert!(g.rejections.iter().any(|r| r.reason == RejectReason::NoTestsInFixRun), "{:?}", g.rejections);
+        assert_eq!(g.labels.no_tests_ran.get(&Phase::Fix).map(String::as_str), Some("No tests were found!!!"));
         // One per-test result: graded per test, as before.
         let some: [Vec<PhaseStatuses>; 3] = [vec![p(&[])], vec![p(&[("t", Fail)])], vec![p(&[("t", Pass)])]];
         let g = grade(&some, &input([Some(0), Some(2), Some(0)]));
@@ -465,6 +519,59 @@ mod tests {
         assert_eq!(msb.categorized.fixed.len(), 10);
         assert!(msb.rejections.is_empty() && msb.labels.truncated[0].tolerated);
         assert_eq!(msb.labels.n2p_share, Some(0.9));
+    }
+
+    /// A test patch that renames a type in each test it changes (seen in a Go exporter), so the package
+    /// does not compile without the fix; each such test is PASS, NONE, PASS and nothing else is
+    /// fixed. Rejected under the strict rule, unless one fixed test failed or was absent at the base.
+    #[test]
+    fn a_fail_to_pass_of_tests_that_passed_at_the_base_is_rejected() {
+        let patch = "diff --git a/check/dial_test.go b/check/dial_test.go
+--- a/check/dial_test.go
++++ b/check/dial_test.go
+@@ -35,7 +34,7 @@ func TestDial(t *testing.T) {
+ \topts := settings.Options{
+-\t\tSecurity: oldsettings.Security{
++\t\tSecurity: settings.Security{
+ \t\t\tRootFile:           rootFile,
+@@ -77,7 +76,7 @@ func TestDialTimeout(t *testing.T) {
+ \topts := settings.Options{
+-\t\tSecurity: oldsettings.Security{
++\t\tSecurity: settings.Security{
+ \t\t\tRootFile: rootFile,
+";
+        let compile = RunFacts::of(
+            b"check/dial_test.go:37:14: undefined: settings.Security\nFAIL\texample.com/dialer/check [build failed]\n",
+            Some(2),
+            false,
+            "go test -v ./...",
+        );
+        let input = GradeInput {
+            facts: [RunFacts::default(), compile, RunFacts::default()],
+            touch: TestPatchTouch::of(patch),
+            ..GradeInput::default()
+        };
+        let ids = ["check::TestDial", "check::TestDialTimeout", "check::TestListen"];
+        let all = |s: TestStatus| ids.iter().map(|n| (n.to_string(), s)).collect::<PhaseStatuses>();
+        let runs = [vec![all(Pass)], vec![p(&[])], vec![all(Pass)]];
+        let g = grade(&runs, &input);
+        assert_eq!(g.categorized.fixed.len(), 2, "{:?}", g.categorized);
+        assert_eq!(
+            g.rejections.iter().map(|r| r.reason).collect::<Vec<_>>(),
+            [RejectReason::FixedTestsPassedAtBase],
+            "{:?}",
+            g.rejections
+        );
+        // A new test (absent at the base) that the fix makes pass: kept.
+        let mut with_new = runs.clone();
+        with_new[2][0].insert("check::TestDialRenegotiation".into(), Pass);
+        assert!(grade(&with_new, &input).rejections.is_empty());
+        // A touched test that failed at the base: kept.
+        let mut failed = runs.clone();
+        failed[0][0].insert("check::TestDial".into(), Fail);
+        assert!(grade(&failed, &input).rejections.is_empty());
+        // Multi-SWE-bench's rule keeps it, as Multi-SWE-bench does.
+        assert!(grade(&runs, &GradeInput { rule: LabelRule::Msb, ..input.clone() }).rejections.is_empty());
     }
 
     #[test]

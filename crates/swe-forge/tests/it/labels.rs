@@ -170,7 +170,8 @@ fn a_go_test_patch_that_does_not_compile_keeps_its_tests_and_a_crashed_test_run_
         )
     };
     let peek = "\n// Peek returns the top item.\nfunc (s *Stack) Peek() int {\n\tif len(s.items) == 0 {\n\t\treturn 0\n\t}\n\treturn s.items[len(s.items)-1]\n}\n";
-    let peek_test = "\nfunc TestPeek(t *testing.T) {\n\tvar s Stack\n\ts.Push(3)\n\tif s.Peek() != 3 {\n\t\tt.Fatal(\"peek\")\n\t}\n}\n";
+    // A comment copied from another test names it (ssl_exporter 61): a mention, not a change.
+    let peek_test = "\n// TestLen tests a stack\nfunc TestPeek(t *testing.T) {\n\tvar s Stack\n\ts.Push(3)\n\tif s.Peek() != 3 {\n\t\tt.Fatal(\"peek\")\n\t}\n}\n";
     let files =
         [("go.mod", "module example.com/gostk\n\ngo 1.21\n"), ("stack.go", &stack("")), ("stack_test.go", &tests(""))];
     let dir = repos.join("forge-fixtures/gostk");

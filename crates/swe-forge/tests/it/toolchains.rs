@@ -273,7 +273,10 @@ fn a_suite_with_no_per_test_output_is_graded_by_its_exit_code() {
     assert_eq!(r.f2p_tests.keys().collect::<Vec<_>>(), [swe_forge_core::ALL_TESTS]);
     assert!(r.p2p_tests.is_empty(), "{:?}", r.p2p_tests);
     let m = r.swe_forge.as_ref().unwrap();
-    assert!(m.labels.as_ref().is_some_and(|l| l.exit_code_graded), "{:?}", m.labels);
+    assert!(m.labels.as_ref().is_some_and(|l| l.exit_code_graded && l.no_tests_ran.is_empty()), "{:?}", m.labels);
+    // Each of the three phases' runs held that one test.
+    let phases: Vec<u64> = m.runs.iter().take(3).map(|r| r.tests).collect();
+    assert_eq!(phases, [1, 1, 1], "{:?}", m.runs);
     // Its evidence went through evaluation's path, graded the same way: the gold patch resolves,
     // the controls do not.
     let evidence = m.evidence.as_ref().expect("evidence");
@@ -468,7 +471,8 @@ fn a_base_run_that_fails_because_of_the_toolchain_gets_the_next_version() {
 
 /// A Go suite of 2019 whose TLS test uses a certificate valid for one year from then: the test
 /// fails today in every run, and the record is flagged `time_bomb` with the line that says so; the
-/// fixed test still counts. The Go test command has a per-package `-timeout`, so a hanging
+/// fixed test still counts. A test before it makes an expired certificate on purpose and passes:
+/// its line (ssl_exporter's `TestProbeHandlerTCPExpired`) is not the evidence. The Go test command has a per-package `-timeout`, so a hanging
 /// package costs minutes and the others keep their results.
 #[test]
 fn a_test_whose_certificate_expired_flags_the_instance_time_bomb() {
@@ -499,6 +503,10 @@ import (
 
 // The fixture's certificate, valid for a year from June 2019 as the project made it then.
 func fixtureCert(t *testing.T) (tls.Certificate, *x509.CertPool) {
+	return makeCert(t, time.Date(2019, 6, 1, 0, 0, 0, 0, time.UTC), time.Date(2020, 6, 1, 0, 0, 0, 0, time.UTC))
+}
+
+func makeCert(t *testing.T, notBefore, notAfter time.Time) (tls.Certificate, *x509.CertPool) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		t.Fatal(err)
@@ -506,8 +514,8 @@ func fixtureCert(t *testing.T) (tls.Certificate, *x509.CertPool) {
 	tmpl := &x509.Certificate{
 		SerialNumber:          big.NewInt(1),
 		Subject:               pkix.Name{CommonName: "127.0.0.1"},
-		NotBefore:             time.Date(2019, 6, 1, 0, 0, 0, 0, time.UTC),
-		NotAfter:              time.Date(2020, 6, 1, 0, 0, 0, 0, time.UTC),
+		NotBefore:             notBefore,
+		NotAfter:              notAfter,
 		IPAddresses:           []net.IP{net.ParseIP("127.0.0.1")},
 		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
 		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
@@ -525,6 +533,21 @@ func fixtureCert(t *testing.T) (tls.Certificate, *x509.CertPool) {
 	pool := x509.NewCertPool()
 	pool.AddCert(parsed)
 	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, pool
+}
+
+// A test of expiry: a certificate that expired yesterday, made so on purpose, is refused.
+func TestExpiredIsRefused(t *testing.T) {
+	cert, pool := makeCert(t, time.Now().AddDate(0, 0, -2), time.Now().AddDate(0, 0, -1))
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	srv.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
+	srv.StartTLS()
+	defer srv.Close()
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	if _, err := client.Get(srv.URL); err == nil {
+		t.Fatal("an expired certificate was accepted")
+	} else {
+		t.Log(err)
+	}
 }
 
 func TestGreetingOverTLS(t *testing.T) {
@@ -562,6 +585,7 @@ func TestGreetingOverTLS(t *testing.T) {
     let pkg = "github.com/forge-fixtures/tlsclock::";
     assert_eq!(r.f2p_tests.keys().collect::<Vec<_>>(), [&format!("{pkg}TestGreeting")]);
     assert!(!r.p2p_tests.keys().any(|k| k.ends_with("TestGreetingOverTLS")), "{:?}", r.p2p_tests.keys());
+    assert!(r.p2p_tests.contains_key(&format!("{pkg}TestExpiredIsRefused")), "{:?}", r.p2p_tests.keys());
     let m = r.swe_forge.as_ref().unwrap();
     let bomb: Vec<&String> = m.warnings.iter().filter(|w| w.starts_with("time_bomb")).collect();
     assert_eq!(bomb.len(), 1, "{:?}", m.warnings);
