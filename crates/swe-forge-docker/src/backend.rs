@@ -38,6 +38,13 @@ impl Backend {
         }
     }
 
+    /// Says that no more run of `image` is coming: a container started ahead for it goes.
+    pub fn done_with(&self, image: &str) {
+        if let Backend::Local(engine) = self {
+            engine.done_with(image);
+        }
+    }
+
     /// `local` or `swarm`.
     pub fn name(&self) -> &'static str {
         match self {

@@ -100,6 +100,22 @@ impl Engine {
         }
     }
 
+    /// Removes the waiting containers of `image` in the background: no run of it is coming (its
+    /// instance is done). Without this one would wait until [`MAX_AGE`] or the command's end.
+    pub fn done_with(&self, image: &str) {
+        let prefix = format!("{image}\u{0}");
+        let done: Vec<Warm> = {
+            let mut pool = self.shared.warm.lock().unwrap_or_else(|e| e.into_inner());
+            let (done, kept): (Vec<Warm>, Vec<Warm>) =
+                std::mem::take(&mut *pool).into_iter().partition(|w| w.key.starts_with(&prefix));
+            *pool = kept;
+            done
+        };
+        for w in done {
+            self.discard(w);
+        }
+    }
+
     /// Removes the waiting containers (what [`Engine::settle`] does first).
     pub(crate) async fn drain_warm(&self) {
         let pool = std::mem::take(&mut *self.shared.warm.lock().unwrap_or_else(|e| e.into_inner()));

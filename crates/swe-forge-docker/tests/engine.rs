@@ -397,3 +397,55 @@ async fn a_run_starts_ahead_the_container_of_the_image_it_names() {
     backend.settle().await;
     docker_cli(&["rmi", &other]);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_container_started_ahead_goes_when_its_image_is_done_with() {
+    let (engine, base) = engine_and_base().await;
+    let backend = Backend::Local(engine.clone());
+    // A kind of run no other test makes (its CPU limit), to find its waiting container.
+    let mut spec = RunSpec::new(&base, "echo ran");
+    spec.cpus = Some(0.53);
+    backend.run(&spec).await.unwrap();
+    let waiting = || {
+        let run_label = format!("label={}={}", swe_forge_docker::LABEL_RUN, swe_forge_docker::run_id());
+        let ps = std::process::Command::new("docker")
+            .args(["ps", "-aq", "--no-trunc", "--filter", &run_label])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&ps.stdout)
+            .split_whitespace()
+            .filter(|id| {
+                let o = std::process::Command::new("docker")
+                    .args(["inspect", "--format", "{{.HostConfig.NanoCpus}} {{.Config.OpenStdin}}", id])
+                    .output()
+                    .unwrap();
+                String::from_utf8_lossy(&o.stdout).trim() == "530000000 true"
+            })
+            .count()
+    };
+    // The start ahead runs in the background: wait for it to show.
+    let mut seen = 0;
+    for _ in 0..100 {
+        seen = waiting();
+        if seen > 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(seen, 1, "one container waits for the next run of its kind");
+    // Another image's end leaves it alone; its own image's end removes it.
+    backend.done_with("swe-forge/no-such-image:x");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(waiting(), 1);
+    backend.done_with(&base);
+    let mut left = 1;
+    for _ in 0..100 {
+        left = waiting();
+        if left == 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(left, 0, "the waiting container of a finished image is removed before the command ends");
+    backend.settle().await;
+}

@@ -24,6 +24,9 @@ pub struct Detection {
     pub requests: Vec<VersionRequest>,
     /// Build and lock files at the root: path -> blob id.
     pub lockfiles: BTreeMap<String, String>,
+    /// Debian packages its CI installs before building (`cipackages.rs`); also in
+    /// `requested_versions`, by source, as space-separated names.
+    pub ci_packages: Vec<crate::CiPackages>,
 }
 
 /// The build and lock files recorded at the root (a [`Detection`]'s `lockfiles`), whose sha256
@@ -64,6 +67,10 @@ pub fn detect(repo: &SourceRepo, sha: &str) -> Detection {
     d.requests = crate::requests::read_requests(&read, &paths);
     for r in &d.requests {
         d.requested_versions.entry(r.source.clone()).or_insert_with(|| r.raw.clone());
+    }
+    d.ci_packages = crate::ci_packages(&read, &paths);
+    for c in &d.ci_packages {
+        d.requested_versions.entry(c.source.clone()).or_insert_with(|| c.packages.join(" "));
     }
     if exists("go.mod") {
         d.recipe = Some("go".into());

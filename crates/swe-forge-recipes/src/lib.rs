@@ -10,6 +10,7 @@
 //! never starts a container or talks to an engine. `swe-forge-validate` builds and runs what this
 //! crate chooses.
 
+mod cipackages;
 mod detect;
 mod dockerfile;
 mod env;
@@ -20,8 +21,9 @@ mod requests;
 mod testcmd;
 mod toolchoice;
 
+pub use cipackages::{CiPackages, all_packages, ci_packages};
 pub use detect::{Detection, LOCKFILES, detect};
-pub use dockerfile::{effective_toolchain, shell_quote, toolchain_dockerfile};
+pub use dockerfile::{CI_PACKAGES_FILE, effective_toolchain, shell_quote, toolchain_dockerfile};
 pub use env::{DEFAULT_MAX_ENVIRONMENTS, fingerprint, plan_env_commits};
 pub use error::{RecipeError, RecipeProblem};
 pub use hash::sha256_hex;

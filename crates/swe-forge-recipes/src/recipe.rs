@@ -23,6 +23,9 @@ pub struct Toolchain {
     /// Debian packages (a toolchain `like` another and with none of its own has the other's).
     #[serde(default)]
     pub packages: Vec<String>,
+    /// Packages added to those it has from `like` (and that a toolchain `like` it has too).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub add_packages: Vec<String>,
     /// Image environment.
     #[serde(default)]
     pub env: BTreeMap<String, String>,
@@ -66,6 +69,10 @@ pub struct Toolchain {
     /// `warnings_not_errors`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub warnings_not_errors: bool,
+    /// Packages the project's CI installs (a recipe's [`Recipe::ci_packages`]), each installed
+    /// when the image's suite has it and skipped, with a line in the build log, when not.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ci_packages: Vec<String>,
 }
 
 /// Everything needed to build and test one repository.
@@ -82,6 +89,15 @@ pub struct Recipe {
     /// Packages added to the toolchain image (`name/suite` for one from a suite in `apt_suites`).
     #[serde(default)]
     pub extra_packages: Vec<String>,
+    /// Whether the Debian packages the project's CI installs (`.travis.yml` addons, `apt-get
+    /// install` lines) go into the toolchain image: the C-family recipes, whose builds need the
+    /// system libraries and tools a CI names (`gperf`, `libzstd-dev`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ci_apt_packages: bool,
+    /// The packages the CI of the instance's base commit installs, when `ci_apt_packages`; filled
+    /// in when the recipe is resolved for an instance.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ci_packages: Vec<String>,
     /// Suites added to the toolchain's (see [`Toolchain::apt_suites`]), for extra packages the base
     /// suite lacks (`json-test-data/sid`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -190,6 +206,7 @@ impl Toolchain {
         };
         // `like` chains (a compiler variant of bullseye's toolchain, which is like today's).
         let mut seen = vec![name.to_owned()];
+        let mut added = std::mem::take(&mut t.add_packages);
         while let Some(like) = t.like.take() {
             let l = all.get(&like).ok_or_else(|| RecipeError::Recipe {
                 name: name.to_owned(),
@@ -218,6 +235,12 @@ impl Toolchain {
                 t.warm.clone_from(&l.warm);
             }
             t.like.clone_from(&l.like);
+            added.splice(0..0, l.add_packages.iter().cloned());
+        }
+        for p in added {
+            if !t.packages.contains(&p) {
+                t.packages.push(p);
+            }
         }
         t.like = seen.get(1).cloned();
         t.name = name.to_owned();

@@ -466,6 +466,10 @@ const SIGNS: &[(Tool, Direction, &str)] = &[
     // project's has (GCC 13's `-Wself-move`, GCC 9's `-Wredundant-move`): GCC's, then clang's.
     (Tool::C, Direction::TooNew, "[-Werror="),
     (Tool::C, Direction::TooNew, "[-Werror,-W"),
+    // A Python 2 script run by the build or the tests (jsoncpp's `runjsontests.py` of 2014) on
+    // today's Python 3: bullseye's toolchains have Python 2 as `python2` and `python`.
+    (Tool::C, Direction::TooNew, "SyntaxError: Missing parentheses in call to 'print'"),
+    (Tool::C, Direction::TooNew, "SyntaxError: multiple exception types must be parenthesized"),
 ];
 
 /// The first sign in `log` that the setup failed because of the toolchain's version, if any.

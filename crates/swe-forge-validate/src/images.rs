@@ -260,14 +260,24 @@ fn tail_lines(log: &[u8], n: usize) -> String {
 }
 
 /// The toolchain's version command, then the exact version of every package taken from another
-/// suite (`name/suite`): such a suite moves, and the package name alone does not say what ran.
+/// suite (`name/suite`): such a suite moves, and the package name alone does not say what ran;
+/// and of every package installed because the project's CI asked for it.
 pub(crate) fn version_script(t: &Toolchain) -> String {
     let from_suites: Vec<&str> = t.packages.iter().filter_map(|p| p.split_once('/').map(|(name, _)| name)).collect();
-    if from_suites.is_empty() {
-        return t.version_command.clone();
+    let mut lines: Vec<String> = Vec::new();
+    if !t.version_command.trim().is_empty() {
+        lines.push(t.version_command.clone());
     }
-    let query = format!("dpkg-query -W -f='${{Package}} ${{Version}}\\n' {}", from_suites.join(" "));
-    if t.version_command.trim().is_empty() { query } else { format!("{}\n{query}", t.version_command) }
+    if !from_suites.is_empty() {
+        lines.push(format!("dpkg-query -W -f='${{Package}} ${{Version}}\\n' {}", from_suites.join(" ")));
+    }
+    if !t.ci_packages.is_empty() {
+        lines.push(format!(
+            "dpkg-query -W -f='${{Package}} ${{Version}}\\n' $(cat {}) 2>/dev/null; true",
+            swe_forge_recipes::CI_PACKAGES_FILE
+        ));
+    }
+    if lines.is_empty() { t.version_command.clone() } else { lines.join("\n") }
 }
 
 /// Why an instance image could not be made.

@@ -267,6 +267,10 @@ impl Validator {
             Ok(r) => r,
             Err(r) => vec![r],
         };
+        // No more run of this image is coming: the container started ahead for one goes now.
+        if let Some(image) = &meta.image {
+            self.backend.done_with(image);
+        }
         meta.status = if rejections.is_empty() { ValidationStatus::Accepted } else { ValidationStatus::Rejected };
         meta.rejections = rejections;
         inst.swe_forge = Some(meta);
@@ -293,11 +297,9 @@ impl Validator {
                 meta.provenance = Some(self.provenance(&prepared, built).await);
             }
             if prepared.toolchain.warnings_not_errors {
-                // The warning that stopped the last compiler before the wrapper's.
-                let sign = prepared.choice.as_ref().and_then(|(_, c)| c.attempts.last()).map(|a| a.error.as_str());
-                let detail =
-                    format!("built by {}: {}", prepared.toolchain.name, sign.unwrap_or("named by an override"));
-                meta.warnings.push(Warning::WarningsNotErrors.with(detail));
+                let why = wrapper_reason(prepared.choice.as_ref().map(|(_, c)| c));
+                meta.warnings
+                    .push(Warning::WarningsNotErrors.with(format!("built by {}: {why}", prepared.toolchain.name)));
             }
             self.reporter.image_ready(&inst.instance_id);
 
@@ -335,6 +337,7 @@ impl Validator {
                             ));
                             *meta = fresh.clone();
                             preset = choice;
+                            self.backend.done_with(&prepared.target.image);
                             continue 'toolchain;
                         }
                     }
@@ -669,6 +672,9 @@ impl Validator {
             (None, None, None) => return Err(NoRecipe::NoBuildFiles),
         };
         let mut recipe = Recipe::named(&name)?;
+        if recipe.ci_apt_packages {
+            recipe.ci_packages = swe_forge_recipes::all_packages(&detection.ci_packages);
+        }
         if let (None, Some(l)) = (over.forced_recipe(inst), &detection.language) {
             recipe.language.clone_from(l);
         }
@@ -1021,4 +1027,41 @@ pub(crate) fn infrastructure_failure(inst: &Instance) -> Option<&str> {
         .iter()
         .find(|r| r.reason == RejectReason::Infrastructure)
         .map(|r| r.detail.as_str())
+}
+
+/// Why an instance was built behind the `-Wno-error` wrapper: the warning that stopped the last
+/// compiler before it, the reason an earlier instance's search gave (the choice reused), or an
+/// override that named the wrapper's toolchain.
+fn wrapper_reason(choice: Option<&ToolchainChoice>) -> &str {
+    match choice {
+        Some(c) if !c.overridden => c.attempts.last().map_or(c.reason.as_str(), |a| a.error.as_str()),
+        _ => "named by an override",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_wrappers_warning_says_why_the_wrapper_was_used() {
+        let searched = ToolchainChoice {
+            reason: "the C library of the base image".into(),
+            attempts: vec![ToolchainAttempt {
+                toolchain: "cfamily-bullseye-clang9".into(),
+                error: "x [-Werror,-Wextra-semi-stmt]".into(),
+            }],
+            ..ToolchainChoice::default()
+        };
+        assert_eq!(wrapper_reason(Some(&searched)), "x [-Werror,-Wextra-semi-stmt]");
+        // ccache 335 reused the choice ccache 330's search made: no attempts of its own.
+        let reused = ToolchainChoice {
+            reason: "found by the search of an earlier instance of o/r".into(),
+            ..ToolchainChoice::default()
+        };
+        assert_eq!(wrapper_reason(Some(&reused)), "found by the search of an earlier instance of o/r");
+        let named = ToolchainChoice { overridden: true, ..reused };
+        assert_eq!(wrapper_reason(Some(&named)), "named by an override");
+        assert_eq!(wrapper_reason(None), "named by an override");
+    }
 }

@@ -3,10 +3,10 @@
 //! Node project whose `.nvmrc` asks for 16 gets Node 16 from the npm registry; a project whose
 //! setup (or whose suite, in the base run) fails on today's Node in a way that names the toolchain
 //! gets the next older version, both attempts in the provenance; C++ that needs MINSIGSTKSZ to be a
-//! constant, or an allocator today's libstdc++ rejects, gets bullseye's C library and GCC; a C
-//! project with only a Makefile runs its `test` target.
+//! constant, an allocator today's libstdc++ rejects or a build's Python 2 script gets bullseye's C
+//! library, GCC and Python 2; a C project with only a Makefile runs its `test` target; a C project
+//! gets the Debian packages its CI installs.
 //! Node 16 and 18 share one packages image; JDK 8 is the image the revalidate tests build too.
-
 use std::path::Path;
 
 use swe_forge_core::{Instance, ToolchainChoice, ValidationStatus};
@@ -371,6 +371,23 @@ int main(int argc, char **argv) {{\n    const char *name = argc > 1 ? argv[1] : 
 }
 
 #[test]
+fn a_build_that_runs_a_python_2_script_gets_bullseye_with_python_2() {
+    // jsoncpp of 2014: `find_package(PythonInterp 2.6)` and a test script of Python 2 run by the
+    // build; today's toolchain has only Python 3, on which the script is a syntax error.
+    let r = cpp_of_its_time(
+        "python2",
+        "find_package(PythonInterp 2.6 REQUIRED)\n\
+file(WRITE ${CMAKE_BINARY_DIR}/check.py \"try:\\n    open('/none')\\nexcept IOError, e:\\n    print 'checked'\\n\")\n\
+add_custom_target(check_py ALL ${PYTHON_EXECUTABLE} ${CMAKE_BINARY_DIR}/check.py)\n",
+        "",
+        "true",
+    );
+    let c = choice(&r);
+    assert_eq!((c.toolchain.as_str(), c.attempts.len()), ("cfamily-bullseye", 1), "{c:?}");
+    assert!(c.attempts[0].error.contains("SyntaxError: multiple exception types must be parenthesized"), "{c:?}");
+}
+
+#[test]
 fn a_warning_only_todays_compiler_has_made_an_error_gets_an_older_compiler() {
     // GCC 13 added -Wself-move to -Wall; bullseye's GCC 10 builds the project's `-Werror` clean.
     let r = cpp_of_its_time(
@@ -407,6 +424,67 @@ fn a_warning_every_compiler_here_has_made_an_error_is_built_by_the_wno_error_wra
     assert!(w.contains("cfamily-bullseye-wno-error") && w.contains("[-Werror"), "{w}");
     let prov = m.provenance.as_ref().unwrap();
     assert!(prov.toolchain_versions.contains("-Wno-error appended"), "{}", prov.toolchain_versions);
+}
+
+#[test]
+fn a_c_project_gets_the_debian_packages_its_ci_installs() {
+    // ccache of 2019: configure stops on `please install gperf` / `please install libzstd`,
+    // which its `.travis.yml` installs with apt (Ubuntu xenial's `libzstd1-dev`, which Debian
+    // calls `libzstd-dev`); a name no suite has is skipped, not a failed build.
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = tmp.path().join("repos");
+    let cmake = |tests: &str| {
+        format!(
+            "cmake_minimum_required(VERSION 3.5)\nproject(keywords C)\nfind_program(GPERF gperf)\n\
+if(NOT GPERF)\n  message(FATAL_ERROR \"please install gperf\")\nendif()\n\
+find_path(ZSTD_H zstd.h)\nif(NOT ZSTD_H)\n  message(FATAL_ERROR \"please install libzstd\")\nendif()\n\
+enable_testing()\nadd_executable(tests calc.c tests.c)\ntarget_link_libraries(tests zstd)\n{tests}"
+        )
+    };
+    let calc = |sub: &str| format!("int sub(int a, int b) {{ return {sub}; }}\n");
+    let tests = |checks: &str| {
+        format!(
+            "#include <string.h>\n#include <zstd.h>\n\nint sub(int, int);\n\n\
+int main(int argc, char **argv) {{\n    const char *name = argc > 1 ? argv[1] : \"\";\n\
+    if (!strcmp(name, \"bound\")) return ZSTD_compressBound(0) > 0 ? 0 : 1;\n{checks}    return 2;\n}}\n"
+        )
+    };
+    let travis =
+        "language: c\naddons:\n  apt:\n    packages:\n      - gperf\n      - libzstd1-dev\n      - xenial-only-tool\n";
+    let fx = fixture(
+        &repos.join("forge-fixtures").join("cipackages"),
+        "2019-06-01T00:00:00Z",
+        &[
+            (".travis.yml", travis),
+            ("CMakeLists.txt", &cmake("add_test(NAME bound COMMAND tests bound)\n")),
+            ("calc.c", &calc("a + b")),
+            ("tests.c", &tests("")),
+        ],
+        &[
+            (
+                "CMakeLists.txt",
+                &cmake("add_test(NAME bound COMMAND tests bound)\nadd_test(NAME sub COMMAND tests sub)\n"),
+            ),
+            ("tests.c", &tests("    if (!strcmp(name, \"sub\")) return sub(5, 3) == 2 ? 0 : 1;\n")),
+        ],
+        &[("calc.c", &calc("a - b"))],
+    );
+    let inst = instance("forge-fixtures", "cipackages", 7, fx);
+    let r = validate(&[&inst], &repos, &tmp.path().join("out"), None).into_iter().next().unwrap();
+    accepted(&r);
+    assert_eq!(r.f2p_tests.keys().collect::<Vec<_>>(), ["sub"]);
+    assert_eq!(r.p2p_tests.keys().collect::<Vec<_>>(), ["bound"]);
+    let prov = r.swe_forge.as_ref().unwrap().provenance.as_ref().unwrap();
+    assert_eq!(
+        prov.requested_versions.get(".travis.yml addons.apt.packages").map(String::as_str),
+        Some("gperf libzstd1-dev xenial-only-tool"),
+        "{prov:?}"
+    );
+    // What was installed, with its version: `libzstd1-dev` went in as `libzstd-dev`.
+    assert!(prov.toolchain_versions.contains("\ngperf "), "{}", prov.toolchain_versions);
+    assert!(prov.toolchain_versions.contains("\nlibzstd-dev "), "{}", prov.toolchain_versions);
+    assert!(!prov.toolchain_versions.contains("xenial-only-tool"), "{}", prov.toolchain_versions);
+    assert!(prov.toolchain_image.starts_with("swe-forge/toolchain-cfamily:"), "{prov:?}");
 }
 
 #[test]
