@@ -15,6 +15,15 @@ const SCRIPT_EXTS: &[&str] = &["js", "jsx", "ts", "tsx", "mjs", "cjs", "mts", "c
 const JVM_EXTS: &[&str] = &["java", "kt", "kts", "scala", "groovy"];
 const C_EXTS: &[&str] = &["c", "cc", "cpp", "cxx", "h", "hpp"];
 
+/// A folder named as tests with a word of its own: `test_lib_json/` (jsoncpp's unit tests),
+/// `unit_tests/`, `integration-tests/`, `parser_test/`.
+fn is_test_dir_name(d: &str) -> bool {
+    ["test_", "tests_", "test-", "tests-"].iter().any(|p| d.len() > p.len() && d.starts_with(p))
+        || ["_test", "_tests", "-test", "-tests", "unittest", "unittests"]
+            .iter()
+            .any(|s| d.len() > s.len() && d.ends_with(s))
+}
+
 /// Whether `path` is a test file by its language's convention.
 pub fn is_test_path(path: &str) -> bool {
     test_path_rule(path).is_some()
@@ -27,6 +36,9 @@ pub fn test_path_rule(path: &str) -> Option<String> {
     let file = parts.pop()?;
     if let Some(d) = parts.iter().find(|d| TEST_DIRS.contains(d)) {
         return Some(format!("test directory {d}/"));
+    }
+    if let Some(d) = parts.iter().find(|d| is_test_dir_name(d)) {
+        return Some(format!("test directory {d}/ (test_*, *_test(s), *-test(s))"));
     }
     let (stem, ext) = match file.rsplit_once('.') {
         Some((s, e)) if !s.is_empty() => (s, e),
@@ -173,6 +185,10 @@ mod tests {
             "tests/unit/check_queue.c",
             "src/queue_test.cc",
             "src/queue_unittest.cc",
+            "src/test_lib_json/main.cpp",
+            "src/test_lib_json/jsontest.h",
+            "unit_tests/parser.c",
+            "tools/integration-tests/run.sh",
             // Ruby, PHP, C#
             "spec/models/user_spec.rb",
             "tests/Unit/UserTest.php",
@@ -196,6 +212,10 @@ mod tests {
             "src/testing.js",
             "src/attest.ts",
             "src/contest.spec_helper.rb.txt",
+            "src/latest_release/main.c",
+            "src/attest-tool/main.go",
+            "src/unittest.c",
+            "src/tests_/x.c",
             "Cargo.toml",
             "README.md",
             "src/lib.rs",
