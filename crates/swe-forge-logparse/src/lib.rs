@@ -95,6 +95,7 @@ mod surefire;
 mod tap;
 mod text;
 mod time_bomb;
+mod verdict;
 mod vitest_text;
 mod xml_bound;
 
@@ -103,6 +104,7 @@ pub use exit_code::{exit_code_consistent, no_tests_ran};
 pub use msb::{GoSubtests, MsbNaming, msb_rollup};
 pub use naming::Naming;
 pub use time_bomb::time_bomb_evidence;
+pub use verdict::parse_verdicts;
 
 /// A test-output format this crate can parse.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

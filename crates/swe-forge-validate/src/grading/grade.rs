@@ -82,7 +82,8 @@ impl Parsers {
     }
 
     /// One run's statuses: from its result files when there are any and a parser for them,
-    /// from its log otherwise.
+    /// from its log otherwise; when neither holds a test, from the log's verdict lines of a
+    /// hand-written runner (`Testing x: OK`, run by the build where ctest finds nothing).
     pub fn parse(&self, log: &[u8], files: &[(String, Vec<u8>)]) -> ParsedLog {
         let mut parsed = match (self.results, files.is_empty()) {
             (Some(rp), false) => swe_forge_logparse::parse_files(rp, files),
@@ -90,6 +91,18 @@ impl Parsers {
         };
         if self.results.is_none() || files.is_empty() {
             parsed.name_go_subtests(self.log, self.go_subtests);
+        }
+        if parsed.tests.is_empty() {
+            let verdicts = swe_forge_logparse::parse_verdicts(log);
+            if !verdicts.tests.is_empty() {
+                parsed.warnings.push(format!(
+                    "no {} result: {} test(s) read from a hand-written runner's verdict lines (`Testing x: OK`)",
+                    self.log.name(),
+                    verdicts.tests.len()
+                ));
+                parsed.tests = verdicts.tests;
+                parsed.msb_names = verdicts.msb_names;
+            }
         }
         parsed
     }
@@ -430,6 +443,21 @@ mod tests {
         let g = grade(&some, &input([Some(0), Some(2), Some(0)]));
         assert!(!g.labels.exit_code_graded);
         assert_eq!(g.categorized.f2p.keys().collect::<Vec<_>>(), ["t"]);
+    }
+
+    #[test]
+    fn a_run_whose_parser_finds_nothing_is_read_from_its_runners_verdict_lines() {
+        let p = Parsers::new(Framework::Ctest, Option::None);
+        // jsoncpp before 2019: its runners run as build steps, ctest finds no test.
+        let built = b"[1/2] cd /testbed/build && ./jsoncpp_test\nTesting ValueTest/null: OK\nTesting ValueTest/ints: FAILED\nTest project /testbed/build\nNo tests were found!!!\n";
+        let parsed = p.parse(built, &[]);
+        assert_eq!(parsed.tests.len(), 2, "{parsed:?}");
+        assert_eq!(parsed.tests["ValueTest/ints"], Fail);
+        assert!(parsed.warnings.iter().any(|w| w.contains("verdict lines")), "{:?}", parsed.warnings);
+        // ctest's own results win: the verdict lines are not read beside them.
+        let both = b"Testing ValueTest/null: OK\n    Start 1: unit\n1/1 Test #1: unit .............   Passed    0.01 sec\n\n100% tests passed, 0 tests failed out of 1\n";
+        let parsed = p.parse(both, &[]);
+        assert_eq!(parsed.tests.keys().collect::<Vec<_>>(), ["unit"], "{parsed:?}");
     }
 
     #[test]
