@@ -53,6 +53,9 @@ pub struct RecipeOverride {
     /// Packages added to the toolchain image (`name/suite` for one from a suite in `apt_suites`).
     #[serde(default)]
     pub extra_packages: Vec<String>,
+    /// Whether the Debian packages the project's CI installs go into the toolchain image (the
+    /// C-family recipes' default: yes); `false` where a profile copies a harness that did not.
+    pub ci_apt_packages: Option<bool>,
     /// Suites of the base image's Debian mirror added to the toolchain's, pinned below the base
     /// suite (see the toolchain's `apt_suites`).
     #[serde(default)]

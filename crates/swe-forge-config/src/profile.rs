@@ -102,6 +102,10 @@ mod tests {
         let msb = Profile::load("msb").unwrap();
         assert_eq!(msb.naming, Naming::Msb);
         assert_eq!(msb.overrides["lang:rust"].test_command.as_deref(), Some("cargo test"));
+        // Multi-SWE-bench's images hold no package a project's CI installs.
+        for recipe in ["c-cmake", "c-autotools", "c-make", "c-meson"] {
+            assert_eq!(msb.overrides[&format!("recipe:{recipe}")].ci_apt_packages, Some(false), "{recipe}");
+        }
         let e = Profile::load("nope").unwrap_err();
         assert!(matches!(e, ConfigError::UnknownProfile { .. }));
         assert!(e.to_string().contains("built-in profiles are msb, default"), "{e}");

@@ -218,37 +218,16 @@ fn install_lines(text: &str) -> Vec<String> {
 
 /// Prefixes of packages the toolchain choice owns (compilers, runtimes, build tools), or that
 /// belong to another platform: never installed from a CI file.
+#[rustfmt::skip]
 const NOT_FROM_CI: &[&str] = &[
-    "gcc",
-    "g++",
-    "cpp",
-    "clang",
-    "llvm",
-    "lld",
-    "libc++",
-    "libclang",
-    "openjdk",
-    "default-jdk",
-    "default-jre",
-    "oracle-java",
-    "nodejs",
-    "npm",
-    "yarn",
-    "golang",
-    "gccgo",
-    "rustc",
-    "cargo",
-    "maven",
-    "gradle",
-    "cmake",
-    "lib32",
-    "libx32",
-    "mingw",
-    "wine",
-    "qemu",
-    "crossbuild",
-    "docker",
-    "sudo",
+    // Compilers, runtimes and build tools.
+    "gcc", "g++", "cpp-", "clang", "llvm", "lld", "libc++", "libclang", "openjdk", "default-jdk", "default-jre",
+    "oracle-java", "nodejs", "npm", "yarn", "golang", "gccgo", "rustc", "cargo", "maven", "gradle", "cmake",
+    // Other platforms, and the machine's own business.
+    "lib32", "libx32", "mingw", "wine", "qemu", "crossbuild", "docker", "sudo",
+    // Documentation tools (a manual's build, not the tests'); plantuml and texlive pull in a JDK
+    // and gigabytes.
+    "doxygen", "graphviz", "plantuml", "texlive", "pandoc", "asciidoc", "sphinx", "mkdocs", "latex",
 ];
 
 /// Package names only: options, variables, versions (`=1.2`) and architectures (`:i386`) are
@@ -333,11 +312,16 @@ mod tests {
 
     #[test]
     fn install_commands_of_workflows_with_options_continuations_and_chains() {
-        let wf = "jobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - run: sudo apt-get update && sudo apt-get install -y --no-install-recommends libzstd-dev gperf\n      - run: |\n          sudo apt-get -qq install \\\n            libb2-dev \\\n            asciidoc\n      - run: sudo apt install -y clang-9 libfoo-dev=1.2 $EXTRA bar:amd64\n      - run: sudo apt-get install gcc-multilib libonly32-dev\n  mingw:\n    steps:\n      - run: sudo apt-get install -y mingw-w64 wine64\n";
+        let wf = "jobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - run: sudo apt-get update && sudo apt-get install -y --no-install-recommends libzstd-dev gperf\n      - run: |\n          sudo apt-get -qq install \\\n            libb2-dev \\\n            asciidoc \\\n            valgrind\n      - run: sudo apt install -y clang-9 libfoo-dev=1.2 $EXTRA bar:amd64\n      - run: sudo apt-get install gcc-multilib libonly32-dev\n  mingw:\n    steps:\n      - run: sudo apt-get install -y mingw-w64 wine64\n";
         let got = found(&[(".github/workflows/ci.yml", wf)]);
         assert_eq!(got.len(), 1, "{got:?}");
         assert_eq!(got[0].source, ".github/workflows/ci.yml apt-get install");
-        assert_eq!(got[0].packages, ["libzstd-dev", "gperf", "libb2-dev", "asciidoc", "libfoo-dev"]);
+        assert_eq!(got[0].packages, ["libzstd-dev", "gperf", "libb2-dev", "valgrind", "libfoo-dev"]);
+        // A documentation workflow's packages (nlohmann/json's plantuml) are not the build's.
+        let docs = "jobs:\n  docs:\n    steps:\n      - run: sudo apt-get install -y plantuml\n";
+        assert!(found(&[(".github/workflows/publish_documentation.yml", docs)]).is_empty());
+        let commented = "steps:\n#        sudo apt-get install -y intel-basekit\n      - run: sudo apt-get install -y doxygen liblz4-dev\n";
+        assert_eq!(found(&[(".github/workflows/ci.yml", commented)])[0].packages, ["liblz4-dev"]);
     }
 
     #[test]

@@ -310,6 +310,9 @@ impl Recipe {
         if let Some(n) = o.network_in_runs {
             self.network_in_runs = n;
         }
+        if let Some(c) = o.ci_apt_packages {
+            self.ci_apt_packages = c;
+        }
         if let Some(u) = &o.test_user {
             self.test_user = Some(u.clone());
         }

@@ -672,9 +672,6 @@ impl Validator {
             (None, None, None) => return Err(NoRecipe::NoBuildFiles),
         };
         let mut recipe = Recipe::named(&name)?;
-        if recipe.ci_apt_packages {
-            recipe.ci_packages = swe_forge_recipes::all_packages(&detection.ci_packages);
-        }
         if let (None, Some(l)) = (over.forced_recipe(inst), &detection.language) {
             recipe.language.clone_from(l);
         }
@@ -694,6 +691,9 @@ impl Validator {
             }
         }
         recipe.apply(&over, inst);
+        if recipe.ci_apt_packages {
+            recipe.ci_packages = swe_forge_recipes::all_packages(&detection.ci_packages);
+        }
         if let Some((_, c)) = &mut choice {
             c.overridden = recipe.toolchain != c.toolchain;
         }
