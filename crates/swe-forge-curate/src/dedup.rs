@@ -182,54 +182,50 @@ impl DuplicateFinder {
     }
 }
 
-/// Sorted shingle sets written one after the other to an unnamed temporary file (made at the
-/// first set); kept in memory instead when no temporary file can be made.
+/// Sorted shingle sets in a [`swe_forge_fs::Spool`]; kept in memory instead when it fails (no
+/// temporary file can be made).
 #[derive(Debug, Default)]
 struct Spool {
-    file: Option<std::fs::File>,
-    memory: Vec<u64>,
+    file: swe_forge_fs::Spool,
+    /// Every set, from the start, once the file failed.
+    memory: Option<Vec<u64>>,
     /// Sets written, in hashes.
     len: u64,
-    failed: bool,
 }
 
 impl Spool {
-    /// Appends `set`; returns where it starts.
+    /// Appends `set`; returns where it starts (in hashes).
     fn push(&mut self, set: &[u64]) -> u64 {
         let at = self.len;
         self.len += set.len() as u64;
-        if !self.failed && self.file.is_none() {
-            self.file = tempfile::tempfile().ok();
-            self.failed = self.file.is_none();
-        }
-        let bytes: Vec<u8> = set.iter().flat_map(|s| s.to_le_bytes()).collect();
-        match &self.file {
-            Some(f) if std::os::unix::fs::FileExt::write_all_at(f, &bytes, at * 8).is_ok() => {}
-            _ => {
-                // No temporary file (or it failed): the sets stay in memory, from the start.
-                if let Some(f) = self.file.take() {
-                    let mut all = vec![0u8; (at * 8) as usize];
-                    let _ = std::os::unix::fs::FileExt::read_exact_at(&f, &mut all, 0);
-                    self.memory = all.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect();
-                }
-                self.failed = true;
-                self.memory.extend_from_slice(set);
+        if self.memory.is_none() {
+            let bytes: Vec<u8> = set.iter().flat_map(|s| s.to_le_bytes()).collect();
+            if self.file.push(&bytes).is_ok() {
+                return at;
             }
+            // From now on in memory, the sets written so far included.
+            let written = swe_forge_fs::Slot { offset: 0, len: (at * 8) as usize };
+            self.memory = Some(hashes(&self.file.read(written).unwrap_or_default()));
         }
+        self.memory.get_or_insert_default().extend_from_slice(set);
         at
     }
 
     /// The `n` hashes written at `at`.
     fn read(&self, at: u64, n: u32) -> Vec<u64> {
-        let (at, n) = (at as usize, n as usize);
-        if let Some(f) = &self.file {
-            let mut bytes = vec![0u8; n * 8];
-            if std::os::unix::fs::FileExt::read_exact_at(f, &mut bytes, at as u64 * 8).is_ok() {
-                return bytes.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect();
+        let (start, n) = (at as usize, n as usize);
+        match &self.memory {
+            Some(m) => m.get(start..start + n).map(<[u64]>::to_vec).unwrap_or_default(),
+            None => {
+                let slot = swe_forge_fs::Slot { offset: at * 8, len: n * 8 };
+                hashes(&self.file.read(slot).unwrap_or_default())
             }
         }
-        self.memory.get(at..at + n).map(<[u64]>::to_vec).unwrap_or_default()
     }
+}
+
+fn hashes(bytes: &[u8]) -> Vec<u64> {
+    bytes.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))).collect()
 }
 
 /// A count-min sketch of shingle counts: four rows of 2^20 counters (16 MiB once used); a

@@ -55,12 +55,11 @@ pub fn write_splits(records: &[&Instance], options: &SplitOptions) -> Result<Spl
 pub struct SplitWriter {
     options: SplitOptions,
     kinds: Vec<&'static str>,
-    /// Each split file, with the place (offset, length) of its records' lines in `spool`.
-    files: BTreeMap<PathBuf, Vec<(u64, usize)>>,
+    /// Each split file, with the place of its records' lines in `spool`.
+    files: BTreeMap<PathBuf, Vec<swe_forge_fs::Slot>>,
     /// The cutoff, parsed.
     cutoff: Option<swe_forge_core::Day>,
-    spool: Option<std::fs::File>,
-    end: u64,
+    spool: swe_forge_fs::Spool,
 }
 
 impl SplitWriter {
@@ -86,7 +85,7 @@ impl SplitWriter {
         if options.by_lang {
             kinds.push("lang");
         }
-        Ok(SplitWriter { options, kinds, files, cutoff: day, spool: None, end: 0 })
+        Ok(SplitWriter { options, kinds, files, cutoff: day, spool: swe_forge_fs::Spool::new() })
     }
 
     /// The split files `r` goes to.
@@ -117,17 +116,12 @@ impl SplitWriter {
             return Ok(());
         }
         let spool_err = |source| CurateError::Io { path: PathBuf::from("(temporary file of the splits)"), source };
-        let spool = match &mut self.spool {
-            Some(f) => f,
-            None => self.spool.insert(tempfile::tempfile().map_err(spool_err)?),
-        };
         let mut line = serde_json::to_vec(r).map_err(|e| spool_err(e.into()))?;
         line.push(b'\n');
-        std::io::Write::write_all(spool, &line).map_err(spool_err)?;
+        let slot = self.spool.push(&line).map_err(spool_err)?;
         for path in files {
-            self.files.entry(path).or_default().push((self.end, line.len()));
+            self.files.entry(path).or_default().push(slot);
         }
-        self.end += line.len() as u64;
         Ok(())
     }
 
@@ -179,16 +173,12 @@ impl SplitWriter {
             .map_err(CurateError::io(&marker))?;
         }
         let mut summary = SplitSummary::default();
-        let mut buf = Vec::new();
         for (path, lines) in files {
             swe_forge_fs::write_with(&path, |w| {
-                for &(offset, len) in &lines {
-                    use std::os::unix::fs::FileExt as _;
-                    buf.resize(len, 0);
-                    let spool = spool.as_ref().expect("lines come from the spool");
+                for &slot in &lines {
                     spool
-                        .read_exact_at(&mut buf, offset)
-                        .and_then(|()| std::io::Write::write_all(w, &buf))
+                        .read(slot)
+                        .and_then(|line| std::io::Write::write_all(w, &line))
                         .map_err(CurateError::io(&path))?;
                 }
                 Ok::<(), CurateError>(())

@@ -10,15 +10,19 @@
 //! - [`read_tree`] and [`read_capped`]: result folders and logs read without following symlinks
 //!   out of the tree or into loops, without blocking on FIFOs, and with at most [`READ_CAP`]
 //!   bytes of each file in memory (head and tail kept).
+//! - [`Spool`]: bytes kept in an unnamed temporary file and read back by place, for commands that
+//!   stream records and write them out again in another order.
 //!
 //! Knows nothing of records or formats.
 
 mod error;
 mod output;
+mod spool;
 mod tree;
 
 pub use error::OutputError;
 pub use output::{Batch, Output, PendingDir, remove_pending_temps, write_file, write_with};
+pub use spool::{Slot, Spool};
 pub use tree::{Capped, READ_CAP, Skipped, Tree, read_capped, read_file_capped, read_tree};
 
 #[cfg(test)]

@@ -9,6 +9,7 @@
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
+use swe_forge_fs::Slot;
 
 use anyhow::{Context, Result, bail};
 use swe_forge_card::{HubCard, HubConfig, ReportOptions};
@@ -262,40 +263,25 @@ impl Sink {
 }
 
 /// Where a record is in the [`Spool`].
-#[derive(Debug, Clone, Copy)]
-struct Slot {
-    offset: u64,
-    len: usize,
-}
-
-/// The records a publication ships, as JSONL in an unnamed temporary file: each split's files are
-/// written from it in order, and each language's and repository's files from the slots of their
-/// records, so that one file is open at a time whatever the number of configurations, and memory
-/// holds only the slots.
-struct Spool {
-    file: std::fs::File,
-    end: u64,
-}
+/// The records a publication ships, as JSONL in a spool: each split's files are written from it
+/// in order, and each language's and repository's files from the slots of their records, so that
+/// one file is open at a time whatever the number of configurations, and memory holds only the
+/// slots.
+struct Spool(swe_forge_fs::Spool);
 
 impl Spool {
     fn new() -> Result<Spool> {
-        Ok(Spool { file: tempfile::tempfile().context("making a temporary file for the records to publish")?, end: 0 })
+        Ok(Spool(swe_forge_fs::Spool::new()))
     }
 
     fn push(&mut self, r: &Instance) -> Result<Slot> {
-        use std::io::Write as _;
         let line = serde_json::to_vec(r)?;
-        self.file.write_all(&line).context("writing the records to publish to a temporary file")?;
-        let slot = Slot { offset: self.end, len: line.len() };
-        self.end += line.len() as u64;
-        Ok(slot)
+        self.0.push(&line).context("writing the records to publish to a temporary file")
     }
 
     fn get(&self, slot: Slot) -> Result<Instance> {
-        use std::os::unix::fs::FileExt as _;
-        let mut buf = vec![0; slot.len];
-        self.file.read_exact_at(&mut buf, slot.offset).context("reading the records to publish back")?;
-        Ok(serde_json::from_slice(&buf)?)
+        let bytes = self.0.read(slot).context("reading the records to publish back")?;
+        Ok(serde_json::from_slice(&bytes)?)
     }
 }
 
