@@ -25,7 +25,7 @@ use swe_forge_agree::{
     AgreementReport, InstanceAgreement, Revalidated, agree, agreement_markdown, environments_markdown,
 };
 use swe_forge_core::{Instance, TestResult};
-use swe_forge_docker::Engine;
+use swe_forge_docker::{Engine, ImageStack};
 use swe_forge_logparse::Naming;
 use swe_forge_recipes::plan_env_commits;
 use swe_forge_store::{RunRow, Store};
@@ -233,9 +233,10 @@ fn to_candidate(published: &Instance) -> Instance {
     c
 }
 
-/// What an instance image adds on top of its repository environment (its toolchain image for
-/// records made before environments), and its environment image (if any) with what that adds
-/// over its toolchain: the engine's [`Engine::bytes_added`], when both images exist.
+/// What an instance image adds on disk on top of the image it was built on (its repository
+/// environment, its toolchain image for records made before environments), and its environment
+/// image (if any) with what that adds over its toolchain: the engine's [`Engine::added`], when
+/// both images exist.
 struct Sizes {
     instance: u64,
     environment: Option<String>,
@@ -245,21 +246,21 @@ struct Sizes {
 async fn image_sizes(store: &Store, ours: &HashSet<String>) -> Result<HashMap<String, Sizes>> {
     let mut out = HashMap::new();
     let Ok(engine) = Engine::connect().await else { return Ok(out) };
+    // Bytes on disk only: no layer's transfer size is needed.
+    let no_layers = HashMap::new();
+    let disk =
+        async |image: &str, below: &str| engine.added(image, below, &no_layers).await.ok().flatten().map(|a| a.disk);
     for id in ours {
         let Some(r) = store.result(id)? else { continue };
         let Some(meta) = &r.swe_forge else { continue };
         let (Some(image), Some(prov)) = (&meta.image, &meta.provenance) else { continue };
-        let added = |image: &str, below: &str| {
-            let engine = &engine;
-            let (image, below) = (image.to_owned(), below.to_owned());
-            async move { engine.bytes_added(&image, &below).await.ok().flatten() }
+        let stack = ImageStack::new(image, &prov.env_image, &prov.toolchain_image);
+        let environment_bytes = match stack.environment {
+            None => None,
+            Some(env) => disk(env, stack.toolchain).await,
         };
-        let environment = (!prov.env_image.is_empty()).then(|| prov.env_image.clone());
-        let (below, environment_bytes) = match &environment {
-            None => (&prov.toolchain_image, None),
-            Some(env) => (env, added(env, &prov.toolchain_image).await),
-        };
-        if let Some(instance) = added(image, below).await {
+        if let Some(instance) = disk(stack.instance, stack.parent()).await {
+            let environment = stack.environment.map(str::to_owned);
             out.insert(id.clone(), Sizes { instance, environment, environment_bytes });
         }
     }
