@@ -225,33 +225,33 @@ impl Client {
 
     /// A GraphQL query; `parse` turns the body into the caller's type and may refuse it (then the
     /// request is retried as malformed).
-    pub async fn graphql<T>(
+    pub async fn graphql<T, E: std::fmt::Display>(
         &self,
         query: &str,
         variables: serde_json::Value,
-        parse: impl Fn(&str) -> Result<T, String>,
+        parse: impl Fn(&str) -> Result<T, E>,
     ) -> Result<T, MineError> {
         let body = serde_json::json!({ "query": query, "variables": variables });
         self.call(Method::POST, "/graphql", "application/json", Some(body), parse).await
     }
 
     /// A GET of `path` (with query) accepting `accept`, through the ETag cache.
-    pub async fn get<T>(
+    pub async fn get<T, E: std::fmt::Display>(
         &self,
         path: &str,
         accept: &str,
-        parse: impl Fn(&str) -> Result<T, String>,
+        parse: impl Fn(&str) -> Result<T, E>,
     ) -> Result<T, MineError> {
         self.call(Method::GET, path, accept, None, parse).await
     }
 
-    async fn call<T>(
+    async fn call<T, E: std::fmt::Display>(
         &self,
         method: Method,
         path: &str,
         accept: &str,
         body: Option<serde_json::Value>,
-        parse: impl Fn(&str) -> Result<T, String>,
+        parse: impl Fn(&str) -> Result<T, E>,
     ) -> Result<T, MineError> {
         let method_name: &'static str = if method == Method::POST { "POST" } else { "GET" };
         let api_err =
