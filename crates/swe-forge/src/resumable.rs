@@ -76,3 +76,30 @@ impl Run {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ids(todo: &[Instance]) -> Vec<u64> {
+        todo.iter().map(|r| r.number).collect()
+    }
+
+    /// A run started again has left only what the store holds no result for, the store keeps one
+    /// writer, and work the store answers another way is passed through as given.
+    #[test]
+    fn a_run_started_again_has_left_what_the_store_has_no_result_for() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("state.sqlite");
+        let records: Vec<Instance> = (1..=3).map(|n| swe_forge_test_support::record("o", "r", n)).collect();
+        {
+            let mut run = Run::open(&path, "instances", "validated").unwrap();
+            assert_eq!(ids(&run.pending(&records).unwrap()), [1, 2, 3]);
+            assert!(Run::open(&path, "instances", "validated").is_err(), "a second writer is refused");
+            run.store.finish(&records[1], &[]).unwrap();
+        }
+        let mut run = Run::open(&path, "instances", "validated").unwrap();
+        assert_eq!(ids(&run.pending(&records).unwrap()), [1, 3]);
+        assert_eq!(run.resume(vec!['a', 'b'], 5), ['a', 'b']);
+    }
+}
