@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use swe_forge_core::{DifficultyLabel, Instance, LabelSource, MarkdownTable, ValidationStatus};
+use swe_forge_core::{Day, DifficultyLabel, Instance, LabelSource, MarkdownTable, Timestamp, ValidationStatus};
 
 use swe_forge_curate::{Heuristic, heuristic_label, is_kept_in, language};
 
@@ -32,7 +32,7 @@ struct Row {
     org: String,
     repo: String,
     lang: String,
-    merged: Option<String>,
+    merged: Option<Day>,
     label: DifficultyLabel,
     human: bool,
     fix_lines: u64,
@@ -281,7 +281,7 @@ fn row(inst: &Instance, heuristic: &Heuristic) -> Row {
         org: inst.org.clone(),
         repo: inst.repo.clone(),
         lang: language(inst),
-        merged: meta.and_then(|m| m.merged_at.as_ref()).map(|d| d.day().to_owned()),
+        merged: meta.and_then(|m| m.merged_at.as_ref()).map(Timestamp::date),
         label: d.map_or(guessed, |d| d.label),
         human: d.is_some_and(|d| d.source == LabelSource::Human),
         fix_lines: f.fix_lines_added + f.fix_lines_removed,
@@ -335,8 +335,8 @@ fn repositories(md: &mut String, repos: &Groups<'_>) {
     for (repo, members) in repos {
         let c = counts(members);
         let lang = &members[0].lang;
-        let mut dates: Vec<&str> = members.iter().filter_map(|r| r.merged.as_deref()).collect();
-        dates.sort();
+        let mut dates: Vec<Day> = members.iter().filter_map(|r| r.merged).collect();
+        dates.sort_unstable();
         let merged = match (dates.first(), dates.last()) {
             (Some(a), Some(b)) => format!("{a} to {b}"),
             _ => "unknown".into(),

@@ -412,6 +412,10 @@ impl Engine {
         Ok(created.id)
     }
 
+    /// Starts container `id` (`start` says how), reads its output until the script ends or
+    /// `spec.timeout` passes (then kills it), and collects what the run gave: the exit code, the
+    /// end frame's news (`nonce` names a frame to expect on stderr), the files. Fills the
+    /// `start`, `run`, `exit` and `copy_out` steps.
     pub(crate) async fn start_and_collect(
         &self,
         id: &str,
@@ -425,10 +429,59 @@ impl Engine {
         let prestart_after = !matches!(start, Start::Engine);
         let warm = matches!(start, Start::Payload(_));
         let started = Instant::now();
-        // The run's output comes through an attach made before the container starts (its log
-        // driver is `none`: the engine keeps no copy). A warm container's attach also gives it
-        // its command, and is held until the run ends.
-        let mut attached = match start {
+        let mut attached = self.attach_and_start(id, start).await?;
+        stages.start = started.elapsed();
+        if prestart_after {
+            self.prestart_for(spec);
+        }
+
+        let step = Instant::now();
+        let mut sink = LogSink::new(spec.max_log_bytes);
+        // With a frame, stderr carries only the frame (the script's stderr is merged into stdout).
+        let mut frame = Vec::new();
+        let output = (&mut sink, nonce.is_some().then_some(&mut frame));
+        let timed_out = self.read_output(id, spec.timeout, &mut attached.output, output).await?;
+        stages.run = step.elapsed();
+        let step = Instant::now();
+        if warm {
+            command_taken(id, &mut frame)?;
+        }
+        let end = match (timed_out, nonce) {
+            (false, Some(nonce)) => crate::end_frame::read(&frame, nonce),
+            _ => None,
+        };
+        drop(frame);
+        let exit_code = match &end {
+            Some(end) => Some(end.exit_code),
+            None => self.exit_code(id).await?,
+        };
+        let duration = started.elapsed();
+        let (oom_killed, files) = self.ask_stopped(id, spec, end, step, stages).await?;
+        let (log, log_truncated, log_bytes, log_sha256) = sink.finish();
+        Ok(RunOutput {
+            exit_code: if timed_out { None } else { exit_code },
+            timed_out,
+            oom_killed,
+            log,
+            log_truncated,
+            log_bytes,
+            log_sha256,
+            duration,
+            files,
+            node: None,
+            stages: *stages,
+        })
+    }
+
+    /// Starts container `id` as `start` says, with its output coming through an attach made
+    /// before it starts (its log driver is `none`: the engine keeps no copy). A warm container's
+    /// attach also gives it its command, and is held until the run ends.
+    async fn attach_and_start(
+        &self,
+        id: &str,
+        start: Start,
+    ) -> Result<bollard::container::AttachContainerResults, DockerError> {
+        match start {
             Start::Engine | Start::EngineThenPrestart => {
                 let opts = AttachContainerOptions { stdout: true, stderr: true, stream: true, ..Default::default() };
                 let attached = self
@@ -437,20 +490,25 @@ impl Engine {
                     .await
                     .map_err(DockerError::api("attach to container", id))?;
                 self.docker.start_container(id, None).await.map_err(DockerError::api("start container", id))?;
-                attached
+                Ok(attached)
             }
-            Start::Payload(payload) => self.deliver(id, &payload).await?,
-        };
-        stages.start = started.elapsed();
-        if prestart_after {
-            self.prestart_for(spec);
+            Start::Payload(payload) => self.deliver(id, &payload).await,
         }
+    }
 
-        let step = Instant::now();
-        let logs = &mut attached.output;
-        let mut sink = LogSink::new(spec.max_log_bytes);
-        // With a frame, stderr carries only the frame (the script's stderr is merged into stdout).
-        let mut frame = Vec::new();
+    /// Reads the output of container `id` from `logs` until it ends: into the log sink, and
+    /// stderr into the frame (at most [`FRAME_CAP`] bytes) when a frame is expected. After
+    /// `timeout` the container is killed; says whether that happened.
+    async fn read_output<L>(
+        &self,
+        id: &str,
+        timeout: Duration,
+        logs: &mut L,
+        (sink, mut frame): (&mut LogSink, Option<&mut Vec<u8>>),
+    ) -> Result<bool, DockerError>
+    where
+        L: futures_util::Stream<Item = Result<bollard::container::LogOutput, bollard::errors::Error>> + Unpin,
+    {
         let collect = async {
             // An attach the engine registered only after the container ended never ends (a warm
             // container that died before its run took it, an attach that lost the race with a
@@ -477,67 +535,52 @@ impl Engine {
                 };
                 let Some(item) = item else { break };
                 seen = true;
-                match item {
-                    Ok(bollard::container::LogOutput::StdErr { message }) if nonce.is_some() => {
+                match (item, frame.as_deref_mut()) {
+                    (Ok(bollard::container::LogOutput::StdErr { message }), Some(frame)) => {
                         if frame.len() < FRAME_CAP {
                             frame.extend_from_slice(&message);
                         }
                     }
-                    Ok(chunk) => sink.push(&chunk.into_bytes()),
-                    Err(e) => return Err(DockerError::api("read output", id)(e)),
+                    (Ok(chunk), _) => sink.push(&chunk.into_bytes()),
+                    (Err(e), _) => return Err(DockerError::api("read output", id)(e)),
                 }
             }
             Ok(())
         };
-        let timed_out = match tokio::time::timeout(spec.timeout, collect).await {
-            Ok(r) => {
-                r?;
-                false
-            }
+        match tokio::time::timeout(timeout, collect).await {
+            Ok(r) => r.map(|()| false),
             Err(_) => {
                 let _ = self.docker.kill_container(id, None::<KillContainerOptions>).await;
-                true
+                Ok(true)
             }
-        };
-        stages.run = step.elapsed();
-        let step = Instant::now();
-        if warm {
-            // A container started ahead says on its stderr that the command came; a run without
-            // that never began (the container was gone, or it gave up waiting).
-            let taken = format!("{}\n", crate::end_frame::TAKEN);
-            if !frame.starts_with(taken.as_bytes()) {
-                let message = if frame.starts_with(crate::end_frame::UNUSED.as_bytes()) {
-                    "it stopped waiting"
-                } else {
-                    "it ended without taking the command"
-                };
-                return Err(DockerError::WarmLost { container: id.to_owned(), message: message.to_owned() });
-            }
-            frame.drain(..taken.len());
         }
-        let end = match (timed_out, nonce) {
-            (false, Some(nonce)) => crate::end_frame::read(&frame, nonce),
-            _ => None,
-        };
-        drop(frame);
-        let (exit_code, duration) = match &end {
-            Some(end) => (Some(end.exit_code), started.elapsed()),
-            None => {
-                let mut wait = self.docker.wait_container(id, None::<WaitContainerOptions>);
-                let mut exit_code = None;
-                if let Some(r) = wait.next().await {
-                    exit_code = match r {
-                        Ok(w) => Some(w.status_code),
-                        Err(bollard::errors::Error::DockerContainerWaitError { code, .. }) => Some(code),
-                        Err(e) => return Err(DockerError::api("wait for container", id)(e)),
-                    };
-                }
-                (exit_code, started.elapsed())
-            }
-        };
+    }
+
+    /// The exit code of container `id` once it stops, as the engine reports it (None when the
+    /// wait gives nothing).
+    async fn exit_code(&self, id: &str) -> Result<Option<i64>, DockerError> {
+        let mut wait = self.docker.wait_container(id, None::<WaitContainerOptions>);
+        match wait.next().await {
+            None => Ok(None),
+            Some(Ok(w)) => Ok(Some(w.status_code)),
+            Some(Err(bollard::errors::Error::DockerContainerWaitError { code, .. })) => Ok(Some(code)),
+            Some(Err(e)) => Err(DockerError::api("wait for container", id)(e)),
+        }
+    }
+
+    /// What the end frame `end` did not say, asked of the stopped container `id`, both at the
+    /// same time: whether the memory limit killed anything, and the files under `spec.collect`.
+    /// Fills the `exit` step (counted from `step`) and the `copy_out` step.
+    async fn ask_stopped(
+        &self,
+        id: &str,
+        spec: &RunSpec,
+        end: Option<crate::end_frame::End>,
+        step: Instant,
+        stages: &mut RunStages,
+    ) -> Result<(bool, Files), DockerError> {
         let known_oom = end.as_ref().and_then(|e| e.oom_killed);
         let known_files = end.and_then(|e| e.files);
-        // What the frame did not say is asked of the stopped container, both at the same time.
         let inspect = async {
             let oom = match known_oom {
                 Some(oom) => Ok(oom),
@@ -562,22 +605,7 @@ impl Engine {
         let ((oom_killed, exit), (files, copy_out)) = tokio::join!(inspect, download);
         stages.exit = exit;
         stages.copy_out = copy_out;
-        let oom_killed = oom_killed?;
-        let files = files?;
-        let (log, log_truncated, log_bytes, log_sha256) = sink.finish();
-        Ok(RunOutput {
-            exit_code: if timed_out { None } else { exit_code },
-            timed_out,
-            oom_killed,
-            log,
-            log_truncated,
-            log_bytes,
-            log_sha256,
-            duration,
-            files,
-            node: None,
-            stages: *stages,
-        })
+        Ok((oom_killed?, files?))
     }
 
     /// Whether container `id` is running (or about to: created, restarting).
@@ -703,6 +731,23 @@ pub(crate) enum Start {
     EngineThenPrestart,
     /// It was started ahead and waits for its command: these bytes on its stdin.
     Payload(Vec<u8>),
+}
+
+/// Checks that a container started ahead said on its stderr (`frame`) that the command came, and
+/// takes that line off the frame; a run without it never began (the container was gone, or it
+/// gave up waiting).
+fn command_taken(id: &str, frame: &mut Vec<u8>) -> Result<(), DockerError> {
+    let taken = format!("{}\n", crate::end_frame::TAKEN);
+    if !frame.starts_with(taken.as_bytes()) {
+        let message = if frame.starts_with(crate::end_frame::UNUSED.as_bytes()) {
+            "it stopped waiting"
+        } else {
+            "it ended without taking the command"
+        };
+        return Err(DockerError::WarmLost { container: id.to_owned(), message: message.to_owned() });
+    }
+    frame.drain(..taken.len());
+    Ok(())
 }
 
 /// How often a run that printed nothing yet checks that its container still runs.

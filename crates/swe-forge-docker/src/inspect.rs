@@ -20,21 +20,12 @@ pub struct LayerSize {
 }
 
 impl Engine {
-    /// The size of image `tag` in bytes (its own layers and its parents'), or None when the
-    /// engine does not have it.
-    pub async fn image_size(&self, tag: &str) -> Result<Option<u64>, DockerError> {
+    /// The size of image `tag` in bytes (its own layers and its parents') and the diff ids
+    /// (`sha256:…`) of its layers, bottom first; None when the engine does not have it (or
+    /// gives no size).
+    async fn size_and_layers(&self, tag: &str) -> Result<Option<(u64, Vec<String>)>, DockerError> {
         match self.docker.inspect_image(tag).await {
-            Ok(img) => Ok(img.size.map(|s| s.max(0) as u64)),
-            Err(bollard::errors::Error::DockerResponseServerError { status_code: 404, .. }) => Ok(None),
-            Err(e) => Err(DockerError::api("inspect image", tag)(e)),
-        }
-    }
-
-    /// The diff ids (`sha256:…`) of the layers of image `tag`, bottom first, or None when the
-    /// engine does not have it.
-    pub async fn image_layers(&self, tag: &str) -> Result<Option<Vec<String>>, DockerError> {
-        match self.docker.inspect_image(tag).await {
-            Ok(img) => Ok(Some(img.root_fs.and_then(|r| r.layers).unwrap_or_default())),
+            Ok(img) => Ok(img.size.map(|s| (s.max(0) as u64, img.root_fs.and_then(|r| r.layers).unwrap_or_default()))),
             Err(bollard::errors::Error::DockerResponseServerError { status_code: 404, .. }) => Ok(None),
             Err(e) => Err(DockerError::api("inspect image", tag)(e)),
         }
@@ -99,29 +90,60 @@ impl Added {
     }
 }
 
-impl Engine {
-    /// Bytes on disk image `image` adds on top of image `below`, or None when the engine lacks
-    /// either.
-    pub async fn bytes_added(&self, image: &str, below: &str) -> Result<Option<u64>, DockerError> {
-        let (Some(size), Some(under)) = (self.image_size(image).await?, self.image_size(below).await?) else {
-            return Ok(None);
-        };
-        Ok(Some(size.saturating_sub(under)))
+impl Added {
+    /// This image's bytes with its share of `below`'s (what its environment adds, shared by
+    /// `n` instances): `below`'s bytes divided by `n`, its own layers only.
+    pub fn with_share(self, below: Added, n: u64) -> Added {
+        let n = n.max(1);
+        Added {
+            disk: self.disk + below.disk / n,
+            layers: self.layers,
+            tar: self.tar + below.tar / n,
+            gzip: self.gzip + below.gzip / n,
+        }
+    }
+}
+
+/// An instance image and the images it was built on: its repository environment (none for
+/// records made before environments) and its toolchain image.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ImageStack<'a> {
+    /// The instance image.
+    pub instance: &'a str,
+    /// Its repository environment image, if it has one.
+    pub environment: Option<&'a str>,
+    /// Its toolchain image.
+    pub toolchain: &'a str,
+}
+
+impl<'a> ImageStack<'a> {
+    /// From the tags a record keeps: an empty environment tag is none.
+    pub fn new(instance: &'a str, environment: &'a str, toolchain: &'a str) -> ImageStack<'a> {
+        ImageStack { instance, environment: (!environment.is_empty()).then_some(environment), toolchain }
     }
 
+    /// The image the instance image was built on, whose bytes it adds to: its environment,
+    /// else its toolchain.
+    pub fn parent(&self) -> &'a str {
+        self.environment.unwrap_or(self.toolchain)
+    }
+}
+
+impl Engine {
     /// What image `image` adds on top of image `below` ([`Added`]), the layers' transfer sizes
-    /// taken from `sizes` (from [`Engine::layer_sizes`]); None when the engine lacks either image.
+    /// taken from `sizes` (from [`Engine::layer_sizes`]; empty when only bytes on disk matter);
+    /// None when the engine lacks either image.
     pub async fn added(
         &self,
         image: &str,
         below: &str,
         sizes: &HashMap<String, LayerSize>,
     ) -> Result<Option<Added>, DockerError> {
-        let (Some(size), Some(under)) = (self.image_size(image).await?, self.image_size(below).await?) else {
+        let (Some((size, layers)), Some((under, theirs))) =
+            (self.size_and_layers(image).await?, self.size_and_layers(below).await?)
+        else {
             return Ok(None);
         };
-        let layers = self.image_layers(image).await?.unwrap_or_default();
-        let theirs = self.image_layers(below).await?.unwrap_or_default();
         Ok(Some(Added::of(size, under, &layers, &theirs, sizes)))
     }
 }
@@ -198,7 +220,7 @@ fn sizes_of_save(reader: impl Read) -> std::io::Result<HashMap<String, LayerSize
 
 #[cfg(test)]
 mod tests {
-    use super::{Added, LayerSize, sizes_of_save};
+    use super::{Added, ImageStack, LayerSize, sizes_of_save};
     use sha2::{Digest, Sha256};
 
     #[test]
@@ -230,5 +252,20 @@ mod tests {
         assert_eq!(added, Added { disk: 300, layers: 2, tar: 7, gzip: 3 });
         // A smaller image on top (a size the engine rounds) adds nothing rather than wrapping.
         assert_eq!(Added::of(1, 2, &[l("a")], &[l("a"), l("b")], &sizes), Added::default());
+    }
+
+    #[test]
+    fn an_instance_image_is_built_on_its_environment_else_its_toolchain() {
+        let stack = ImageStack::new("inst", "env", "tool");
+        assert_eq!((stack.environment, stack.parent()), (Some("env"), "env"));
+        let old = ImageStack::new("inst", "", "tool");
+        assert_eq!((old.environment, old.parent()), (None, "tool"));
+    }
+
+    #[test]
+    fn an_instance_takes_its_share_of_its_environment() {
+        let own = Added { disk: 10, layers: 2, tar: 20, gzip: 5 };
+        let env = Added { disk: 300, layers: 7, tar: 90, gzip: 31 };
+        assert_eq!(own.with_share(env, 3), Added { disk: 110, layers: 2, tar: 50, gzip: 15 });
     }
 }

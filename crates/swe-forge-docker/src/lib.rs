@@ -29,7 +29,7 @@ pub use build::BuildContext;
 pub use container::{CaBundle, RunOutput, RunSpec, RunStages};
 pub use engine::Engine;
 pub use error::DockerError;
-pub use inspect::{Added, LayerSize};
+pub use inspect::{Added, ImageStack, LayerSize};
 pub use lock::BuildLock;
 pub use registry::{PushReport, split_reference};
 pub use run_label::{

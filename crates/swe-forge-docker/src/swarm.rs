@@ -283,7 +283,7 @@ impl Swarm {
                     out.node = node;
                     return Ok(out);
                 }
-                Err(why) => last = why,
+                Err(why) => last = why.to_string(),
             }
         }
         Err(DockerError::Swarm { op: "read output", message: format!("{name}: {last}") })
@@ -582,37 +582,58 @@ exit 0
     )
 }
 
+/// What is wrong with a run's output frame.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+enum FrameError {
+    #[error("no output frame")]
+    Missing,
+    #[error("the output frame is incomplete")]
+    Incomplete,
+    #[error("no frame header")]
+    NoHeader,
+    #[error("no {0} in the frame header")]
+    NoField(&'static str),
+    #[error("no {0} section")]
+    NoSection(&'static str),
+    #[error("the {0} section is not base64")]
+    NotBase64(&'static str),
+    #[error("the log has {kept} bytes, the frame says {said}")]
+    LogSize { kept: u64, said: u64 },
+    #[error("the log does not match its sha256")]
+    LogDigest,
+}
+
 /// The run's output from the task's stdout; `Err` says what is wrong with the frame.
-fn read_frame(text: &str, nonce: &str, cap: usize) -> Result<RunOutput, String> {
+fn read_frame(text: &str, nonce: &str, cap: usize) -> Result<RunOutput, FrameError> {
     let begin = format!("swe-forge-frame-begin {nonce}");
     let end = format!("swe-forge-frame-end {nonce}");
-    let start = text.find(&begin).ok_or("no output frame")?;
+    let start = text.find(&begin).ok_or(FrameError::Missing)?;
     let body = &text[start + begin.len()..];
-    let stop = body.find(&end).ok_or("the output frame is incomplete")?;
+    let stop = body.find(&end).ok_or(FrameError::Incomplete)?;
     let body = &body[..stop];
-    let (header, rest) = body.trim_start().split_once('\n').ok_or("no frame header")?;
+    let (header, rest) = body.trim_start().split_once('\n').ok_or(FrameError::NoHeader)?;
     let fields: HashMap<&str, &str> = header.split_whitespace().filter_map(|f| f.split_once('=')).collect();
-    let num = |k: &str| fields.get(k).and_then(|v| v.parse::<i64>().ok()).ok_or(format!("no {k} in the frame header"));
+    let num = |k: &'static str| fields.get(k).and_then(|v| v.parse::<i64>().ok()).ok_or(FrameError::NoField(k));
     let code = num("exit")?;
     let timed_out = num("timed_out")? == 1;
     let oom_kills = num("oom_kill").unwrap_or(0);
     let duration_ms = num("duration_ms")?;
     let log_bytes = num("log_bytes")? as u64;
-    let log_sha256 = fields.get("log_sha256").ok_or("no log_sha256 in the frame header")?.to_string();
-    let rest = rest.strip_prefix("log:").ok_or("no log section")?;
-    let (log_b64, results_b64) = rest.split_once("results:").ok_or("no results section")?;
-    let kept = base64_decode(log_b64).ok_or("the log section is not base64")?;
+    let log_sha256 = fields.get("log_sha256").ok_or(FrameError::NoField("log_sha256"))?.to_string();
+    let rest = rest.strip_prefix("log:").ok_or(FrameError::NoSection("log"))?;
+    let (log_b64, results_b64) = rest.split_once("results:").ok_or(FrameError::NoSection("results"))?;
+    let kept = base64_decode(log_b64).ok_or(FrameError::NotBase64("log"))?;
     if kept.len() as u64 > log_bytes || (log_bytes <= cap as u64 && kept.len() as u64 != log_bytes) {
-        return Err(format!("the log has {} bytes, the frame says {log_bytes}", kept.len()));
+        return Err(FrameError::LogSize { kept: kept.len() as u64, said: log_bytes });
     }
     if kept.len() as u64 == log_bytes {
         let sha = crate::base::hex(&Sha256::digest(&kept));
         if sha != log_sha256 {
-            return Err("the log does not match its sha256".to_owned());
+            return Err(FrameError::LogDigest);
         }
     }
     let (log, log_truncated) = kept_log(&kept, log_bytes, cap);
-    let tar = base64_decode(results_b64).ok_or("the results section is not base64")?;
+    let tar = base64_decode(results_b64).ok_or(FrameError::NotBase64("results"))?;
     let files = if tar.is_empty() { Vec::new() } else { files_of_tar(&tar) };
     Ok(RunOutput {
         exit_code: if timed_out { None } else { Some(code) },
@@ -724,10 +745,13 @@ mod tests {
         assert_eq!(out.log, log);
         assert_eq!(out.duration, Duration::from_millis(1500));
         assert_eq!(out.files, vec![("report.xml".to_owned(), b"<x>".to_vec())]);
-        assert!(read_frame(&frame(&"0".repeat(64)), "n1", 1 << 20).unwrap_err().contains("sha256"));
-        assert!(read_frame(&frame(&sha), "n2", 1 << 20).is_err());
+        assert_eq!(read_frame(&frame(&"0".repeat(64)), "n1", 1 << 20).unwrap_err(), FrameError::LogDigest);
+        assert_eq!(read_frame(&frame(&sha), "n2", 1 << 20).unwrap_err(), FrameError::Missing);
         let cut = frame(&sha);
-        assert!(read_frame(&cut[..cut.len() - 30], "n1", 1 << 20).unwrap_err().contains("incomplete"));
+        assert_eq!(read_frame(&cut[..cut.len() - 30], "n1", 1 << 20).unwrap_err(), FrameError::Incomplete);
+        // The swarm error names what is wrong in words.
+        assert_eq!(FrameError::NoField("exit").to_string(), "no exit in the frame header");
+        assert_eq!(FrameError::NotBase64("log").to_string(), "the log section is not base64");
     }
 
     #[test]

@@ -33,7 +33,8 @@ pub fn apply_patches(repo: &SourceRepo, base: &str, patches: &[&str]) -> Result<
         }
         let mut index_after = match apply_one(repo, &tree, patch) {
             Ok(i) => i,
-            Err(message) => {
+            Err(e) => {
+                let message = e.to_string();
                 let relocated = relocate_hunks(patch, &|path| read_blob(repo, &tree, path));
                 match relocated.filter(|r| r != patch).map(|r| apply_one(repo, &tree, &r)) {
                     Some(Ok(i)) => i,
@@ -47,9 +48,20 @@ pub fn apply_patches(repo: &SourceRepo, base: &str, patches: &[&str]) -> Result<
     Ok(Ok(tree.id()))
 }
 
-fn apply_one(repo: &SourceRepo, tree: &Tree<'_>, patch: &str) -> Result<git2::Index, String> {
-    let diff = Diff::from_buffer(patch.as_bytes()).map_err(|e| format!("not a valid diff: {}", e.message()))?;
-    repo.git().apply_to_tree(tree, &diff, None).map_err(|e| e.message().to_owned())
+/// Why libgit2 did not apply one patch; its message goes into [`ApplyFailure`].
+#[derive(Debug, thiserror::Error)]
+enum ApplyError {
+    /// The text is not a diff libgit2 reads.
+    #[error("not a valid diff: {}", .0.message())]
+    NotADiff(git2::Error),
+    /// The diff does not apply to the tree.
+    #[error("{}", .0.message())]
+    Refused(git2::Error),
+}
+
+fn apply_one(repo: &SourceRepo, tree: &Tree<'_>, patch: &str) -> Result<git2::Index, ApplyError> {
+    let diff = Diff::from_buffer(patch.as_bytes()).map_err(ApplyError::NotADiff)?;
+    repo.git().apply_to_tree(tree, &diff, None).map_err(ApplyError::Refused)
 }
 
 fn read_blob(repo: &SourceRepo, tree: &Tree<'_>, path: &str) -> Option<Vec<u8>> {

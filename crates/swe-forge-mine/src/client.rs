@@ -180,8 +180,27 @@ enum Attempt {
     Done(Answer),
     /// Try again after this many seconds (0: at once, with another token).
     Retry(u64),
-    /// No connection could be made (name lookup, refused, connect timeout).
+}
+
+/// Why one exchange failed: tried again with backoff, except a first connection that could not
+/// be made.
+#[derive(Debug, thiserror::Error)]
+enum Failed {
+    /// No connection could be made (name lookup, refused, connect timeout): the cause.
+    #[error("{0}")]
     Unreachable(String),
+    /// The request could not be made.
+    #[error("{0}")]
+    Request(octocrab::Error),
+    /// The connection failed.
+    #[error("connection: {0}")]
+    Connection(octocrab::Error),
+    /// The answer's body could not be read.
+    #[error("reading body: {0}")]
+    Body(octocrab::Error),
+    /// A 5xx, with GitHub's message.
+    #[error("{status}: {message}")]
+    Server { status: StatusCode, message: String },
 }
 
 impl Client {
@@ -225,33 +244,33 @@ impl Client {
 
     /// A GraphQL query; `parse` turns the body into the caller's type and may refuse it (then the
     /// request is retried as malformed).
-    pub async fn graphql<T>(
+    pub async fn graphql<T, E: std::fmt::Display>(
         &self,
         query: &str,
         variables: serde_json::Value,
-        parse: impl Fn(&str) -> Result<T, String>,
+        parse: impl Fn(&str) -> Result<T, E>,
     ) -> Result<T, MineError> {
         let body = serde_json::json!({ "query": query, "variables": variables });
         self.call(Method::POST, "/graphql", "application/json", Some(body), parse).await
     }
 
     /// A GET of `path` (with query) accepting `accept`, through the ETag cache.
-    pub async fn get<T>(
+    pub async fn get<T, E: std::fmt::Display>(
         &self,
         path: &str,
         accept: &str,
-        parse: impl Fn(&str) -> Result<T, String>,
+        parse: impl Fn(&str) -> Result<T, E>,
     ) -> Result<T, MineError> {
         self.call(Method::GET, path, accept, None, parse).await
     }
 
-    async fn call<T>(
+    async fn call<T, E: std::fmt::Display>(
         &self,
         method: Method,
         path: &str,
         accept: &str,
         body: Option<serde_json::Value>,
-        parse: impl Fn(&str) -> Result<T, String>,
+        parse: impl Fn(&str) -> Result<T, E>,
     ) -> Result<T, MineError> {
         let method_name: &'static str = if method == Method::POST { "POST" } else { "GET" };
         let api_err =
@@ -294,10 +313,10 @@ impl Client {
                     }
                 }
                 Ok(Attempt::Retry(secs)) => Duration::from_secs(secs),
-                Ok(Attempt::Unreachable(e)) if !self.reached.load(Ordering::Relaxed) => {
+                Err(Failed::Unreachable(e)) if !self.reached.load(Ordering::Relaxed) => {
                     return Err(MineError::Unreachable { api_url: self.opts.api_url.clone(), message: e });
                 }
-                Ok(Attempt::Unreachable(e)) | Err(e) => {
+                Err(e) => {
                     failures += 1;
                     if failures > self.opts.max_retries {
                         return Err(api_err(format!("giving up after {failures} tries: {e}")));
@@ -321,7 +340,8 @@ impl Client {
         self.opts.backoff.saturating_mul(1 << failures.saturating_sub(1).min(6))
     }
 
-    /// One HTTP exchange. `Err` is a transient failure (connection, 5xx) to retry with backoff.
+    /// One HTTP exchange. `Err` is a failure (connection, 5xx) to retry with backoff, unless no
+    /// connection was ever made.
     async fn attempt(
         &self,
         token: usize,
@@ -330,13 +350,13 @@ impl Client {
         accept: &str,
         body: Option<&serde_json::Value>,
         cached: Option<&CacheEntry>,
-    ) -> Result<Attempt, String> {
+    ) -> Result<Attempt, Failed> {
         let octo = &self.octos[token];
         let mut builder = http::Request::builder().method(method.clone()).uri(path).header(ACCEPT, accept);
         if let Some(c) = cached {
             builder = builder.header(IF_NONE_MATCH, c.etag.as_str());
         }
-        let request = octo.build_request(builder, body).map_err(|e| e.to_string())?;
+        let request = octo.build_request(builder, body).map_err(Failed::Request)?;
         self.count(|s| {
             s.requests += 1;
             if path == "/graphql" { s.graphql += 1 } else { s.rest += 1 }
@@ -346,15 +366,15 @@ impl Client {
             Err(e) => {
                 self.count(|s| s.server_errors += 1);
                 if let Some(cause) = connect_failure(&e) {
-                    return Ok(Attempt::Unreachable(cause));
+                    return Err(Failed::Unreachable(cause));
                 }
-                return Err(format!("connection: {e}"));
+                return Err(Failed::Connection(e));
             }
         };
         self.reached.store(true, Ordering::Relaxed);
         let status = response.status();
         let headers = response.headers().clone();
-        let text = octo.body_to_string(response).await.map_err(|e| format!("reading body: {e}"))?;
+        let text = octo.body_to_string(response).await.map_err(Failed::Body)?;
         let now = unix_now();
         let remaining = header_u64(&headers, "x-ratelimit-remaining");
         let reset = header_u64(&headers, "x-ratelimit-reset").map(|r| r as i64);
@@ -388,7 +408,7 @@ impl Client {
         }
         if status.is_server_error() {
             self.count(|s| s.server_errors += 1);
-            return Err(format!("{status}: {}", github_message(&text)));
+            return Err(Failed::Server { status, message: github_message(&text) });
         }
         if status == StatusCode::NOT_MODIFIED {
             self.count(|s| s.not_modified += 1);

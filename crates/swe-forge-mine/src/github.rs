@@ -368,7 +368,11 @@ async fn pr_diff(
         return Ok(d);
     }
     let number = pr.number.expect("filtered");
-    client.get(&format!("/repos/{repo}/pulls/{number}"), "application/vnd.github.diff", |b| Ok(b.to_owned())).await
+    client
+        .get(&format!("/repos/{repo}/pulls/{number}"), "application/vnd.github.diff", |b| {
+            Ok::<_, std::convert::Infallible>(b.to_owned())
+        })
+        .await
 }
 
 fn local_diff(repo: &SourceRepo, base: &str, head: &str) -> Option<String> {

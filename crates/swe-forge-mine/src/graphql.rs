@@ -221,12 +221,23 @@ pub async fn search_page(client: &Client, query: &str, first: u32, after: Option
 /// Parses a GraphQL answer. A `RATE_LIMITED` error (GitHub sends it with status 200) is refused
 /// like a malformed body, so the client retries after its backoff, by which time the spent token
 /// is parked (its `X-RateLimit-Remaining: 0` was seen) and another one, or the reset, takes over.
-fn parse_graphql<T: serde::de::DeserializeOwned>(body: &str) -> Result<GraphqlResponse<T>, String> {
-    let r: GraphqlResponse<T> = serde_json::from_str(body).map_err(|e| e.to_string())?;
+fn parse_graphql<T: serde::de::DeserializeOwned>(body: &str) -> Result<GraphqlResponse<T>, AnswerError> {
+    let r: GraphqlResponse<T> = serde_json::from_str(body)?;
     if r.errors.iter().any(|e| e.kind.as_deref() == Some("RATE_LIMITED")) {
-        return Err("GraphQL rate limit".to_owned());
+        return Err(AnswerError::RateLimited);
     }
     Ok(r)
+}
+
+/// Why a GraphQL answer is refused (the client tries again).
+#[derive(Debug, thiserror::Error)]
+enum AnswerError {
+    /// Not the JSON of an answer.
+    #[error("{0}")]
+    Malformed(#[from] serde_json::Error),
+    /// GitHub's `RATE_LIMITED` error.
+    #[error("GraphQL rate limit")]
+    RateLimited,
 }
 
 fn graphql_error(what: &str, errors: &[GraphqlError]) -> MineError {

@@ -6,10 +6,10 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 use swe_forge_core::{Instance, ValidationStatus};
-use swe_forge_store::{RunRow, Store};
+use swe_forge_store::RunRow;
 use swe_forge_validate::{Done, Settings};
 
-use crate::resumable::{run_work, say_resuming};
+use crate::resumable::Run;
 
 /// Validates `records` and writes every result to `out` (JSONL). Progress lives in the state
 /// store `<work_dir>/state.sqlite`: a run that was killed resumes where it stopped (instances
@@ -24,26 +24,25 @@ pub async fn validate_records(
     if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
-    let store_path = settings.work_dir.join("state.sqlite");
-    let mut store = Store::open_writer(&store_path)?;
+    let mut run = Run::open(&settings.work_dir.join("state.sqlite"), "instances", "validated")?;
     if fresh {
-        store.reset()?;
+        run.store.reset()?;
     }
-    let todo: Vec<Instance> = store.enqueue_pending(&records)?.into_iter().cloned().collect();
-    say_resuming(todo.len(), records.len(), "instances", "validated", &store_path);
+    let todo = run.pending(&records)?;
     // Toolchain versions that earlier runs' searches found are where later instances start.
-    let learned = if todo.is_empty() { Vec::new() } else { store.validated()? };
-    let stopped = run_work(&store_path, settings, todo.len(), async |validator, _| {
-        validator.learn_from(&learned);
-        let mut keep = |done: Done<Instance>| -> Result<()> {
-            let inst = &done.result;
-            Ok(store.finish(inst, &RunRow::of(inst))?)
-        };
-        validator.validate_each(todo, &mut keep).await
-    })
-    .await?;
+    let learned = if todo.is_empty() { Vec::new() } else { run.store.validated()? };
+    let stopped = run
+        .run(settings, todo, async |validator, _, store, todo| {
+            validator.learn_from(&learned);
+            let mut keep = |done: Done<Instance>| -> Result<()> {
+                let inst = &done.result;
+                Ok(store.finish(inst, &RunRow::of(inst))?)
+            };
+            validator.validate_each(todo, &mut keep).await
+        })
+        .await?;
     let mut done: HashMap<String, Instance> =
-        store.validated()?.into_iter().map(|r| (r.instance_id.clone(), r)).collect();
+        run.store.validated()?.into_iter().map(|r| (r.instance_id.clone(), r)).collect();
     let results: Vec<Instance> = records.iter().filter_map(|r| done.remove(&r.instance_id)).collect();
     swe_forge_export::write_jsonl(out, &results)?;
     if let Some(e) = stopped {

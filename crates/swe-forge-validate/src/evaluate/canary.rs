@@ -53,6 +53,17 @@ pub(crate) enum Check {
     Wrong(String),
 }
 
+/// Why a run gets no canaries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum NoCanary {
+    /// No canary is written for tests this parser reads (its name).
+    #[error("no canary for the {0} parser")]
+    Parser(&'static str),
+    /// The test patch touches no file a canary could go next to.
+    #[error("no test file of the test patch to put it next to")]
+    NoTestFile,
+}
+
 impl Canary {
     /// The canaries for a run parsed by `parsers`, next to the files of `test_patch`; the ones
     /// whose names appear in a FAIL_TO_PASS id (`f2p`) first. `Err` says why there are none.
@@ -60,13 +71,13 @@ impl Canary {
         parsers: &Parsers,
         test_patch: &str,
         f2p: impl IntoIterator<Item = &'a String>,
-    ) -> Result<Canary, String> {
+    ) -> Result<Canary, NoCanary> {
         let runner = match (parsers.log, parsers.results) {
             (Framework::GoTestJson | Framework::GoTestVerbose, _) => Runner::Go,
             (Framework::CargoLibtest | Framework::LibtestJson, _) => Runner::Cargo,
             (Framework::Jest | Framework::JestJson, _) | (_, Some(Framework::JestJson)) => Runner::Jest,
             (Framework::Vitest | Framework::VitestJson, _) | (_, Some(Framework::VitestJson)) => Runner::Vitest,
-            (log, _) => return Err(format!("no canary for the {} parser", log.name())),
+            (log, _) => return Err(NoCanary::Parser(log.name())),
         };
         let fits = |path: &str| match runner {
             Runner::Go => path.ends_with("_test.go"),
@@ -75,7 +86,7 @@ impl Canary {
         };
         let mut next_to: Vec<String> = PatchShape::of(test_patch).files.into_iter().filter(|p| fits(p)).collect();
         if next_to.is_empty() {
-            return Err("no test file of the test patch to put it next to".into());
+            return Err(NoCanary::NoTestFile);
         }
         // A file whose name (or a Go package's directory) a FAIL_TO_PASS id names goes first.
         let f2p: Vec<&String> = f2p.into_iter().collect();
@@ -261,11 +272,12 @@ mod tests {
         assert!(vitest.script().contains("import { test } from 'vitest';"));
 
         let err = |p: &Parsers, patch: &str| Canary::plan(p, patch, &[]).unwrap_err();
-        assert_eq!(err(&parsers("maven-surefire", None), &patch), "no canary for the maven-surefire parser");
         assert_eq!(
-            err(&parsers("go-test-json", None), &new_file("x.md", "a")),
-            "no test file of the test patch to put it next to"
+            err(&parsers("maven-surefire", None), &patch).to_string(),
+            "no canary for the maven-surefire parser"
         );
+        assert_eq!(err(&parsers("go-test-json", None), &new_file("x.md", "a")), NoCanary::NoTestFile);
+        assert_eq!(NoCanary::NoTestFile.to_string(), "no test file of the test patch to put it next to");
     }
 
     #[test]

@@ -16,7 +16,7 @@ use swe_forge_validate::{Done, Evaluation, Prediction, Settings, Stopped, Summar
 
 use crate::cli::EvaluateArgs;
 use crate::records::{folder_out, off_thread, read_records};
-use crate::resumable::{run_work, say_resuming};
+use crate::resumable::Run;
 use crate::settings::{apply_engine_args, apply_pipeline};
 use swe_forge_config::Pipeline;
 use swe_forge_config::Profile;
@@ -50,19 +50,70 @@ pub async fn evaluate_command(args: EvaluateArgs) -> Result<()> {
     folder_out("--out", &args.out)?;
     let path = args.dataset.clone();
     let dataset = off_thread(move || read_records(&path)).await?;
+    let by_id = dataset_by_id(&args.dataset, &dataset)?;
+    let known = known_predictions(&args, &dataset, &by_id).await?;
+    let out = &args.out;
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    let settings = evaluation_settings(&args, &dataset)?;
+
+    let mut run = Run::open(&out.join("state.sqlite"), "predictions", "evaluated")?;
+    if args.fresh {
+        run.store.reset_evaluations()?;
+    }
+    let digests: Vec<String> =
+        known.iter().map(|p| evaluation_digest(by_id[p.instance_id.as_str()], p, settings.reruns)).collect();
+    let mut results = stored_evaluations(&run.store, &known, &digests)?;
+    let todo = run.resume((0..known.len()).filter(|&i| results[i].is_none()).collect::<Vec<usize>>(), known.len());
+    let work: Vec<(&Instance, &Prediction)> =
+        todo.iter().map(|&i| (by_id[known[i].instance_id.as_str()], &known[i])).collect();
+    let stopped = run
+        .run(settings, work, async |validator, bars, store, work| {
+            let mut keep = |done: Done<Evaluation>| -> Result<()> {
+                let (i, ev) = (todo[done.index], done.result);
+                store.save_evaluation(&ev.instance_id, &ev.model, &digests[i], &serde_json::to_string(&ev)?)?;
+                bars.done(&ev.instance_id, &outcome_line(&ev));
+                results[i] = Some(ev);
+                Ok(())
+            };
+            validator.evaluate_each(work, out, &mut keep).await.map_err(Stopped::Sink)
+        })
+        .await?;
+    let evaluations: Vec<Evaluation> = results.into_iter().flatten().collect();
+    write_reports(out, &dataset, &evaluations)?;
+    let summary = Summary::of(&dataset, &evaluations);
+    outln!(
+        "{} of {} predictions resolved ({:.1}%); {} errors; report in {}",
+        summary.resolved_instances,
+        summary.submitted_instances,
+        100.0 * summary.resolved_rate,
+        summary.error_instances,
+        out.join("summary.md").display()
+    );
+    stopped.map_or(Ok(()), |e| Err(e.into()))
+}
+
+/// The records of the dataset (read from `path`) by instance id; an id that appears twice is an
+/// error.
+fn dataset_by_id<'a>(path: &Path, dataset: &'a [Instance]) -> Result<HashMap<&'a str, &'a Instance>> {
     let mut by_id: HashMap<&str, &Instance> = HashMap::new();
     for (line, r) in dataset.iter().enumerate() {
         if by_id.insert(&r.instance_id, r).is_some() {
-            bail!(
-                "{}: instance {} appears twice (second time on record {})",
-                args.dataset.display(),
-                r.instance_id,
-                line + 1
-            );
+            bail!("{}: instance {} appears twice (second time on record {})", path.display(), r.instance_id, line + 1);
         }
     }
+    Ok(by_id)
+}
+
+/// The predictions (`gold`, or read from the file) that name an instance of the dataset, with a
+/// warning naming those that do not; two predictions of one model for one instance, or none
+/// known, is an error.
+async fn known_predictions(
+    args: &EvaluateArgs,
+    dataset: &[Instance],
+    by_id: &HashMap<&str, &Instance>,
+) -> Result<Vec<Prediction>> {
     let predictions = if args.predictions.as_os_str() == "gold" {
-        gold(&dataset)
+        gold(dataset)
     } else {
         let path = args.predictions.clone();
         off_thread(move || read_predictions(&path)).await?
@@ -86,51 +137,19 @@ pub async fn evaluate_command(args: EvaluateArgs) -> Result<()> {
     if known.is_empty() {
         bail!("no prediction names an instance of {}", args.dataset.display());
     }
+    Ok(known)
+}
 
-    let out = &args.out;
-    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
-    let settings = evaluation_settings(&args, &dataset)?;
-
-    let store_path = out.join("state.sqlite");
-    let mut store = Store::open_writer(&store_path)?;
-    if args.fresh {
-        store.reset_evaluations()?;
-    }
-    let digests: Vec<String> =
-        known.iter().map(|p| evaluation_digest(by_id[p.instance_id.as_str()], p, settings.reruns)).collect();
-    let mut results: Vec<Option<Evaluation>> = Vec::with_capacity(known.len());
-    for (p, d) in known.iter().zip(&digests) {
+/// Each prediction's evaluation the store still holds under its digest (`digests`, in the same
+/// order), None for those to run.
+fn stored_evaluations(store: &Store, known: &[Prediction], digests: &[String]) -> Result<Vec<Option<Evaluation>>> {
+    let mut results = Vec::with_capacity(known.len());
+    for (p, d) in known.iter().zip(digests) {
         let stored = store.evaluation(&p.instance_id, &p.model, d)?;
         results
             .push(stored.map(|json| serde_json::from_str(&json)).transpose().context("reading a stored evaluation")?);
     }
-    let todo: Vec<usize> = (0..known.len()).filter(|&i| results[i].is_none()).collect();
-    say_resuming(todo.len(), known.len(), "predictions", "evaluated", &store_path);
-    let work: Vec<(&Instance, &Prediction)> =
-        todo.iter().map(|&i| (by_id[known[i].instance_id.as_str()], &known[i])).collect();
-    let stopped = run_work(&store_path, settings, todo.len(), async |validator, bars| {
-        let mut keep = |done: Done<Evaluation>| -> Result<()> {
-            let (i, ev) = (todo[done.index], done.result);
-            store.save_evaluation(&ev.instance_id, &ev.model, &digests[i], &serde_json::to_string(&ev)?)?;
-            bars.done(&ev.instance_id, &outcome_line(&ev));
-            results[i] = Some(ev);
-            Ok(())
-        };
-        validator.evaluate_each(work, out, &mut keep).await.map_err(Stopped::Sink)
-    })
-    .await?;
-    let evaluations: Vec<Evaluation> = results.into_iter().flatten().collect();
-    write_reports(out, &dataset, &evaluations)?;
-    let summary = Summary::of(&dataset, &evaluations);
-    outln!(
-        "{} of {} predictions resolved ({:.1}%); {} errors; report in {}",
-        summary.resolved_instances,
-        summary.submitted_instances,
-        100.0 * summary.resolved_rate,
-        summary.error_instances,
-        out.join("summary.md").display()
-    );
-    stopped.map_or(Ok(()), |e| Err(e.into()))
+    Ok(results)
 }
 
 /// Each evaluable record's own fix patch, as model `gold`.

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::{Result, bail};
-use swe_forge_docker::{Added, BaseSpec, Engine, LABEL_REPOSITORY, LABEL_ROLE};
+use swe_forge_docker::{Added, BaseSpec, Engine, ImageStack, LABEL_REPOSITORY, LABEL_ROLE};
 use swe_forge_validate::{Settings, Silent, Validator};
 
 use crate::cli::{ImagesCommand, VerifyArgs};
@@ -225,15 +225,8 @@ async fn sizes(engine: &Engine, records: &std::path::Path) -> Result<()> {
                 mib(add.gzip),
                 secs(*build_ms)
             );
-            let n = ids.len() as u64;
             for id in ids {
-                let own = adds.get(id).copied().unwrap_or_default();
-                amortized.push(Added {
-                    disk: own.disk + add.disk / n,
-                    layers: own.layers,
-                    tar: own.tar + add.tar / n,
-                    gzip: own.gzip + add.gzip / n,
-                });
+                amortized.push(adds.get(id).copied().unwrap_or_default().with_share(add, ids.len() as u64));
             }
         }
     }
@@ -262,19 +255,18 @@ fn size_rows(records: Vec<swe_forge_core::Instance>) -> (Vec<SizeRow>, EnvUse) {
     for inst in records {
         let Some(meta) = &inst.swe_forge else { continue };
         let (Some(image), Some(prov)) = (&meta.image, &meta.provenance) else { continue };
-        let parent = if prov.env_image.is_empty() { &prov.toolchain_image } else { &prov.env_image };
+        let stack = ImageStack::new(image, &prov.env_image, &prov.toolchain_image);
         rows.push(SizeRow {
             id: inst.instance_id.clone(),
             lang: inst.lang.clone().unwrap_or_else(|| "?".to_owned()),
             image: image.clone(),
-            parent: parent.clone(),
+            parent: stack.parent().to_owned(),
             env_image: prov.env_image.clone(),
             commit: prov.env_commit.chars().take(12).collect(),
             build_ms: prov.image_build_ms,
         });
-        if !prov.env_image.is_empty() {
-            let e =
-                envs.entry(prov.env_image.clone()).or_insert_with(|| (prov.toolchain_image.clone(), Vec::new(), None));
+        if let Some(env) = stack.environment {
+            let e = envs.entry(env.to_owned()).or_insert_with(|| (stack.toolchain.to_owned(), Vec::new(), None));
             e.1.push(inst.instance_id.clone());
             e.2 = e.2.or(prov.env_build_ms);
         }

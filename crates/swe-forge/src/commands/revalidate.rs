@@ -25,16 +25,16 @@ use swe_forge_agree::{
     AgreementReport, InstanceAgreement, Revalidated, agree, agreement_markdown, environments_markdown,
 };
 use swe_forge_core::{Instance, TestResult};
-use swe_forge_docker::Engine;
+use swe_forge_docker::{Engine, ImageStack};
 use swe_forge_logparse::Naming;
 use swe_forge_recipes::plan_env_commits;
 use swe_forge_store::{RunRow, Store};
-use swe_forge_validate::{Done, Settings};
+use swe_forge_validate::{Done, Settings, ValidateError};
 
 use crate::cli::RevalidateArgs;
 use crate::records::read_logs;
 use crate::records::{off_thread, read_records};
-use crate::resumable::{run_work, say_resuming};
+use crate::resumable::Run;
 use crate::settings::{apply_engine_args, apply_pipeline};
 use swe_forge_config::Pipeline;
 use swe_forge_config::Profile;
@@ -50,83 +50,16 @@ pub async fn revalidate_command(args: RevalidateArgs) -> Result<()> {
     let profile = Profile::load(&args.profile)?;
     eprintln!("profile {}: {}", profile.name, profile.description);
     let path = args.records.clone();
-    let mut published = off_thread(move || read_records(&path)).await?;
-    let all_published = published.clone();
+    let all_published = off_thread(move || read_records(&path)).await?;
     let out = &args.out;
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
-    let work_dir = args.work_dir.clone().unwrap_or_else(|| out.join("work"));
-    let mut settings = Settings::new(args.repos.clone(), work_dir.clone());
-    // An audit of published lists gathers no evidence unless asked (`--evidence-runs`).
-    settings.evidence_runs = 0;
-    if let Some(p) = &args.pipeline {
-        let pipeline = Pipeline::load(p)?;
-        apply_pipeline(&mut settings, &pipeline);
-        settings.work_dir.clone_from(&work_dir);
-        published.retain(|r| pipeline.keeps(r));
-    }
-    if !args.instances.is_empty() {
-        let wanted: HashSet<&str> = args.instances.iter().map(String::as_str).collect();
-        published.retain(|r| wanted.contains(r.instance_id.as_str()));
-    }
-    if published.is_empty() {
-        bail!("no records to re-validate (check --instance and the pipeline's filters)");
-    }
-    profile.merge_into(&mut settings.overrides);
-    settings.label_rule = profile.labels;
-    apply_engine_args(&mut settings, &args.engine);
-    // Environment commits from every record, so that a filtered run builds the same images.
-    settings.env_commits = plan_env_commits(&all_published, &settings.repos_root, &settings.overrides);
-    drop(all_published);
+    let (settings, published) = revalidation_settings(&args, &profile, all_published)?;
+    let work_dir = settings.work_dir.clone();
+    let done = revalidate(&args, settings, &published).await?;
 
-    let progress = out.join("revalidated.jsonl");
-    let timings_path = out.join("timings.jsonl");
-    // Results live in the state store (`<out>/state.sqlite`): a killed run resumes from it, and a
-    // result the engine cut short (infrastructure) runs again. `revalidated.jsonl` is the same
-    // results as an append-only log (with --fresh, an earlier result stays there and the later
-    // one wins when it is read); an output folder from before the store is taken over from it.
-    let store_path = out.join("state.sqlite");
-    let new_store = !store_path.exists();
-    let mut store = Store::open_writer(&store_path)?;
-    if new_store && progress.exists() {
-        take_over_log(&mut store, &progress, &published)?;
-    }
-    if args.fresh && !args.report_only {
-        store.requeue(&published.iter().map(|r| r.instance_id.clone()).collect::<Vec<_>>())?;
-    }
-    let candidates: Vec<Instance> = published.iter().map(to_candidate).collect();
-    let todo: Vec<Instance> =
-        if args.report_only { Vec::new() } else { store.enqueue_pending(&candidates)?.into_iter().cloned().collect() };
-    let todo_ids: HashSet<&str> = todo.iter().map(|c| c.instance_id.as_str()).collect();
-    // The ids of our results; the records stay in the store and are read one at a time.
-    let mut ours: HashSet<String> =
-        store.validated_ids()?.into_iter().filter(|id| !todo_ids.contains(id.as_str())).collect();
-    let mut timings: HashMap<String, u64> = read_timings(&timings_path);
-    drop(todo_ids);
-    if !args.report_only {
-        say_resuming(todo.len(), published.len(), "instances", "re-validated", &store_path);
-    }
-    let mut files = if todo.is_empty() { None } else { Some((append(&progress)?, append(&timings_path)?)) };
-    let stopped = run_work(&store_path, settings, todo.len(), async |validator, _| {
-        let Some((file, timing_file)) = files.as_mut() else { return Ok(()) };
-        let mut keep = |done: Done<Instance>| -> Result<()> {
-            let r = done.result;
-            store.finish(&r, &RunRow::of(&r))?;
-            let run_ms: u64 = r.swe_forge.iter().flat_map(|m| &m.runs).map(|x| x.duration_ms).sum();
-            let build_ms = (done.elapsed.as_millis() as u64).saturating_sub(run_ms);
-            writeln!(file, "{}", serde_json::to_string(&r)?).and_then(|()| file.sync_data())?;
-            let t = Timing { instance_id: r.instance_id.clone(), build_ms };
-            writeln!(timing_file, "{}", serde_json::to_string(&t)?)?;
-            timings.insert(t.instance_id, build_ms);
-            ours.insert(r.instance_id.clone());
-            Ok(())
-        };
-        validator.validate_each(todo, &mut keep).await
-    })
-    .await?;
-    drop(files);
-
-    let sizes = image_sizes(&store, &ours).await?;
-    let ours = Ours { store: &store, ids: &ours, sizes: &sizes, timings: &timings, work_dir: &work_dir };
+    let sizes = image_sizes(&done.run.store, &done.ids).await?;
+    let ours =
+        Ours { store: &done.run.store, ids: &done.ids, sizes: &sizes, timings: &done.timings, work_dir: &work_dir };
     // The records re-derived from our runs are written as they are made.
     let rederived_path = out.join("rederived.jsonl");
     let mut rederived = swe_forge_export::JsonlWriter::create(&rederived_path)
@@ -141,7 +74,101 @@ pub async fn revalidate_command(args: RevalidateArgs) -> Result<()> {
     let all: Vec<&AgreementReport> = std::iter::once(&report).chain(&others).collect();
     write_file(&out.join("environments.md"), environments_markdown(&all).as_bytes())?;
     print_summary(&report);
-    stopped.map_or(Ok(()), |e| Err(e.into()))
+    done.stopped.map_or(Ok(()), |e| Err(e.into()))
+}
+
+/// The settings a revalidation runs with (the pipeline file's, then the profile's, then the
+/// flags'), and the published records it re-validates: those the pipeline keeps and
+/// `--instance` names. Environment commits are planned from every record, so that a filtered
+/// run builds the same images.
+fn revalidation_settings(
+    args: &RevalidateArgs,
+    profile: &Profile,
+    all_published: Vec<Instance>,
+) -> Result<(Settings, Vec<Instance>)> {
+    let work_dir = args.work_dir.clone().unwrap_or_else(|| args.out.join("work"));
+    let mut settings = Settings::new(args.repos.clone(), work_dir.clone());
+    // An audit of published lists gathers no evidence unless asked (`--evidence-runs`).
+    settings.evidence_runs = 0;
+    let pipeline = args.pipeline.as_ref().map(|p| Pipeline::load(p)).transpose()?;
+    if let Some(pipeline) = &pipeline {
+        apply_pipeline(&mut settings, pipeline);
+        settings.work_dir.clone_from(&work_dir);
+    }
+    let wanted: HashSet<&str> = args.instances.iter().map(String::as_str).collect();
+    let published: Vec<Instance> = all_published
+        .iter()
+        .filter(|r| pipeline.as_ref().is_none_or(|p| p.keeps(r)))
+        .filter(|r| wanted.is_empty() || wanted.contains(r.instance_id.as_str()))
+        .cloned()
+        .collect();
+    if published.is_empty() {
+        bail!("no records to re-validate (check --instance and the pipeline's filters)");
+    }
+    profile.merge_into(&mut settings.overrides);
+    settings.label_rule = profile.labels;
+    apply_engine_args(&mut settings, &args.engine);
+    settings.env_commits = plan_env_commits(&all_published, &settings.repos_root, &settings.overrides);
+    Ok((settings, published))
+}
+
+/// A revalidation's run, after it: the store, the ids of our results in it, each one's build
+/// time, and the circuit breaker's stop if it stopped the run.
+struct Rerun {
+    run: Run,
+    ids: HashSet<String>,
+    timings: HashMap<String, u64>,
+    stopped: Option<ValidateError>,
+}
+
+/// Re-validates the `published` records the state store (`<out>/state.sqlite`) has no result
+/// for (none with `--report-only`).
+///
+/// A killed run resumes from the store, and a result the engine cut short (infrastructure) runs
+/// again. `revalidated.jsonl` is the same results as an append-only log (with --fresh, an
+/// earlier result stays there and the later one wins when it is read); an output folder from
+/// before the store is taken over from it.
+async fn revalidate(args: &RevalidateArgs, settings: Settings, published: &[Instance]) -> Result<Rerun> {
+    let progress = args.out.join("revalidated.jsonl");
+    let timings_path = args.out.join("timings.jsonl");
+    let store_path = args.out.join("state.sqlite");
+    let new_store = !store_path.exists();
+    let mut run = Run::open(&store_path, "instances", "re-validated")?;
+    if new_store && progress.exists() {
+        take_over_log(&mut run.store, &progress, published)?;
+    }
+    if args.fresh && !args.report_only {
+        run.store.requeue(&published.iter().map(|r| r.instance_id.clone()).collect::<Vec<_>>())?;
+    }
+    let candidates: Vec<Instance> = published.iter().map(to_candidate).collect();
+    let todo = if args.report_only { Vec::new() } else { run.pending(&candidates)? };
+    let todo_ids: HashSet<&str> = todo.iter().map(|c| c.instance_id.as_str()).collect();
+    // The ids of our results; the records stay in the store and are read one at a time.
+    let mut ids: HashSet<String> =
+        run.store.validated_ids()?.into_iter().filter(|id| !todo_ids.contains(id.as_str())).collect();
+    let mut timings: HashMap<String, u64> = read_timings(&timings_path);
+    drop(todo_ids);
+    let mut files = if todo.is_empty() { None } else { Some((append(&progress)?, append(&timings_path)?)) };
+    let stopped = run
+        .run(settings, todo, async |validator, _, store, todo| {
+            let Some((file, timing_file)) = files.as_mut() else { return Ok(()) };
+            let mut keep = |done: Done<Instance>| -> Result<()> {
+                let r = done.result;
+                store.finish(&r, &RunRow::of(&r))?;
+                let run_ms: u64 = r.swe_forge.iter().flat_map(|m| &m.runs).map(|x| x.duration_ms).sum();
+                let build_ms = (done.elapsed.as_millis() as u64).saturating_sub(run_ms);
+                writeln!(file, "{}", serde_json::to_string(&r)?).and_then(|()| file.sync_data())?;
+                let t = Timing { instance_id: r.instance_id.clone(), build_ms };
+                writeln!(timing_file, "{}", serde_json::to_string(&t)?)?;
+                timings.insert(t.instance_id, build_ms);
+                ids.insert(r.instance_id.clone());
+                Ok(())
+            };
+            validator.validate_each(todo, &mut keep).await
+        })
+        .await?;
+    drop(files);
+    Ok(Rerun { run, ids, timings, stopped })
 }
 
 /// Takes over the results of an output folder from before the state store: each record of
@@ -233,9 +260,10 @@ fn to_candidate(published: &Instance) -> Instance {
     c
 }
 
-/// What an instance image adds on top of its repository environment (its toolchain image for
-/// records made before environments), and its environment image (if any) with what that adds
-/// over its toolchain: the engine's [`Engine::bytes_added`], when both images exist.
+/// What an instance image adds on disk on top of the image it was built on (its repository
+/// environment, its toolchain image for records made before environments), and its environment
+/// image (if any) with what that adds over its toolchain: the engine's [`Engine::added`], when
+/// both images exist.
 struct Sizes {
     instance: u64,
     environment: Option<String>,
@@ -245,21 +273,21 @@ struct Sizes {
 async fn image_sizes(store: &Store, ours: &HashSet<String>) -> Result<HashMap<String, Sizes>> {
     let mut out = HashMap::new();
     let Ok(engine) = Engine::connect().await else { return Ok(out) };
+    // Bytes on disk only: no layer's transfer size is needed.
+    let no_layers = HashMap::new();
+    let disk =
+        async |image: &str, below: &str| engine.added(image, below, &no_layers).await.ok().flatten().map(|a| a.disk);
     for id in ours {
         let Some(r) = store.result(id)? else { continue };
         let Some(meta) = &r.swe_forge else { continue };
         let (Some(image), Some(prov)) = (&meta.image, &meta.provenance) else { continue };
-        let added = |image: &str, below: &str| {
-            let engine = &engine;
-            let (image, below) = (image.to_owned(), below.to_owned());
-            async move { engine.bytes_added(&image, &below).await.ok().flatten() }
+        let stack = ImageStack::new(image, &prov.env_image, &prov.toolchain_image);
+        let environment_bytes = match stack.environment {
+            None => None,
+            Some(env) => disk(env, stack.toolchain).await,
         };
-        let environment = (!prov.env_image.is_empty()).then(|| prov.env_image.clone());
-        let (below, environment_bytes) = match &environment {
-            None => (&prov.toolchain_image, None),
-            Some(env) => (env, added(env, &prov.toolchain_image).await),
-        };
-        if let Some(instance) = added(image, below).await {
+        if let Some(instance) = disk(stack.instance, stack.parent()).await {
+            let environment = stack.environment.map(str::to_owned);
             out.insert(id.clone(), Sizes { instance, environment, environment_bytes });
         }
     }
