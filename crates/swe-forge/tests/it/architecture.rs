@@ -1,6 +1,6 @@
 //! ARCHITECTURE.md stays true: its dependency graph is the one the crates' Cargo.toml files say,
 //! every source file has a module doc, core links only serde, thiserror and jiff (and is the only
-//! crate that links jiff), and the file stays short.
+//! crate that links jiff), no production function is over 100 lines, and the file stays short.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -97,9 +97,8 @@ fn commands_import_none_of_each_other() {
     assert!(files >= 10, "{files} command modules");
 }
 
-/// Every source file of every crate opens with a module doc (`//!`) saying what it holds.
-#[test]
-fn every_source_file_has_a_module_doc() {
+/// The `.rs` files under every crate's `src/`.
+fn source_files() -> Vec<std::path::PathBuf> {
     fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
         for entry in std::fs::read_dir(dir).unwrap().flatten() {
             let p = entry.path();
@@ -117,6 +116,14 @@ fn every_source_file_has_a_module_doc() {
             walk(&src, &mut files);
         }
     }
+    files.sort();
+    files
+}
+
+/// Every source file of every crate opens with a module doc (`//!`) saying what it holds.
+#[test]
+fn every_source_file_has_a_module_doc() {
+    let files = source_files();
     assert!(files.len() > 100, "{} source files", files.len());
     let undocumented: Vec<String> = files
         .iter()
@@ -183,4 +190,53 @@ fn the_architecture_file_stays_short() {
     let text = std::fs::read_to_string(root().join("ARCHITECTURE.md")).unwrap();
     let words = text.split_whitespace().count();
     assert!(words <= 1800, "ARCHITECTURE.md has {words} words");
+}
+
+/// No production function is longer than 100 lines (from its `fn` line to its closing brace at
+/// the same indentation); test modules (`#[cfg(test)]` to the end of the file, `*tests.rs`
+/// files) are not counted.
+#[test]
+fn no_production_function_is_over_100_lines() {
+    let mut long = Vec::new();
+    let mut functions = 0;
+    for f in source_files() {
+        let name = f.file_name().unwrap().to_string_lossy().into_owned();
+        if name == "tests.rs" || name.ends_with("_tests.rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&f).unwrap();
+        let lines: Vec<&str> = text.lines().take_while(|l| l.trim() != "#[cfg(test)]").collect();
+        for (i, line) in lines.iter().enumerate() {
+            let body = line.trim_start();
+            let indent = line.len() - body.len();
+            let words: Vec<&str> = body.split_whitespace().collect();
+            let at = words.iter().position(|w| *w == "fn");
+            let is_fn = at.is_some_and(|at| {
+                words[..at]
+                    .iter()
+                    .all(|w| matches!(*w, "pub" | "async" | "const" | "unsafe" | "extern") || w.starts_with("pub("))
+            });
+            // A declaration without a body (a trait's) ends with `;` before any `{`.
+            if !is_fn
+                || !lines[i..]
+                    .iter()
+                    .find(|l| l.contains('{') || l.trim_end().ends_with(';'))
+                    .is_some_and(|l| l.contains('{'))
+            {
+                continue;
+            }
+            let close = " ".repeat(indent) + "}";
+            let Some(end) =
+                lines[i..].iter().position(|l| *l == close || (l.starts_with(&close) && l.trim_end() == close))
+            else {
+                continue;
+            };
+            functions += 1;
+            if end + 1 > 100 {
+                long.push(format!("{}:{} {} lines", f.strip_prefix(root()).unwrap_or(&f).display(), i + 1, end + 1));
+            }
+        }
+    }
+    assert!(functions > 1000, "only {functions} functions found: the scan is broken");
+    assert!(long.is_empty(), "production functions over 100 lines: {long:#?}");
 }
