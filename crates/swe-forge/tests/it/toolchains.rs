@@ -388,6 +388,42 @@ add_custom_target(check_py ALL ${PYTHON_EXECUTABLE} ${CMAKE_BINARY_DIR}/check.py
 }
 
 #[test]
+fn tests_a_cmake_build_runs_as_its_own_steps_run_in_every_phase_and_are_read_from_their_lines() {
+    // jsoncpp before 2019: no `add_test`, so ctest finds nothing; the test runner is a POST_BUILD
+    // step of its executable and prints `Testing <name>: OK|FAILED`. A step that runs only when
+    // the executable is linked again would say nothing in the base run (nothing changed since
+    // the setup): every phase builds from clean and reports every test.
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = tmp.path().join("repos");
+    let cmake = "cmake_minimum_required(VERSION 3.5)\nproject(steps CXX)\nadd_executable(tests calc.cpp tests.cpp)\n\
+add_custom_command(TARGET tests POST_BUILD COMMAND tests)\n";
+    let calc = |sub: &str| format!("int sub(int a, int b) {{ return {sub}; }}\n");
+    let tests = |checks: &str| {
+        format!(
+            "#include <cstdio>\n\nint sub(int, int);\nstatic int failed = 0;\n\
+static void check(const char *name, bool ok) {{ std::printf(\"Testing %s: %s\\n\", name, ok ? \"OK\" : \"FAILED\"); failed += !ok; }}\n\n\
+int main() {{\n    check(\"Calc/stack\", 1 + 1 == 2);\n{checks}    return failed;\n}}\n"
+        )
+    };
+    let fx = fixture(
+        &repos.join("forge-fixtures").join("buildsteps"),
+        "2015-03-01T00:00:00Z",
+        &[("CMakeLists.txt", cmake), ("calc.cpp", &calc("a + b")), ("tests.cpp", &tests(""))],
+        &[("tests.cpp", &tests("    check(\"Calc/sub\", sub(5, 3) == 2);\n"))],
+        &[("calc.cpp", &calc("a - b"))],
+    );
+    let inst = instance("forge-fixtures", "buildsteps", 5, fx);
+    let r = validate(&[&inst], &repos, &tmp.path().join("out"), None).into_iter().next().unwrap();
+    accepted(&r);
+    assert_eq!(r.f2p_tests.keys().collect::<Vec<_>>(), ["Calc/sub"]);
+    assert_eq!(r.p2p_tests.keys().collect::<Vec<_>>(), ["Calc/stack"]);
+    let m = r.swe_forge.as_ref().unwrap();
+    let tests: Vec<u64> = m.runs.iter().map(|run| run.tests).collect();
+    assert_eq!(tests, [1, 2, 2], "every phase reports its tests, the base run too: {:?}", m.runs);
+    assert!(!m.labels.as_ref().is_some_and(|l| l.exit_code_graded), "{:?}", m.labels);
+}
+
+#[test]
 fn a_warning_only_todays_compiler_has_made_an_error_gets_an_older_compiler() {
     // GCC 13 added -Wself-move to -Wall; bullseye's GCC 10 builds the project's `-Werror` clean.
     let r = cpp_of_its_time(
