@@ -1,6 +1,7 @@
-//! The name of a test-output format: the parser a recipe, an override or the command line names.
-//! It lives here, in plain data, so that records can carry the typed name; the parsers
-//! themselves are in `swe-forge-logparse`, which re-exports it.
+//! The name of a test-output format: the parser a recipe, an override, the command line and a
+//! record (`swe_forge.parser`, `swe_forge.results_parser`) name. It lives here, in plain data,
+//! so that records carry the typed name; the parsers themselves are in `swe-forge-logparse`,
+//! which re-exports it.
 //!
 //! Serde reads and writes a framework as its name (`go-test-json`); a name that matches no
 //! framework is refused, with the known names, wherever it appears.
