@@ -1,5 +1,6 @@
 //! Plain data shared by every swe-forge stage: the instance record (a superset of the
-//! Multi-SWE-bench record), test statuses, the category rules, rejection reasons.
+//! Multi-SWE-bench record), test statuses, the category rules, rejection reasons, the names of
+//! the test-output formats (`Framework`).
 //!
 //! This crate must stay small: serde data and pure functions only. It never links git2,
 //! bollard, parquet or octocrab; edge crates convert their types into these records.
@@ -7,6 +8,7 @@
 mod category;
 mod day;
 mod error;
+mod framework;
 mod labels;
 mod layout;
 mod lines;
@@ -20,6 +22,7 @@ mod warning;
 pub use category::{Categorized, categorize, categorize_with};
 pub use day::{Day, Timestamp, rfc3339_utc, rfc3339_utc_millis_now, utc_seconds};
 pub use error::{DateError, RecordError};
+pub use framework::{Framework, UnknownFramework};
 pub use labels::{
     ALL_TESTS, Control, Evidence, LabelRule, Labels, TestPatchTouch, Touches, Truncation, TruncationCause,
     exit_code_status, phase_gap,

@@ -177,9 +177,10 @@ pub struct ForgeMeta {
     /// Test command that produced the results.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub test_command: Option<String>,
-    /// Name of the parser that read the logs.
+    /// The parser that read the logs, written as its name (`go-test`). A record naming a parser
+    /// this build does not have fails to read, with the field and the known names.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub parser: Option<String>,
+    pub parser: Option<crate::Framework>,
     /// Tag of the instance image.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub image: Option<String>,
@@ -203,9 +204,10 @@ pub struct ForgeMeta {
     /// Warnings that do not reject the instance (exit code disagrees with the parsed results, ...).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
-    /// Parser of the structured result files, when the recipe has one (`parser` reads the log).
+    /// Parser of the structured result files, when the recipe has one (`parser` reads the log);
+    /// read and written as `parser` is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub results_parser: Option<String>,
+    pub results_parser: Option<crate::Framework>,
     /// Tests whose outcome differed between repeated runs of a phase, with their pass rates;
     /// they are left out of every category.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]

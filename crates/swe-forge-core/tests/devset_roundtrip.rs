@@ -80,3 +80,66 @@ fn records_validate_against_the_published_schema() {
     bad.as_object_mut().unwrap().remove("base");
     assert!(!validator.is_valid(&bad));
 }
+
+/// A record with a parser name: the first devset record with a `swe_forge` block naming `parser`
+/// and `results_parser`, as JSON.
+fn with_parsers(parser: &str, results_parser: &str) -> String {
+    let good = std::fs::read_to_string(DEVSET).unwrap().lines().next().unwrap().to_string();
+    let mut record: serde_json::Value = serde_json::from_str(&good).unwrap();
+    record["swe_forge"] = serde_json::json!({
+        "schema_version": 1, "status": "accepted", "parser": parser, "results_parser": results_parser
+    });
+    record.to_string()
+}
+
+#[test]
+fn every_parser_name_reads_typed_and_writes_back_byte_for_byte() {
+    for fw in swe_forge_core::Framework::ALL {
+        let records = swe_forge_core::read_jsonl(with_parsers(fw.name(), fw.name()).as_bytes()).unwrap();
+        let meta = records[0].swe_forge.as_ref().unwrap();
+        assert_eq!((meta.parser, meta.results_parser), (Some(fw), Some(fw)));
+        let mut first = Vec::new();
+        swe_forge_core::write_jsonl(&mut first, &records).unwrap();
+        let text = String::from_utf8(first.clone()).unwrap();
+        assert!(text.contains(&format!(r#""parser":"{}""#, fw.name())), "{text}");
+        assert!(text.contains(&format!(r#""results_parser":"{}""#, fw.name())), "{text}");
+        let mut again = Vec::new();
+        swe_forge_core::write_jsonl(&mut again, &swe_forge_core::read_jsonl(&first[..]).unwrap()).unwrap();
+        assert_eq!(first, again, "{}", fw.name());
+    }
+}
+
+#[test]
+fn an_unknown_parser_name_is_refused_naming_the_field_and_the_known_names() {
+    for (field, line) in
+        [("parser", with_parsers("pytest", "junit-xml")), ("results_parser", with_parsers("go-test", "xunit"))]
+    {
+        let err = swe_forge_core::read_jsonl(format!("\n{line}\n").as_bytes()).unwrap_err();
+        let swe_forge_core::RecordError::Malformed { line: 2, field: ref path, ref message } = err else {
+            panic!("{err:?}")
+        };
+        assert_eq!(path, &format!("swe_forge.{field}"));
+        assert!(
+            message.starts_with("unknown log parser `") && message.contains("(known: go-test-json, go-test, "),
+            "{message}"
+        );
+        let known: Vec<&str> = swe_forge_core::Framework::ALL.iter().map(|f| f.name()).collect();
+        assert!(message.contains(&format!("(known: {})", known.join(", "))), "{message}");
+    }
+}
+
+#[test]
+fn the_schema_names_exactly_the_parsers_a_record_reads() {
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../schemas/instance.schema.json")).unwrap(),
+    )
+    .unwrap();
+    let listed: Vec<&str> =
+        schema["$defs"]["parser"]["enum"].as_array().unwrap().iter().map(|n| n.as_str().unwrap()).collect();
+    let known: Vec<&str> = swe_forge_core::Framework::ALL.iter().map(|f| f.name()).collect();
+    assert_eq!(listed, known, "schemas/instance.schema.json lists other parsers than Framework::ALL");
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let valid = |line: String| validator.is_valid(&serde_json::from_str(&line).unwrap());
+    assert!(valid(with_parsers("go-test", "junit-xml")));
+    assert!(!valid(with_parsers("pytest", "junit-xml")) && !valid(with_parsers("go-test", "xunit")));
+}

@@ -22,7 +22,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
-use swe_forge_core::{ForgeMeta, Instance, PatchShape};
+use swe_forge_core::{ForgeMeta, Framework, Instance, PatchShape};
 
 use crate::ExportError;
 use crate::error::NotATask;
@@ -179,8 +179,8 @@ impl HarborTask {
         };
         let fail_to_pass = list(inst.fixed_tests.keys().collect())?;
         let pass_to_pass = list(inst.p2p_tests.keys().collect())?;
-        let parser = meta.parser.as_deref().unwrap_or("");
-        let results_parser = meta.results_parser.as_deref().unwrap_or("");
+        let parser = meta.parser.map_or("", Framework::name);
+        let results_parser = meta.results_parser.map_or("", Framework::name);
         let name = format!("{}/{}", inst.org, inst.instance_id);
         let toml = task_toml(inst, meta, &name, image, producer);
         let task_toml = toml::to_string(&toml)?;
@@ -245,8 +245,8 @@ fn task_toml<'a>(
                 difficulty: meta.difficulty.as_ref().map(|d| d.label.as_str()),
                 recipe: meta.provenance.as_ref().map(|p| p.recipe.as_str()).filter(|r| !r.is_empty()),
                 merged_at: meta.merged_at.as_ref().map(|t| t.as_str()),
-                parser: meta.parser.as_deref().unwrap_or(""),
-                results_parser: meta.results_parser.as_deref().unwrap_or(""),
+                parser: meta.parser.map_or("", Framework::name),
+                results_parser: meta.results_parser.map_or("", Framework::name),
                 fail_to_pass: inst.fixed_tests.len(),
                 pass_to_pass: inst.p2p_tests.len(),
             },

@@ -16,7 +16,7 @@ use std::io::Write;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
-use swe_forge_core::{Instance, PatchShape};
+use swe_forge_core::{Framework, Instance, PatchShape};
 
 use crate::ExportError;
 use crate::table::{
@@ -74,17 +74,17 @@ const LOG_PARSER: &str = "parse_log_jest_json";
 /// The formats (swe-forge parser names) [`RESULTS_SCRIPT`] reads: a row names [`LOG_PARSER`]
 /// when it reads the record's `results_parser`, or its `parser` (what the script falls back to
 /// when the run left no result files).
-const TRANSLATED: [&str; 10] = [
-    "go-test-json",
-    "go-test",
-    "cargo-test",
-    "gtest",
-    "automake",
-    "vitest",
-    "vitest-json",
-    "junit-xml",
-    "jest-json",
-    "ctest-junit",
+const TRANSLATED: [Framework; 10] = [
+    Framework::GoTestJson,
+    Framework::GoTestVerbose,
+    Framework::CargoLibtest,
+    Framework::Gtest,
+    Framework::Automake,
+    Framework::Vitest,
+    Framework::VitestJson,
+    Framework::JunitXml,
+    Framework::JestJson,
+    Framework::CtestJunit,
 ];
 
 /// The perl script the eval script runs in the instance image after `/swe-forge/run-tests`
@@ -157,8 +157,8 @@ impl SweBenchRow {
             .unwrap_or(&inst.base.sha)
             .to_owned();
         let json_list = |keys: Vec<&String>| serde_json::to_string(&keys).expect("a list of strings serializes");
-        let parser = meta.and_then(|m| m.parser.as_deref()).unwrap_or("");
-        let results_parser = meta.and_then(|m| m.results_parser.as_deref()).unwrap_or("");
+        let (parser, results_parser) = (meta.and_then(|m| m.parser), meta.and_then(|m| m.results_parser));
+        let translated = [results_parser, parser].into_iter().flatten().any(|p| TRANSLATED.contains(&p));
         let has_image = meta.is_some_and(|m| m.image.is_some());
         SweBenchRow {
             repo: format!("{}/{}", inst.org, inst.repo),
@@ -175,15 +175,16 @@ impl SweBenchRow {
             environment_setup_commit: env_commit,
             image: meta.and_then(|m| m.image.clone()),
             eval_script: if has_image {
-                eval_script(&inst.test_patch, parser, results_parser, names)
+                eval_script(
+                    &inst.test_patch,
+                    parser.map_or("", Framework::name),
+                    results_parser.map_or("", Framework::name),
+                    names,
+                )
             } else {
                 String::new()
             },
-            log_parser: if has_image && (TRANSLATED.contains(&results_parser) || TRANSLATED.contains(&parser)) {
-                LOG_PARSER.to_owned()
-            } else {
-                String::new()
-            },
+            log_parser: if has_image && translated { LOG_PARSER.to_owned() } else { String::new() },
             eval_type: EVAL_TYPE.to_owned(),
         }
     }
@@ -472,11 +473,11 @@ mod tests {
         assert_eq!(row.version, "fedcba987654");
         assert_eq!(row.eval_script, eval_script("T", "", "", None));
         assert_eq!((row.log_parser.as_str(), row.eval_type.as_str()), ("", "pass_and_fail"));
-        inst.swe_forge.as_mut().unwrap().parser = Some("go-test-json".into());
+        inst.swe_forge.as_mut().unwrap().parser = Some(Framework::GoTestJson);
         assert_eq!(SweBenchRow::from_instance(&inst).log_parser, "parse_log_jest_json");
-        inst.swe_forge.as_mut().unwrap().parser = Some("mocha".into());
+        inst.swe_forge.as_mut().unwrap().parser = Some(Framework::Mocha);
         assert_eq!(SweBenchRow::from_instance(&inst).log_parser, "", "a format the eval script does not translate");
-        inst.swe_forge.as_mut().unwrap().results_parser = Some("junit-xml".into());
+        inst.swe_forge.as_mut().unwrap().results_parser = Some(Framework::JunitXml);
         assert_eq!(SweBenchRow::from_instance(&inst).log_parser, "parse_log_jest_json", "the result files are read");
         assert_eq!(SweBenchRow::from_instance(&record()).eval_script, "", "no image, nothing to run");
     }

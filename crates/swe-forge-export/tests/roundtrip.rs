@@ -11,7 +11,7 @@ use arrow_array::cast::AsArray;
 use arrow_array::{Array, RecordBatch};
 use arrow_schema::DataType;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
-use swe_forge_core::{ForgeMeta, Instance, RejectReason, Rejection, ValidationStatus, read_jsonl};
+use swe_forge_core::{ForgeMeta, Framework, Instance, RejectReason, Rejection, ValidationStatus, read_jsonl};
 use swe_forge_export::{
     Category, ExportError, INSTANCE_COLUMNS, Producer, SWEBENCH_COLUMNS, TEST_COLUMNS, read_instances_parquet,
     read_records, read_tests_parquet, write_instances_parquet, write_jsonl, write_swebench_parquet,
@@ -41,7 +41,8 @@ fn devset_with_variants() -> Vec<Instance> {
     accepted.number_interval = Some("1-100".into());
     let mut meta = ForgeMeta::new(ValidationStatus::Accepted);
     meta.test_command = Some("cargo test".into());
-    meta.parser = Some("cargo".into());
+    meta.parser = Some(Framework::CargoLibtest);
+    meta.results_parser = Some(Framework::NextestJunit);
     accepted.swe_forge = Some(meta);
     let mut rejected = all[1].clone();
     rejected.instance_id = "variant__rejected-2".into();

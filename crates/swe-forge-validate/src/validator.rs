@@ -394,8 +394,8 @@ impl Validator {
         }
         inst.lang = Some(recipe.language.clone());
         meta.test_command = Some(recipe.test_command.clone());
-        meta.parser = Some(recipe.parser.name().to_owned());
-        meta.results_parser = recipe.results_parser.map(|p| p.name().to_owned());
+        meta.parser = Some(recipe.parser);
+        meta.results_parser = recipe.results_parser;
         let parsers = Parsers::new(recipe.parser, recipe.results_parser)
             .for_repository(&inst.org, &inst.repo)
             .map_err(|e| reject(RejectReason::UnsupportedEnvironment, e.to_string()))?;

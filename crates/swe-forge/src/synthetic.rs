@@ -120,7 +120,7 @@ pub fn synthetic_record(i: usize) -> swe_forge_core::Instance {
     r.test_patch_result = result(names(&p2p), names(&f2p));
     r.fix_patch_result = result(all_pass, Vec::new());
     let mut meta = swe_forge_core::ForgeMeta::new(ValidationStatus::Accepted);
-    meta.parser = Some("cargo-test".to_owned());
+    meta.parser = Some(swe_forge_core::Framework::CargoLibtest);
     meta.test_command = Some("cargo test".to_owned());
     meta.runs = synthetic_logs(&r)
         .into_iter()

@@ -237,7 +237,7 @@ mod tests {
     use super::*;
 
     fn parsers(log: &str, results: Option<&str>) -> Parsers {
-        Parsers::named(log, results).unwrap()
+        Parsers::new(log.parse().unwrap(), results.map(|r| r.parse().unwrap()))
     }
 
     fn new_file(path: &str, body: &str) -> String {

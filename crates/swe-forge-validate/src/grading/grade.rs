@@ -5,7 +5,6 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::str::FromStr;
 
 use swe_forge_core::{
     ALL_TESTS, Categorized, ForgeMeta, Instance, LabelRule, Labels, PassRates, Phase, PhaseStatuses, RejectReason,
@@ -31,15 +30,15 @@ pub(crate) const KEEP_RULE_REASONS: [RejectReason; 6] = [
 /// Why the parsers of a record or recipe cannot be set up.
 #[derive(Debug, thiserror::Error)]
 pub enum ParsersError {
-    /// A parser name this build does not have.
-    #[error(transparent)]
-    Unknown(swe_forge_logparse::UnknownFramework),
     /// The built-in Multi-SWE-bench naming rules do not load.
     #[error(transparent)]
     Naming(swe_forge_logparse::MsbNamingError),
     /// The record carries no `swe_forge` block, so it names no parser.
     #[error("the record has no swe_forge block")]
     NoForgeBlock,
+    /// The record's `swe_forge` block names no log parser.
+    #[error("the record names no log parser (no swe_forge.parser)")]
+    NoParser,
 }
 
 /// The parsers of an instance: the log's, and the structured result files' when the recipe
@@ -61,12 +60,6 @@ impl Parsers {
         Parsers { log, results, go_subtests: GoSubtests::Full }
     }
 
-    /// The parsers named `log` and `results`, as a record names them; an unknown name is an error.
-    pub fn named(log: &str, results: Option<&str>) -> Result<Parsers, ParsersError> {
-        let framework = |n: &str| Framework::from_str(n).map_err(ParsersError::Unknown);
-        Ok(Parsers::new(framework(log)?, results.map(framework).transpose()?))
-    }
-
     /// These parsers with the Multi-SWE-bench naming of repository `org/repo`, from the built-in
     /// rules.
     pub fn for_repository(self, org: &str, repo: &str) -> Result<Parsers, ParsersError> {
@@ -77,8 +70,8 @@ impl Parsers {
     /// The parsers a validated record names, with its repository's naming.
     pub fn of(inst: &Instance) -> Result<Parsers, ParsersError> {
         let meta = inst.swe_forge.as_ref().ok_or(ParsersError::NoForgeBlock)?;
-        Parsers::named(meta.parser.as_deref().unwrap_or_default(), meta.results_parser.as_deref())?
-            .for_repository(&inst.org, &inst.repo)
+        let log = meta.parser.ok_or(ParsersError::NoParser)?;
+        Parsers::new(log, meta.results_parser).for_repository(&inst.org, &inst.repo)
     }
 
     /// One run's statuses: from its result files when there are any and a parser for them,

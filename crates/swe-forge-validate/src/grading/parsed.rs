@@ -103,7 +103,7 @@ mod tests {
         .unwrap();
         assert_eq!(reparse(&inst, tmp.path(), "fix"), None, "no swe_forge block, no parser");
         let mut meta = swe_forge_core::ForgeMeta::new(swe_forge_core::ValidationStatus::Accepted);
-        meta.parser = Some("go-test".into());
+        meta.parser = Some(Framework::GoTestVerbose);
         inst.swe_forge = Some(meta);
         let dir = tmp.path().join("logs/o__r-1");
         std::fs::create_dir_all(&dir).unwrap();
@@ -123,7 +123,7 @@ mod tests {
             }))
             .unwrap();
             let mut meta = swe_forge_core::ForgeMeta::new(swe_forge_core::ValidationStatus::Accepted);
-            meta.parser = Some("go-test".into());
+            meta.parser = Some(Framework::GoTestVerbose);
             inst.swe_forge = Some(meta);
             inst
         };

@@ -20,7 +20,7 @@ pub enum RegradeError {
         /// The expected file.
         path: PathBuf,
     },
-    /// The record names a parser this build does not have.
+    /// The record names no parser, or its repository's naming rules do not load.
     #[error("{instance}: the parsers the record names")]
     Parser {
         /// The instance.

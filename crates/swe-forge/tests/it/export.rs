@@ -40,7 +40,7 @@ fn sample_records() -> Vec<Instance> {
     go.fix_patch_result.passed_count = 3;
     go.lang = Some("go".into());
     let mut meta = ForgeMeta::new(ValidationStatus::Accepted);
-    meta.parser = Some("go-test".into());
+    meta.parser = Some(swe_forge_core::Framework::GoTestVerbose);
     meta.image = Some("swe-forge/forge-fixtures_m_gostack:pr-1".into());
     meta.merged_at = Some(swe_forge_core::Timestamp::parse("2024-05-06T07:08:09Z").unwrap());
     meta.provenance = Some(Provenance { env_commit: go.base.sha.clone(), ..Provenance::default() });
