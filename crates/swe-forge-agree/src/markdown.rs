@@ -5,6 +5,8 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
+use swe_forge_core::MarkdownTable;
+
 use crate::{AgreementReport, ImageFacts, InstanceAgreement, ListComparison, Outcome, Tally};
 
 /// Names of differing tests shown per list before eliding the rest.
@@ -22,11 +24,11 @@ pub fn agreement_markdown(report: &AgreementReport) -> String {
         report.naming
     );
     if !report.commands.is_empty() {
-        let _ = writeln!(s, "| language or recipe | test command of the profile |\n|---|---|");
+        let mut table = MarkdownTable::new(["language or recipe", "test command of the profile"]);
         for (k, v) in &report.commands {
-            let _ = writeln!(s, "| {k} | `{}` |", cell(v));
+            table.row([k.clone(), format!("`{}`", code(v))]);
         }
-        s.push('\n');
+        let _ = writeln!(s, "{table}");
     }
     let o = &report.overall;
     let _ = writeln!(
@@ -35,23 +37,9 @@ pub fn agreement_markdown(report: &AgreementReport) -> String {
         o.exact_both, o.compared, o.compared, o.instances, o.images_built
     );
     s.push_str("## Summary\n\n");
-    s.push_str(
-        "| group | instances | images built | compared | exact f2p | exact FAIL_TO_PASS | exact PASS_TO_PASS | both exact | mean J FAIL_TO_PASS | mean J PASS_TO_PASS | causes (instances) |\n",
-    );
-    s.push_str("|---|---|---|---|---|---|---|---|---|---|---|\n");
-    tally_row(&mut s, "**all**", o);
-    for (k, t) in &report.by_language {
-        tally_row(&mut s, &format!("language `{k}`"), t);
-    }
-    for (k, t) in &report.by_repo {
-        tally_row(&mut s, &format!("repo `{k}`"), t);
-    }
+    s.push_str(&summary_table(report).to_string());
     s.push_str("\n## Instances\n\n");
-    s.push_str("| instance | language | outcome | f2p | FAIL_TO_PASS pub/ours (J) | PASS_TO_PASS pub/ours (J) | run | test | fix | cause |\n");
-    s.push_str("|---|---|---|---|---|---|---|---|---|---|\n");
-    for r in &report.instances {
-        instance_row(&mut s, r);
-    }
+    s.push_str(&instances_table(report).to_string());
     s.push_str("\n## Differences\n");
     for r in report.instances.iter().filter(|r| !r.agrees && r.outcome != Outcome::Pending) {
         let _ = writeln!(s, "\n### {}\n", r.instance_id);
@@ -101,16 +89,15 @@ pub fn environments_markdown(reports: &[&AgreementReport]) -> String {
             *sharing.entry(env).or_default() += 1;
         }
     }
-    s.push_str("| instance | language | image | build time | instance adds | environment adds (instances on it) |");
+    let mut headers: Vec<String> =
+        ["instance", "language", "image", "build time", "instance adds", "environment adds (instances on it)"]
+            .map(str::to_owned)
+            .into();
     for r in reports {
-        let _ = write!(s, " FAIL_TO_PASS = published ({p}) | PASS_TO_PASS = published ({p}) |", p = r.profile);
+        headers.push(format!("FAIL_TO_PASS = published ({})", r.profile));
+        headers.push(format!("PASS_TO_PASS = published ({})", r.profile));
     }
-    s.push('\n');
-    s.push_str("|---|---|---|---|---|---|");
-    for _ in reports {
-        s.push_str("---|---|");
-    }
-    s.push('\n');
+    let mut table = MarkdownTable::new(headers).right(3..6);
     for row in &first.instances {
         let rows: Vec<Option<&InstanceAgreement>> =
             reports.iter().map(|r| r.instances.iter().find(|x| x.instance_id == row.instance_id)).collect();
@@ -132,7 +119,7 @@ pub fn environments_markdown(reports: &[&AgreementReport]) -> String {
             None if facts.clone().any(|f| f.unique_bytes.is_some()) => "none (built before environments)".to_owned(),
             None => "–".to_owned(),
         };
-        let _ = write!(s, "| {} | {} | {image} | {build} | {bytes} | {env} |", row.instance_id, row.language);
+        let mut cells = vec![row.instance_id.clone(), row.language.clone(), image, build, bytes, env];
         for r in rows {
             let yes_no = |c: &Option<ListComparison>| match c {
                 Some(c) if c.exact => "yes".to_owned(),
@@ -141,13 +128,14 @@ pub fn environments_markdown(reports: &[&AgreementReport]) -> String {
             };
             match r {
                 Some(r) if r.outcome == Outcome::Compared => {
-                    let _ = write!(s, " {} | {} |", yes_no(&r.fail_to_pass), yes_no(&r.pass_to_pass));
+                    cells.extend([yes_no(&r.fail_to_pass), yes_no(&r.pass_to_pass)]);
                 }
-                _ => s.push_str(" – | – |"),
+                _ => cells.extend(["–".to_owned(), "–".to_owned()]),
             }
         }
-        s.push('\n');
+        table.row(cells);
     }
+    s.push_str(&table.to_string());
     // Medians over the instances built on an environment: what one adds, and with its share.
     let mut alone: Vec<f64> = Vec::new();
     let mut shared: Vec<f64> = Vec::new();
@@ -181,25 +169,72 @@ fn median(v: &mut [f64]) -> f64 {
     if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 }
 }
 
-fn tally_row(s: &mut String, label: &str, t: &Tally) {
-    let causes: Vec<String> = t.causes.iter().map(|(c, n)| format!("{c} {n}")).collect();
-    let _ = writeln!(
-        s,
-        "| {label} | {} | {} | {} | {} | {} | {} | {} | {:.2} | {:.2} | {} |",
-        t.instances,
-        t.images_built,
-        t.compared,
-        t.exact_f2p,
-        t.exact_fail_to_pass,
-        t.exact_pass_to_pass,
-        t.exact_both,
-        t.mean_jaccard_fail_to_pass,
-        t.mean_jaccard_pass_to_pass,
-        if causes.is_empty() { "–".to_owned() } else { causes.join(", ") }
-    );
+/// The summary table: all instances, then per language and per repository.
+fn summary_table(report: &AgreementReport) -> MarkdownTable {
+    let mut summary = MarkdownTable::new([
+        "group",
+        "instances",
+        "images built",
+        "compared",
+        "exact f2p",
+        "exact FAIL_TO_PASS",
+        "exact PASS_TO_PASS",
+        "both exact",
+        "mean J FAIL_TO_PASS",
+        "mean J PASS_TO_PASS",
+        "causes (instances)",
+    ])
+    .right(1..10);
+    summary.row(tally_row("**all**", &report.overall));
+    for (k, t) in &report.by_language {
+        summary.row(tally_row(&format!("language `{k}`"), t));
+    }
+    for (k, t) in &report.by_repo {
+        summary.row(tally_row(&format!("repo `{k}`"), t));
+    }
+    summary
 }
 
-fn instance_row(s: &mut String, r: &InstanceAgreement) {
+/// The instances table: one row per instance.
+fn instances_table(report: &AgreementReport) -> MarkdownTable {
+    let mut instances = MarkdownTable::new([
+        "instance",
+        "language",
+        "outcome",
+        "f2p",
+        "FAIL_TO_PASS pub/ours (J)",
+        "PASS_TO_PASS pub/ours (J)",
+        "run",
+        "test",
+        "fix",
+        "cause",
+    ]);
+    for r in &report.instances {
+        instances.row(instance_row(r));
+    }
+    instances
+}
+
+/// The summary table's cells of one group.
+fn tally_row(label: &str, t: &Tally) -> [String; 11] {
+    let causes: Vec<String> = t.causes.iter().map(|(c, n)| format!("{c} {n}")).collect();
+    [
+        label.to_owned(),
+        t.instances.to_string(),
+        t.images_built.to_string(),
+        t.compared.to_string(),
+        t.exact_f2p.to_string(),
+        t.exact_fail_to_pass.to_string(),
+        t.exact_pass_to_pass.to_string(),
+        t.exact_both.to_string(),
+        format!("{:.2}", t.mean_jaccard_fail_to_pass),
+        format!("{:.2}", t.mean_jaccard_pass_to_pass),
+        if causes.is_empty() { "–".to_owned() } else { causes.join(", ") },
+    ]
+}
+
+/// The instances table's cells of one instance.
+fn instance_row(r: &InstanceAgreement) -> [String; 10] {
     let cmp = |c: &Option<ListComparison>| match c {
         Some(c) => format!("{}{}/{} ({:.2})", if c.exact { "✓ " } else { "✗ " }, c.published, c.ours, c.jaccard),
         None => "–".to_owned(),
@@ -226,19 +261,20 @@ fn instance_row(s: &mut String, r: &InstanceAgreement) {
             }
         })
         .collect();
-    let run = |i: usize| runs.get(i).map_or("–", String::as_str);
+    let run = |i: usize| runs.get(i).cloned().unwrap_or_else(|| "–".to_owned());
     let cause = r.cause.map(|c| format!("`{c}`")).unwrap_or_else(|| "–".to_owned());
-    let _ = writeln!(
-        s,
-        "| {} | {} | {outcome} | {strict} | {} | {} | {} | {} | {} | {cause} |",
-        r.instance_id,
-        r.language,
+    [
+        r.instance_id.clone(),
+        r.language.clone(),
+        outcome.to_owned(),
+        strict,
         cmp(&r.fail_to_pass),
         cmp(&r.pass_to_pass),
         run(0),
         run(1),
-        run(2)
-    );
+        run(2),
+        cause,
+    ]
 }
 
 /// Up to [`SHOWN`] names in backticks, with a count of the rest.
@@ -250,9 +286,15 @@ fn quoted(names: &[String]) -> String {
     out.join(", ")
 }
 
-/// Text safe inside a table cell and backticks.
+/// Text safe inside a table cell and backticks, outside a [`MarkdownTable`] (which escapes `|`
+/// and line breaks itself).
 fn cell(text: &str) -> String {
-    text.replace('|', "\\|").replace('`', "'").replace('\n', " ")
+    code(text).replace('|', "\\|").replace('\n', " ")
+}
+
+/// Text safe inside backticks: a backtick would end them.
+fn code(text: &str) -> String {
+    text.replace('`', "'")
 }
 
 fn duration(ms: u64) -> String {
@@ -316,6 +358,14 @@ mod tests {
         let report = AgreementReport::new("msb", Naming::Msb, rows.clone());
         let md = agreement_markdown(&report);
         assert!(md.contains("**1 of 2 compared instances agree exactly**"), "{md}");
+        assert!(
+            md.contains("\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n"),
+            "numbers to the right: {md}"
+        );
+        let mut with_commands = report.clone();
+        with_commands.commands.insert("go|x".into(), "go test `a|b`".into());
+        let commands = agreement_markdown(&with_commands);
+        assert!(commands.contains("\n| go\\|x | `go test 'a\\|b'` |\n"), "cells are escaped once: {commands}");
         assert!(
             md.contains("| **all** | 2 | 2 | 2 | 1 | 1 | 2 | 1 | 0.75 | 1.00 | different_test_command 1 |"),
             "{md}"

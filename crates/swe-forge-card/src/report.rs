@@ -198,24 +198,24 @@ impl Card {
 
     fn funnel(&self, md: &mut String, kept: usize) {
         let pool = if self.validated { &self.accepted_pool } else { &self.all_pool };
-        md.push_str("## Funnel\n\n| stage | records | dropped |\n|---|---:|---:|\n");
-        let _ = writeln!(md, "| records in the file | {} | |", self.records);
+        md.push_str("## Funnel\n\n");
+        let mut table = MarkdownTable::new(["stage", "records", "dropped"]).right(1..);
+        table.row(["records in the file".to_owned(), self.records.to_string(), String::new()]);
         if self.validated {
             let pending = self.records - self.accepted - self.rejected;
-            let _ = writeln!(
-                md,
-                "| accepted by validation | {} | {} rejected, {} not validated |",
-                self.accepted, self.rejected, pending
-            );
+            table.row([
+                "accepted by validation".to_owned(),
+                self.accepted.to_string(),
+                format!("{} rejected, {pending} not validated", self.rejected),
+            ]);
         }
-        let _ = writeln!(
-            md,
-            "| kept by review ({} reviewed) | {} | {} |",
-            pool.reviewed,
-            pool.records - pool.dropped,
-            pool.dropped
-        );
-        let _ = writeln!(md, "| not a duplicate | {kept} | {} |", pool.duplicates);
+        table.row([
+            format!("kept by review ({} reviewed)", pool.reviewed),
+            (pool.records - pool.dropped).to_string(),
+            pool.dropped.to_string(),
+        ]);
+        table.row(["not a duplicate".to_owned(), kept.to_string(), pool.duplicates.to_string()]);
+        md.push_str(&table.to_string());
     }
 }
 
@@ -535,7 +535,7 @@ mod tests {
         assert!(card.starts_with("# Devset\n\n22 instances from 13 repositories in 7 languages, in"), "{card}");
         assert!(card.contains("| serde-rs/serde | rust | 1 |"), "{card}");
         assert!(card.contains("| yhirose/cpp-httplib | cpp | 1 |"), "{card}");
-        assert!(card.contains("| records in the file | 22 | |"));
+        assert!(card.contains("| records in the file | 22 |  |"), "{card}");
         for plot in ["languages", "difficulty", "fix-lines", "fixed-tests"] {
             let svg = std::fs::read_to_string(dir.path().join(format!("plots/{plot}.svg"))).unwrap();
             assert!(svg.starts_with("<svg") && svg.ends_with("</svg>\n"), "{plot}");

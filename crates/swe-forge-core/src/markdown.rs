@@ -17,6 +17,8 @@ pub enum Align {
 
 /// A Markdown table: headers, one alignment per column, rows of cells. [`fmt::Display`] writes
 /// it: `| a | b |` per line (every cell between single spaces), each line ending in a newline.
+/// A table whose rows come one at a time (a long command's results) is written as they come:
+/// [`MarkdownTable::head`], then a [`MarkdownTable::row_line`] per row.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct MarkdownTable {
     headers: Vec<String>,
@@ -57,6 +59,27 @@ impl MarkdownTable {
         self
     }
 
+    /// The header line and the alignment line, as [`fmt::Display`] writes them but without the
+    /// last newline: the start of a table written a line at a time.
+    pub fn head(&self) -> String {
+        let mut s = String::new();
+        // Writing into a `String` cannot fail.
+        let _ = self.write_head(&mut s);
+        s
+    }
+
+    /// One row as [`fmt::Display`] writes it (cells escaped), without its newline: a row of a
+    /// table written a line at a time, after its [`MarkdownTable::head`].
+    pub fn row_line<I, S>(cells: I) -> String
+    where
+        I: IntoIterator<Item = S>,
+        S: ToString,
+    {
+        let mut s = String::new();
+        let _ = line(&mut s, cells.into_iter().map(|c| c.to_string()));
+        s
+    }
+
     /// The number of rows (the header line not counted).
     pub fn len(&self) -> usize {
         self.rows.len()
@@ -66,6 +89,19 @@ impl MarkdownTable {
     pub fn is_empty(&self) -> bool {
         self.rows.is_empty()
     }
+
+    /// The header line and the alignment line, without the last newline.
+    fn write_head(&self, out: &mut impl fmt::Write) -> fmt::Result {
+        line(out, &self.headers)?;
+        out.write_str("\n|")?;
+        for a in &self.aligns {
+            out.write_str(match a {
+                Align::Left => "---|",
+                Align::Right => "---:|",
+            })?;
+        }
+        Ok(())
+    }
 }
 
 /// One cell as written: `|` escaped, line breaks made spaces.
@@ -73,27 +109,22 @@ fn escape(cell: &str) -> String {
     cell.replace('|', "\\|").replace(['\n', '\r'], " ")
 }
 
-fn line(f: &mut fmt::Formatter<'_>, cells: &[String]) -> fmt::Result {
-    f.write_str("|")?;
+/// One line of cells, without its newline.
+fn line<S: AsRef<str>>(out: &mut impl fmt::Write, cells: impl IntoIterator<Item = S>) -> fmt::Result {
+    out.write_str("|")?;
     for c in cells {
-        write!(f, " {} |", escape(c))?;
+        write!(out, " {} |", escape(c.as_ref()))?;
     }
-    f.write_str("\n")
+    Ok(())
 }
 
 impl fmt::Display for MarkdownTable {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        line(f, &self.headers)?;
-        f.write_str("|")?;
-        for a in &self.aligns {
-            f.write_str(match a {
-                Align::Left => "---|",
-                Align::Right => "---:|",
-            })?;
-        }
+        self.write_head(f)?;
         f.write_str("\n")?;
         for r in &self.rows {
             line(f, r)?;
+            f.write_str("\n")?;
         }
         Ok(())
     }
@@ -115,6 +146,17 @@ mod tests {
         let middle = MarkdownTable::new(["a", "b", "c"]).right(1..2);
         assert_eq!(middle.to_string(), "| a | b | c |\n|---|---:|---|\n");
         assert!(middle.is_empty());
+    }
+
+    #[test]
+    fn a_table_written_a_line_at_a_time_is_the_table() {
+        let mut t = MarkdownTable::new(["image", "bytes"]).right(1..);
+        t.row(["a|b", "3"]).row(["c", "4"]);
+        let lines = [t.head(), MarkdownTable::row_line(["a|b", "3"]), MarkdownTable::row_line(["c", "4"])];
+        assert_eq!(lines[0], "| image | bytes |\n|---|---:|");
+        assert_eq!(lines[1], "| a\\|b | 3 |");
+        assert_eq!(lines.map(|l| l + "\n").concat(), t.to_string());
+        assert_eq!(MarkdownTable::row_line([7, 8]), "| 7 | 8 |");
     }
 
     #[test]

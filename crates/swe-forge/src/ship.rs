@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use swe_forge_core::Instance;
+use swe_forge_core::{Instance, MarkdownTable};
 use swe_forge_docker::{Engine, split_reference};
 
 use crate::records::read_records;
@@ -65,8 +65,11 @@ pub async fn push(
     // Local name -> pinned reference, each image pushed once.
     let mut pushed: BTreeMap<String, String> = BTreeMap::new();
     let (mut total_bytes, mut total_images) = (0u64, 0usize);
-    outln!("| image | layers uploaded | layers already there | bytes uploaded |");
-    outln!("|---|---|---|---|");
+    // A row per image as it is pushed.
+    outln!(
+        "{}",
+        MarkdownTable::new(["image", "layers uploaded", "layers already there", "bytes uploaded"]).right(1..).head()
+    );
     for inst in &insts {
         let mut names = image_names(inst);
         if names.is_empty() {
@@ -88,7 +91,15 @@ pub async fn push(
             // The registry's name was only needed for the push.
             engine.untag(&remote).await?;
             let report = report?;
-            outln!("| {name} | {} | {} | {} |", report.layers_pushed, report.layers_existing, report.bytes_pushed);
+            outln!(
+                "{}",
+                MarkdownTable::row_line([
+                    name.clone(),
+                    report.layers_pushed.to_string(),
+                    report.layers_existing.to_string(),
+                    report.bytes_pushed.to_string(),
+                ])
+            );
             total_bytes += report.bytes_pushed;
             total_images += 1;
             pushed.insert(name.clone(), pinned(registry, &name, &report.digest));

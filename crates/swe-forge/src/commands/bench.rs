@@ -9,6 +9,7 @@
 use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail};
+use swe_forge_core::MarkdownTable;
 use swe_forge_docker::{Backend, BaseSpec, Engine, RunOutput, RunSpec, RunStages};
 
 use crate::cli::BenchCommand;
@@ -36,8 +37,9 @@ async fn overhead(pipeline: std::path::PathBuf, repeat: u32, engine: crate::cli:
     settings.work_dir = work.join("work");
     // Warm-up: builds whatever image is missing; not measured.
     validate_records(records.clone(), settings.clone(), &work.join("warmup.jsonl"), true).await?;
-    outln!("| repeat | instances | runs | wall s | in test commands s | overhead s | overhead |");
-    outln!("|---|---|---|---|---|---|---|");
+    // A row per repeat as it ends.
+    let head = ["repeat", "instances", "runs", "wall s", "in test commands s", "overhead s", "overhead"];
+    outln!("{}", MarkdownTable::new(head).right(..).head());
     for i in 1..=repeat {
         let started = Instant::now();
         let results =
@@ -47,10 +49,16 @@ async fn overhead(pipeline: std::path::PathBuf, repeat: u32, engine: crate::cli:
         let inside: f64 = runs.iter().filter_map(|r| r.command_ms).sum::<u64>() as f64 / 1000.0;
         let overhead = wall - inside;
         outln!(
-            "| {i} | {} | {} | {wall:.2} | {inside:.2} | {overhead:.2} | {:.1}% |",
-            results.len(),
-            runs.len(),
-            100.0 * overhead / inside.max(f64::EPSILON)
+            "{}",
+            MarkdownTable::row_line([
+                i.to_string(),
+                results.len().to_string(),
+                runs.len().to_string(),
+                format!("{wall:.2}"),
+                format!("{inside:.2}"),
+                format!("{overhead:.2}"),
+                format!("{:.1}%", 100.0 * overhead / inside.max(f64::EPSILON)),
+            ])
         );
     }
     let _ = std::fs::remove_dir_all(&work);
@@ -104,18 +112,13 @@ async fn runs(image: Option<String>, repeat: u32, script_ms: u64) -> Result<()> 
     let settle = t.elapsed();
     outln!("image {image}, a script of {script_ms} ms, {repeat} runs of each kind, medians in ms");
     let names: Vec<&str> = RunStages::default().named().iter().map(|(n, _)| *n).collect();
-    outln!("\n| removal | wall beyond the script (p90) | {} |", names.join(" | "));
-    outln!("|---|---|{}", "---|".repeat(names.len()));
+    let head = ["removal", "wall beyond the script (p90)"].into_iter().chain(names.iter().copied());
+    outln!("\n{}", MarkdownTable::new(head).right(1..).head());
     for (kind, rows) in &kinds {
         let walls: Vec<Duration> = rows.iter().map(|(w, _)| *w).collect();
-        let stages: Vec<String> =
-            (0..names.len()).map(|i| ms(quantile(rows.iter().map(|(_, s)| s.named()[i].1).collect(), 0.5))).collect();
-        outln!(
-            "| {kind} | {} ({}) | {} |",
-            ms(quantile(walls.clone(), 0.5)),
-            ms(quantile(walls, 0.9)),
-            stages.join(" | ")
-        );
+        let wall = format!("{} ({})", ms(quantile(walls.clone(), 0.5)), ms(quantile(walls, 0.9)));
+        let stages = (0..names.len()).map(|i| ms(quantile(rows.iter().map(|(_, s)| s.named()[i].1).collect(), 0.5)));
+        outln!("{}", MarkdownTable::row_line([kind.to_string(), wall].into_iter().chain(stages)));
     }
     outln!("\nwaiting at the end for the background removals and the containers started ahead: {} ms", ms(settle));
     Ok(())
@@ -147,8 +150,8 @@ fn scale(sizes: &[usize], binary: Option<std::path::PathBuf>, commands: Vec<crat
         None => std::env::current_exe().context("finding this binary")?,
     };
     let dir = tempfile::tempdir().context("making a temporary folder")?;
-    outln!("| command | records | input MB | seconds | peak RSS MiB |");
-    outln!("|---|---|---|---|---|");
+    // A row per command and size as it ends.
+    outln!("{}", MarkdownTable::new(["command", "records", "input MB", "seconds", "peak RSS MiB"]).right(1..).head());
     for &n in sizes {
         let input = dir.path().join(format!("records-{n}.jsonl"));
         let work = dir.path().join(format!("work-{n}"));
@@ -183,10 +186,14 @@ fn scale(sizes: &[usize], binary: Option<std::path::PathBuf>, commands: Vec<crat
             let (seconds, peak_kib) =
                 measure(child, &binary).with_context(|| format!("{} of {n} records", command.name()))?;
             outln!(
-                "| {} | {n} | {:.0} | {seconds:.1} | {:.0} |",
-                command.name(),
-                bytes as f64 / 1e6,
-                peak_kib as f64 / 1024.0
+                "{}",
+                MarkdownTable::row_line([
+                    command.name().to_owned(),
+                    n.to_string(),
+                    format!("{:.0}", bytes as f64 / 1e6),
+                    format!("{seconds:.1}"),
+                    format!("{:.0}", peak_kib as f64 / 1024.0),
+                ])
             );
             let _ = std::fs::remove_dir_all(&out);
         }

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::{Result, bail};
+use swe_forge_core::MarkdownTable;
 use swe_forge_docker::{Added, BaseSpec, Engine, ImageStack, LABEL_REPOSITORY, LABEL_ROLE};
 use swe_forge_validate::{Settings, Silent, Validator};
 
@@ -185,46 +186,27 @@ async fn sizes(engine: &Engine, records: &std::path::Path) -> Result<()> {
     present.sort();
     present.dedup();
     let layers = if present.is_empty() { HashMap::new() } else { engine.layer_sizes(&present).await? };
-    outln!(
-        "| instance | language | environment image | env commit | instance adds MiB | layers | tar MiB | gzip MiB | build s |"
-    );
-    outln!("|---|---|---|---|---|---|---|---|---|");
+    // A row per image as it is measured.
+    let head = ["instance", "language", "environment image", "env commit", "instance adds MiB"];
+    outln!("{}", MarkdownTable::new(head.into_iter().chain(ADDED)).right(4..).head());
     let mut unique = Vec::new();
     let mut adds: HashMap<String, Added> = HashMap::new();
     for r in &rows {
         let Some(add) = engine.added(&r.image, &r.parent, &layers).await? else { continue };
         unique.push(add);
         adds.insert(r.id.clone(), add);
-        outln!(
-            "| {} | {} | {} | {} | {:.1} | {} | {:.1} | {:.1} | {} |",
-            r.id,
-            r.lang,
-            if r.env_image.is_empty() { "-" } else { &r.env_image },
-            if r.commit.is_empty() { "-" } else { &r.commit },
-            mib(add.disk),
-            add.layers,
-            mib(add.tar),
-            mib(add.gzip),
-            secs(r.build_ms)
-        );
+        let dash = |s: &str| if s.is_empty() { "-".to_owned() } else { s.to_owned() };
+        let named = [r.id.clone(), r.lang.clone(), dash(&r.env_image), dash(&r.commit)];
+        outln!("{}", MarkdownTable::row_line(named.into_iter().chain(added_cells(&add, r.build_ms))));
     }
     let mut amortized = Vec::new();
     if !envs.is_empty() {
-        outln!(
-            "\n| environment image (shared) | toolchain image | instances | environment adds MiB | layers | tar MiB | gzip MiB | build s |"
-        );
-        outln!("|---|---|---|---|---|---|---|---|");
+        let head = ["environment image (shared)", "toolchain image", "instances", "environment adds MiB"];
+        outln!("\n{}", MarkdownTable::new(head.into_iter().chain(ADDED)).right(2..).head());
         for (env, (toolchain, ids, build_ms)) in &envs {
             let Some(add) = engine.added(env, toolchain, &layers).await? else { continue };
-            outln!(
-                "| {env} | {toolchain} | {} | {:.1} | {} | {:.1} | {:.1} | {} |",
-                ids.len(),
-                mib(add.disk),
-                add.layers,
-                mib(add.tar),
-                mib(add.gzip),
-                secs(*build_ms)
-            );
+            let named = [env.clone(), toolchain.clone(), ids.len().to_string()];
+            outln!("{}", MarkdownTable::row_line(named.into_iter().chain(added_cells(&add, *build_ms))));
             for id in ids {
                 amortized.push(adds.get(id).copied().unwrap_or_default().with_share(add, ids.len() as u64));
             }
@@ -232,6 +214,20 @@ async fn sizes(engine: &Engine, records: &std::path::Path) -> Result<()> {
     }
     print_medians(&unique, &amortized);
     Ok(())
+}
+
+/// The last columns of both `images sizes` tables, after the bytes on disk an image adds.
+const ADDED: [&str; 4] = ["layers", "tar MiB", "gzip MiB", "build s"];
+
+/// The cells of what an image adds: MiB on disk, then [`ADDED`]'s columns.
+fn added_cells(add: &Added, build_ms: Option<u64>) -> [String; 5] {
+    [
+        format!("{:.1}", mib(add.disk)),
+        add.layers.to_string(),
+        format!("{:.1}", mib(add.tar)),
+        format!("{:.1}", mib(add.gzip)),
+        secs(build_ms),
+    ]
 }
 
 /// One instance image of `images sizes`.
