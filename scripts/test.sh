@@ -63,11 +63,39 @@ tier() {
 }
 # Integration test binaries print one line per finished test; the seconds since their tier began
 # in front of each line show where the time goes.
-timed() { local t0=$SECONDS; "$@" 2>&1 | while IFS= read -r line; do printf '[%4ds] %s\n' $((SECONDS - t0)) "$line"; done; }
+# `timed TAG CMD...`: the tag tells apart the lines of two binaries running at once.
+tier_t0=$SECONDS
+timed() {
+  local tag=$1
+  shift
+  "$@" 2>&1 | while IFS= read -r line; do printf '[%4ds %s] %s\n' $((SECONDS - tier_t0)) "$tag" "$line"; done
+}
+# The integration tier. `engine_restart` stops and starts the engine, so it runs alone, first. Then
+# the binary's long `it` suite (two tests at a time) runs beside every other crate's integration
+# tests: their minute and a half of mostly one-core work fills the core `it` leaves idle in its
+# last minutes, instead of running after it. Every test runs; the tier fails if one fails.
+engine_tier() {
+  tier_t0=$SECONDS
+  local other
+  other=$(ls crates/swe-forge/tests | grep -vx -e it -e engine_restart.rs || true)
+  if [ -n "$other" ]; then
+    echo "test.sh: crates/swe-forge/tests/ has more than it/ and engine_restart.rs ($other): run it in engine_tier" >&2
+    return 1
+  fi
+  cargo test --workspace --locked --test '*' --no-run "$@" || return $?
+  local rc=0 it_rc=0
+  timed restart cargo test -p swe-forge --locked --no-fail-fast --test engine_restart "$@" || rc=$?
+  timed it cargo test -p swe-forge --locked --no-fail-fast --test it "$@" &
+  local it_pid=$!
+  timed crates cargo test --workspace --exclude swe-forge --locked --no-fail-fast --test '*' "$@" || rc=$?
+  wait "$it_pid" || it_rc=$?
+  [ "$rc" -eq 0 ] && rc=$it_rc
+  return "$rc"
+}
 
 tier static bash -c 'cargo fmt --all -- --check && cargo clippy --workspace --all-targets --locked -- -D warnings'
 # Unit tests of every crate and of the binary: no Docker engine, no toolchain inside a container.
 tier unit cargo test --workspace --locked --no-fail-fast --lib --bins "$@"
 # Integration tests (each crate's tests/): the real Docker engine, toolchains, browser, registry.
-tier engine timed cargo test --workspace --locked --no-fail-fast --test '*' "$@"
+tier engine engine_tier "$@"
 tier doc cargo test --workspace --locked --doc "$@"

@@ -177,11 +177,14 @@ fn demo_pipeline_accepts_good_instances_and_rejects_bad_ones() {
     }
 
     // SWE-bench 5's own harness (`run_evaluation`) on these images resolves every accepted
-    // instance from the SWE-bench rows in both namings, and none with a wrong patch.
-    swe_bench_resolves_the_demo(tmp.path());
-    // Harbor's own code loads the same records exported as task folders, and its oracle scores
-    // 1 on each, no change and a forged run 0.
-    harbor_runs_the_demo(tmp.path());
+    // instance from the SWE-bench rows in both namings, and none with a wrong patch. Harbor's own
+    // code loads the same records exported as task folders, and its oracle scores 1 on each, no
+    // change and a forged run 0. Both at once: they wait on the engine more than they compute
+    // (docs/benchmarks/test-suite.md).
+    std::thread::scope(|s| {
+        s.spawn(|| swe_bench_resolves_the_demo(tmp.path()));
+        s.spawn(|| harbor_runs_the_demo(tmp.path()));
+    });
 
     // A second run resumes from the progress file: nothing is validated twice.
     let again = swe_forge(&["run", pipeline.to_str().unwrap()]);
