@@ -516,15 +516,14 @@ fn read_cache(file: &Path) -> Option<CacheEntry> {
     serde_json::from_slice(&std::fs::read(file).ok()?).ok()
 }
 
-/// Atomic write (temp file + rename); a failure only costs the cache entry.
+/// Written through the fs crate's atomic writer; a failure only costs the cache entry.
 fn write_cache(file: &Path, entry: &CacheEntry) {
-    let write = || -> std::io::Result<()> {
+    let bytes = serde_json::to_vec(entry).expect("cache entries serialize");
+    let write = || -> Result<(), Box<dyn std::error::Error>> {
         if let Some(dir) = file.parent() {
             std::fs::create_dir_all(dir)?;
         }
-        let tmp = file.with_extension(format!("tmp{}", std::process::id()));
-        std::fs::write(&tmp, serde_json::to_vec(entry).expect("cache entries serialize"))?;
-        std::fs::rename(&tmp, file)
+        Ok(swe_forge_fs::write_file(file, &bytes)?)
     };
     if let Err(e) = write() {
         tracing::warn!(file = %file.display(), error = %e, "cannot write the HTTP cache");
