@@ -71,23 +71,25 @@ timed() {
   "$@" 2>&1 | while IFS= read -r line; do printf '[%4ds %s] %s\n' $((SECONDS - tier_t0)) "$tag" "$line"; done
 }
 # The integration tier. `engine_restart` stops and starts the engine, so it runs alone, first. Then
-# the binary's long `it` suite (two tests at a time) runs beside every other crate's integration
-# tests: their minute and a half of mostly one-core work fills the core `it` leaves idle in its
-# last minutes, instead of running after it. Every test runs; the tier fails if one fails.
+# the `it` suites (two tests at a time) run beside every other integration test binary: their
+# minute and a half of mostly one-core work fills the core `it` leaves idle, instead of running after
+# it. Every run selects the whole workspace, as the build does, so that no dependency is built again
+# with other features. Every test runs; the tier fails if one fails.
 engine_tier() {
   tier_t0=$SECONDS
-  local other
-  other=$(ls crates/swe-forge/tests | grep -vx -e it -e engine_restart.rs || true)
-  if [ -n "$other" ]; then
-    echo "test.sh: crates/swe-forge/tests/ has more than it/ and engine_restart.rs ($other): run it in engine_tier" >&2
-    return 1
-  fi
+  local names others=() rc=0 it_rc=0
+  names=$(cargo metadata --no-deps --format-version 1 --locked | python3 -c '
+import json, sys
+m = json.load(sys.stdin)
+print("\n".join(sorted({t["name"] for p in m["packages"] for t in p["targets"] if "test" in t["kind"]})))') || return $?
+  for n in $names; do
+    case $n in it | engine_restart) ;; *) others+=(--test "$n") ;; esac
+  done
   cargo test --workspace --locked --test '*' --no-run "$@" || return $?
-  local rc=0 it_rc=0
-  timed restart cargo test -p swe-forge --locked --no-fail-fast --test engine_restart "$@" || rc=$?
-  timed it cargo test -p swe-forge --locked --no-fail-fast --test it "$@" &
+  timed restart cargo test --workspace --locked --no-fail-fast --test engine_restart "$@" || rc=$?
+  timed it cargo test --workspace --locked --no-fail-fast --test it "$@" &
   local it_pid=$!
-  timed crates cargo test --workspace --exclude swe-forge --locked --no-fail-fast --test '*' "$@" || rc=$?
+  timed crates cargo test --workspace --locked --no-fail-fast "${others[@]}" "$@" || rc=$?
   wait "$it_pid" || it_rc=$?
   [ "$rc" -eq 0 ] && rc=$it_rc
   return "$rc"
