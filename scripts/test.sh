@@ -35,6 +35,9 @@ tiers=()
 containers_before=$(docker ps -aq --no-trunc | sort)
 report() {
   local rc=$?
+  # A tier that failed beside the engine-restart test still waits for it: the engine it restarts
+  # must be up again when the script ends.
+  wait_restart || true
   echo
   echo "test.sh: tier times (wall clock)"
   for t in "${tiers[@]}"; do echo "  $t"; done
@@ -70,11 +73,39 @@ timed() {
   shift
   "$@" 2>&1 | while IFS= read -r line; do printf '[%4ds %s] %s\n' $((SECONDS - tier_t0)) "$tag" "$line"; done
 }
-# The integration tier. `engine_restart` stops and starts the engine, so it runs alone, first. Then
-# the `it` suites (two tests at a time) run beside every other integration test binary: their
-# minute and a half of mostly one-core work fills the core `it` leaves idle, instead of running after
-# it. Every run selects the whole workspace, as the build does, so that no dependency is built again
-# with other features. Every test runs; the tier fails if one fails.
+# The engine-restart test stops and starts the engine, so no other Docker test may run beside it.
+# It runs in the background while clippy and the unit tests compile (they need no engine): on an
+# empty engine it spends two minutes bootstrapping the base image and building the Go toolchain,
+# mostly waiting on downloads and one core, which the compilers' work fills. Its binary (and the
+# swe-forge binary it drives) is built first, then clippy runs.
+restart_pid=""
+restart_t0=0
+start_restart() {
+  cargo test --workspace --locked --test engine_restart --no-run "$@" || return $?
+  restart_t0=$SECONDS
+  tier_t0=$SECONDS
+  timed restart cargo test --workspace --locked --no-fail-fast --test engine_restart "$@" &
+  restart_pid=$!
+}
+# Waits for the engine-restart test and adds its line to the tier times (its wall clock overlaps
+# the tiers it ran beside).
+wait_restart() {
+  [ -n "$restart_pid" ] || return 0
+  local rc=0 pid=$restart_pid
+  restart_pid=""
+  wait "$pid" || rc=$?
+  if [ "$rc" -eq 0 ]; then
+    tiers+=("$(printf '%-8s %5ss  ok (beside static and unit)' restart $((SECONDS - restart_t0)))")
+  else
+    tiers+=("$(printf '%-8s %5ss  FAILED (beside static and unit)' restart $((SECONDS - restart_t0)))")
+  fi
+  return "$rc"
+}
+# The integration tier, after the engine-restart test: the `it` suites (two tests at a time) run
+# beside every other integration test binary: their minute and a half of mostly one-core work fills
+# the core `it` leaves idle, instead of running after it. Every run selects the whole workspace, as
+# the build does, so that no dependency is built again with other features. Every test runs; the
+# tier fails if one fails.
 engine_tier() {
   tier_t0=$SECONDS
   local names others=() rc=0 it_rc=0
@@ -86,7 +117,8 @@ print("\n".join(sorted({t["name"] for p in m["packages"] for t in p["targets"] i
     case $n in it | engine_restart) ;; *) others+=(--test "$n") ;; esac
   done
   cargo test --workspace --locked --test '*' --no-run "$@" || return $?
-  timed restart cargo test --workspace --locked --no-fail-fast --test engine_restart "$@" || rc=$?
+  wait_restart || return $?
+  tier_t0=$SECONDS
   timed it cargo test --workspace --locked --no-fail-fast --test it "$@" &
   local it_pid=$!
   timed crates cargo test --workspace --locked --no-fail-fast "${others[@]}" "$@" || rc=$?
@@ -95,7 +127,13 @@ print("\n".join(sorted({t["name"] for p in m["packages"] for t in p["targets"] i
   return "$rc"
 }
 
-tier static bash -c 'cargo fmt --all -- --check && cargo clippy --workspace --all-targets --locked -- -D warnings'
+# Formatting first (seconds), then the engine-restart test's build and start, then clippy.
+static_tier() {
+  cargo fmt --all -- --check || return $?
+  start_restart "$@" || return $?
+  cargo clippy --workspace --all-targets --locked -- -D warnings
+}
+tier static static_tier "$@"
 # Unit tests of every crate and of the binary: no Docker engine, no toolchain inside a container.
 tier unit cargo test --workspace --locked --no-fail-fast --lib --bins "$@"
 # Integration tests (each crate's tests/): the real Docker engine, toolchains, browser, registry.
