@@ -2,8 +2,8 @@
 //! toolchain: bytes on disk (the engine's sizes), and each layer's bytes as a transfer carries
 //! them, uncompressed (`docker save`) and gzip-compressed (what a registry push uploads).
 
-use std::collections::HashMap;
-use std::io::{Read, Write};
+use std::collections::{HashMap, HashSet};
+use std::io::{Read, Seek, Write};
 
 use futures_util::StreamExt;
 use sha2::{Digest, Sha256};
@@ -31,15 +31,33 @@ impl Engine {
         }
     }
 
-    /// Every layer of `images` (and of their parents) by diff id, from one `docker save` of them
-    /// all: each layer is read once, hashed (its diff id) and gzip-compressed to count the bytes
-    /// (nothing is written anywhere). Takes about as long as compressing the images' bytes once.
-    pub async fn layer_sizes(&self, images: &[String]) -> Result<HashMap<String, LayerSize>, DockerError> {
+    /// The transfer sizes of the layers each `(image, below)` pair's image adds on top of the image
+    /// it was built on (what [`Engine::added`] sums), by diff id, from one `docker save` of the
+    /// images: every layer is read once and hashed (its diff id), and only those an image adds
+    /// are gzip-compressed to count their bytes (the others, a toolchain's hundreds of MiB among
+    /// them, are never counted). A pair whose images the engine lacks adds nothing; nothing is
+    /// kept but the counts.
+    pub async fn layer_sizes(&self, pairs: &[(String, String)]) -> Result<HashMap<String, LayerSize>, DockerError> {
+        let mut wanted = HashSet::new();
+        let mut images = Vec::new();
+        for (image, below) in pairs {
+            if let (Some((_, layers)), Some((_, theirs))) =
+                (self.size_and_layers(image).await?, self.size_and_layers(below).await?)
+            {
+                wanted.extend(layers.get(theirs.len()..).unwrap_or_default().iter().cloned());
+                images.push(image.as_str());
+            }
+        }
+        images.sort_unstable();
+        images.dedup();
+        if wanted.is_empty() {
+            return Ok(HashMap::new());
+        }
         let what = images.join(" ");
-        let names: Vec<&str> = images.iter().map(String::as_str).collect();
-        let mut stream = self.docker.export_images(&names);
+        let mut stream = self.docker.export_images(&images);
         let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(16);
-        let reader = tokio::task::spawn_blocking(move || sizes_of_save(ChannelReader { rx, chunk: Vec::new(), at: 0 }));
+        let reader =
+            tokio::task::spawn_blocking(move || sizes_of_save(ChannelReader { rx, chunk: Vec::new(), at: 0 }, &wanted));
         while let Some(chunk) = stream.next().await {
             let chunk = chunk.map_err(DockerError::api("save images", &what))?;
             if tx.send(chunk.to_vec()).is_err() {
@@ -187,12 +205,15 @@ impl Write for Counter {
     }
 }
 
-/// The layers of a `docker save` archive: each file holding a layer (`<id>/layer.tar`, or a blob
-/// of the OCI layout newer engines write) by the sha256 of its bytes.
-fn sizes_of_save(reader: impl Read) -> std::io::Result<HashMap<String, LayerSize>> {
+/// The layers of a `docker save` archive that are in `wanted` (each file holding a layer:
+/// `<id>/layer.tar`, or a blob of the OCI layout newer engines write), by the sha256 of their
+/// bytes. A layer's diff id is known only once it is read: it is hashed while spooled to an
+/// unnamed temporary file, and compressed from there when wanted.
+fn sizes_of_save(reader: impl Read, wanted: &HashSet<String>) -> std::io::Result<HashMap<String, LayerSize>> {
     let mut out = HashMap::new();
     let mut archive = tar::Archive::new(reader);
     let mut buf = vec![0u8; 1 << 20];
+    let mut spool = tempfile::tempfile()?;
     for entry in archive.entries()? {
         let mut entry = entry?;
         let path = entry.path()?.to_string_lossy().into_owned();
@@ -200,8 +221,9 @@ fn sizes_of_save(reader: impl Read) -> std::io::Result<HashMap<String, LayerSize
         if entry.header().entry_type() != tar::EntryType::Regular || !layer {
             continue;
         }
+        spool.set_len(0)?;
+        spool.rewind()?;
         let mut hash = Sha256::new();
-        let mut gzip = flate2::write::GzEncoder::new(Counter(0), flate2::Compression::default());
         let mut bytes = 0u64;
         loop {
             let n = entry.read(&mut buf)?;
@@ -209,11 +231,17 @@ fn sizes_of_save(reader: impl Read) -> std::io::Result<HashMap<String, LayerSize
                 break;
             }
             hash.update(&buf[..n]);
-            gzip.write_all(&buf[..n])?;
+            spool.write_all(&buf[..n])?;
             bytes += n as u64;
         }
-        let gzip_bytes = gzip.finish()?.0;
-        out.insert(format!("sha256:{}", crate::base::hex(&hash.finalize())), LayerSize { bytes, gzip_bytes });
+        let id = format!("sha256:{}", crate::base::hex(&hash.finalize()));
+        if !wanted.contains(&id) || out.contains_key(&id) {
+            continue;
+        }
+        spool.rewind()?;
+        let mut gzip = flate2::write::GzEncoder::new(Counter(0), flate2::Compression::default());
+        std::io::copy(&mut (&spool).take(bytes), &mut gzip)?;
+        out.insert(id, LayerSize { bytes, gzip_bytes: gzip.finish()?.0 });
     }
     Ok(out)
 }
@@ -224,21 +252,34 @@ mod tests {
     use sha2::{Digest, Sha256};
 
     #[test]
-    fn layers_of_a_save_archive_are_found_by_their_digest_and_compressed() {
+    fn the_wanted_layers_of_a_save_archive_are_found_by_their_digest_and_compressed() {
         let layer = b"hello layer ".repeat(1000);
+        // A larger layer first (the spool is truncated between layers), not wanted.
+        let base = b"base layer bytes, not compressed ".repeat(4000);
         let mut tar = tar::Builder::new(Vec::new());
-        for (path, content) in [("abc/VERSION", b"1.0".as_slice()), ("abc/layer.tar", &layer), ("manifest.json", b"[]")]
-        {
+        for (path, content) in [
+            ("abc/VERSION", b"1.0".as_slice()),
+            ("aaa/layer.tar", &base),
+            ("abc/layer.tar", &layer),
+            ("manifest.json", b"[]"),
+        ] {
             let mut h = tar::Header::new_gnu();
             h.set_size(content.len() as u64);
             tar.append_data(&mut h, path, content).unwrap();
         }
-        let sizes = sizes_of_save(tar.into_inner().unwrap().as_slice()).unwrap();
         let id = format!("sha256:{}", crate::base::hex(&Sha256::digest(&layer)));
+        let wanted = [id.clone(), "sha256:0000".to_owned()].into_iter().collect();
+        let sizes = sizes_of_save(tar.into_inner().unwrap().as_slice(), &wanted).unwrap();
         assert_eq!(sizes.keys().collect::<Vec<_>>(), [&id]);
         let LayerSize { bytes, gzip_bytes } = sizes[&id];
         assert_eq!(bytes, 12_000);
-        assert!(gzip_bytes > 20 && gzip_bytes < 200, "{gzip_bytes}");
+        // The layer's own bytes compressed: 12,000 bytes of one repeated phrase, not the base's.
+        let alone = {
+            let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+            std::io::Write::write_all(&mut gz, &layer).unwrap();
+            gz.finish().unwrap().len() as u64
+        };
+        assert_eq!(gzip_bytes, alone);
     }
 
     #[test]

@@ -176,16 +176,14 @@ fn median(mut v: Vec<u64>) -> Option<f64> {
 async fn sizes(engine: &Engine, records: &std::path::Path) -> Result<()> {
     let path = records.to_owned();
     let (rows, envs) = size_rows(off_thread(move || read_records(&path)).await?);
-    // Every layer of the instance images (their environments' and toolchains' included), once.
-    let mut present = Vec::new();
-    for r in &rows {
-        if engine.image_id(&r.image).await?.is_some() {
-            present.push(r.image.clone());
-        }
-    }
-    present.sort();
-    present.dedup();
-    let layers = if present.is_empty() { HashMap::new() } else { engine.layer_sizes(&present).await? };
+    // The layers each image adds on top of the one it was built on, once (a toolchain's are
+    // never counted, and never compressed).
+    let pairs: Vec<(String, String)> = rows
+        .iter()
+        .map(|r| (r.image.clone(), r.parent.clone()))
+        .chain(envs.iter().map(|(env, (toolchain, _, _))| (env.clone(), toolchain.clone())))
+        .collect();
+    let layers = engine.layer_sizes(&pairs).await?;
     // A row per image as it is measured.
     let head = ["instance", "language", "environment image", "env commit", "instance adds MiB"];
     outln!("{}", MarkdownTable::new(head.into_iter().chain(ADDED)).right(4..).head());

@@ -164,6 +164,12 @@ fn instances_of_a_repository_share_its_environment_and_add_only_their_change() {
     assert!(o.status.success(), "{}", text(&o));
     let report = String::from_utf8_lossy(&o.stdout).into_owned();
     assert!(report.contains(&format!("| {} | {} | 2 |", p13.env_image, p13.toolchain_image)), "{report}");
+    // The environment's own layers were compressed (and only those are counted): some gzip bytes,
+    // fewer than their tar's.
+    let env_row = report.lines().find(|l| l.starts_with(&format!("| {} |", p13.env_image))).unwrap();
+    let cells: Vec<f64> = env_row.split('|').map(str::trim).skip(4).take(4).map(|c| c.parse().unwrap()).collect();
+    let [_, _, tar, gzip] = cells[..] else { panic!("{env_row}") };
+    assert!(gzip > 0.0 && gzip < tar, "{env_row}");
     assert!(
         report.contains(&format!("| forge-fixtures__jsduration-13 | javascript | {} |", p13.env_image)),
         "{report}"
