@@ -74,31 +74,33 @@ timed() {
   "$@" 2>&1 | while IFS= read -r line; do printf '[%4ds %s] %s\n' $((SECONDS - tier_t0)) "$tag" "$line"; done
 }
 # The engine-restart test stops and starts the engine, so no other Docker test may run beside it.
-# It runs in the background while clippy and the unit tests compile (they need no engine): on an
-# empty engine it spends two minutes bootstrapping the base image and building the Go toolchain,
-# mostly waiting on downloads and one core, which the compilers' work fills. Its binary (and the
+# It runs in the background while clippy and the unit tests compile (they need no engine), so that
+# its waits (its test command's sleep, the engine's restart; on an empty engine also the downloads
+# of the base image and the Go toolchain) are filled by the compilers' work. Its binary (and the
 # swe-forge binary it drives) is built first, then clippy runs.
 restart_pid=""
-restart_t0=0
+restart_secs=$(mktemp)
 start_restart() {
   cargo test --workspace --locked --test engine_restart --no-run "$@" || return $?
-  restart_t0=$SECONDS
   tier_t0=$SECONDS
-  timed restart cargo test --workspace --locked --no-fail-fast --test engine_restart "$@" &
+  # The job writes down its own time: it may end long before the engine tier waits for it.
+  {
+    local rc=0
+    timed restart cargo test --workspace --locked --no-fail-fast --test engine_restart "$@" || rc=$?
+    echo $((SECONDS - tier_t0)) >"$restart_secs"
+    exit "$rc"
+  } &
   restart_pid=$!
 }
 # Waits for the engine-restart test and adds its line to the tier times (its wall clock overlaps
 # the tiers it ran beside).
 wait_restart() {
   [ -n "$restart_pid" ] || return 0
-  local rc=0 pid=$restart_pid
+  local rc=0 word=ok pid=$restart_pid
   restart_pid=""
-  wait "$pid" || rc=$?
-  if [ "$rc" -eq 0 ]; then
-    tiers+=("$(printf '%-8s %5ss  ok (beside static and unit)' restart $((SECONDS - restart_t0)))")
-  else
-    tiers+=("$(printf '%-8s %5ss  FAILED (beside static and unit)' restart $((SECONDS - restart_t0)))")
-  fi
+  wait "$pid" || { rc=$?; word=FAILED; }
+  tiers+=("$(printf '%-8s %5ss  %s (beside static and unit)' restart "$(cat "$restart_secs")" "$word")")
+  rm -f "$restart_secs"
   return "$rc"
 }
 # The integration tier, after the engine-restart test: the `it` suites (two tests at a time) run
@@ -107,7 +109,6 @@ wait_restart() {
 # the build does, so that no dependency is built again with other features. Every test runs; the
 # tier fails if one fails.
 engine_tier() {
-  tier_t0=$SECONDS
   local names others=() rc=0 it_rc=0
   names=$(cargo metadata --no-deps --format-version 1 --locked | python3 -c '
 import json, sys

@@ -35,8 +35,8 @@ impl Engine {
     /// it was built on (what [`Engine::added`] sums), by diff id, from one `docker save` of the
     /// images: every layer is read once and hashed (its diff id), and only those an image adds
     /// are gzip-compressed to count their bytes (the others, a toolchain's hundreds of MiB among
-    /// them, are never counted). A pair whose images the engine lacks adds nothing; nothing is
-    /// kept but the counts.
+    /// them, are hashed, never compressed). A pair whose images the engine lacks adds nothing;
+    /// nothing is kept but the counts.
     pub async fn layer_sizes(&self, pairs: &[(String, String)]) -> Result<HashMap<String, LayerSize>, DockerError> {
         let mut wanted = HashSet::new();
         let mut images = Vec::new();
