@@ -30,6 +30,19 @@ fi
 # printed at the end (also when one fails). Arguments are passed to every `cargo test` (e.g. a
 # test name filter after `--`).
 tiers=()
+# Clippy lints while the tests are built: `cargo clippy` is rustc with Clippy's lint passes run
+# through `RUSTC_WORKSPACE_WRAPPER` (the workspace's crates only) in check mode; the same driver as
+# the wrapper of every build below lints the workspace's crates and compiles them too, so the
+# lints cost no second pass over the workspace and its dependencies (docs/benchmarks/test-suite.md).
+# The same variables for every `cargo` call of this script: a change would rebuild the workspace.
+clippy_driver=$(rustup which clippy-driver 2>/dev/null || command -v clippy-driver || true)
+if [ -z "$clippy_driver" ]; then
+  echo "test.sh: clippy-driver not found: run \`rustup component add clippy\`" >&2
+  exit 1
+fi
+export RUSTC_WORKSPACE_WRAPPER=$clippy_driver
+# The arguments of `cargo clippy -- -D warnings`, in cargo-clippy's own encoding.
+export CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"
 # Containers there before the run; any other one still there at the end was left by a test (or by
 # the engine failing to remove it, a "dead" one) and is reported with what made it.
 containers_before=$(docker ps -aq --no-trunc | sort)
@@ -74,10 +87,10 @@ timed() {
   "$@" 2>&1 | while IFS= read -r line; do printf '[%4ds %s] %s\n' $((SECONDS - tier_t0)) "$tag" "$line"; done
 }
 # The engine-restart test stops and starts the engine, so no other Docker test may run beside it.
-# It runs in the background while clippy and the unit tests compile (they need no engine), so that
-# its waits (its test command's sleep, the engine's restart; on an empty engine also the downloads
-# of the base image and the Go toolchain) are filled by the compilers' work. Its binary (and the
-# swe-forge binary it drives) is built first, then clippy runs.
+# It runs in the background while the other targets compile and the unit tests run (they need no
+# engine), so that its waits (its test command's sleep, the engine's restart; on an empty engine
+# also the downloads of the base image and the Go toolchain) are filled by the compilers' work. Its
+# binary (and the swe-forge binary it drives) is built first.
 restart_pid=""
 restart_secs=$(mktemp)
 start_restart() {
@@ -128,11 +141,12 @@ print("\n".join(sorted({t["name"] for p in m["packages"] for t in p["targets"] i
   return "$rc"
 }
 
-# Formatting first (seconds), then the engine-restart test's build and start, then clippy.
+# Formatting first (seconds), then the engine-restart test's build and start, then the build of
+# every other target (tests, benches, examples), linted by Clippy as it is compiled.
 static_tier() {
   cargo fmt --all -- --check || return $?
   start_restart "$@" || return $?
-  cargo clippy --workspace --all-targets --locked -- -D warnings
+  cargo test --workspace --locked --all-targets --no-run "$@"
 }
 tier static static_tier "$@"
 # Unit tests of every crate and of the binary: no Docker engine, no toolchain inside a container.
