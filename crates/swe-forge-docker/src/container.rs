@@ -78,10 +78,21 @@ pub struct RunSpec {
     pub max_log_bytes: usize,
     /// A folder of the container whose regular files are copied out after the script ends.
     pub collect: Option<String>,
-    /// The image of the run expected next with these limits, when it is not this one (an
-    /// evaluation's next prediction): the container started ahead for the next run is of that
-    /// image. None: of this run's own.
-    pub ahead: Option<String>,
+    /// The run expected after this one with these limits: a container for it is started ahead
+    /// while this one runs (`warm.rs`).
+    pub next: Next,
+}
+
+/// The run expected after a run with the same limits, for the container started ahead of it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Next {
+    /// Another run of the same image (the runs of one instance come one after another).
+    #[default]
+    Same,
+    /// A run of this image (an evaluation's next prediction).
+    Image(String),
+    /// No run: none is started ahead (an instance's last run, the last prediction).
+    Nothing,
 }
 
 impl RunSpec {
@@ -101,7 +112,7 @@ impl RunSpec {
             ca_bundle: None,
             max_log_bytes: 64 << 20,
             collect: None,
-            ahead: None,
+            next: Next::Same,
         }
     }
 }

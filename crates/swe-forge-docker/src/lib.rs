@@ -26,7 +26,7 @@ mod warm;
 pub use backend::Backend;
 pub use base::BaseSpec;
 pub use build::BuildContext;
-pub use container::{CaBundle, RunOutput, RunSpec, RunStages};
+pub use container::{CaBundle, Next, RunOutput, RunSpec, RunStages};
 pub use engine::Engine;
 pub use error::DockerError;
 pub use inspect::{Added, ImageStack, LayerSize};

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use swe_forge_docker::{Backend, BaseSpec, CaBundle, Engine, RunSpec};
+use swe_forge_docker::{Backend, BaseSpec, CaBundle, Engine, Next, RunSpec};
 
 async fn engine_and_base() -> (Engine, String) {
     let engine = Engine::connect().await.expect("a Docker engine answers (bash scripts/setup-docker.sh)");
@@ -374,10 +374,11 @@ async fn the_engine_keeps_no_copy_of_a_runs_output() {
     assert!(String::from_utf8_lossy(&out.log).ends_with("x\nthe-end\n"));
 }
 
-/// A run that names the image of the run expected next (`ahead`: an evaluation's next prediction)
-/// starts the container for that one, not for another run of its own image.
+/// A run that names the image of the run expected next (`next`: an evaluation's next prediction)
+/// starts the container for that one, not for another run of its own image; a run that says none
+/// comes starts none.
 #[tokio::test(flavor = "multi_thread")]
-async fn a_run_starts_ahead_the_container_of_the_image_it_names() {
+async fn a_run_starts_ahead_the_container_of_the_image_it_names_and_none_after_the_last() {
     let (engine, base) = engine_and_base().await;
     // A second name of the base: another image, as far as runs go.
     let other = format!("swe-forge-test/ahead:{}", std::process::id());
@@ -385,7 +386,7 @@ async fn a_run_starts_ahead_the_container_of_the_image_it_names() {
     let backend = Backend::Local(engine.clone());
     // A kind of run no other test makes (its CPU limit).
     let spec = |image: &str, script: &str| RunSpec { cpus: Some(0.63), ..RunSpec::new(image, script) };
-    let first = backend.run(&RunSpec { ahead: Some(other.clone()), ..spec(&base, "echo first") }).await.unwrap();
+    let first = backend.run(&RunSpec { next: Next::Image(other.clone()), ..spec(&base, "echo first") }).await.unwrap();
     assert!(first.stages.create > Duration::ZERO);
     let next = backend.run(&spec(&other, "echo next")).await.unwrap();
     assert_eq!(String::from_utf8_lossy(&next.log), "next\n");
@@ -394,6 +395,12 @@ async fn a_run_starts_ahead_the_container_of_the_image_it_names() {
     let again = backend.run(&spec(&base, "echo again")).await.unwrap();
     assert_eq!(String::from_utf8_lossy(&again.log), "again\n");
     assert!(again.stages.create > Duration::ZERO, "a container of the first run's image was started ahead too");
+    // A run that says no run comes after it uses the container started ahead for it and starts none.
+    let last = backend.run(&RunSpec { next: Next::Nothing, ..spec(&base, "echo last") }).await.unwrap();
+    assert_eq!(String::from_utf8_lossy(&last.log), "last\n");
+    assert_eq!(last.stages.create, Duration::ZERO, "the run after `again` did not use the container started ahead");
+    let after = backend.run(&spec(&base, "echo after")).await.unwrap();
+    assert!(after.stages.create > Duration::ZERO, "a container was started ahead after the last run");
     backend.settle().await;
     docker_cli(&["rmi", &other]);
 }

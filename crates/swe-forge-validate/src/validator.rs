@@ -10,7 +10,7 @@ use swe_forge_core::{
     ForgeMeta, Instance, LabelRule, Phase, PhaseRun, PhaseStatuses, Provenance, RejectReason, Rejection, RunLogs,
     TestPatchTouch, ToolchainAttempt, ToolchainChoice, ValidationStatus, Warning,
 };
-use swe_forge_docker::{Backend, BaseSpec, CaBundle, DockerError, Engine, RunSpec, SwarmSpec};
+use swe_forge_docker::{Backend, BaseSpec, CaBundle, DockerError, Engine, Next, RunSpec, SwarmSpec};
 use swe_forge_git::{SourceRepo, apply_patches, unsafe_patch_reason};
 use swe_forge_logparse::{Naming, ParsedLog};
 use swe_forge_recipes::{
@@ -317,13 +317,16 @@ impl Validator {
             ];
             for (pi, phase) in Phase::ALL.into_iter().enumerate() {
                 for attempt in 0..=self.settings.reruns {
+                    // The fix phase's last run is the instance's last when no evidence follows:
+                    // no container is started ahead for a run that does not come.
+                    let last = pi + 1 == Phase::ALL.len() && attempt == self.settings.reruns;
                     let request = RunRequest {
                         phase,
                         attempt,
                         label: RunLogs::label(phase, attempt),
                         script: script(phase, &prepared.recipe),
                         files: patches.clone(),
-                        ahead: None,
+                        next: if last && self.settings.evidence_runs == 0 { Next::Nothing } else { Next::Same },
                     };
                     let outcome = self.run_once(&inst.instance_id, &prepared.target, &request, &logs, meta).await?;
                     // A base run that ran no test and names the toolchain: the next version, from
@@ -536,7 +539,7 @@ impl Validator {
         spec.env.clone_from(&target.env);
         spec.env.push(format!("SWE_FORGE_ATTEMPT={}", request.attempt));
         spec.collect = Some(RESULTS_DIR.to_owned());
-        spec.ahead.clone_from(&request.ahead);
+        spec.next.clone_from(&request.next);
         let out = self
             .run_with_retries(id, &spec, &mut meta.warnings)
             .await
@@ -950,8 +953,8 @@ pub(crate) struct RunRequest {
     pub label: String,
     pub script: String,
     pub files: Vec<(String, Vec<u8>)>,
-    /// The image of the run expected after this one, when another ([`RunSpec::ahead`]).
-    pub ahead: Option<String>,
+    /// The run expected after this one ([`RunSpec::next`]).
+    pub next: Next,
 }
 
 /// What one run gave: its statuses (by canonical id, and by Multi-SWE-bench name in the

@@ -13,6 +13,7 @@ use swe_forge_core::{
     ALL_TESTS, Control, ForgeMeta, Instance, PatchShape, Phase, PhaseRun, PhaseStatuses, RejectReason, Rejection,
     RunLogs, ValidationStatus, file_diffs, test_change_rule,
 };
+use swe_forge_docker::Next;
 
 use crate::Validator;
 use crate::validator::Step;
@@ -189,9 +190,9 @@ impl Validator {
         self.evaluate_with(inst, pred, out_dir, Mode::default()).await
     }
 
-    /// [`Validator::evaluate`], with the image of the evaluation that comes next when it is known
-    /// (`next_image`): a container of it is started while this one's last run runs, so that the
-    /// next evaluation does not wait for the engine's start.
+    /// [`Validator::evaluate`], with the image of the evaluation that comes next (`next_image`;
+    /// None: no evaluation comes): a container of it is started while this one's last run runs, so
+    /// that the next evaluation does not wait for the engine's start.
     pub async fn evaluate_before(
         &self,
         inst: &Instance,
@@ -199,7 +200,8 @@ impl Validator {
         out_dir: &Path,
         next_image: Option<String>,
     ) -> Evaluation {
-        self.evaluate_with(inst, pred, out_dir, Mode { run_empty: false, next_image }).await
+        let next = next_image.map_or(Next::Nothing, Next::Image);
+        self.evaluate_with(inst, pred, out_dir, Mode { run_empty: false, next }).await
     }
 
     /// [`Validator::evaluate`] as `mode` says.
@@ -271,9 +273,9 @@ impl Validator {
                 label: RunLogs::attempt_label(EVAL_LABEL, attempt),
                 script: script.clone(),
                 files: files.clone(),
-                // Reruns of this prediction come next on its own image; after the last, the next
-                // evaluation's.
-                ahead: mode.next_image.clone().filter(|_| attempt == self.settings.reruns),
+                // Reruns of this prediction come next on its own image; after the last, what the
+                // mode says.
+                next: if attempt == self.settings.reruns { mode.next.clone() } else { Next::Same },
             };
             let outcome = self.run_once(&inst.instance_id, &target, &request, logs, meta).await.map_err(outcome_of)?;
             if let Some(t) = outcome.limits.iter().find(|r| r.reason == RejectReason::Timeout) {
@@ -415,7 +417,8 @@ impl Validator {
                     &accepted,
                     &pred(name.to_owned(), patch),
                     &out,
-                    Mode { run_empty: true, next_image: None },
+                    // The instance's last run is the last control's.
+                    Mode { run_empty: true, next: if name == "empty_patch" { Next::Same } else { Next::Nothing } },
                 )
                 .await;
             match (ev.outcome, ev.verdict) {
@@ -506,8 +509,8 @@ impl Validator {
 struct Mode {
     /// An empty patch runs (a negative control) instead of ending as `empty_patch`.
     run_empty: bool,
-    /// The image of the evaluation that comes next, started ahead during this one's last run.
-    next_image: Option<String>,
+    /// The run after this evaluation's last: a container for it is started ahead during that run.
+    next: Next,
 }
 
 /// An evaluation run's script, given the canary steps to put in it.
