@@ -117,37 +117,55 @@ wait_restart() {
   return "$rc"
 }
 # The integration tier, after the engine-restart test: the `it` suites (two tests at a time) run
-# beside every other integration test binary, then the swarm test: their mostly one-core or
-# waiting work fills the core `it` leaves idle, instead of running after it. Every run selects the
+# beside the other integration test binaries that need the engine, then the swarm test: their
+# mostly one-core or waiting work fills the core `it` leaves idle, instead of running after it. Every run selects the
 # whole workspace, as the build does, so that no dependency is built again with other features.
 # Every test runs; the tier fails if one fails.
 engine_tier() {
-  local names others=() rc=0 it_rc=0
-  names=$(cargo metadata --no-deps --format-version 1 --locked | python3 -c '
-import json, sys
-m = json.load(sys.stdin)
-print("\n".join(sorted({t["name"] for p in m["packages"] for t in p["targets"] if "test" in t["kind"]})))') || return $?
-  for n in $names; do
-    case $n in it | engine_restart) ;; *) others+=(--test "$n") ;; esac
-  done
+  local rc=0 it_rc=0
   cargo test --workspace --locked --test '*' --no-run "$@" || return $?
   wait_restart || return $?
   tier_t0=$SECONDS
-  # The swarm test (its own three engines, a registry, pushes and pulls) mostly waits: run whole,
-  # it runs as a third stream after the other binaries instead of holding one of the `it` threads
-  # (with a name filter, `it` runs everything the filter selects).
-  local skip=() swarm=backend_swarm::
-  [ $# -eq 0 ] && skip=(-- --skip "$swarm")
+  # Two long `it` tests that wait a good part of their time run one after the other as a third
+  # stream, after the other binaries, instead of holding one of the `it` threads: the swarm test
+  # (its own three engines, a registry, pushes and pulls) and the demo's (its pipeline, then
+  # SWE-bench's harness and Harbor's runs on the engine). With a name filter, `it` runs everything
+  # the filter selects.
+  local skip=() long=(backend_swarm:: pipeline::demo_pipeline_)
+  [ $# -eq 0 ] && skip=(-- --skip "${long[0]}" --skip "${long[1]}")
   timed it cargo test --workspace --locked --no-fail-fast --test it "$@" "${skip[@]}" &
   local it_pid=$!
-  timed crates cargo test --workspace --locked --no-fail-fast "${others[@]}" "$@" || rc=$?
+  timed crates cargo test --workspace --locked --no-fail-fast "${engine_tests[@]}" "$@" || rc=$?
   if [ $# -eq 0 ]; then
-    timed swarm cargo test --workspace --locked --no-fail-fast --test it -- "$swarm" || rc=$?
+    timed long cargo test --workspace --locked --no-fail-fast --test it -- "${long[@]}" --test-threads 1 || rc=$?
   fi
   wait "$it_pid" || it_rc=$?
   [ "$rc" -eq 0 ] && rc=$it_rc
   return "$rc"
 }
+
+# The integration test binaries, by whether they need the engine: those of the Docker crate and of
+# the crates that depend on it do; the others (record round trips, log parsers) run in the unit
+# tier, beside the engine-restart test's waits. `it` and `engine_restart` run on their own below;
+# a name two crates share runs where the engine is (cargo selects a test binary by name only).
+engine_tests=() free_tests=()
+while read -r kind name; do
+  case $kind in engine) engine_tests+=(--test "$name") ;; free) free_tests+=(--test "$name") ;; esac
+done < <(cargo metadata --no-deps --format-version 1 --locked | python3 -c '
+import json, sys
+m = json.load(sys.stdin)
+engine, free = set(), set()
+for p in m["packages"]:
+    needs = p["name"] == "swe-forge-docker" or any(d["name"] == "swe-forge-docker" for d in p["dependencies"])
+    for t in p["targets"]:
+        if "test" in t["kind"]:
+            (engine if needs else free).add(t["name"])
+free -= engine
+for n in sorted(engine - {"it", "engine_restart"}):
+    print("engine", n)
+for n in sorted(free):
+    print("free", n)')
+[ ${#engine_tests[@]} -gt 0 ] && [ ${#free_tests[@]} -gt 0 ] || { echo "test.sh: no test binaries found" >&2; exit 1; }
 
 # Formatting first (seconds), then the engine-restart test's build and start, then the build of
 # every other target (tests, benches, examples), linted by Clippy as it is compiled.
@@ -157,8 +175,9 @@ static_tier() {
   cargo test --workspace --locked --all-targets --no-run "$@"
 }
 tier static static_tier "$@"
-# Unit tests of every crate and of the binary: no Docker engine, no toolchain inside a container.
-tier unit cargo test --workspace --locked --no-fail-fast --lib --bins "$@"
-# Integration tests (each crate's tests/): the real Docker engine, toolchains, browser, registry.
+# Unit tests of every crate and of the binary, and the integration tests that need no engine (no
+# toolchain inside a container either).
+tier unit cargo test --workspace --locked --no-fail-fast --lib --bins "${free_tests[@]}" "$@"
+# The integration tests that need the engine: the real Docker engine, toolchains, browser, registry.
 tier engine engine_tier "$@"
 tier doc cargo test --workspace --locked --doc "$@"

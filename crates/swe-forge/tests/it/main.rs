@@ -8,7 +8,7 @@ mod support;
 mod architecture;
 // Named to sort early: libtest starts tests in name order, and this one (several minutes, mostly
 // waiting on pushes, pulls and the swarm) then runs beside the others instead of alone at the end.
-// `scripts/test.sh` runs it in a process of its own, beside the other tests' two threads.
+// `scripts/test.sh` runs it (and the demo's) in a process of its own, beside the others' two threads.
 mod backend_swarm;
 mod bad_input;
 mod breaker;
