@@ -78,6 +78,10 @@ fn validation_survives_an_engine_restart() {
     }
     std::thread::sleep(Duration::from_secs(2));
     restart_engine();
+    // The engine answers again: other Docker tests may start (`scripts/test.sh` waits for this).
+    if let Some(path) = std::env::var_os("SWE_FORGE_TEST_RESTARTED") {
+        std::fs::write(path, b"").unwrap();
+    }
     let out = child.wait_with_output().unwrap();
     let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert!(out.status.success(), "{text}");
