@@ -2,6 +2,7 @@
 //! truncated log), so parsed results are checked against the test command's exit code, as
 //! SWE-bench does since users showed such fakes.
 
+use memchr::memmem;
 use swe_forge_core::TestStatus;
 
 use crate::ParsedLog;
@@ -53,9 +54,9 @@ pub fn no_tests_ran(log: &[u8]) -> Option<String> {
     lines()
         .find(|l| {
             let lower = l.to_ascii_lowercase();
-            NO_TEST_PHRASES.iter().any(|p| lower.contains(p))
+            NO_TEST_PHRASES.iter().any(|p| memmem::find(lower.as_bytes(), p.as_bytes()).is_some())
                 || zero_tests(&lower)
-                || (!package_reported && lower.contains("[no test files]"))
+                || (!package_reported && memmem::find(lower.as_bytes(), b"[no test files]").is_some())
         })
         .map(|l| l.chars().take(300).collect())
 }
@@ -63,9 +64,9 @@ pub fn no_tests_ran(log: &[u8]) -> Option<String> {
 /// `0 tests` as a count of its own (not the end of `10 tests`) followed by end of line or one of
 /// [`AFTER_ZERO_TESTS`].
 fn zero_tests(lower: &str) -> bool {
-    lower.match_indices("0 tests").any(|(at, m)| {
+    memmem::find_iter(lower.as_bytes(), b"0 tests").any(|at| {
         let before = lower[..at].chars().next_back();
-        let after = &lower[at + m.len()..];
+        let after = &lower[at + "0 tests".len()..];
         !before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '.')
             && AFTER_ZERO_TESTS.iter().any(|w| if w.is_empty() { after.is_empty() } else { after.starts_with(w) })
     })

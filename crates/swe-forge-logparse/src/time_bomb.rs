@@ -63,11 +63,11 @@ pub fn time_bomb_evidence(log: &[u8], tests: &BTreeMap<String, TestStatus>) -> O
 
 fn has_sign(line: &[u8]) -> bool {
     // Long lines are searched too, but a line is lowercased at most once.
-    if !line.iter().any(|b| matches!(b, b'e' | b'E')) {
+    if memchr::memchr2(b'e', b'E', line).is_none() {
         return false;
     }
     let lower = line.to_ascii_lowercase();
-    SIGNS.iter().any(|s| lower.windows(s.len()).any(|w| w == s.as_bytes()))
+    SIGNS.iter().any(|s| memchr::memmem::find(&lower, s.as_bytes()).is_some())
 }
 
 /// A `go test -json` output event.

@@ -991,7 +991,7 @@ fn hit_pids_limit(log: &[u8]) -> bool {
 }
 
 fn contains(hay: &[u8], needle: &str) -> bool {
-    hay.windows(needle.len()).any(|w| w == needle.as_bytes())
+    memchr::memmem::find(hay, needle.as_bytes()).is_some()
 }
 
 fn error_chain(e: &dyn std::error::Error) -> String {
