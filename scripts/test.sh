@@ -132,11 +132,12 @@ wait_restart() {
   rm -f "$restart_secs" "$restart_log"
   return "$rc"
 }
-# The integration tier, once the engine-restart test has restarted the engine: the `it` suites (two tests at a time) run
-# beside the other integration test binaries that need the engine, then the swarm test: their
-# mostly one-core or waiting work fills the core `it` leaves idle, instead of running after it. Every run selects the
-# whole workspace, as the build does, so that no dependency is built again with other features.
-# Every test runs; the tier fails if one fails.
+# The integration tier, once the engine-restart test has restarted the engine: the `it` suites (two
+# tests at a time) run beside the other integration test binaries that need the engine, then
+# beside the swarm and demo tests: their mostly one-core or waiting work fills the core `it` leaves
+# idle, instead of running after it. Every run selects the whole workspace, as the build does, so
+# that no dependency is built again with other features. Every test runs; the tier fails if one
+# fails.
 engine_tier() {
   local rc=0 it_rc=0
   cargo test --workspace --locked --test '*' --no-run "$@" || return $?
