@@ -134,7 +134,7 @@ wait_restart() {
 }
 # The integration tier, once the engine-restart test has restarted the engine: the `it` suites (two
 # tests at a time) run beside the other integration test binaries that need the engine, then
-# beside the swarm and demo tests: their mostly one-core or waiting work fills the core `it` leaves
+# beside three long tests: their mostly one-core or waiting work fills the core `it` leaves
 # idle, instead of running after it. Every run selects the whole workspace, as the build does, so
 # that no dependency is built again with other features. Every test runs; the tier fails if one
 # fails.
@@ -143,13 +143,13 @@ engine_tier() {
   cargo test --workspace --locked --test '*' --no-run "$@" || return $?
   wait_restarted
   tier_t0=$SECONDS
-  # Two long `it` tests that wait a good part of their time run one after the other as a third
+  # Three long `it` tests that wait a good part of their time run one after the other as a third
   # stream, after the other binaries, instead of holding one of the `it` threads: the swarm test
-  # (its own three engines, a registry, pushes and pulls) and the demo's (its pipeline, then
-  # SWE-bench's harness and Harbor's runs on the engine). With a name filter, `it` runs everything
-  # the filter selects.
-  local skip=() long=(backend_swarm:: pipeline::demo_pipeline_)
-  [ $# -eq 0 ] && skip=(-- --skip "${long[0]}" --skip "${long[1]}")
+  # (its own three engines, a registry, pushes and pulls), the shared environment's (npm installs)
+  # and the demo's (its pipeline, then SWE-bench's harness and Harbor's runs on the engine). With a
+  # name filter, `it` runs everything the filter selects.
+  local skip=() long=(backend_swarm:: environments::instances_of_a_repository_share_ pipeline::demo_pipeline_)
+  [ $# -eq 0 ] && skip=(-- --skip "${long[0]}" --skip "${long[1]}" --skip "${long[2]}")
   timed it cargo test --workspace --locked --no-fail-fast --test it "$@" "${skip[@]}" &
   local it_pid=$!
   timed crates cargo test --workspace --locked --no-fail-fast "${engine_tests[@]}" "$@" || rc=$?
