@@ -64,9 +64,10 @@ pub fn no_tests_ran(log: &[u8]) -> Option<String> {
 /// `0 tests` as a count of its own (not the end of `10 tests`) followed by end of line or one of
 /// [`AFTER_ZERO_TESTS`].
 fn zero_tests(lower: &str) -> bool {
-    memmem::find_iter(lower.as_bytes(), b"0 tests").any(|at| {
+    const ZERO: &str = "0 tests";
+    memmem::find_iter(lower.as_bytes(), ZERO.as_bytes()).any(|at| {
         let before = lower[..at].chars().next_back();
-        let after = &lower[at + "0 tests".len()..];
+        let after = &lower[at + ZERO.len()..];
         !before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '.')
             && AFTER_ZERO_TESTS.iter().any(|w| if w.is_empty() { after.is_empty() } else { after.starts_with(w) })
     })

@@ -86,10 +86,10 @@ const CRASH_SIGNS: [&str; 8] = [
     "There was an error in the forked process",
 ];
 
-/// Whether `line` holds `s` (a test log's lines are searched for a few dozen phrases each: this
-/// is `memchr`'s search, fast in debug builds too).
-fn has(line: &str, s: &str) -> bool {
-    memchr::memmem::find(line.as_bytes(), s.as_bytes()).is_some()
+/// Whether `hay` (a test log, or one of its lines) holds `s`. Logs are searched for a few dozen
+/// phrases each, line by line: this is `memchr`'s search, fast in debug builds too.
+pub(crate) fn has(hay: impl AsRef<[u8]>, s: &str) -> bool {
+    memchr::memmem::find(hay.as_ref(), s.as_bytes()).is_some()
 }
 
 /// The cause the log or the command shows, first by kind: compile failure, fail-fast, crash.

@@ -25,7 +25,7 @@ use crate::images::{BuildMode, ImageFailure, ImageRequest, InstanceImage};
 use crate::phases::{
     APPLY_FAILED_EXIT, APPLY_FAILED_MARKER, EXIT_MARKER, FIX_PATCH, RESULTS_DIR, TEST_PATCH, command_ms, script,
 };
-use crate::truncation::RunFacts;
+use crate::truncation::{RunFacts, has};
 use crate::{RecipeOverride, ValidateError};
 
 /// Everything a validation needs to know, resolved by the caller.
@@ -632,8 +632,8 @@ impl Validator {
                 Ok(out)
                     if out.timed_out
                         || out.oom_killed
-                        || contains(&out.log, EXIT_MARKER)
-                        || contains(&out.log, APPLY_FAILED_MARKER) =>
+                        || has(&out.log, EXIT_MARKER)
+                        || has(&out.log, APPLY_FAILED_MARKER) =>
                 {
                     return Ok(out);
                 }
@@ -985,13 +985,9 @@ fn failed_patch(log: &[u8]) -> Option<String> {
 
 /// bash and most runtimes say this when `fork`/`clone` fails against the pids limit.
 fn hit_pids_limit(log: &[u8]) -> bool {
-    contains(log, "fork: retry: Resource temporarily unavailable")
-        || contains(log, "fork: Resource temporarily unavailable")
-        || contains(log, "Cannot fork")
-}
-
-fn contains(hay: &[u8], needle: &str) -> bool {
-    memchr::memmem::find(hay, needle.as_bytes()).is_some()
+    has(log, "fork: retry: Resource temporarily unavailable")
+        || has(log, "fork: Resource temporarily unavailable")
+        || has(log, "Cannot fork")
 }
 
 fn error_chain(e: &dyn std::error::Error) -> String {
