@@ -41,7 +41,7 @@ fn validation_survives_an_engine_restart() {
         &pipeline,
         format!(
             "name = \"restart\"\n[source]\nrecords = \"{}\"\nrepos = \"{}\"\n[filters]\ninstances = [\"forge-fixtures__gostack-1\"]\n\
-             [validate]\nwork_dir = \"work\"\n[overrides.\"forge-fixtures/gostack\"]\ntest_command = \"sleep 8; go test -json -count=1 ./...\"\n\
+             [validate]\nwork_dir = \"work\"\n[overrides.\"forge-fixtures/gostack\"]\ntest_command = \"sleep 8; go test -json -count=1 -vet=off ./...\"\n\
              [output]\nvalidated = \"out/v.jsonl\"\n",
             root().join("data/fixtures/instances.jsonl").display(),
             repos.display()

@@ -86,7 +86,7 @@ fn lost_in_the_middle(
     event: impl FnOnce(&mut Lab, usize),
 ) -> (Vec<Instance>, String, Vec<String>) {
     let extra = format!(
-        "{}[overrides.\"forge-fixtures/gostack\"]\ntest_command = \"sleep 3; go test -json -count=1 ./...\"\n",
+        "{}[overrides.\"forge-fixtures/gostack\"]\ntest_command = \"sleep 3; go test -json -count=1 -vet=off ./...\"\n",
         only(&GOSTACK)
     );
     let p = pipeline_in(dir, &extra);

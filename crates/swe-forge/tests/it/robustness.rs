@@ -233,7 +233,7 @@ fn hostile_input_is_labelled_per_instance_and_the_run_goes_on() {
     std::fs::write(
         &pipeline,
         format!(
-            "name = \"hostile\"\n[source]\nrecords = \"{}\"\nrepos = \"{}\"\n[validate]\nwork_dir = \"work\"\n[overrides.\"forge-fixtures/gostack\"]\n[[overrides.\"forge-fixtures/gostack\".variants]]\nnumbers = [905, 905]\ntest_command = \"head -c 100000000 /dev/zero | tr \\\\0 \\\\377; go test -json -count=1 ./...\"\n[output]\nvalidated = \"out/v.jsonl\"\n",
+            "name = \"hostile\"\n[source]\nrecords = \"{}\"\nrepos = \"{}\"\n[validate]\nwork_dir = \"work\"\n[overrides.\"forge-fixtures/gostack\"]\n[[overrides.\"forge-fixtures/gostack\".variants]]\nnumbers = [905, 905]\ntest_command = \"head -c 100000000 /dev/zero | tr \\\\0 \\\\377; go test -json -count=1 -vet=off ./...\"\n[output]\nvalidated = \"out/v.jsonl\"\n",
             path.display(),
             repos.display()
         ),
