@@ -56,6 +56,10 @@ pub struct RecipeOverride {
     /// Whether the Debian packages the project's CI installs go into the toolchain image (the
     /// C-family recipes' default: yes); `false` where a profile copies a harness that did not.
     pub ci_apt_packages: Option<bool>,
+    /// Whether the build options the project's CI passes (`cmake -D...`, `./configure --enable-...`,
+    /// `mvn -P...`) are appended to the recipe's configure step (the C-family and Maven recipes'
+    /// default: yes); `false` where a profile copies a harness that did not.
+    pub ci_build_flags: Option<bool>,
     /// Suites of the base image's Debian mirror added to the toolchain's, pinned below the base
     /// suite (see the toolchain's `apt_suites`).
     #[serde(default)]

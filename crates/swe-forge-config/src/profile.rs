@@ -106,6 +106,10 @@ mod tests {
         for recipe in ["c-cmake", "c-autotools", "c-make", "c-meson"] {
             assert_eq!(msb.overrides[&format!("recipe:{recipe}")].ci_apt_packages, Some(false), "{recipe}");
         }
+        // Nor do its handlers configure with the options a project's CI passes.
+        for recipe in ["c-cmake", "c-autotools", "java-maven"] {
+            assert_eq!(msb.overrides[&format!("recipe:{recipe}")].ci_build_flags, Some(false), "{recipe}");
+        }
         let e = Profile::load("nope").unwrap_err();
         assert!(matches!(e, ConfigError::UnknownProfile { .. }));
         assert!(e.to_string().contains("built-in profiles are msb, default"), "{e}");

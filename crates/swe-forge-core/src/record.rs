@@ -298,9 +298,14 @@ pub struct Provenance {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub toolchain_choice: Option<ToolchainChoice>,
     /// Where the test command came from when not from the recipe or an override as written (the
-    /// script the project's CI runs), and what was changed in it (fail-fast switched off).
+    /// script the project's CI runs), what was changed in it (fail-fast switched off), and the
+    /// build options of the project's CI added to the setup (`cmake -D ...`, `configure`, `mvn -P`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub test_command_notes: Vec<String>,
+    /// What the setup had to do beyond the recipe's first way, in its own words (a `configure`
+    /// of its time that failed, the build system then regenerated with `autoreconf -fi`), in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub setup_notes: Vec<String>,
 }
 
 /// The choice of a toolchain version for an instance.

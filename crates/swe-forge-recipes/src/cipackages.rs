@@ -17,7 +17,7 @@ pub struct CiPackages {
 }
 
 /// CI files that can install Debian packages, in path order.
-fn ci_files(paths: &[String]) -> Vec<&str> {
+pub(crate) fn ci_files(paths: &[String]) -> Vec<&str> {
     let mut ci: Vec<&str> = paths
         .iter()
         .map(String::as_str)
@@ -67,7 +67,7 @@ const OTHER_PLATFORM: &[&str] =
 
 /// Whether `text` names another platform than native Linux (a word of [`OTHER_PLATFORM`], or
 /// MinGW or multilib anywhere in a word).
-fn other_platform(text: &str) -> bool {
+pub(crate) fn other_platform(text: &str) -> bool {
     let lower = text.to_lowercase();
     lower.split(|c: char| !c.is_ascii_alphanumeric() && c != '-').any(|word| {
         word.contains("mingw") || word.contains("multilib") || word.split('-').any(|w| OTHER_PLATFORM.contains(&w))

@@ -27,6 +27,9 @@ pub struct Detection {
     /// Debian packages its CI installs before building (`cipackages.rs`); also in
     /// `requested_versions`, by source, as space-separated names.
     pub ci_packages: Vec<crate::CiPackages>,
+    /// Build options its CI passes to CMake, `configure` and Maven (`ciflags.rs`); also in
+    /// `requested_versions`, as `<file> cmake -D` (and so on), space-separated.
+    pub ci_flags: Vec<crate::CiFlags>,
 }
 
 /// The build and lock files recorded at the root (a [`Detection`]'s `lockfiles`), whose sha256
@@ -71,6 +74,10 @@ pub fn detect(repo: &SourceRepo, sha: &str) -> Detection {
     d.ci_packages = crate::ci_packages(&read, &paths);
     for c in &d.ci_packages {
         d.requested_versions.entry(c.source.clone()).or_insert_with(|| c.packages.join(" "));
+    }
+    d.ci_flags = crate::ci_flags(&read, &paths);
+    for c in &d.ci_flags {
+        d.requested_versions.entry(format!("{} {}", c.source, c.tool.label())).or_insert_with(|| c.flags.join(" "));
     }
     if exists("go.mod") {
         d.recipe = Some("go".into());

@@ -1,5 +1,6 @@
 //! Recipes and toolchain choice, without Docker: which recipe a repository's build files call
 //! for (`detect.rs`), the toolchain versions its build files and CI ask for (`requests.rs`), the
+//! packages and build options its CI installs and passes (`cipackages.rs`, `ciflags.rs`), the
 //! version chosen and the search after a setup fails on it (`toolchoice.rs`), the recipe and
 //! toolchain data (`recipes/*.toml`, built in) with per-repository overrides applied
 //! (`recipe.rs`), the commit each repository environment is built at (`env.rs`), the test
@@ -10,6 +11,7 @@
 //! never starts a container or talks to an engine. `swe-forge-validate` builds and runs what this
 //! crate chooses.
 
+mod ciflags;
 mod cipackages;
 mod detect;
 mod dockerfile;
@@ -21,13 +23,14 @@ mod requests;
 mod testcmd;
 mod toolchoice;
 
+pub use ciflags::{CiFlags, FlagTool, ci_flags, flags_for};
 pub use cipackages::{CiPackages, all_packages, ci_packages};
 pub use detect::{Detection, LOCKFILES, detect};
 pub use dockerfile::{CI_PACKAGES_FILE, effective_toolchain, shell_quote, toolchain_dockerfile};
 pub use env::{DEFAULT_MAX_ENVIRONMENTS, fingerprint, plan_env_commits};
 pub use error::{RecipeError, RecipeProblem};
 pub use hash::sha256_hex;
-pub use recipe::{Recipe, Toolchain, check_override};
+pub use recipe::{Recipe, SETUP_NOTES, Toolchain, check_override};
 pub use testcmd::{NO_FAIL_FAST_JS, ci_test_command, no_fail_fast, no_fail_fast_js_step};
 pub use toolchoice::{
     Choice, DEFAULT_TOOLCHAIN_ATTEMPTS, Direction, Release, Releases, Tool, ToolchainSign, Version, VersionRequest,

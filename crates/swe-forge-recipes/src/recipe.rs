@@ -94,6 +94,11 @@ pub struct Recipe {
     /// system libraries and tools a CI names (`gperf`, `libzstd-dev`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub ci_apt_packages: bool,
+    /// Whether the build options the project's CI passes to the build tool this recipe configures
+    /// with (CMake `-D`, `configure` switches, Maven `-P`: `ciflags.rs`) are appended to its
+    /// calls of that tool ([`Recipe::add_ci_flags`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ci_build_flags: bool,
     /// The packages the CI of the instance's base commit installs, when `ci_apt_packages`; filled
     /// in when the recipe is resolved for an instance.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -154,6 +159,41 @@ pub struct Recipe {
     /// that replaces the setup replaces these too (with its own `layer_setup`, or the setup).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub layer_setup: Vec<String>,
+}
+
+/// Where a setup writes, one line each, what it had to do beyond the recipe's first way (a
+/// fallback it took); the provenance's `setup_notes`. Outside the repository, in the image.
+pub const SETUP_NOTES: &str = "/swe-forge/setup-notes";
+
+/// `command` with `flags` after each call of `tool` in it (`./configure`, a configuring `cmake`,
+/// `mvn`: a word of its own, at the start or after a shell operator or space), or None when it
+/// calls none. `cmake --build`, `-E` and `-P` calls are not configure steps.
+fn with_flags(command: &str, tool: crate::FlagTool, flags: &str) -> Option<String> {
+    use crate::FlagTool;
+    let word = match tool {
+        FlagTool::Cmake => "cmake",
+        FlagTool::Configure => "./configure",
+        FlagTool::Maven => "mvn",
+    };
+    let mut out = String::new();
+    let mut rest = command;
+    let mut any = false;
+    while let Some(i) = rest.find(word) {
+        let before_ok = i == 0 || rest[..i].ends_with([' ', ';', '(', '{', '|', '&']);
+        let after = &rest[i + word.len()..];
+        let after_ok = after.is_empty() || after.starts_with([' ', ';', '&', '|', ')', '}']);
+        let call = after.split([';', '&', '|', '}', ')']).next().unwrap_or_default();
+        let configures = tool != FlagTool::Cmake || !["--build", " -E ", " -P "].iter().any(|w| call.contains(w));
+        out.push_str(&rest[..i + word.len()]);
+        if before_ok && after_ok && configures {
+            out.push(' ');
+            out.push_str(flags);
+            any = true;
+        }
+        rest = after;
+    }
+    out.push_str(rest);
+    any.then_some(out)
 }
 
 const TOOLCHAINS: &str = include_str!("../recipes/toolchains.toml");
@@ -262,6 +302,43 @@ impl Recipe {
         Ok(r)
     }
 
+    /// Appends the CI's build options of `found` to the recipe's calls of the tool each is for:
+    /// CMake options to each configuring `cmake` command of the setup (not `cmake --build`),
+    /// `configure` switches to each `./configure` of the setup, Maven profiles to each `mvn`
+    /// command of the setup, the layer setup and the test command. What was added, for the
+    /// provenance. Nothing when the recipe does not take them.
+    pub fn add_ci_flags(&mut self, found: &[crate::CiFlags]) -> Vec<String> {
+        use crate::FlagTool;
+        if !self.ci_build_flags {
+            return Vec::new();
+        }
+        let mut notes = Vec::new();
+        for tool in [FlagTool::Cmake, FlagTool::Configure, FlagTool::Maven] {
+            let flags = crate::flags_for(found, tool);
+            if flags.is_empty() {
+                continue;
+            }
+            let joined = flags.iter().map(|f| crate::shell_quote(f)).collect::<Vec<_>>().join(" ");
+            let mut added = false;
+            let mut add = |c: &mut String| {
+                if let Some(with) = with_flags(c, tool, &joined) {
+                    *c = with;
+                    added = true;
+                }
+            };
+            self.setup.iter_mut().for_each(&mut add);
+            if tool == FlagTool::Maven {
+                self.layer_setup.iter_mut().for_each(&mut add);
+                add(&mut self.test_command);
+            }
+            if added {
+                let sources: Vec<&str> = found.iter().filter(|f| f.tool == tool).map(|f| f.source.as_str()).collect();
+                notes.push(format!("{} `{}` from the CI ({})", tool.label(), flags.join(" "), sources.join(", ")));
+            }
+        }
+        notes
+    }
+
     /// Names of the built-in recipes.
     pub fn names() -> impl Iterator<Item = &'static str> {
         RECIPES.iter().map(|(n, _)| *n)
@@ -313,6 +390,9 @@ impl Recipe {
         if let Some(c) = o.ci_apt_packages {
             self.ci_apt_packages = c;
         }
+        if let Some(c) = o.ci_build_flags {
+            self.ci_build_flags = c;
+        }
         if let Some(u) = &o.test_user {
             self.test_user = Some(u.clone());
         }
@@ -358,6 +438,54 @@ mod tests {
             assert!(!r.fingerprint.is_empty(), "recipe {name} names no dependency fingerprint files");
         }
         assert!(Recipe::named("cobol").unwrap_err().to_string().contains("no such recipe"));
+    }
+
+    #[test]
+    fn the_cis_build_options_go_to_the_configure_steps_of_the_recipes_that_take_them() {
+        use crate::{CiFlags, FlagTool};
+        let found = vec![
+            CiFlags {
+                source: ".github/workflows/ci.yml".into(),
+                tool: FlagTool::Cmake,
+                flags: vec!["-DFOO_BUILD_TESTS=ON".into()],
+            },
+            CiFlags { source: ".travis.yml".into(), tool: FlagTool::Configure, flags: vec!["--enable-tests".into()] },
+            CiFlags { source: ".travis.yml".into(), tool: FlagTool::Maven, flags: vec!["-Pci".into()] },
+        ];
+        let mut cmake = Recipe::named("c-cmake").unwrap();
+        let before = cmake.clone();
+        let notes = cmake.add_ci_flags(&found);
+        assert_eq!(notes, ["cmake -D `-DFOO_BUILD_TESTS=ON` from the CI (.github/workflows/ci.yml)"]);
+        assert!(cmake.setup[0].starts_with("cmake -DFOO_BUILD_TESTS=ON -S . -B build"), "{}", cmake.setup[0]);
+        assert_eq!(cmake.setup[1], before.setup[1], "`cmake --build` takes no options");
+        assert_eq!(cmake.test_command, before.test_command);
+        let mut autotools = Recipe::named("c-autotools").unwrap();
+        autotools.add_ci_flags(&found);
+        let configure = autotools.setup.iter().find(|c| c.contains("./configure")).unwrap();
+        assert_eq!(
+            configure.matches("./configure --enable-tests").count(),
+            2,
+            "the first try and the fallback: {configure}"
+        );
+        let mut maven = Recipe::named("java-maven").unwrap();
+        let notes = maven.add_ci_flags(&found);
+        assert_eq!(notes, ["mvn -P `-Pci` from the CI (.travis.yml)"]);
+        assert!(maven.setup[0].starts_with("mvn -Pci -B") && maven.layer_setup[0].starts_with("mvn -Pci -B"));
+        assert!(maven.test_command.starts_with("mvn -Pci -B"));
+        assert_eq!(
+            with_flags("cd b && cmake .. && cmake --build . && cmake -E echo", FlagTool::Cmake, "-DX=1").unwrap(),
+            "cd b && cmake -DX=1 .. && cmake --build . && cmake -E echo"
+        );
+        assert_eq!(with_flags("mkcmake x; mvnw test", FlagTool::Cmake, "-DX=1"), None, "a word of its own");
+        // A recipe that does not take them, or one an override (a profile) turned them off in.
+        let mut go = Recipe::named("go").unwrap();
+        let go_before = go.clone();
+        assert!(go.add_ci_flags(&found).is_empty());
+        assert_eq!(go, go_before);
+        let mut off = Recipe::named("c-cmake").unwrap();
+        off.apply(&RecipeOverride { ci_build_flags: Some(false), ..RecipeOverride::default() }, &inst(1));
+        assert!(off.add_ci_flags(&found).is_empty());
+        assert_eq!(off.setup, before.setup);
     }
 
     #[test]

@@ -433,6 +433,11 @@ const SIGNS: &[(Tool, Direction, &str)] = &[
     (Tool::Java, Direction::TooNew, "package sun.misc does not exist"),
     // An annotation processor reaching into javac's internals (Lombok before 1.18.30 on JDK 21).
     (Tool::Java, Direction::TooNew, "java.lang.NoSuchFieldError: Class com.sun.tools.javac."),
+    // javac of a compiler plugin older than the JDK (Error Prone's bundled javac 9-dev, a
+    // `javac-with-errorprone` compiler of 2015-2018) reading the JDK's own classes: `bad class
+    // file: /modules/java.base/...`, then `class file has wrong version 55.0, should be 52.0`. The
+    // JDK is too new for the plugin; the same words about a jar's class say the opposite (below).
+    (Tool::Java, Direction::TooNew, "bad class file: /modules/"),
     (Tool::Java, Direction::TooOld, "invalid target release:"),
     (Tool::Java, Direction::TooOld, "invalid source release:"),
     (Tool::Java, Direction::TooOld, "error: release version "),

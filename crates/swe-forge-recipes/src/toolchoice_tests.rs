@@ -164,6 +164,16 @@ fn setup_failures_that_name_the_toolchain() {
     assert!(s.line.starts_with("[ERROR] Source option 6 is no longer supported"), "{}", s.line);
     let s = classify_failure("[ERROR] Fatal error compiling: error: invalid target release: 17").unwrap();
     assert_eq!((s.tool, s.direction), (Tool::Java, Direction::TooOld));
+    // An old compiler plugin's javac (Error Prone's) on a JDK whose own classes are newer: the
+    // JDK is too new. The same version words about a dependency's jar say it is too old.
+    let jdk_classes = "[ERROR] /src/main/java/com/x/A.java:[18,1] cannot access java.io.IOException\n  bad class file: /modules/java.base/java/io/IOException.class\n    class file has wrong version 55.0, should be 52.0\n";
+    let s = classify_failure(jdk_classes).unwrap();
+    assert_eq!((s.tool, s.direction), (Tool::Java, Direction::TooNew), "{}", s.line);
+    assert!(s.line.starts_with("bad class file: /modules/java.base/"), "{}", s.line);
+    let one_line = jdk_classes.replace('\n', " ");
+    assert_eq!(classify_failure(&one_line).unwrap().direction, Direction::TooNew, "all on one line");
+    let jar = "[ERROR] cannot access com.x.Lib\n  bad class file: /root/.m2/repository/com/x/lib/2.0/lib-2.0.jar(com/x/Lib.class)\n    class file has wrong version 61.0, should be 55.0\n";
+    assert_eq!(classify_failure(jar).unwrap().direction, Direction::TooOld);
     let npm = "npm WARN EBADENGINE Unsupported engine {\nnpm WARN EBADENGINE   required: { node: '>=18' },\nnpm WARN EBADENGINE   current: { node: 'v16.20.2', npm: '8.19.4' }\n";
     let s = classify_failure(npm).unwrap();
     assert_eq!((s.tool, s.direction), (Tool::Node, Direction::TooOld));

@@ -150,19 +150,25 @@ rm -rf $d
 pub(crate) const LEAK_EXIT: i64 = 86;
 
 impl Validator {
-    /// sha256 of the lockfiles and build files (the names `detect` records) at the repository's
-    /// root in the instance image, once its setup ran: what the setup resolved is pinned too.
-    /// Empty when the image cannot be run (the record's other fields say why).
-    pub(crate) async fn resolved_lockfiles(&self, tag: &str) -> BTreeMap<String, String> {
+    /// What one container of the instance image tells once its setup ran: the sha256 of the
+    /// lockfiles and build files (the names `detect` records) at the repository's root, so that
+    /// what the setup resolved is pinned too, and the notes the setup wrote of what it had to do
+    /// ([`swe_forge_recipes::SETUP_NOTES`], a recipe's fallback). Empty when the image cannot be
+    /// run (the record's other fields say why).
+    pub(crate) async fn image_facts(&self, tag: &str) -> (BTreeMap<String, String>, Vec<String>) {
         let names: Vec<String> = swe_forge_recipes::LOCKFILES.iter().map(|f| shell_quote(f)).collect();
+        let notes = swe_forge_recipes::SETUP_NOTES;
         let script = format!(
-            "cd {REPO_DIR} && for f in {}; do if [ -f \"$f\" ]; then sha256sum \"$f\"; fi; done",
+            "cat {notes} 2>/dev/null | sed 's/^/note /'; cd {REPO_DIR} && for f in {}; do if [ -f \"$f\" ]; then sha256sum \"$f\"; fi; done",
             names.join(" ")
         );
         let Ok(out) = self.engine.run(&RunSpec::new(tag, &script)).await else {
-            return BTreeMap::new();
+            return (BTreeMap::new(), Vec::new());
         };
-        parse_sha256sums(&String::from_utf8_lossy(&out.log))
+        let log = String::from_utf8_lossy(&out.log);
+        let notes =
+            log.lines().filter_map(|l| l.strip_prefix("note ")).map(|l| l.chars().take(400).collect()).collect();
+        (parse_sha256sums(&log), notes)
     }
 
     /// The toolchain image of `t`, built once, and what it is made of (the Dockerfile, then the

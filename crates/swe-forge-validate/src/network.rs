@@ -21,6 +21,57 @@ pub fn unreachable_host(output: &str, reachable: &[String]) -> Option<(String, S
     None
 }
 
+/// A Maven `-SNAPSHOT` coordinate the setup could not fetch, with the line that says so: a
+/// dependency, plugin or parent POM whose snapshot repository cannot be reached or no longer
+/// serves it (snapshots are never on Maven Central, and their repositories drop them). Such a
+/// build needs a repository of its own time, which no toolchain here stands in for.
+pub fn unfetchable_snapshot(output: &str) -> Option<(String, String)> {
+    const FAILED: [&str; 6] = [
+        "Could not transfer artifact ",
+        "Could not find artifact ",
+        "Failure to find ",
+        "Could not resolve dependencies",
+        "Non-resolvable parent POM",
+        "Failed to read artifact descriptor for ",
+    ];
+    for line in output.lines() {
+        if !line.contains("-SNAPSHOT") || !FAILED.iter().any(|f| line.contains(f)) {
+            continue;
+        }
+        // The coordinate the failure names, most specific first: what could not be fetched.
+        let named = ["Could not transfer artifact ", "Could not find artifact ", "Failure to find "]
+            .iter()
+            .filter_map(|f| line.find(f).map(|i| &line[i + f.len()..]))
+            .filter_map(|rest| rest.split_whitespace().next())
+            .map(|c| c.trim_end_matches([':', ',', ';']))
+            .find(|c| c.ends_with("-SNAPSHOT"));
+        let coordinate = named.or_else(|| {
+            line.split_whitespace()
+                .map(|w| w.trim_matches(|c: char| ":,;()'\"".contains(c)))
+                .find(|w| w.ends_with("-SNAPSHOT") && w.contains(':'))
+        });
+        if let Some(c) = coordinate.filter(|c| !of_this_build(output, c)) {
+            return Some((c.to_owned(), line.trim().chars().take(400).collect()));
+        }
+    }
+    None
+}
+
+/// Whether `coordinate`'s version is one the build itself is at (`[INFO] Building core
+/// 1.0-SNAPSHOT [2/5]`): a module of the same reactor that was not built (a `test-jar` that
+/// `mvn test` does not package), which no repository is asked for in vain.
+fn of_this_build(output: &str, coordinate: &str) -> bool {
+    let version = coordinate.rsplit(':').next().unwrap_or(coordinate);
+    output.lines().filter_map(|l| l.trim().strip_prefix("[INFO] Building ")).any(|rest| {
+        let rest = rest.trim_end();
+        let rest = match rest.rfind(" [") {
+            Some(i) if rest.ends_with(']') => rest[..i].trim_end(),
+            _ => rest,
+        };
+        rest.ends_with(&format!(" {version}"))
+    })
+}
+
 /// The host part of a URL or `host:port`.
 fn host_name(s: &str) -> &str {
     let s = s.split_once("://").map_or(s, |(_, rest)| rest);
@@ -59,6 +110,8 @@ fn host_of_failure(line: &str) -> Option<String> {
         "unable to resolve host address",
         "nodename nor servname",
         "failed to lookup address",
+        // Maven's resolver: `transfer failed for https://…: Unknown host oss.sonatype.org`.
+        "unknown host ",
     ];
     if !cannot_reach.iter().any(|p| lower.contains(p)) {
         return None;
@@ -121,6 +174,10 @@ mod tests {
                 "",
             ),
             ("java.net.UnknownHostException: repo.spring.io", "repo.spring.io"),
+            (
+                "[ERROR] Failed to execute goal on project y: Could not resolve dependencies for project x:y:jar:1: Failed to collect dependencies at com.x:lib:jar:1.2.0-SNAPSHOT: Could not transfer artifact com.x:lib:pom:1.2.0-SNAPSHOT from/to sonatype-nexus-snapshots (https://oss.sonatype.org/content/repositories/snapshots): transfer failed for https://oss.sonatype.org/content/repositories/snapshots/com/x/lib/1.2.0-SNAPSHOT/lib-1.2.0-SNAPSHOT.pom: Unknown host oss.sonatype.org -> [Help 1]",
+                "https://oss.sonatype.org/content/repositories/snapshots",
+            ),
         ];
         for (line, want) in cases {
             let got = host(&format!("step 3/7\n{line}\nexit 1\n"));
@@ -130,6 +187,33 @@ mod tests {
                 assert_eq!(got.as_deref(), Some(want), "{line}");
             }
         }
+    }
+
+    #[test]
+    fn a_snapshot_maven_could_not_fetch_is_named_by_its_coordinate() {
+        // Maven 3.8's words (this network: the snapshot host does not resolve), warnings first.
+        let unreachable = "[WARNING] Could not transfer metadata com.x:lib:1.2.0-SNAPSHOT/maven-metadata.xml from/to sonatype-nexus-snapshots (https://oss.sonatype.org/content/repositories/snapshots): transfer failed for https://oss.sonatype.org/content/repositories/snapshots/com/x/lib/1.2.0-SNAPSHOT/maven-metadata.xml\n[ERROR] Failed to execute goal on project y: Could not resolve dependencies for project x:y:jar:1: Failed to collect dependencies at com.x:lib:jar:1.2.0-SNAPSHOT: Failed to read artifact descriptor for com.x:lib:jar:1.2.0-SNAPSHOT: Could not transfer artifact com.x:lib:pom:1.2.0-SNAPSHOT from/to sonatype-nexus-snapshots (https://oss.sonatype.org/content/repositories/snapshots): transfer failed: Unknown host oss.sonatype.org -> [Help 1]\n";
+        let (c, line) = unfetchable_snapshot(unreachable).unwrap();
+        assert_eq!(c, "com.x:lib:pom:1.2.0-SNAPSHOT");
+        assert!(line.starts_with("[ERROR] Failed to execute goal"), "{line}");
+        // A snapshot repository that answers but no longer has it.
+        let gone = "[ERROR] Failed to execute goal on project y: Could not resolve dependencies for project x:y:jar:1: Could not find artifact com.x:lib:jar:1.2.0-SNAPSHOT in snapshots (https://repo.example.org/snapshots) -> [Help 1]";
+        assert_eq!(unfetchable_snapshot(gone).unwrap().0, "com.x:lib:jar:1.2.0-SNAPSHOT");
+        let parent = "[FATAL] Non-resolvable parent POM for com.x:y:1.0-SNAPSHOT: Failure to find com.x:parent:pom:7-SNAPSHOT in https://repo.example.org/snapshots was cached in the local repository @ line 5, column 11";
+        assert_eq!(
+            unfetchable_snapshot(parent).unwrap().0,
+            "com.x:parent:pom:7-SNAPSHOT",
+            "the parent, not the project"
+        );
+        // The project's own SNAPSHOT version in a compile error, and a release that is missing.
+        assert_eq!(
+            unfetchable_snapshot("[INFO] Building y 1.0-SNAPSHOT\n[ERROR] COMPILATION ERROR : cannot find symbol\n"),
+            None
+        );
+        assert_eq!(unfetchable_snapshot("[ERROR] Could not find artifact com.x:lib:jar:1.2.0 in central"), None);
+        // A module of the reactor itself (its version is the build's own) that was not packaged.
+        let reactor = "[INFO] Building core 2.1-SNAPSHOT                                   [2/3]\n[ERROR] Failed to execute goal on project web: Could not resolve dependencies for project com.x:web:jar:2.1-SNAPSHOT: Could not find artifact com.x:core:jar:tests:2.1-SNAPSHOT in central (https://repo.maven.apache.org/maven2)\n";
+        assert_eq!(unfetchable_snapshot(reactor), None);
     }
 
     #[test]

@@ -490,6 +490,7 @@ impl Validator {
 
     /// Where an instance's image came from: recipe, toolchain and its versions, lockfiles, trees.
     async fn provenance(&self, p: &Prepared, image: &InstanceImage) -> Provenance {
+        let (resolved_lockfiles, setup_notes) = self.image_facts(&image.tag).await;
         Provenance {
             recipe: p.recipe.name.clone(),
             recipe_sha256: sha256_hex(&[&serde_json::to_string(&p.recipe).unwrap_or_default()]),
@@ -499,7 +500,7 @@ impl Validator {
             toolchain_versions: self.toolchain_versions(&image.toolchain_tag, &p.toolchain).await,
             requested_versions: p.detection.requested_versions.clone(),
             lockfiles: p.detection.lockfiles.clone(),
-            resolved_lockfiles: self.resolved_lockfiles(&image.tag).await,
+            resolved_lockfiles,
             base_tree: p.base_tree.clone(),
             source_image_id: image.source_image_id.clone(),
             env_commit: image.env.commit.clone(),
@@ -512,6 +513,7 @@ impl Validator {
             extra_sources: p.extras.iter().map(|x| x.provenance()).collect(),
             toolchain_choice: p.choice.as_ref().map(|(_, c)| c.clone()),
             test_command_notes: p.command_notes.clone(),
+            setup_notes,
         }
     }
 
@@ -700,7 +702,8 @@ impl Validator {
         if let Some((_, c)) = &mut choice {
             c.overridden = recipe.toolchain != c.toolchain;
         }
-        let command_notes = self.test_command(repo, inst, &mut recipe);
+        let mut command_notes = recipe.add_ci_flags(&detection.ci_flags);
+        command_notes.extend(self.test_command(repo, inst, &mut recipe));
         let toolchain = Toolchain::named(&recipe.toolchain)?;
         Ok(Resolved { toolchain: effective_toolchain(toolchain, &recipe), recipe, detection, choice, command_notes })
     }
@@ -797,7 +800,14 @@ impl Validator {
         toolchain: &mut Toolchain,
         choice: &mut Option<(Tool, ToolchainChoice)>,
     ) -> Result<(), Rejection> {
-        // Another toolchain cannot reach a host this one could not.
+        // Another toolchain cannot fetch a snapshot or reach a host this one could not.
+        if let Some((coordinate, line)) = crate::network::unfetchable_snapshot(&detail) {
+            let detail = with_attempts(detail, choice.as_ref());
+            return Err(Rejection::new(
+                RejectReason::NeedsNetwork,
+                format!("the setup could not fetch the Maven snapshot {coordinate}: {line}\n\n{detail}"),
+            ));
+        }
         if let Some((host, line)) = crate::network::unreachable_host(&detail, &self.settings.reachable_hosts) {
             let detail = with_attempts(detail, choice.as_ref());
             return Err(Rejection::new(

@@ -338,7 +338,7 @@ fn setup_steps_see_the_commit_time_of_their_tree_and_images_keep_no_setup_variab
 }
 
 #[test]
-fn a_cmake_test_patch_that_calls_what_only_the_fix_adds_fails_instead_of_running_the_old_binary_and_tests_off_by_default_are_built()
+fn a_cmake_test_patch_that_calls_what_only_the_fix_adds_fails_instead_of_running_the_old_binary_and_tests_off_by_default_are_built_with_the_cis_options()
  {
     // One ctest test runs the whole test binary (as cxxopts's `options` does). The test patch
     // calls `sub`, which only the fix declares: in the test run the binary does not build, and
@@ -346,12 +346,15 @@ fn a_cmake_test_patch_that_calls_what_only_the_fix_adds_fails_instead_of_running
     // option that is off by default (as cxxopts's were until 2019): the setup turns it on. The
     // public header is copied into the build folder at configure time and the tests compile
     // against that copy (as jansson's `file(COPY ...)` of `src/jansson.h`, PR 505): the fix's new
-    // declaration reaches the tests only when the run configures again.
+    // declaration reaches the tests only when the run configures again. A second option, which
+    // no name rule knows, is one the project's CI passes (`-DCALC_WITH_CHECKS=ON` in its
+    // workflow): the setup takes it from there.
     let tmp = tempfile::tempdir().unwrap();
     let repos = tmp.path().join("repos");
     let cmake = "cmake_minimum_required(VERSION 3.10)\nproject(calc CXX)\nenable_testing()\n\
 file(COPY src/calc.h DESTINATION ${CMAKE_BINARY_DIR}/include)\n\
-option(CALC_BUILD_TESTS \"Set to ON to build tests\" OFF)\nif(CALC_BUILD_TESTS)\n\
+option(CALC_BUILD_TESTS \"Set to ON to build tests\" OFF)\n\
+option(CALC_WITH_CHECKS \"Set to ON to build the checks\" OFF)\nif(CALC_BUILD_TESTS AND CALC_WITH_CHECKS)\n\
   add_executable(tests src/calc.cpp test/tests.cpp)\n\
   target_include_directories(tests PRIVATE ${CMAKE_BINARY_DIR}/include)\n\
   add_test(NAME unit COMMAND tests)\nendif()\n";
@@ -365,6 +368,10 @@ option(CALC_BUILD_TESTS \"Set to ON to build tests\" OFF)\nif(CALC_BUILD_TESTS)\
         "2024-03-01T00:00:00Z",
         &[
             ("CMakeLists.txt", cmake),
+            (
+                ".github/workflows/ci.yml",
+                "jobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - run: cmake -S . -B build -DCALC_WITH_CHECKS=ON -DCALC_SANITIZE=ON\n      - run: cmake --build build && ctest --test-dir build\n",
+            ),
             ("src/calc.h", &header("")),
             ("src/calc.cpp", &calc("")),
             ("test/tests.cpp", &tests("")),
@@ -380,7 +387,79 @@ option(CALC_BUILD_TESTS \"Set to ON to build tests\" OFF)\nif(CALC_BUILD_TESTS)\
     let r = &out[0];
     crate::toolchains::accepted(r);
     assert_eq!(r.f2p_tests.keys().collect::<Vec<_>>(), ["unit"], "{:?}", r.p2p_tests);
-    assert_eq!(r.swe_forge.as_ref().unwrap().provenance.as_ref().unwrap().recipe, "c-cmake");
+    let provenance = r.swe_forge.as_ref().unwrap().provenance.as_ref().unwrap();
+    assert_eq!(provenance.recipe, "c-cmake");
+    assert_eq!(
+        provenance.requested_versions.get(".github/workflows/ci.yml cmake -D").map(String::as_str),
+        Some("-DCALC_WITH_CHECKS=ON"),
+        "the CI's option is recorded, its sanitizer left out: {:?}",
+        provenance.requested_versions
+    );
+    assert!(
+        provenance
+            .test_command_notes
+            .iter()
+            .any(|n| n == "cmake -D `-DCALC_WITH_CHECKS=ON` from the CI (.github/workflows/ci.yml)"),
+        "{:?}",
+        provenance.test_command_notes
+    );
+}
+
+/// An autotools project that commits a `configure` made by the tools of its time, which fails
+/// here (exit 2, as libtool-era scripts of 2014-2019 do on today's tools): the setup regenerates
+/// the build system with `autoreconf -fi`, configures again, and says so in the provenance. The
+/// options the project's CI configures with (`--enable-checks`, a switch `configure.ac` declares,
+/// off by default) go to both tries.
+#[test]
+fn a_committed_configure_that_fails_is_regenerated_with_autoreconf_and_the_cis_switches_are_passed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = tmp.path().join("repos");
+    let dir = repos.join("forge-fixtures/oldconf");
+    let configure_ac = "AC_INIT([oldconf], [0.1.0])\nAM_INIT_AUTOMAKE([foreign subdir-objects])\nAC_PROG_CC\n\
+AC_ARG_ENABLE([checks], [AS_HELP_STRING([--enable-checks], [build the checks])], [], [enable_checks=no])\n\
+AM_CONDITIONAL([CHECKS], [test \"x$enable_checks\" = xyes])\nAC_CONFIG_FILES([Makefile])\nAC_OUTPUT\n";
+    let makefile_am = "if CHECKS\ncheck_PROGRAMS = tests/test_add\ntests_test_add_SOURCES = tests/test_add.c src/add.c\nTESTS = $(check_PROGRAMS)\nendif\n";
+    let add = |body: &str| format!("int add(int a, int b) {{ return {body}; }}\n");
+    let test = |checks: &str| {
+        format!("int add(int, int);\nint main(void) {{\n    if (add(2, 2) != 4) return 1;\n{checks}    return 0;\n}}\n")
+    };
+    let (_, test_patch, fix_patch) = crate::toolchains::fixture(
+        &dir,
+        "2016-05-01T00:00:00Z",
+        &[
+            ("configure.ac", configure_ac),
+            ("Makefile.am", makefile_am),
+            ("configure", "#!/bin/sh\necho 'ltmain.sh: version mismatch (made by libtool 1.5.26)' >&2\nexit 2\n"),
+            (
+                ".travis.yml",
+                "language: c\nscript:\n  - autoreconf -fi && ./configure --enable-checks --enable-coverage && make check\n",
+            ),
+            ("src/add.c", &add("a + a")),
+            ("tests/test_add.c", &test("")),
+        ],
+        &[("tests/test_add.c", &test("    if (add(2, 3) != 5) return 1;\n"))],
+        &[("src/add.c", &add("a + b"))],
+    );
+    // The committed configure is executable, as a project's is.
+    swe_forge_test_support::git(&dir, &["update-index", "--chmod=+x", "configure"]);
+    swe_forge_test_support::git_at(&dir, "2016-05-01T00:00:00Z", &["commit", "-q", "--amend", "-m", "base"]);
+    let base = swe_forge_test_support::git(&dir, &["rev-parse", "HEAD"]);
+    let inst = crate::toolchains::instance("forge-fixtures", "oldconf", 3, (base, test_patch, fix_patch));
+    let out = validate(&[&inst], &repos, &tmp.path().join("out"), None);
+    let r = &out[0];
+    crate::toolchains::accepted(r);
+    assert_eq!(r.f2p_tests.keys().collect::<Vec<_>>(), ["tests/test_add"], "{:?}", r.p2p_tests);
+    let provenance = r.swe_forge.as_ref().unwrap().provenance.as_ref().unwrap();
+    assert_eq!(
+        provenance.setup_notes,
+        ["configure failed; the build system was regenerated with autoreconf -fi and configured again"]
+    );
+    assert_eq!(
+        provenance.requested_versions.get(".travis.yml configure").map(String::as_str),
+        Some("--enable-checks"),
+        "{:?}",
+        provenance.requested_versions
+    );
 }
 
 /// A setup that needs a host this machine cannot reach (here a clone from `github.invalid`, as a
