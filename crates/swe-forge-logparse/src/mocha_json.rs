@@ -7,7 +7,9 @@
 //! Canonical id: `<file> > <parent> > <title>` where `<parent>` is `fullTitle` without the
 //! title (mocha joins nested describe titles with spaces, so they stay one segment) and
 //! `<file>` is relative as in `jest-json`; without `file`, `<parent> > <title>`.
-//! Multi-SWE-bench name: the title.
+//! Multi-SWE-bench name: `fullTitle` (the describe titles and the title joined with spaces,
+//! `Route errors should handle errors via arity 4 functions`), as its handlers of mocha's JSON
+//! reporter take it (expressjs/express's `parse_json_log`); the title when there is none.
 
 use std::collections::BTreeSet;
 use std::fmt;
@@ -55,7 +57,8 @@ impl State {
             id.push_str(" > ");
         }
         id.push_str(&t.title);
-        self.parsed.record(id, Some(t.title), status);
+        let msb = if t.full_title.trim().is_empty() { t.title } else { t.full_title };
+        self.parsed.record(id, Some(msb), status);
     }
 }
 
@@ -152,4 +155,29 @@ pub(crate) fn parse(reader: impl BufRead) -> ParsedLog {
     }
     st.parsed.warnings.extend(warnings);
     st.parsed.into_parsed()
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Framework, msb_rollup, parse};
+
+    #[test]
+    fn multi_swe_bench_names_are_full_titles() {
+        // express's reporter output, nested describes: its handler names tests by fullTitle.
+        let log = r#"{"stats":{"tests":2},"tests":[],"pending":[],"failures":[
+  {"title":"should handle errors via arity 4 functions","fullTitle":"Route errors should handle errors via arity 4 functions","file":"/app/test/Route.js"}],
+ "passes":[{"title":"should work","fullTitle":"Route .all should work","file":"/app/test/Route.js"},
+  {"title":"lonely","fullTitle":"","file":"/app/test/x.js"}]}"#;
+        let p = parse(Framework::MochaJson, log.as_bytes());
+        let names: Vec<String> = msb_rollup(&p).into_keys().collect();
+        assert_eq!(
+            names,
+            ["Route .all should work", "Route errors should handle errors via arity 4 functions", "lonely"]
+        );
+        assert!(
+            p.tests.contains_key("/app/test/Route.js > Route errors > should handle errors via arity 4 functions"),
+            "{:?}",
+            p.tests
+        );
+    }
 }
