@@ -110,6 +110,10 @@ pub fn detect(repo: &SourceRepo, sha: &str) -> Detection {
             "js-karma"
         } else if has_dep("mocha") || test_script.contains("mocha") {
             "js-mocha"
+        } else if !test_script.trim().is_empty() && !test_script.contains("no test specified") {
+            // A test script of its own (`node test/run.js`, tap, ava): run as the project runs it;
+            // `npx jest` would fetch a runner the project never used, in a run with no network.
+            "js-npm"
         } else {
             "js-jest"
         };
@@ -236,6 +240,10 @@ mod tests {
         assert_eq!(recipe("mocha test/node", "\"karma\": \"^0.13.0\", \"mocha\": \"^2.0.0\""), "js-mocha");
         assert_eq!(recipe("jest", date_fns), "js-jest");
         assert_eq!(recipe("node test.js", "\"mocha\": \"^2.0.0\""), "js-mocha");
+        // commander.js of 2015-2019: its own runner, no test framework among its dependencies.
+        assert_eq!(recipe("node test/run.js && npm run test-typings", "\"should\": \"^11.2.1\""), "js-npm");
+        assert_eq!(recipe("echo \\\"Error: no test specified\\\" && exit 1", ""), "js-jest");
+        assert_eq!(recipe("", ""), "js-jest");
     }
 
     #[test]

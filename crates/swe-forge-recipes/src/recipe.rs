@@ -205,6 +205,7 @@ const RECIPES: &[(&str, &str)] = &[
     ("js-jest", include_str!("../recipes/js-jest.toml")),
     ("js-vitest", include_str!("../recipes/js-vitest.toml")),
     ("js-mocha", include_str!("../recipes/js-mocha.toml")),
+    ("js-npm", include_str!("../recipes/js-npm.toml")),
     ("js-karma", include_str!("../recipes/js-karma.toml")),
     ("c-cmake", include_str!("../recipes/c-cmake.toml")),
     ("c-autotools", include_str!("../recipes/c-autotools.toml")),

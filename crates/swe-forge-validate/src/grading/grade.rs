@@ -85,6 +85,23 @@ impl Parsers {
         if self.results.is_none() || files.is_empty() {
             parsed.name_go_subtests(self.log, self.go_subtests);
         }
+        // A project's own test script may print another format than the recipe's parser reads
+        // (a `node test/run.js` that prints mocha or TAP lines): the format the log shows.
+        if parsed.tests.is_empty()
+            && let Some(fw) = swe_forge_logparse::detect(log).filter(|fw| *fw != self.log)
+        {
+            let mut other = swe_forge_logparse::parse(fw, log);
+            if !other.tests.is_empty() {
+                other.name_go_subtests(fw, self.go_subtests);
+                other.warnings.push(format!(
+                    "no {} result: {} test(s) read as {}, the format the log shows",
+                    self.log.name(),
+                    other.tests.len(),
+                    fw.name()
+                ));
+                parsed = other;
+            }
+        }
         if parsed.tests.is_empty() {
             let verdicts = swe_forge_logparse::parse_verdicts(log);
             if !verdicts.tests.is_empty() {
@@ -133,18 +150,24 @@ fn significant(reported: u64, missing: u64) -> bool {
 }
 
 /// The test and fix phases that did not report tests the other two phases reported, each with its
-/// cause; under the strict rule only a test phase that did not compile (the test patch needs
-/// the fix) is tolerated, under Multi-SWE-bench's every truncation is only recorded.
+/// cause; under the strict rule a test phase is tolerated when it did not compile (the test
+/// patch needs the fix) or crashed in a test that fails there and passes with the fix (a Go test
+/// that panics on the unfixed code ends its package's binary: that failure is what the fix
+/// repairs; the tests after it are in no list). Under Multi-SWE-bench's every truncation is only
+/// recorded.
 fn truncations(c: &Categorized, input: &GradeInput) -> Vec<Truncation> {
     let mut out = Vec::new();
+    let crashed_in_a_fixed_test = c.fixed.values().any(|t| t.test == TestStatus::Fail);
     for (slot, phase) in [(1, Phase::Test), (2, Phase::Fix)] {
         let (reported, missing) = phase_gap(&c.all, phase);
         if !significant(reported, missing) {
             continue;
         }
         let (cause, evidence) = input.facts[slot].cause();
-        let tolerated =
-            input.rule == LabelRule::Msb || (phase == Phase::Test && cause == TruncationCause::CompileFailure);
+        let tolerated = input.rule == LabelRule::Msb
+            || (phase == Phase::Test
+                && (cause == TruncationCause::CompileFailure
+                    || (cause == TruncationCause::Crash && crashed_in_a_fixed_test)));
         out.push(Truncation { phase, cause, reported, missing, evidence, tolerated });
     }
     out
@@ -454,6 +477,21 @@ mod tests {
     }
 
     #[test]
+    fn a_run_whose_parser_finds_nothing_is_read_in_the_format_its_log_shows() {
+        // A project's own `npm test` script (the js-npm recipe reads TAP) that runs mocha.
+        let p = Parsers::new(Framework::Tap, Option::None);
+        let log = "> node test/run.js\n\n  Command\n    ✔ parses options\n    1) rejects unknown\n\n  1 passing (5ms)\n  1 failing\n";
+        let parsed = p.parse(log.as_bytes(), &[]);
+        assert_eq!(parsed.tests.get("Command > rejects unknown"), Some(&Fail), "{parsed:?}");
+        assert_eq!(parsed.tests.get("Command > parses options"), Some(&Pass));
+        assert!(parsed.warnings.iter().any(|w| w.contains("read as mocha")), "{:?}", parsed.warnings);
+        // TAP itself is read as TAP.
+        let parsed = p.parse(b"TAP version 13\nok 1 - a\nnot ok 2 - b\n1..2\n", &[]);
+        assert_eq!(parsed.tests.len(), 2, "{parsed:?}");
+        assert!(parsed.warnings.iter().all(|w| !w.contains("read as")), "{:?}", parsed.warnings);
+    }
+
+    #[test]
     fn a_prediction_resolves_when_every_listed_test_passes() {
         let f2p = vec!["f".to_owned()];
         let p2p = vec!["a".to_owned(), "b".to_owned()];
@@ -593,6 +631,29 @@ mod tests {
         assert!(grade(&failed, &input).rejections.is_empty());
         // Multi-SWE-bench's rule keeps it, as Multi-SWE-bench does.
         assert!(grade(&runs, &GradeInput { rule: LabelRule::Msb, ..input.clone() }).rejections.is_empty());
+    }
+
+    /// A Go test the test patch adds panics on the unfixed code: the package's binary dies and the
+    /// tests after it report nothing. The panic is the failure the fix repairs: kept, labelled.
+    #[test]
+    fn a_test_run_that_crashed_in_a_test_the_fix_repairs_is_labelled_not_rejected() {
+        let panic = RunFacts {
+            sign: Some((TruncationCause::Crash, "panic: runtime error: invalid memory address".into())),
+            exit_code: Some(1),
+            ..RunFacts::default()
+        };
+        let input = GradeInput { facts: [RunFacts::default(), panic, RunFacts::default()], ..GradeInput::default() };
+        let g = grade(&stopped_early(), &input);
+        assert!(g.rejections.is_empty(), "{:?}", g.rejections);
+        assert_eq!(g.categorized.fixed.keys().collect::<Vec<_>>(), ["suite > test0"]);
+        let t = &g.labels.truncated[0];
+        assert_eq!((t.phase, t.cause, t.missing, t.tolerated), (Phase::Test, TruncationCause::Crash, 9, true));
+        // A crash where no fixed test failed (the tests that did not run are all there is) is not.
+        let mut runs = stopped_early();
+        runs[1] = vec![p(&[("suite > test0", Pass)])];
+        runs[2][0].insert("suite > new".into(), Pass);
+        let g = grade(&runs, &input);
+        assert_eq!(g.rejections.iter().map(|r| r.reason).collect::<Vec<_>>(), [RejectReason::TruncatedRun]);
     }
 
     #[test]
