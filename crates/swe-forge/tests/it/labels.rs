@@ -3,7 +3,7 @@
 //! the full PASS_TO_PASS; a test patch that does not compile without the fix (Maven, Go) keeps
 //! only its own tests; a test run that crashed half-way is rejected `truncated_run`.
 
-use swe_forge_core::{Instance, LabelRule, Phase, RejectReason, TruncationCause, ValidationStatus};
+use swe_forge_core::{Instance, LabelRule, Phase, TruncationCause};
 
 use crate::environments::{validate, validate_with};
 use crate::support::{make_repos, read_records, root, swe_forge, text};
@@ -156,7 +156,7 @@ fn a_maven_test_patch_that_does_not_compile_without_the_fix_keeps_only_its_own_t
 }
 
 #[test]
-fn a_go_test_patch_that_does_not_compile_keeps_its_tests_and_a_crashed_test_run_is_rejected() {
+fn a_go_test_patch_that_does_not_compile_keeps_its_tests_and_a_panic_in_the_fixed_test_is_labelled() {
     let tmp = tempfile::tempdir().unwrap();
     let repos = tmp.path().join("repos");
     let stack = |extra: &str| {
@@ -185,7 +185,8 @@ fn a_go_test_patch_that_does_not_compile_keeps_its_tests_and_a_crashed_test_run_
     let compiles = instance("forge-fixtures", "gostk", 1, fx);
     // A second history: the base has Peek, which panics on an empty stack; the test patch adds a
     // test (in a file Go runs first) that panics without the fix, and the panic ends the package's
-    // test binary before the other tests run.
+    // test binary before the other tests run. The panic is the failure the fix repairs (half of a
+    // Go library's PRs look like this): kept, with the tests that did not run labelled.
     let crash_dir = tmp.path().join("crash/forge-fixtures/gostk");
     let panicky =
         "\n// Peek returns the top item.\nfunc (s *Stack) Peek() int {\n\treturn s.items[len(s.items)-1]\n}\n";
@@ -219,12 +220,12 @@ fn a_go_test_patch_that_does_not_compile_keeps_its_tests_and_a_crashed_test_run_
     assert_eq!(l.truncated[0].cause, TruncationCause::CompileFailure, "{:?}", l.truncated);
 
     let c = out.iter().find(|r| r.number == 2).unwrap();
-    let meta = c.swe_forge.as_ref().unwrap();
-    assert_eq!(meta.status, ValidationStatus::Rejected, "{:?}", c.fixed_tests);
-    let reasons: Vec<RejectReason> = meta.rejections.iter().map(|r| r.reason).collect();
-    assert_eq!(reasons, [RejectReason::TruncatedRun], "{:?}", meta.rejections);
-    let t = &labels(c).truncated[0];
-    assert_eq!((t.phase, t.cause, t.missing, t.tolerated), (Phase::Test, TruncationCause::Crash, 2, false), "{t:?}");
+    accepted(c);
+    assert_eq!(keys(&c.fixed_tests), ["example.com/gostk::TestAPeekEmpty"], "{:?}", c.fixed_tests);
+    let l = labels(c);
+    assert_eq!(keys(&l.not_run_in_test), ["example.com/gostk::TestLen", "example.com/gostk::TestPush"]);
+    let t = &l.truncated[0];
+    assert_eq!((t.phase, t.cause, t.missing, t.tolerated), (Phase::Test, TruncationCause::Crash, 2, true), "{t:?}");
     assert!(t.evidence.contains("panic: runtime error"), "{t:?}");
 }
 

@@ -641,3 +641,54 @@ fn a_toolchain_from_another_debian_suite_runs_the_java_a_repository_targets() {
     );
     assert!(prov.toolchain_image.contains("toolchain-java8"), "{prov:?}");
 }
+
+/// Under `msb` a test binary that the test patch keeps from building reports nothing in the test
+/// run (Multi-SWE-bench builds in each run's fresh container, so no binary of the base stands in
+/// for it): its tests are fixed once the fix builds them, as the published lists have them.
+#[test]
+fn a_test_binary_the_test_patch_breaks_counts_its_tests_as_fixed_under_msb() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = tmp.path().join("repos");
+    let dir = repos.join("forge-fixtures/twobins");
+    let cmake = "cmake_minimum_required(VERSION 3.10)\nproject(twobins CXX)\nenable_testing()\n\
+add_library(calc src/calc.cpp)\ntarget_include_directories(calc PUBLIC src)\n\
+add_executable(unit_bin test/unit.cpp)\ntarget_link_libraries(unit_bin calc)\nadd_test(NAME unit COMMAND unit_bin)\n\
+add_executable(other_bin test/other.cpp)\ntarget_link_libraries(other_bin calc)\nadd_test(NAME other COMMAND other_bin)\n";
+    let header = |extra: &str| format!("int add(int, int);\n{extra}");
+    let calc = |extra: &str| format!("#include \"calc.h\"\nint add(int a, int b) {{ return a + b; }}\n{extra}");
+    let unit = |checks: &str| {
+        format!("#include \"calc.h\"\nint main() {{\n    if (add(2, 3) != 5) return 1;\n{checks}    return 0;\n}}\n")
+    };
+    let base = repo_with(
+        &dir,
+        &[
+            ("CMakeLists.txt", cmake),
+            ("src/calc.h", &header("")),
+            ("src/calc.cpp", &calc("")),
+            ("test/unit.cpp", &unit("")),
+            ("test/other.cpp", "#include \"calc.h\"\nint main() { return add(1, 1) == 2 ? 0 : 1; }\n"),
+        ],
+    );
+    let test_patch = patch(&dir, &[("test/unit.cpp", &unit("    if (sub(5, 3) != 2) return 1;\n"))]);
+    let fix_patch = patch(
+        &dir,
+        &[
+            ("src/calc.h", &header("int sub(int, int);\n")),
+            ("src/calc.cpp", &calc("int sub(int a, int b) { return a - b; }\n")),
+        ],
+    );
+    let record = published(
+        "forge-fixtures",
+        "twobins",
+        4,
+        &base,
+        &test_patch,
+        &fix_patch,
+        &[("unit", "PASS", "NONE", "PASS"), ("other", "PASS", "PASS", "PASS")],
+    );
+    let records = tmp.path().join("published.jsonl");
+    write_records(&records, &[record]);
+    let msb = revalidate(&records, &repos, "msb", &tmp.path().join("msb"));
+    let r = row(&msb, "forge-fixtures__twobins-4");
+    assert_eq!(r["agrees"], true, "the broken binary's test is fixed, not run from the base's build: {r}");
+}
