@@ -84,6 +84,28 @@ fn lists(r: &Instance) -> (BTreeSet<String>, BTreeSet<String>) {
     (r.f2p_tests.keys().cloned().collect(), r.p2p_tests.keys().cloned().collect())
 }
 
+/// jest's own options (`--ci --json --outputFile`) stay out of the suite's `process.argv`: on a
+/// machine of two cores jest runs the suite in band, in its own process, and a CLI library whose
+/// tests parse `process.argv` (commander's `program.parse()`) would stop at `--ci` and end the run
+/// with one test. A test the test patch adds sees the arguments `npx jest` would give it: none.
+#[test]
+fn jests_own_options_stay_out_of_the_suites_process_argv() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = make_repos(tmp.path());
+    let fixtures = read_records(&root().join("data/fixtures/instances.jsonl"));
+    let mut r = fixtures.into_iter().find(|r| r.instance_id == "forge-fixtures__jsduration-12").unwrap();
+    r.test_patch.push_str(&crate::evaluate_integrity::new_file(
+        "test/argv.test.js",
+        "test('the runner leaves process.argv alone', () => {\n  expect(process.argv.slice(2)).toEqual([]);\n});\n",
+    ));
+    let done = validate(&[&r], &repos, &tmp.path().join("out"), None);
+    let r = &done[0];
+    assert_eq!(r.status(), ValidationStatus::Accepted, "{:?}", r.swe_forge);
+    let passing: Vec<&String> = r.p2p_tests.keys().chain(r.n2p_tests.keys()).collect();
+    assert!(passing.iter().any(|k| k.contains("leaves process.argv alone")), "{passing:?} {:?}", r.f2p_tests);
+    assert!(!r.f2p_tests.is_empty(), "{r:?}");
+}
+
 #[test]
 fn instances_of_a_repository_share_its_environment_and_add_only_their_change() {
     let tmp = tempfile::tempdir().unwrap();

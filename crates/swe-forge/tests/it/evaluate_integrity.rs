@@ -17,7 +17,7 @@ use crate::evaluate::{evaluate, patch_of};
 use crate::support::{make_repos, read_records, root};
 
 /// A diff adding `path` with `content`.
-fn new_file(path: &str, content: &str) -> String {
+pub(crate) fn new_file(path: &str, content: &str) -> String {
     let lines: String = content.lines().map(|l| format!("+{l}\n")).collect();
     format!(
         "diff --git a/{path} b/{path}\nnew file mode 100644\n--- /dev/null\n+++ b/{path}\n@@ -0,0 +1,{} @@\n{lines}",
