@@ -431,16 +431,21 @@ option(CALC_WITH_CHECKS \"Set to ON to build the checks\" OFF)\nif(CALC_BUILD_TE
 /// here (exit 2, as libtool-era scripts of 2014-2019 do on today's tools): the setup regenerates
 /// the build system with `autoreconf -fi`, configures again, and says so in the provenance. The
 /// options the project's CI configures with (`--enable-checks`, a switch `configure.ac` declares,
-/// off by default) go to both tries.
+/// off by default) go to both tries. It declares AM_MAINTAINER_MODE (make's rebuild rules off by
+/// default): the test patch's new check, added to `Makefile.am`, is built and run all the same.
 #[test]
 fn a_committed_configure_that_fails_is_regenerated_with_autoreconf_and_the_cis_switches_are_passed() {
     let tmp = tempfile::tempdir().unwrap();
     let repos = tmp.path().join("repos");
     let dir = repos.join("forge-fixtures/oldconf");
-    let configure_ac = "AC_INIT([oldconf], [0.1.0])\nAM_INIT_AUTOMAKE([foreign subdir-objects])\nAC_PROG_CC\n\
+    let configure_ac = "AC_INIT([oldconf], [0.1.0])\nAM_INIT_AUTOMAKE([foreign subdir-objects])\nAM_MAINTAINER_MODE\nAC_PROG_CC\n\
 AC_ARG_ENABLE([checks], [AS_HELP_STRING([--enable-checks], [build the checks])], [], [enable_checks=no])\n\
 AM_CONDITIONAL([CHECKS], [test \"x$enable_checks\" = xyes])\nAC_CONFIG_FILES([Makefile])\nAC_OUTPUT\n";
-    let makefile_am = "if CHECKS\ncheck_PROGRAMS = tests/test_add\ntests_test_add_SOURCES = tests/test_add.c src/add.c\nTESTS = $(check_PROGRAMS)\nendif\n";
+    let makefile_am = |extra: &str| {
+        format!(
+            "if CHECKS\ncheck_PROGRAMS = tests/test_add{extra}\ntests_test_add_SOURCES = tests/test_add.c src/add.c\nTESTS = $(check_PROGRAMS)\nendif\n"
+        )
+    };
     let add = |body: &str| format!("int add(int a, int b) {{ return {body}; }}\n");
     let test = |checks: &str| {
         format!("int add(int, int);\nint main(void) {{\n    if (add(2, 2) != 4) return 1;\n{checks}    return 0;\n}}\n")
@@ -450,7 +455,7 @@ AM_CONDITIONAL([CHECKS], [test \"x$enable_checks\" = xyes])\nAC_CONFIG_FILES([Ma
         "2016-05-01T00:00:00Z",
         &[
             ("configure.ac", configure_ac),
-            ("Makefile.am", makefile_am),
+            ("Makefile.am", &makefile_am("")),
             ("configure", "#!/bin/sh\necho 'ltmain.sh: version mismatch (made by libtool 1.5.26)' >&2\nexit 2\n"),
             (
                 ".travis.yml",
@@ -459,7 +464,11 @@ AM_CONDITIONAL([CHECKS], [test \"x$enable_checks\" = xyes])\nAC_CONFIG_FILES([Ma
             ("src/add.c", &add("a + a")),
             ("tests/test_add.c", &test("")),
         ],
-        &[("tests/test_add.c", &test("    if (add(2, 3) != 5) return 1;\n"))],
+        &[
+            ("tests/test_add.c", &test("    if (add(2, 3) != 5) return 1;\n")),
+            ("Makefile.am", &makefile_am(" tests/test_zero\ntests_test_zero_SOURCES = tests/test_zero.c src/add.c")),
+            ("tests/test_zero.c", "int add(int, int);\nint main(void) { return add(0, 7) != 7; }\n"),
+        ],
         &[("src/add.c", &add("a + b"))],
     );
     // The committed configure is executable, as a project's is.
@@ -470,7 +479,7 @@ AM_CONDITIONAL([CHECKS], [test \"x$enable_checks\" = xyes])\nAC_CONFIG_FILES([Ma
     let out = validate(&[&inst], &repos, &tmp.path().join("out"), None);
     let r = &out[0];
     crate::toolchains::accepted(r);
-    assert_eq!(r.f2p_tests.keys().collect::<Vec<_>>(), ["tests/test_add"], "{:?}", r.p2p_tests);
+    assert_eq!(r.f2p_tests.keys().collect::<Vec<_>>(), ["tests/test_add", "tests/test_zero"], "{:?}", r.p2p_tests);
     let provenance = r.swe_forge.as_ref().unwrap().provenance.as_ref().unwrap();
     assert_eq!(
         provenance.setup_notes,
