@@ -477,6 +477,16 @@ const SIGNS: &[(Tool, Direction, &str)] = &[
     (Tool::C, Direction::TooNew, "SyntaxError: multiple exception types must be parenthesized"),
 ];
 
+/// The warnings GCC 14 made errors by default (`error: ... [-Wincompatible-pointer-types]`).
+const GCC14_ERRORS: [&str; 6] = [
+    "[-Wincompatible-pointer-types]",
+    "[-Wimplicit-function-declaration]",
+    "[-Wint-conversion]",
+    "[-Wimplicit-int]",
+    "[-Wreturn-mismatch]",
+    "[-Wdeclaration-missing-parameter-type]",
+];
+
 /// The first sign in `log` that the setup failed because of the toolchain's version, if any.
 /// GCC quotes with ‘ ’ under a UTF-8 locale: read as ASCII quotes, as the signs are written.
 pub fn classify_failure(log: &str) -> Option<ToolchainSign> {
@@ -488,6 +498,15 @@ pub fn classify_failure(log: &str) -> Option<ToolchainSign> {
         } else {
             line
         };
+        // C that compilers before GCC 14 accepted with a warning, which GCC 14 refuses (its
+        // "permerrors": C of 2016 passing `free` where a typed destructor is expected).
+        if line.contains("error: ") && GCC14_ERRORS.iter().any(|w| line.contains(w)) {
+            return Some(ToolchainSign {
+                tool: Tool::C,
+                direction: Direction::TooNew,
+                line: line.trim().chars().take(300).collect(),
+            });
+        }
         for (tool, direction, needle) in SIGNS {
             if line.contains(needle) {
                 let mut direction = *direction;

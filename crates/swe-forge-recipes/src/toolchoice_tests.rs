@@ -236,6 +236,14 @@ fn a_warning_made_an_error_sends_the_search_through_older_compilers_to_the_wrapp
         let s = classify_failure(&format!("[ 50%] Building CXX object\n{line}\nninja: build stopped\n")).unwrap();
         assert_eq!((s.tool, s.direction, s.line.as_str()), (Tool::C, Direction::TooNew, line));
     }
+    // C that GCC 14 refuses and earlier compilers warned of (libconfuse of 2016).
+    let gcc14 = "suite_single.c:113:74: error: initialization of 'void (*)(cfg_opt_t *, unsigned int,  FILE *)' from incompatible pointer type 'void (*)(void *)' [-Wincompatible-pointer-types]";
+    let s = classify_failure(&format!("gcc -c suite_single.c\n{gcc14}\nmake[2]: *** Error 1\n")).unwrap();
+    assert_eq!((s.tool, s.direction, s.line.as_str()), (Tool::C, Direction::TooNew, gcc14));
+    assert_eq!(
+        classify_failure("a.c:3:5: warning: implicit declaration of function 'f' [-Wimplicit-function-declaration]\n"),
+        None
+    );
     // A warning printed as a warning is no sign; nor is a plain error.
     assert_eq!(classify_failure("src/x.cpp:3:47: warning: redundant move [-Wredundant-move]\n"), None);
     assert_eq!(classify_failure("src/x.cpp:3:1: error: 'foo' was not declared in this scope\n"), None);
