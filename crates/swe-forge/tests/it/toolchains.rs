@@ -387,6 +387,50 @@ add_custom_target(check_py ALL ${PYTHON_EXECUTABLE} ${CMAKE_BINARY_DIR}/check.py
     assert!(c.attempts[0].error.contains("SyntaxError: multiple exception types must be parenthesized"), "{c:?}");
 }
 
+/// A test patch whose CMake file calls what only the fix's includes (`check_cxx_compiler_flag`, the
+/// fix adding `include(CheckCXXCompilerFlag)`, as toml11's first PR did): CMake cannot configure the
+/// test run's tree, so none of its executables is built, and the environment's, built from the
+/// base, must not run in their place and pass the test the test patch made stricter.
+#[test]
+fn a_test_run_cmake_cannot_configure_does_not_run_the_last_builds_executables() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = tmp.path().join("repos");
+    let root = |include: &str| {
+        format!(
+            "cmake_minimum_required(VERSION 3.10)\nproject(strict CXX)\n{include}enable_testing()\nadd_library(calc calc.cpp)\nadd_subdirectory(tests)\n"
+        )
+    };
+    let tests_cmake = |check: &str| {
+        format!(
+            "{check}add_executable(tests tests.cpp)\ntarget_link_libraries(tests calc)\nadd_test(NAME sub COMMAND tests)\n"
+        )
+    };
+    let tests = |checks: &str| format!("int sub(int, int);\nint main() {{ return sub(5, 3) == 2{checks} ? 0 : 1; }}\n");
+    let fx = fixture(
+        &repos.join("forge-fixtures/strict"),
+        "2018-03-01T00:00:00Z",
+        &[
+            ("CMakeLists.txt", &root("")),
+            ("calc.cpp", "int sub(int a, int b) { return a > b ? a - b : 0; }\n"),
+            ("tests/CMakeLists.txt", &tests_cmake("")),
+            ("tests/tests.cpp", &tests("")),
+        ],
+        &[
+            ("tests/CMakeLists.txt", &tests_cmake("check_cxx_compiler_flag(-Wall HAS_WALL)\n")),
+            ("tests/tests.cpp", &tests(" && sub(3, 5) == -2")),
+        ],
+        &[
+            ("CMakeLists.txt", &root("include(CheckCXXCompilerFlag)\n")),
+            ("calc.cpp", "int sub(int a, int b) { return a - b; }\n"),
+        ],
+    );
+    let inst = instance("forge-fixtures", "strict", 6, fx);
+    let out = validate(&[&inst], &repos, &tmp.path().join("out"), None);
+    let r = &out[0];
+    accepted(r);
+    assert_eq!(r.f2p_tests.keys().chain(r.s2p_tests.keys()).collect::<Vec<_>>(), ["sub"], "{r:?}");
+}
+
 #[test]
 fn tests_a_cmake_build_runs_as_its_own_steps_run_in_every_phase_and_are_read_from_their_lines() {
     // jsoncpp before 2019: no `add_test`, so ctest finds nothing; the test runner is a POST_BUILD
