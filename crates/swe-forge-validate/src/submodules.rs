@@ -13,27 +13,62 @@ use swe_forge_git::SourceRepo;
 pub(crate) fn missing_warnings(repo: &SourceRepo, sha: &str, root: &Path, org: &str) -> Vec<String> {
     let mut out = Vec::new();
     walk(repo, sha, "", root, org, 0, &mut out);
-    out
+    out.into_iter()
+        .map(|m| match m {
+            Found::Missing { path, commit, url } => format!(
+                "{}: {path} at {commit} ({}); its folder is empty in the image",
+                Warning::MissingSubmodule.prefix(),
+                url.as_deref().unwrap_or("no URL in .gitmodules")
+            ),
+            Found::Unreadable(w) => w,
+        })
+        .collect()
 }
 
-fn walk(repo: &SourceRepo, sha: &str, at: &str, root: &Path, org: &str, depth: usize, out: &mut Vec<String>) {
+/// The first submodule of commit `sha` without a local copy whose path a failed setup's `log`
+/// names (`-I/testbed/tests/extlib/json/include`, `tests/extlib/doctest/doctest.h: No such
+/// file`): `(path, url)`. Such a setup needs the network (the submodule's host), not another
+/// toolchain.
+pub(crate) fn named_in_failure(
+    repo: &SourceRepo,
+    sha: &str,
+    root: &Path,
+    org: &str,
+    log: &str,
+) -> Option<(String, String)> {
+    let mut out = Vec::new();
+    walk(repo, sha, "", root, org, 0, &mut out);
+    out.into_iter().find_map(|m| match m {
+        Found::Missing { path, url, .. } if log.contains(&format!("{path}/")) => {
+            Some((path, url.unwrap_or_else(|| "no URL in .gitmodules".into())))
+        }
+        _ => None,
+    })
+}
+
+enum Found {
+    Missing { path: String, commit: String, url: Option<String> },
+    Unreadable(String),
+}
+
+fn walk(repo: &SourceRepo, sha: &str, at: &str, root: &Path, org: &str, depth: usize, out: &mut Vec<Found>) {
     let Ok(tree) = repo.commit(sha).map(|c| c.tree_id()) else { return };
     let subs = match repo.submodules(tree) {
         Ok(s) => s,
         Err(e) => {
-            return out.push(Warning::MissingSubmodule.with(format!("could not read the submodules of {at:?}: {e}")));
+            return out.push(Found::Unreadable(
+                Warning::MissingSubmodule.with(format!("could not read the submodules of {at:?}: {e}")),
+            ));
         }
     };
     for s in subs {
         match repo.find_submodule(&s, root, org) {
             Some(sub) if depth < 8 => walk(&sub, &s.commit, &format!("{at}{}/", s.path), root, org, depth + 1, out),
-            _ => out.push(format!(
-                "{}: {at}{} at {} ({}); its folder is empty in the image",
-                Warning::MissingSubmodule.prefix(),
-                s.path,
-                s.commit,
-                s.url.as_deref().unwrap_or("no URL in .gitmodules")
-            )),
+            _ => out.push(Found::Missing {
+                path: format!("{at}{}", s.path),
+                commit: s.commit.clone(),
+                url: s.url.clone(),
+            }),
         }
     }
 }

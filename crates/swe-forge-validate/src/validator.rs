@@ -470,7 +470,23 @@ impl Validator {
                 ImageRequest { repo, inst, recipe, toolchain, env_commit: &env_commit, extras, mode: BuildMode::Reuse };
             match self.instance_image(&req).await {
                 Ok(x) => break x,
-                Err(ImageFailure::Build(detail)) => self.after_failed_build(id, detail, recipe, toolchain, choice)?,
+                Err(ImageFailure::Build(detail)) => {
+                    // A setup that fails in a submodule no local copy holds needs its host.
+                    let root = &self.settings.repos_root;
+                    let named = [&env_commit, &inst.base.sha]
+                        .iter()
+                        .find_map(|sha| crate::submodules::named_in_failure(repo, sha, root, &inst.org, &detail));
+                    if let Some((path, url)) = named {
+                        return Err(Rejection::new(
+                            RejectReason::NeedsNetwork,
+                            format!(
+                                "the setup needs the submodule {path} ({url}), which no local copy holds; its folder is empty\n\n{}",
+                                with_attempts(detail, choice.as_ref())
+                            ),
+                        ));
+                    }
+                    self.after_failed_build(id, detail, recipe, toolchain, choice)?
+                }
                 Err(ImageFailure::Infra(e)) if tries < self.settings.infra_retries => {
                     self.pause_before_retry(id, &error_chain(&e), &mut tries, &mut delay, warnings).await;
                 }

@@ -493,6 +493,52 @@ AM_CONDITIONAL([CHECKS], [test \"x$enable_checks\" = xyes])\nAC_CONFIG_FILES([Ma
     );
 }
 
+/// A setup that fails in a submodule no local copy holds (its folder is empty in the image; the
+/// build's header in `extlib/lib/include` is not found, as toml11's `nlohmann/json.hpp` was) is
+/// rejected `needs_network` with the submodule's path and URL, not `image_build_failed`.
+#[test]
+fn a_setup_that_fails_in_a_submodule_without_a_local_copy_needs_the_network() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = tmp.path().join("repos");
+    let dir = repos.join("forge-fixtures/withsub");
+    let date = "2020-01-01T00:00:00Z";
+    let cmake = "cmake_minimum_required(VERSION 3.10)\nproject(withsub C)\nenable_testing()\nadd_executable(tests tests.c)\n\
+target_include_directories(tests PRIVATE extlib/lib/include)\nadd_test(NAME t COMMAND tests)\n";
+    let tests = |v: &str| format!("#include \"lib.h\"\nint main(void) {{ return LIB_VALUE != {v}; }}\n");
+    let (_, test_patch, fix_patch) = crate::toolchains::fixture(
+        &dir,
+        date,
+        &[
+            ("CMakeLists.txt", cmake),
+            (
+                ".gitmodules",
+                "[submodule \"extlib/lib\"]\n\tpath = extlib/lib\n\turl = https://github.invalid/forge/lib.git\n",
+            ),
+            ("tests.c", &tests("1")),
+        ],
+        &[("tests.c", &tests("2"))],
+        &[("CMakeLists.txt", &format!("{cmake}# fixed\n"))],
+    );
+    let pinned = "0123456789abcdef0123456789abcdef01234567";
+    swe_forge_test_support::git(
+        &dir,
+        &["update-index", "--add", "--cacheinfo", &format!("160000,{pinned},extlib/lib")],
+    );
+    swe_forge_test_support::git_at(&dir, date, &["commit", "-q", "--amend", "-m", "base"]);
+    let base = swe_forge_test_support::git(&dir, &["rev-parse", "HEAD"]);
+    let inst = crate::toolchains::instance("forge-fixtures", "withsub", 7, (base, test_patch, fix_patch));
+    let out = validate(&[&inst], &repos, &tmp.path().join("out"), None);
+    let meta = out[0].swe_forge.as_ref().unwrap();
+    let r = &meta.rejections[0];
+    assert_eq!(r.reason, swe_forge_core::RejectReason::NeedsNetwork, "{r:?}");
+    assert!(
+        r.detail.starts_with(
+            "the setup needs the submodule extlib/lib (https://github.invalid/forge/lib.git), which no local copy holds"
+        ),
+        "{r:?}"
+    );
+}
+
 /// A setup that needs a host this machine cannot reach (here a clone from `github.invalid`, as a
 /// submodule or a SNAPSHOT parent would) is rejected `needs_network`, naming the host, not
 /// `image_build_failed`; a host the pipeline lists as reachable is a build failure again.
