@@ -96,7 +96,7 @@ fn jests_own_options_stay_out_of_the_suites_process_argv() {
     let mut r = fixtures.into_iter().find(|r| r.instance_id == "forge-fixtures__jsduration-12").unwrap();
     r.test_patch.push_str(&crate::evaluate_integrity::new_file(
         "test/argv.test.js",
-        "test('the runner leaves process.argv alone', () => {\n  expect(process.argv.slice(2)).toEqual([]);\n});\n",
+        "test('the runner leaves process.argv alone', () => {\n  expect(process.argv.slice(2)).toEqual([]);\n  expect(process.execArgv).toEqual([]);\n});\n",
     ));
     let done = validate(&[&r], &repos, &tmp.path().join("out"), None);
     let r = &done[0];
