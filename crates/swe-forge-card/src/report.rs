@@ -78,16 +78,23 @@ struct Pool {
     reviewed: usize,
     dropped: usize,
     duplicates: usize,
+    /// Records with a duplicate mark, kept by people or not (`curate`'s `duplicates`).
+    marked: usize,
 }
 
 impl Pool {
+    /// Counts `r`: a person drops it as `curate` does (the decision, else the review's verdict),
+    /// and a duplicate counts where people kept it (the records its mark drops, `curate`'s
+    /// `duplicates_dropped`).
     fn add(&mut self, r: &Instance) {
-        let review = r.swe_forge.as_ref().and_then(|m| m.review.as_ref());
+        let meta = r.swe_forge.as_ref();
+        let kept_by_people = meta.is_none_or(swe_forge_curate::kept_by_people);
         self.records += 1;
-        self.reviewed += usize::from(review.is_some());
-        self.dropped += usize::from(review.is_some_and(|rv| !rv.keep));
-        let duplicate = r.swe_forge.as_ref().is_some_and(|m| m.duplicate_of.is_some());
-        self.duplicates += usize::from(duplicate && review.is_none_or(|rv| rv.keep));
+        self.reviewed += usize::from(meta.is_some_and(|m| m.review.is_some() || m.decision.is_some()));
+        self.dropped += usize::from(!kept_by_people);
+        let duplicate = meta.is_some_and(|m| m.duplicate_of.is_some());
+        self.duplicates += usize::from(duplicate && kept_by_people);
+        self.marked += usize::from(duplicate);
     }
 }
 
@@ -214,7 +221,14 @@ impl Card {
             (pool.records - pool.dropped).to_string(),
             pool.dropped.to_string(),
         ]);
-        table.row(["not a duplicate".to_owned(), kept.to_string(), pool.duplicates.to_string()]);
+        // The same two numbers as `curate`'s summary: the records the marks drop here, and every
+        // mark in the file when some fall on records dropped before this stage.
+        let dropped = if self.all_pool.marked > pool.duplicates {
+            format!("{} ({} marked in the file)", pool.duplicates, self.all_pool.marked)
+        } else {
+            pool.duplicates.to_string()
+        };
+        table.row(["not a duplicate".to_owned(), kept.to_string(), dropped]);
         md.push_str(&table.to_string());
     }
 }

@@ -257,9 +257,10 @@ impl Pipeline {
         Ok(p)
     }
 
-    /// Resolves a path of the file against its folder.
+    /// Resolves a path of the file against its folder, without the `dir/..` steps that joining
+    /// makes (`pipelines/../data/out` is `data/out`), so printed paths read as written.
     pub fn path(&self, p: &Path) -> PathBuf {
-        if p.is_absolute() { p.to_owned() } else { self.dir.join(p) }
+        if p.is_absolute() { p.to_owned() } else { tidy(&self.dir.join(p)) }
     }
 
     /// Whether a candidate passes the filters.
@@ -276,8 +277,54 @@ fn changed_lines(patch: &str) -> usize {
     swe_forge_core::PatchShape::of(patch).changed_lines() as usize
 }
 
+/// `path` with `.` steps and `name/..` pairs left out, where `name` is a real folder (not a
+/// symbolic link, whose `..` is its target's parent) or does not exist; leading `..` stay.
+fn tidy(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    let mut normal = 0usize;
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir
+                if normal > 0 && !std::fs::symlink_metadata(&out).is_ok_and(|m| m.file_type().is_symlink()) =>
+            {
+                out.pop();
+                normal -= 1;
+            }
+            Component::Normal(_) => {
+                out.push(c);
+                normal += 1;
+            }
+            other => {
+                out.push(other);
+                if matches!(other, Component::ParentDir) {
+                    normal = 0;
+                }
+            }
+        }
+    }
+    if out.as_os_str().is_empty() { PathBuf::from(".") } else { out }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn paths_resolved_against_the_files_folder_lose_their_dir_dot_dot_steps() {
+        let tmp = tempfile::tempdir().unwrap();
+        let real = tmp.path().join("pipelines");
+        std::fs::create_dir(&real).unwrap();
+        assert_eq!(super::tidy(std::path::Path::new("pipelines/../data/./out")), std::path::Path::new("data/out"));
+        assert_eq!(super::tidy(std::path::Path::new("../a/../../b")), std::path::Path::new("../../b"));
+        assert_eq!(super::tidy(std::path::Path::new("a/..")), std::path::Path::new("."));
+        assert_eq!(super::tidy(&real.join("../data")), tmp.path().join("data"));
+        // A link's `..` is its target's parent: kept.
+        let other = tmp.path().join("elsewhere/deep");
+        std::fs::create_dir_all(&other).unwrap();
+        std::os::unix::fs::symlink(&other, tmp.path().join("link")).unwrap();
+        assert_eq!(super::tidy(&tmp.path().join("link/../x")), tmp.path().join("link/../x"));
+    }
+
     use super::*;
 
     const MINIMAL: &str = "name='x'\n[source]\nrecords='a'\nrepos='b'\n[output]\nvalidated='c'\n";

@@ -34,7 +34,7 @@ pub use patch::{DiffLine, DiffLines, FileDiff, PatchShape, diff_lines, file_diff
 pub use record::{
     Base, ExtraSourceProvenance, ForgeMeta, Instance, JsonlRecords, PassRates, PhaseRun, Provenance, RejectReason,
     Rejection, ResolvedIssue, SCHEMA_VERSION, TestMap, TestResult, ToolchainAttempt, ToolchainChoice, ValidationStatus,
-    jsonl_records, path_component_problem, read_jsonl, read_jsonl_log, write_jsonl,
+    image_name_problem, jsonl_records, path_component_problem, read_jsonl, read_jsonl_log, write_jsonl,
 };
 pub use record::{
     Decision, Difficulty, DifficultyFeatures, DifficultyLabel, Duplicate, LabelSource, Review, TimeToFix, Verdict,

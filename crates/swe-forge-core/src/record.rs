@@ -584,6 +584,44 @@ pub fn path_component_problem(name: &str) -> Option<&'static str> {
     }
 }
 
+/// Why `owner/name` cannot name the repository's images, or None when it can: its images are
+/// `swe-forge/<owner>__<name>` (lowercased), and a Docker repository path component is runs of
+/// `a-z0-9` joined by one `.`, one or two `_`, or dashes; so each part starts and ends with a
+/// letter or digit and holds nothing but letters, digits, `.`, `_` and `-` (GitHub's own names do).
+pub fn image_name_problem(owner: &str, name: &str) -> Option<String> {
+    for (what, part) in [("owner", owner), ("name", name)] {
+        if part.is_empty() {
+            return Some(format!("the {what} is empty"));
+        }
+        if let Some(c) = part.chars().find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))) {
+            return Some(format!("the {what} {part:?} holds {c:?} (letters, digits, '.', '_' and '-' only)"));
+        }
+        let ends = [part.chars().next(), part.chars().last()];
+        if ends.iter().any(|c| !c.is_some_and(|c| c.is_ascii_alphanumeric())) {
+            return Some(format!("the {what} {part:?} does not start and end with a letter or digit"));
+        }
+    }
+    let component = format!("{owner}__{name}").to_ascii_lowercase();
+    let bytes = component.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i].is_ascii_alphanumeric() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < bytes.len() && !bytes[i].is_ascii_alphanumeric() {
+            i += 1;
+        }
+        let sep = &component[start..i];
+        let fits = matches!(sep, "." | "_" | "__") || sep.bytes().all(|b| b == b'-');
+        if !fits {
+            return Some(format!("{sep:?} in {owner}/{name} cannot join the parts of an image name"));
+        }
+    }
+    None
+}
+
 /// Reads JSONL records; blank lines are skipped; a missing `instance_id` is filled in. A line
 /// longer than [`crate::MAX_LINE`] is an error (read no further).
 /// A malformed line is reported with its line number and the path of the bad field; so is an
@@ -894,4 +932,23 @@ pub struct Duplicate {
     pub of: String,
     /// Similarity of the two fix patches (1.0: identical after normalisation).
     pub similarity: f64,
+}
+
+#[cfg(test)]
+mod image_name_tests {
+    use super::image_name_problem;
+
+    #[test]
+    fn names_that_cannot_become_an_image_reference_are_told_apart() {
+        for (owner, name) in [("forge-fixtures", "gostack"), ("nlohmann", "json"), ("a", "b.c_d--e"), ("Org9", "X")] {
+            assert_eq!(image_name_problem(owner, name), None, "{owner}/{name}");
+        }
+        let problem = |o, n| image_name_problem(o, n).unwrap_or_else(|| panic!("{o}/{n} passed"));
+        assert!(problem(".tmpAbC", "widget").contains("does not start and end"), "a tempdir's name");
+        assert!(problem("acme", "wid get").contains("holds ' '"));
+        assert!(problem("acme", "").contains("name is empty"));
+        assert!(problem("acme", "a..b").contains("\"..\""));
+        assert!(problem("ac_", "x").contains("does not start and end"));
+        assert!(problem("acme", "a_-b").contains("cannot join"));
+    }
 }

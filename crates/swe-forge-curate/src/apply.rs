@@ -49,6 +49,9 @@ pub struct CurateSummary {
     pub needs_work: usize,
     /// Records marked as duplicates of another.
     pub duplicates: usize,
+    /// Of those, the records the mark takes out of the kept set (accepted, or the file has no
+    /// statuses, and kept by people): the number the dataset card's funnel gives.
+    pub duplicates_dropped: usize,
     /// Accepted, not dropped by a review, not a duplicate.
     pub kept: usize,
 }
@@ -61,9 +64,18 @@ pub fn is_kept(r: &Instance) -> bool {
     m.status == ValidationStatus::Accepted && kept_by_people(m) && m.duplicate_of.is_none()
 }
 
+/// Whether the record would stay in the dataset if it were not a duplicate ([`is_kept_in`] without
+/// the duplicate mark): the records a duplicate mark drops, as `curate` and the card count them.
+pub fn kept_but_for_duplicates(r: &Instance, validated: bool) -> bool {
+    match &r.swe_forge {
+        None => !validated,
+        Some(m) => (!validated || m.status == ValidationStatus::Accepted) && kept_by_people(m),
+    }
+}
+
 /// A person's word on the record: the decision when there is one, else the review's verdict,
 /// else true.
-fn kept_by_people(m: &ForgeMeta) -> bool {
+pub fn kept_by_people(m: &ForgeMeta) -> bool {
     match &m.decision {
         Some(d) => d.verdict == Verdict::Keep,
         None => m.review.as_ref().is_none_or(|rv| rv.keep),
@@ -209,6 +221,7 @@ impl CurateMarks {
             && let Some(meta) = r.swe_forge.as_mut()
         {
             meta.duplicate_of = Some(d.clone());
+            summary.duplicates_dropped += usize::from(kept_but_for_duplicates(r, self.validated));
         }
         summary.kept += usize::from(is_kept(r));
         is_kept_in(r, self.validated)
@@ -291,6 +304,7 @@ mod tests {
                 reviewed: 2,
                 dropped_by_review: 1,
                 duplicates: 1,
+                duplicates_dropped: 1,
                 kept: 21,
                 ..Default::default()
             }

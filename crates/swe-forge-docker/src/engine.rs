@@ -98,6 +98,31 @@ impl Engine {
         Ok(images.into_iter().flat_map(|i| i.repo_tags.into_iter().filter(|t| t != "<none>:<none>")).collect())
     }
 
+    /// The images carrying every label of `labels`, newest first: one entry per tag, with the
+    /// image's id, size and labels.
+    pub async fn listed_images(&self, labels: &[(&str, &str)]) -> Result<Vec<ListedImage>, DockerError> {
+        let filters: HashMap<String, Vec<String>> =
+            HashMap::from([("label".to_owned(), labels.iter().map(|(k, v)| format!("{k}={v}")).collect())]);
+        let mut images = self
+            .docker
+            .list_images(Some(ListImagesOptions { filters: Some(filters), ..Default::default() }))
+            .await
+            .map_err(DockerError::api("list images", "label filter"))?;
+        images.sort_by_key(|i| std::cmp::Reverse(i.created));
+        Ok(images
+            .into_iter()
+            .flat_map(|i| {
+                let (id, size, labels) = (i.id, i.size, i.labels);
+                i.repo_tags.into_iter().filter(|t| t != "<none>:<none>").map(move |tag| ListedImage {
+                    tag,
+                    id: id.clone(),
+                    size: u64::try_from(size).unwrap_or(0),
+                    labels: labels.clone(),
+                })
+            })
+            .collect())
+    }
+
     /// Entrypoint, command and environment of an image's configuration.
     pub async fn image_config(&self, tag: &str) -> Result<(Vec<String>, Vec<String>, Vec<String>), DockerError> {
         let img = self.docker.inspect_image(tag).await.map_err(DockerError::api("inspect image", tag))?;
@@ -113,4 +138,17 @@ impl Engine {
             Err(e) => Err(DockerError::api("remove image", tag)(e)),
         }
     }
+}
+
+/// An image [`Engine::listed_images`] found, by one of its tags.
+#[derive(Debug, Clone)]
+pub struct ListedImage {
+    /// `name:tag`.
+    pub tag: String,
+    /// `sha256:...`.
+    pub id: String,
+    /// Bytes, its parent layers included.
+    pub size: u64,
+    /// Its labels (role, repository, ...).
+    pub labels: HashMap<String, String>,
 }

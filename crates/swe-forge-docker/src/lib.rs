@@ -27,7 +27,7 @@ pub use backend::Backend;
 pub use base::BaseSpec;
 pub use build::BuildContext;
 pub use container::{CaBundle, Next, RunOutput, RunSpec, RunStages};
-pub use engine::Engine;
+pub use engine::{Engine, ListedImage};
 pub use error::DockerError;
 pub use inspect::{Added, ImageStack, LayerSize};
 pub use lock::BuildLock;

@@ -96,6 +96,17 @@ pub fn mine_mirror(opts: &MirrorOptions, journal: &mut Journal, reporter: &dyn R
         what: "repository",
         message: format!("{full_name:?} is not owner/name"),
     })?;
+    // Its images are named after it: a name no image can carry is refused here, not after a
+    // validation's retries as an `infrastructure` rejection ("invalid reference format").
+    if let Some(problem) = swe_forge_core::image_name_problem(org, name) {
+        let from = if opts.repo.is_some() { String::new() } else { format!(" (named after {})", opts.path.display()) };
+        return Err(MineError::Invalid {
+            what: "repository",
+            message: format!(
+                "{full_name}{from} cannot name a Docker image: {problem}; give its GitHub name with --github-repo OWNER/NAME"
+            ),
+        });
+    }
     let (branch, tip) = base_branch(git, opts.branch.as_deref()).ok_or_else(|| MineError::Invalid {
         what: "branch",
         message: format!("no base branch in {} (give one with --branch)", opts.path.display()),
@@ -183,9 +194,14 @@ pub fn mine_mirror(opts: &MirrorOptions, journal: &mut Journal, reporter: &dyn R
     Ok(())
 }
 
-/// `owner/name` from `.../owner/name(.git)` or `.../owner__name(.git)`.
+/// `owner/name` from `.../owner/name(.git)` or `.../owner__name(.git)`, as the path is written:
+/// a symbolic link (`mirrors/acme/widget` pointing into a cache) is named after the link, not
+/// its target's folders; a path whose last two steps are no names (`..`) after its target.
 pub fn repo_name_from_path(path: &Path) -> Result<String, MineError> {
-    let abs = path.canonicalize().map_err(MineError::io(path))?;
+    let written = std::path::absolute(path).map_err(MineError::io(path))?;
+    let named =
+        |p: &Path| p.file_name().is_some() && p.parent().and_then(Path::file_name).is_some() && !p.ends_with("..");
+    let abs = if named(&written) { written } else { path.canonicalize().map_err(MineError::io(path))? };
     let strip = |s: &str| s.strip_suffix(".git").unwrap_or(s).to_owned();
     let name = abs.file_name().map(|n| strip(&n.to_string_lossy()));
     if let Some((o, r)) = name.as_deref().and_then(|n| n.split_once("__")) {
@@ -196,7 +212,7 @@ pub fn repo_name_from_path(path: &Path) -> Result<String, MineError> {
         (Some(o), Some(n)) if !o.is_empty() && !n.is_empty() => Ok(format!("{o}/{n}")),
         _ => Err(MineError::Invalid {
             what: "repository",
-            message: format!("cannot tell owner/name from {} (give --repo)", path.display()),
+            message: format!("cannot tell owner/name from {} (give --github-repo OWNER/NAME)", path.display()),
         }),
     }
 }

@@ -33,6 +33,10 @@ pub struct Global {
     /// Print only results and errors: no progress bars, no per-instance lines.
     #[arg(long, short, global = true)]
     pub quiet: bool,
+    /// When log lines carry colour: `auto` (on a terminal, unless NO_COLOR is set), `always`,
+    /// `never`.
+    #[arg(long, global = true, value_enum, default_value_t = crate::terminal::ColorWhen::Auto)]
+    pub color: crate::terminal::ColorWhen,
 }
 
 #[derive(Debug, Subcommand)]
@@ -113,12 +117,22 @@ pub enum Command {
     },
 }
 
-/// Limits and engine options shared by commands that run containers.
+/// The engine options of every command that validates: where and how containers run, and how
+/// validation gathers its results.
 #[derive(Debug, Args, Clone)]
 pub struct EngineArgs {
     /// Instances validated at once.
     #[arg(long, short = 'j', value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub jobs: Option<usize>,
+    #[command(flatten)]
+    pub runner: RunnerArgs,
+    #[command(flatten)]
+    pub validation: ValidationArgs,
+}
+
+/// Limits and engine options shared by commands that run containers.
+#[derive(Debug, Args, Clone)]
+pub struct RunnerArgs {
     /// Timeout of each test run, in seconds.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub timeout: Option<u64>,
@@ -150,6 +164,11 @@ pub struct EngineArgs {
     /// The registry the swarm's nodes pull from, HOST:PORT (`--backend swarm`).
     #[arg(long)]
     pub registry: Option<String>,
+}
+
+/// How validation gathers results: the toolchain search and evidence runs (not evaluation's).
+#[derive(Debug, Args, Clone)]
+pub struct ValidationArgs {
     /// Toolchain versions tried per instance (the first choice included) when its setup fails in
     /// a way that names the toolchain, e.g. "Source option 6 is no longer supported" (default 5;
     /// 1: no search).
@@ -184,6 +203,10 @@ pub struct ValidateArgs {
     /// A pipeline file whose `[overrides]` and `[validate]` settings apply.
     #[arg(long)]
     pub pipeline: Option<PathBuf>,
+    /// Print the summary as one JSON object on stdout (records, accepted, and per instance its
+    /// id, status, FAIL_TO_PASS and PASS_TO_PASS counts and rejection reasons) instead of a table.
+    #[arg(long)]
+    pub json: bool,
     #[command(flatten)]
     pub engine: EngineArgs,
 }
@@ -222,8 +245,11 @@ pub struct EvaluateArgs {
     /// canonical ids for swe-forge's records, Multi-SWE-bench's names for published ones).
     #[arg(long)]
     pub profile: Option<String>,
+    /// Predictions evaluated at once.
+    #[arg(long, short = 'j', value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub jobs: Option<usize>,
     #[command(flatten)]
-    pub engine: EngineArgs,
+    pub engine: RunnerArgs,
 }
 
 #[derive(Debug, Args)]
@@ -302,9 +328,13 @@ fn export_naming() -> impl TypedValueParser<Value = Naming> {
 pub struct RunArgs {
     /// The pipeline file (TOML), e.g. pipelines/demo.toml.
     pub pipeline: PathBuf,
-    /// Re-validate instances already present in the progress file.
+    /// Start over: validate every instance again instead of resuming from the state store.
     #[arg(long)]
     pub fresh: bool,
+    /// Print the summary as one JSON object on stdout (records, accepted, and per instance its
+    /// id, status, FAIL_TO_PASS and PASS_TO_PASS counts and rejection reasons) instead of a table.
+    #[arg(long)]
+    pub json: bool,
     #[command(flatten)]
     pub engine: EngineArgs,
 }
@@ -318,6 +348,11 @@ pub struct DemoArgs {
     /// Resume from the state store (the default; kept for older scripts).
     #[arg(long, hide = true)]
     pub resume: bool,
+    /// Print the summary as one JSON object on stdout (records, accepted, and per instance its
+    /// id, status, FAIL_TO_PASS and PASS_TO_PASS counts and rejection reasons) instead of a table.
+    #[arg(long)]
+    pub json: bool,
+
     #[command(flatten)]
     pub engine: EngineArgs,
 }
@@ -427,8 +462,13 @@ pub enum ImagesCommand {
     #[command(after_help = "Example:\n  swe-forge images bootstrap")]
     Bootstrap,
     /// List swe-forge's images.
-    #[command(after_help = "Example:\n  swe-forge images list")]
-    List,
+    #[command(after_help = "Example:\n  swe-forge images list --json")]
+    List {
+        /// One JSON array on stdout: each image's role, tag, repository (for environment and
+        /// instance images) and size in bytes.
+        #[arg(long)]
+        json: bool,
+    },
     /// Bytes each instance image adds on top of its environment, and each environment on top of
     /// its toolchain: on disk, as uncompressed layer tars and gzip-compressed as a registry push
     /// sends them, with build times (Markdown tables, medians last).
@@ -690,5 +730,44 @@ fn positive_cpus(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(c) if c.is_finite() && c > 0.0 => Ok(c),
         _ => Err(format!("{s:?} is not a number of CPUs above 0 (e.g. 1.5)")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::Cli;
+
+    fn help(path: &[&str]) -> String {
+        let mut cmd = Cli::command();
+        let mut sub = &mut cmd;
+        for name in path {
+            sub = sub.find_subcommand_mut(name).unwrap_or_else(|| panic!("no subcommand {name}"));
+        }
+        sub.render_long_help().to_string()
+    }
+
+    /// Each command's help speaks of what it does: evaluation evaluates predictions and has no
+    /// flags of validation's toolchain search or evidence; nothing speaks of a "progress file".
+    #[test]
+    fn help_texts_say_what_each_command_does() {
+        let evaluate = help(&["evaluate"]);
+        assert!(evaluate.contains("Predictions evaluated at once"), "{evaluate}");
+        for flag in ["--evidence-runs", "--toolchain-attempts", "Instances validated at once"] {
+            assert!(!evaluate.contains(flag), "evaluate --help lists {flag}");
+        }
+        assert!(evaluate.contains("--reruns"), "evaluation reruns each prediction");
+        let validate = help(&["validate"]);
+        for flag in ["--evidence-runs", "--toolchain-attempts", "Instances validated at once", "--json"] {
+            assert!(validate.contains(flag), "validate --help lacks {flag}");
+        }
+        for path in [&["run"][..], &["demo"], &["validate"], &["evaluate"]] {
+            assert!(!help(path).contains("progress file"), "{path:?}");
+        }
+        assert!(help(&["run"]).contains("resuming from the state store"));
+        assert!(help(&["images", "list"]).contains("--json"));
+        assert!(help(&["curate"]).contains("--json"));
+        assert!(help(&[]).contains("--color <COLOR>"));
     }
 }

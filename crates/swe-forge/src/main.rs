@@ -37,7 +37,7 @@ fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
-        .with_ansi(terminal::stderr_colour())
+        .with_ansi(terminal::stderr_colour(cli.global.color))
         .init();
     tracing::debug!(command = ?std::env::args().skip(1).find(|a| !a.starts_with('-')), version = env!("SWE_FORGE_VERSION"), "starting");
     match commands::dispatch(cli) {

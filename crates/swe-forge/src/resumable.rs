@@ -40,7 +40,7 @@ impl Run {
     /// The work left, `todo` of `total` items (the store answers the others), after saying how
     /// much of it an earlier run already did, when it did any.
     pub fn resume<T>(&self, todo: Vec<T>, total: usize) -> Vec<T> {
-        if todo.len() < total {
+        if todo.len() < total && !crate::reporter::quiet() {
             let (items, done, store) = (self.items, self.done, self.store.path().display());
             eprintln!("resuming: {} of {total} {items} already {done} in {store}", total - todo.len());
         }

@@ -12,7 +12,7 @@ use swe_forge_docker::{CaBundle, SwarmSpec};
 use swe_forge_recipes::plan_env_commits;
 use swe_forge_validate::Settings;
 
-use crate::cli::EngineArgs;
+use crate::cli::{EngineArgs, RunnerArgs};
 use crate::records::read_records;
 
 pub fn apply_pipeline(settings: &mut Settings, p: &Pipeline) {
@@ -86,6 +86,21 @@ fn default_swarm() -> SwarmSpec {
 }
 
 pub fn apply_engine_args(settings: &mut Settings, a: &EngineArgs) {
+    apply_runner_args(settings, &a.runner);
+    if let Some(j) = a.jobs {
+        settings.jobs = j;
+    }
+    let v = &a.validation;
+    if let Some(n) = v.toolchain_attempts {
+        settings.toolchain_attempts = n;
+    }
+    if let Some(n) = v.evidence_runs {
+        settings.evidence_runs = n;
+    }
+}
+
+/// The flags of where and how containers run, over the pipeline's settings.
+pub fn apply_runner_args(settings: &mut Settings, a: &RunnerArgs) {
     match a.backend.as_deref() {
         Some("swarm") => {
             settings.swarm.get_or_insert_with(default_swarm);
@@ -101,8 +116,8 @@ pub fn apply_engine_args(settings: &mut Settings, a: &EngineArgs) {
             swarm.registry.clone_from(r);
         }
     }
-    if let Some(j) = a.jobs {
-        settings.jobs = j;
+    if let Some(r) = a.reruns {
+        settings.reruns = r;
     }
     if let Some(t) = a.timeout {
         settings.phase_timeout = Duration::from_secs(t);
@@ -113,20 +128,11 @@ pub fn apply_engine_args(settings: &mut Settings, a: &EngineArgs) {
     if let Some(c) = &a.ca_bundle {
         settings.ca_bundle = resolve_ca_bundle(c);
     }
-    if let Some(r) = a.reruns {
-        settings.reruns = r;
-    }
     if let Some(p) = a.pids_limit {
         settings.pids_limit = Some(p);
     }
     if let Some(c) = a.cpus {
         settings.cpus = Some(c);
-    }
-    if let Some(n) = a.toolchain_attempts {
-        settings.toolchain_attempts = n;
-    }
-    if let Some(n) = a.evidence_runs {
-        settings.evidence_runs = n;
     }
     // Setup steps trust what this machine trusts unless told otherwise (a TLS-intercepting
     // proxy's CA is in the system bundle); the bundle never enters an image.
@@ -186,9 +192,8 @@ pub fn prepare(p: &Pipeline, engine: &EngineArgs) -> Result<(Vec<Instance>, Sett
 mod tests {
     use super::*;
 
-    fn no_flags() -> EngineArgs {
-        EngineArgs {
-            jobs: None,
+    fn no_flags() -> RunnerArgs {
+        RunnerArgs {
             timeout: None,
             memory_mb: None,
             ca_bundle: None,
@@ -198,8 +203,6 @@ mod tests {
             backend: None,
             swarm_manager: None,
             registry: None,
-            toolchain_attempts: None,
-            evidence_runs: None,
         }
     }
 
@@ -208,14 +211,14 @@ mod tests {
         let toml = "name='x'\n[source]\nrecords='a'\nrepos='b'\n[output]\nvalidated='c'\n[validate]\nbackend='swarm'\nswarm_manager='tcp://m:2375'\nregistry='r:5000'\n";
         let mut s = Settings::new("repos".into(), "work".into());
         apply_pipeline(&mut s, &Pipeline::from_toml(toml, "p").unwrap());
-        apply_engine_args(&mut s, &no_flags());
+        apply_runner_args(&mut s, &no_flags());
         assert_eq!(s.swarm, Some(SwarmSpec { manager: "tcp://m:2375".into(), registry: "r:5000".into() }));
-        apply_engine_args(&mut s, &EngineArgs { registry: Some("other:5000".into()), ..no_flags() });
+        apply_runner_args(&mut s, &RunnerArgs { registry: Some("other:5000".into()), ..no_flags() });
         assert_eq!(s.swarm.as_ref().unwrap().registry, "other:5000");
-        apply_engine_args(&mut s, &EngineArgs { backend: Some("local".into()), ..no_flags() });
+        apply_runner_args(&mut s, &RunnerArgs { backend: Some("local".into()), ..no_flags() });
         assert_eq!(s.swarm, None);
         let mut plain = Settings::new("repos".into(), "work".into());
-        apply_engine_args(&mut plain, &no_flags());
+        apply_runner_args(&mut plain, &no_flags());
         assert_eq!(plain.swarm, None, "local unless asked");
     }
 }

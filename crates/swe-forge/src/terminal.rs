@@ -40,10 +40,29 @@ pub fn clean_error(text: &str) -> String {
     out
 }
 
-/// Whether log lines on stderr may carry colour: stderr is a terminal and `NO_COLOR` is unset or
-/// empty (<https://no-color.org>).
-pub fn stderr_colour() -> bool {
-    std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+/// When output may carry colour (`--color`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorWhen {
+    /// On a terminal, unless `NO_COLOR` is set.
+    Auto,
+    /// Always, also into a file or pipe.
+    Always,
+    /// Never.
+    Never,
+}
+
+/// Whether log lines on stderr carry colour under `when`: `always` and `never` say so; `auto`:
+/// stderr is a terminal and `NO_COLOR` is unset or empty (<https://no-color.org>).
+pub fn stderr_colour(when: ColorWhen) -> bool {
+    colour(when, std::io::stderr().is_terminal(), std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()))
+}
+
+fn colour(when: ColorWhen, terminal: bool, no_color: bool) -> bool {
+    match when {
+        ColorWhen::Always => true,
+        ColorWhen::Never => false,
+        ColorWhen::Auto => terminal && !no_color,
+    }
 }
 
 #[cfg(test)]
@@ -55,6 +74,15 @@ mod tests {
         assert_eq!(clean("plain\ttext\n"), "plain\ttext\n");
         assert!(matches!(clean("plain"), Cow::Borrowed(_)));
         assert_eq!(clean("\u{1b}[2J\u{1b}]0;pwned\u{7}Not Found\r\u{9b}31m\u{7f}"), "[2J]0;pwnedNot Found31m");
+    }
+
+    #[test]
+    fn colour_follows_the_flag_then_the_terminal_and_no_color() {
+        assert!(colour(ColorWhen::Always, false, true), "always: into a pipe, NO_COLOR set");
+        assert!(!colour(ColorWhen::Never, true, false));
+        assert!(colour(ColorWhen::Auto, true, false));
+        assert!(!colour(ColorWhen::Auto, false, false), "auto: not into a pipe");
+        assert!(!colour(ColorWhen::Auto, true, true), "auto: NO_COLOR");
     }
 
     #[test]

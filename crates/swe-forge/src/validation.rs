@@ -52,12 +52,37 @@ pub async fn validate_records(
     Ok(results)
 }
 
-pub fn print_summary(results: &[Instance]) {
+/// The summary of `results` on stdout: a table, or with `json` one JSON object (`records`,
+/// `accepted`, and per instance its id, status, FAIL_TO_PASS and PASS_TO_PASS counts, reasons).
+pub fn print_summary(results: &[Instance], json: bool) {
+    if json {
+        outln!("{}", summary_json(results));
+        return;
+    }
     let mut table = SummaryTable::start();
     for r in results {
         table.row(r);
     }
     table.end();
+}
+
+fn summary_json(results: &[Instance]) -> serde_json::Value {
+    let instances: Vec<serde_json::Value> = results
+        .iter()
+        .map(|r| {
+            let reasons: Vec<&str> =
+                r.swe_forge.iter().flat_map(|m| m.rejections.iter().map(|x| x.reason.as_str())).collect();
+            serde_json::json!({
+                "instance_id": r.instance_id,
+                "status": r.status().as_str(),
+                "fail_to_pass": r.fixed_tests.len(),
+                "pass_to_pass": r.p2p_tests.len(),
+                "reasons": reasons,
+            })
+        })
+        .collect();
+    let accepted = results.iter().filter(|r| r.status() == ValidationStatus::Accepted).count();
+    serde_json::json!({ "records": results.len(), "accepted": accepted, "instances": instances })
 }
 
 /// The summary table of validated records, printed a row at a time as they come: instance,

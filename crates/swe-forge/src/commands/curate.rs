@@ -65,6 +65,10 @@ pub struct CurateArgs {
     /// With --calibrate: also search the thresholds that agree best and print them.
     #[arg(long, requires = "calibrate")]
     pub fit: bool,
+    /// Print the summary as one JSON object on stdout (counts, the output, the split files)
+    /// instead of a sentence.
+    #[arg(long, conflicts_with = "calibrate")]
+    pub json: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -104,10 +108,12 @@ pub fn curate_command(args: CurateArgs) -> Result<()> {
         None => Vec::new(),
     };
     batch.commit()?;
-    print_summary(&summary, args.require_evidence.then_some(without_evidence), kept.len(), written.len(), out);
-    for (path, n) in split_files {
-        outln!("{n:>6}  {}", path.display());
-    }
+    let counts = Counts {
+        without_evidence: args.require_evidence.then_some(without_evidence),
+        kept: kept.len(),
+        written: written.len(),
+    };
+    print_summary(&summary, &counts, out, &split_files, args.json);
     Ok(())
 }
 
@@ -121,16 +127,48 @@ fn split_options(args: &CurateArgs, dir: &Path) -> SplitOptions {
     }
 }
 
-/// The line saying what curate did.
-fn print_summary(
-    summary: &swe_forge_curate::CurateSummary,
+/// What curate kept and wrote, beside the library's summary.
+struct Counts {
+    /// Kept records without complete evidence (`--require-evidence` only).
     without_evidence: Option<usize>,
     kept: usize,
     written: usize,
+}
+
+/// The line saying what curate did and a line per split file; with `json`, one JSON object.
+fn print_summary(
+    summary: &swe_forge_curate::CurateSummary,
+    counts: &Counts,
     out: &Path,
+    split_files: &[(std::path::PathBuf, usize)],
+    json: bool,
 ) {
+    if json {
+        let splits: Vec<serde_json::Value> = split_files
+            .iter()
+            .map(|(path, n)| serde_json::json!({ "path": path.display().to_string(), "records": n }))
+            .collect();
+        let value = serde_json::json!({
+            "records": summary.records,
+            "human_labels": summary.human_labels,
+            "reviewed": summary.reviewed,
+            "dropped_by_review": summary.dropped_by_review,
+            "decided": summary.decided,
+            "dropped_by_decision": summary.dropped_by_decision,
+            "needs_work": summary.needs_work,
+            "duplicates": summary.duplicates,
+            "duplicates_dropped": summary.duplicates_dropped,
+            "without_evidence": counts.without_evidence,
+            "kept": counts.kept,
+            "written": counts.written,
+            "out": out.display().to_string(),
+            "splits": splits,
+        });
+        outln!("{value}");
+        return;
+    }
     outln!(
-        "{} records: {} labelled by people, {} reviewed ({} dropped by the keep rule), {} decided ({} dropped, {} need work), {} duplicates{}; {} kept; {} written to {}",
+        "{} records: {} labelled by people, {} reviewed ({} dropped by the keep rule), {} decided ({} dropped, {} need work), {} duplicates ({} of them dropped from the kept set, as the card counts){}; {} kept; {} written to {}",
         summary.records,
         summary.human_labels,
         summary.reviewed,
@@ -139,11 +177,15 @@ fn print_summary(
         summary.dropped_by_decision,
         summary.needs_work,
         summary.duplicates,
-        without_evidence.map(|n| format!(", {n} without complete evidence")).unwrap_or_default(),
-        kept,
-        written,
+        summary.duplicates_dropped,
+        counts.without_evidence.map(|n| format!(", {n} without complete evidence")).unwrap_or_default(),
+        counts.kept,
+        counts.written,
         out.display()
     );
+    for (path, n) in split_files {
+        outln!("{n:>6}  {}", path.display());
+    }
 }
 
 /// Whether `path` is a regular file, which can be read twice: `-` (stdin), a FIFO or a device is
@@ -206,10 +248,8 @@ fn curate_stream(args: CurateArgs) -> Result<()> {
     writer.finish().with_context(|| format!("writing {}", out.display()))?;
     let split_files = splits.map(SplitWriter::finish).transpose()?.map(|s| s.files).unwrap_or_default();
     batch.commit()?;
-    print_summary(&summary, args.require_evidence.then_some(without_evidence), kept, written, out);
-    for (path, n) in split_files {
-        outln!("{n:>6}  {}", path.display());
-    }
+    let counts = Counts { without_evidence: args.require_evidence.then_some(without_evidence), kept, written };
+    print_summary(&summary, &counts, out, &split_files, args.json);
     Ok(())
 }
 

@@ -17,7 +17,7 @@ use swe_forge_validate::{Done, Evaluation, Prediction, Settings, Stopped, Summar
 use crate::cli::EvaluateArgs;
 use crate::records::{folder_out, off_thread, read_records};
 use crate::resumable::Run;
-use crate::settings::{apply_engine_args, apply_pipeline};
+use crate::settings::{apply_pipeline, apply_runner_args};
 use swe_forge_config::Pipeline;
 use swe_forge_config::Profile;
 
@@ -39,7 +39,10 @@ fn evaluation_settings(args: &EvaluateArgs, dataset: &[Instance]) -> Result<Sett
         settings.label_rule = profile.labels;
         settings.eval_naming = profile.naming;
     }
-    apply_engine_args(&mut settings, &args.engine);
+    apply_runner_args(&mut settings, &args.engine);
+    if let Some(j) = args.jobs {
+        settings.jobs = j;
+    }
     if args.repos.is_some() {
         settings.env_commits = plan_env_commits(dataset, &settings.repos_root, &settings.overrides);
     }

@@ -10,24 +10,25 @@ use swe_forge_core::{Instance, ValidationStatus};
 use swe_forge_logparse::Naming;
 
 use crate::cli::{ExportArgs, ExportFormat};
+use crate::exit::Usage;
 use crate::exporting::{RecordSinks, create_parents, producer};
 use crate::records::{open_records, read_logs};
 
 pub fn export_command(args: ExportArgs) -> Result<()> {
     let files = args.jsonl.is_some() || args.parquet.is_some() || args.tests_parquet.is_some();
+    // Flags that do not go together are usage errors (exit 2), as clap's own.
+    let usage = |m: &str| -> Result<()> { Err(Usage(m.to_owned()).into()) };
     match (args.format, &args.dir) {
-        (ExportFormat::Harbor, None) => bail!("--format harbor writes task folders: give --dir DIR"),
-        (ExportFormat::Harbor, Some(_)) if files => {
-            bail!(
-                "--format harbor writes only task folders (--dir): --jsonl, --parquet and --tests-parquet do not go with it"
-            )
-        }
+        (ExportFormat::Harbor, None) => usage("--format harbor writes task folders: give --dir DIR")?,
+        (ExportFormat::Harbor, Some(_)) if files => usage(
+            "--format harbor writes only task folders (--dir): --jsonl, --parquet and --tests-parquet do not go with it",
+        )?,
         (ExportFormat::Harbor, Some(dir)) if same_file(dir, &args.records) => {
             bail!("--dir {} is the input (--records)", dir.display())
         }
-        (ExportFormat::Records | ExportFormat::Swebench, Some(_)) => bail!("--dir is for --format harbor"),
+        (ExportFormat::Records | ExportFormat::Swebench, Some(_)) => usage("--dir is for --format harbor")?,
         (ExportFormat::Records | ExportFormat::Swebench, None) if !files => {
-            bail!("nothing to export: give --jsonl, --parquet and/or --tests-parquet")
+            usage("nothing to export: give --jsonl, --parquet and/or --tests-parquet")?
         }
         _ => {}
     }

@@ -32,15 +32,23 @@ pub async fn images_command(cmd: ImagesCommand) -> Result<()> {
             let validator = Validator::new(engine, settings, Arc::new(Silent))?;
             let mut failures = 0;
             let path = records.clone();
-            for inst in off_thread(move || read_records(&path)).await? {
-                if !instances.is_empty() && !instances.contains(&inst.instance_id) {
-                    continue;
+            let chosen: Vec<_> = off_thread(move || read_records(&path))
+                .await?
+                .into_iter()
+                .filter(|i| instances.is_empty() || instances.contains(&i.instance_id))
+                .filter(|i| i.swe_forge.as_ref().and_then(|m| m.image.as_ref()).is_some())
+                .collect();
+            let total = chosen.len();
+            for (k, inst) in chosen.into_iter().enumerate() {
+                let began = std::time::Instant::now();
+                if !crate::reporter::quiet() {
+                    eprintln!("[{}/{total}] rebuilding {} from scratch", k + 1, inst.instance_id);
                 }
-                if inst.swe_forge.as_ref().and_then(|m| m.image.as_ref()).is_none() {
-                    continue;
+                let verified = validator.verify_image(&inst).await;
+                if !crate::reporter::quiet() {
+                    eprintln!("[{}/{total}] {} done ({}s)", k + 1, inst.instance_id, began.elapsed().as_secs());
                 }
-                eprintln!("rebuilding {} from scratch", inst.instance_id);
-                match validator.verify_image(&inst).await {
+                match verified {
                     Ok(r) if r.identical() => outln!(
                         "{}: identical ({} files; {} volatile files differ, as on every build)",
                         r.instance_id,
@@ -84,11 +92,25 @@ pub async fn images_command(cmd: ImagesCommand) -> Result<()> {
         ImagesCommand::Pull { records, registry } => ship::pull(&engine, &records, registry.as_deref()).await?,
         ImagesCommand::Save { records, out } => ship::save(&engine, &records, &out).await?,
         ImagesCommand::Load { archive } => ship::load(&engine, &archive).await?,
-        ImagesCommand::List => {
+        ImagesCommand::List { json } => {
+            let mut rows = Vec::new();
             for role in ["base", "toolchain", "environment", "instance"] {
-                for tag in engine.images_with_labels(&[(LABEL_ROLE, role)]).await? {
-                    outln!("{role:<10} {tag}");
+                for image in engine.listed_images(&[(LABEL_ROLE, role)]).await? {
+                    if json {
+                        rows.push(serde_json::json!({
+                            "role": role,
+                            "tag": image.tag,
+                            "id": image.id,
+                            "repository": image.labels.get(LABEL_REPOSITORY),
+                            "size_bytes": image.size,
+                        }));
+                    } else {
+                        outln!("{role:<10} {}", image.tag);
+                    }
                 }
+            }
+            if json {
+                outln!("{}", serde_json::Value::Array(rows));
             }
         }
     }

@@ -226,28 +226,48 @@ fn write_funnel(
     Ok(())
 }
 
-/// Progress lines on stderr: every listing page, and every 100th decision.
-#[derive(Default)]
+/// Progress lines on stderr: every listing page, every 100th decision, and a line when 30 s
+/// passed since the last one (a repository whose PRs each need API calls).
 struct StderrReporter {
-    counts: Mutex<(u64, u64, u64)>,
+    counts: Mutex<Counts>,
+}
+
+struct Counts {
+    listed: u64,
+    decided: u64,
+    kept: u64,
+    last_line: std::time::Instant,
+}
+
+impl Default for StderrReporter {
+    fn default() -> StderrReporter {
+        let counts = Counts { listed: 0, decided: 0, kept: 0, last_line: std::time::Instant::now() };
+        StderrReporter { counts: Mutex::new(counts) }
+    }
 }
 
 impl Reporter for StderrReporter {
     fn listed(&self, repo: &str, count: usize) {
-        let mut c = self.counts.lock().expect("lock");
-        c.0 += count as u64;
-        eprintln!("  {}: {} PRs listed, {} decided, {} kept", clean(repo), c.0, c.1, c.2);
+        let mut c = self.counts.lock().unwrap_or_else(|e| e.into_inner());
+        c.listed += count as u64;
+        c.last_line = std::time::Instant::now();
+        if !crate::reporter::quiet() {
+            eprintln!("  {}: {} PRs listed, {} decided, {} kept", clean(repo), c.listed, c.decided, c.kept);
+        }
     }
 
     fn decided(&self, repo: &str, number: u64, decision: Decision) {
-        let mut c = self.counts.lock().expect("lock");
-        c.1 += 1;
+        let mut c = self.counts.lock().unwrap_or_else(|e| e.into_inner());
+        c.decided += 1;
         if decision == Decision::Kept {
-            c.2 += 1;
+            c.kept += 1;
             tracing::info!(repo, number, "kept");
         }
-        if c.1.is_multiple_of(100) {
-            eprintln!("  {}: {} decided, {} kept", clean(repo), c.1, c.2);
+        if c.decided.is_multiple_of(100) || c.last_line.elapsed() >= crate::reporter::STATUS_EVERY {
+            c.last_line = std::time::Instant::now();
+            if !crate::reporter::quiet() {
+                eprintln!("  {}: {} decided, {} kept (last: #{number})", clean(repo), c.decided, c.kept);
+            }
         }
     }
 }

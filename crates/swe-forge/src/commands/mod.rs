@@ -26,7 +26,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Validate(args) => runtime.block_on(validate::validate_command(args)),
         Command::Export(args) => runtime.run_sync(|| export::export_command(args)),
-        Command::Run(args) => runtime.block_on(run::run_command(&args.pipeline, args.fresh, &args.engine)),
+        Command::Run(args) => runtime.block_on(run::run_command(&args.pipeline, args.fresh, &args.engine, args.json)),
         Command::Demo(args) => runtime.block_on(run::demo_command(args)),
         Command::Mine(args) => runtime.block_on(mine::mine_command(args)),
         Command::Parse(args) => runtime.run_sync(|| parse::parse_command(args)),

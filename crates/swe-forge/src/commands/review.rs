@@ -29,7 +29,8 @@ pub struct ReviewArgs {
     /// Port on 127.0.0.1 (0 picks a free one).
     #[arg(long, default_value_t = 8377)]
     pub port: u16,
-    /// Reviewer name saved with each review when the page gives none. Default: $USER.
+    /// Reviewer name saved with each review when the page gives none. Default: $USER, else
+    /// $LOGNAME, git's user.name, or the account of this uid.
     #[arg(long)]
     pub reviewer: Option<String>,
     #[command(flatten)]
@@ -50,12 +51,10 @@ pub fn review_command(args: ReviewArgs) -> Result<()> {
     if let Some(parent) = store.parent().filter(|p| !p.as_os_str().is_empty() && !p.exists()) {
         std::fs::create_dir_all(parent).with_context(|| format!("making {}", parent.display()))?;
     }
-    let reviewer = args
-        .reviewer
-        .clone()
-        .or_else(|| std::env::var("USER").ok())
-        .filter(|r| !r.trim().is_empty())
-        .unwrap_or_else(|| "anonymous".into());
+    let reviewer = match args.reviewer.clone().filter(|r| !r.trim().is_empty()) {
+        Some(r) => r,
+        None => default_reviewer(),
+    };
     // The page reads the dataset as JSONL by byte ranges: a Parquet dataset is served from a
     // JSONL copy that lives as long as the server.
     let jsonl_copy = jsonl_copy(&args.dataset)?;
@@ -117,4 +116,59 @@ fn jsonl_copy(dataset: &std::path::Path) -> Result<Option<tempfile::NamedTempFil
     out.flush()?;
     drop(out);
     Ok(Some(file))
+}
+
+/// Who reviews when `--reviewer` is not given: `$USER`, `$LOGNAME`, git's `user.name`, then the
+/// account of this process's uid in /etc/passwd (a container or a cron job has no `$USER`), and
+/// `uid-N` when even that is missing; never a name shared by everyone ("anonymous").
+fn default_reviewer() -> String {
+    let git_name = || {
+        std::process::Command::new("git")
+            .args(["config", "user.name"])
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+    };
+    let uid = {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata("/proc/self").map(|m| m.uid()).ok()
+    };
+    let passwd = std::fs::read_to_string("/etc/passwd").unwrap_or_default();
+    reviewer_from(
+        [std::env::var("USER").ok(), std::env::var("LOGNAME").ok()].into_iter().flatten().chain(git_name()),
+        uid,
+        &passwd,
+    )
+}
+
+/// The first of `names` that is not blank, else `uid`'s account in `passwd`, else `uid-N`.
+fn reviewer_from(names: impl IntoIterator<Item = String>, uid: Option<u32>, passwd: &str) -> String {
+    if let Some(name) = names.into_iter().map(|n| n.trim().to_owned()).find(|n| !n.is_empty()) {
+        return name;
+    }
+    let Some(uid) = uid else { return "unknown".into() };
+    passwd
+        .lines()
+        .find_map(|l| {
+            let mut f = l.split(':');
+            let (name, _, id) = (f.next()?, f.next()?, f.next()?);
+            (id.parse() == Ok(uid) && !name.is_empty()).then(|| name.to_owned())
+        })
+        .unwrap_or_else(|| format!("uid-{uid}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::reviewer_from;
+
+    #[test]
+    fn the_reviewer_is_named_without_user_set() {
+        let passwd = "root:x:0:0:root:/root:/bin/bash\nana:x:1000:1000:Ana:/home/ana:/bin/sh\n";
+        assert_eq!(reviewer_from(["ana".to_owned()], Some(0), passwd), "ana");
+        assert_eq!(reviewer_from([" ".to_owned(), "bo".to_owned()], Some(0), passwd), "bo", "a blank $USER is skipped");
+        assert_eq!(reviewer_from([], Some(1000), passwd), "ana", "the uid's account");
+        assert_eq!(reviewer_from([], Some(4242), passwd), "uid-4242");
+        assert_eq!(reviewer_from([], None, ""), "unknown");
+    }
 }

@@ -12,7 +12,7 @@ use crate::exporting::export;
 use crate::settings::prepare;
 use crate::validation::{print_summary, validate_records};
 
-pub async fn run_command(path: &Path, fresh: bool, engine: &EngineArgs) -> Result<()> {
+pub async fn run_command(path: &Path, fresh: bool, engine: &EngineArgs, json: bool) -> Result<()> {
     let p = Pipeline::load(path)?;
     let (records, settings) = prepare(&p, engine)?;
     let validated = p.path(&p.output.validated);
@@ -23,7 +23,7 @@ pub async fn run_command(path: &Path, fresh: bool, engine: &EngineArgs) -> Resul
     let batch = swe_forge_fs::Batch::begin();
     export(&accepted, jsonl.as_deref(), parquet.as_deref(), tests.as_deref())?;
     batch.commit()?;
-    print_summary(&results);
+    print_summary(&results, json);
     for f in [Some(validated), jsonl, parquet, tests].into_iter().flatten() {
         eprintln!("wrote {}", f.display());
     }
@@ -40,5 +40,5 @@ pub async fn demo_command(args: DemoArgs) -> Result<()> {
     } else {
         bail!("pipelines/demo.toml not found: run the demo from the swe-forge repository root");
     };
-    run_command(&pipeline, args.fresh && !args.resume, &args.engine).await
+    run_command(&pipeline, args.fresh && !args.resume, &args.engine, args.json).await
 }

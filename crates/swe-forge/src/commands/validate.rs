@@ -26,6 +26,6 @@ pub async fn validate_command(args: ValidateArgs) -> Result<()> {
     apply_engine_args(&mut settings, &args.engine);
     settings.env_commits = plan_env_commits(&records, &settings.repos_root, &settings.overrides);
     let results = validate_records(records, settings, &args.out, args.fresh).await?;
-    print_summary(&results);
+    print_summary(&results, args.json);
     Ok(())
 }

@@ -63,7 +63,7 @@ fn curate_labels_dedups_splits_and_validates_against_the_schema() {
     );
     assert!(
         text(&o).contains(
-            "23 records: 1 labelled by people, 0 reviewed (0 dropped by the keep rule), 0 decided (0 dropped, 0 need work), 1 duplicates; 21 kept"
+            "23 records: 1 labelled by people, 0 reviewed (0 dropped by the keep rule), 0 decided (0 dropped, 0 need work), 1 duplicates (1 of them dropped from the kept set, as the card counts); 21 kept"
         ),
         "{}",
         text(&o)
@@ -232,4 +232,33 @@ fn curate_of_a_file_in_two_passes_equals_curate_of_stdin_in_memory() {
             assert!(a == b, "the splits of the two-pass curate differ from the in-memory ones");
         }
     }
+}
+
+/// `curate` and the card count duplicates alike: a duplicate mark on a record validation rejected
+/// drops nothing, and both say how many marks there are and how many records they drop.
+#[test]
+fn curate_and_the_card_count_duplicates_alike() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dataset = tmp.path().join("validated.jsonl");
+    let mut records = fixture(&dataset);
+    // A backport of the rejected record: a second mark, on a record that is not kept anyway.
+    let rejected = records.iter().find(|r| r.status() == ValidationStatus::Rejected).unwrap();
+    let mut copy = rejected.clone();
+    copy.number += 7000;
+    copy.instance_id = copy.expected_id();
+    records.push(copy);
+    swe_forge_core::write_jsonl(std::fs::File::create(&dataset).unwrap(), &records).unwrap();
+    let out = tmp.path().join("curated.jsonl");
+    let o = swe_forge(&["curate", "--dataset", dataset.to_str().unwrap(), "--out", out.to_str().unwrap(), "--json"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let summary: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&o)));
+    assert_eq!((summary["duplicates"].as_u64(), summary["duplicates_dropped"].as_u64()), (Some(2), Some(1)));
+    assert_eq!((summary["records"].as_u64(), summary["kept"].as_u64()), (Some(24), Some(21)));
+    assert_eq!(summary["out"].as_str(), out.to_str());
+
+    let card_dir = tmp.path().join("card");
+    let o = swe_forge(&["report", "--dataset", out.to_str().unwrap(), "--out", card_dir.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o));
+    let card = std::fs::read_to_string(card_dir.join("README.md")).unwrap();
+    assert!(card.contains("| not a duplicate | 21 | 1 (2 marked in the file) |"), "{card}");
 }

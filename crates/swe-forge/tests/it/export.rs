@@ -445,16 +445,19 @@ fn a_harbor_export_takes_a_folder_and_refuses_what_it_cannot_write() {
     go.swe_forge.as_mut().unwrap().image_id = Some("sha256:0123".into());
     write_records(&input, &records);
     let p = |name: &str| dir.path().join(name).to_str().unwrap().to_owned();
-    let refused = |args: &[&str], why: &str| {
+    let refused_with = |code: i32, args: &[&str], why: &str| {
         let out = swe_forge(&[&["export", "--records", &p("input.jsonl")], args].concat());
-        assert!(!out.status.success(), "{args:?}");
+        assert_eq!(out.status.code(), Some(code), "{args:?}: {}", text(&out));
         assert!(text(&out).contains(why), "{args:?}: {}", text(&out));
     };
-    refused(&["--format", "harbor"], "give --dir DIR");
-    refused(&["--format", "harbor", "--dir", &p("h"), "--jsonl", &p("x.jsonl")], "only task folders");
-    refused(&["--dir", &p("h")], "--dir is for --format harbor");
+    // Outputs missing or flags that do not go together: usage errors (2), as clap's.
+    let usage = |args: &[&str], why: &str| refused_with(2, args, why);
+    usage(&[], "nothing to export: give --jsonl, --parquet and/or --tests-parquet");
+    usage(&["--format", "harbor"], "give --dir DIR");
+    usage(&["--format", "harbor", "--dir", &p("h"), "--jsonl", &p("x.jsonl")], "only task folders");
+    usage(&["--dir", &p("h")], "--dir is for --format harbor");
     // Records swe-forge did not build (published Multi-SWE-bench ones) have no image to start from.
-    refused(&["--all", "--format", "harbor", "--dir", &p("h")], ": not validated by swe-forge");
+    refused_with(1, &["--all", "--format", "harbor", "--dir", &p("h")], ": not validated by swe-forge");
     assert!(!dir.path().join("h").exists());
     export(&["--records", &p("input.jsonl"), "--format", "harbor", "--dir", &p("h")]);
     let go = dir.path().join("h/forge-fixtures__gostack-1");
@@ -468,7 +471,7 @@ fn a_harbor_export_takes_a_folder_and_refuses_what_it_cannot_write() {
     // A folder of the user's is never replaced.
     std::fs::create_dir(dir.path().join("mine")).unwrap();
     std::fs::write(dir.path().join("mine/a.txt"), "x").unwrap();
-    refused(&["--format", "harbor", "--dir", &p("mine")], "not a Harbor export");
+    refused_with(1, &["--format", "harbor", "--dir", &p("mine")], "not a Harbor export");
 }
 
 /// A record keeps both namings of its tests (`swe_forge.msb_names`): validate's output, moved to

@@ -83,6 +83,53 @@ fn mine_usage_errors() {
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
 }
 
+/// A mirror reached through a symbolic link is named after the link (`mirrors/acme/widget`), not
+/// its target's folders; a folder whose name no image can carry (a tempdir's `.tmpXYZ`) is
+/// refused at mine time, naming the way out, instead of failing every validation later.
+#[test]
+fn a_linked_mirror_is_named_after_the_link_and_unfit_names_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = make_repos(tmp.path());
+    let hidden = tmp.path().join(".tmpAbC123");
+    std::fs::create_dir(&hidden).unwrap();
+    std::fs::rename(repos.join("forge-fixtures/gostack"), hidden.join("gostack")).unwrap();
+    std::fs::create_dir_all(tmp.path().join("mirrors/acme")).unwrap();
+    std::os::unix::fs::symlink(hidden.join("gostack"), tmp.path().join("mirrors/acme/widget")).unwrap();
+
+    let out = tmp.path().join("mined.jsonl");
+    let link = tmp.path().join("mirrors/acme/widget");
+    let o = swe_forge(&["mine", "--mirror", link.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o));
+    let mined = candidates(&out);
+    assert!(!mined.is_empty());
+    assert!(mined.iter().all(|c| (c.record.org.as_str(), c.record.repo.as_str()) == ("acme", "widget")));
+    assert_eq!(mined[0].record.instance_id, "acme__widget-1");
+
+    let out2 = tmp.path().join("unfit.jsonl");
+    let target = hidden.join("gostack");
+    let o = swe_forge(&["mine", "--mirror", target.to_str().unwrap(), "--out", out2.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        text(&o).contains(".tmpAbC123/gostack (named after ")
+            && text(&o).contains("cannot name a Docker image: the owner \".tmpAbC123\" does not start and end")
+            && text(&o).contains("--github-repo OWNER/NAME"),
+        "{}",
+        text(&o)
+    );
+    // Named by hand, the same folder mines.
+    let o = swe_forge(&[
+        "mine",
+        "--mirror",
+        target.to_str().unwrap(),
+        "--github-repo",
+        "forge-fixtures/gostack",
+        "--out",
+        out2.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(candidates(&out2)[0].record.instance_id, "forge-fixtures__gostack-1");
+}
+
 /// 60 merged PRs, 40 of them candidates, served slowly enough to kill the mine midway.
 fn big_repo(delay: Duration) -> FakeGithub {
     let prs = (1..=60u64)

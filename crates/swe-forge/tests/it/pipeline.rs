@@ -50,6 +50,18 @@ fn demo_pipeline_accepts_good_instances_and_rejects_bad_ones() {
     let out = swe_forge(&["run", pipeline.to_str().unwrap()]);
     assert!(out.status.success(), "{}", text(&out));
 
+    // Where stderr is no terminal, a line per finished instance says how it ended and how long it
+    // took, and the run ends with a count (nohup, CI and `| tee` see the run as it goes).
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let finished: Vec<&str> = stderr.lines().filter(|l| l.starts_with('[') && l.contains("/13] ")).collect();
+    assert_eq!(finished.len(), 13, "{stderr}");
+    assert!(
+        finished.iter().any(|l| l.contains("] forge-fixtures__gostack-1 accepted (1 FAIL_TO_PASS, 2 PASS_TO_PASS) (")
+            && l.ends_with("s)")),
+        "{stderr}"
+    );
+    assert!(stderr.lines().any(|l| l.starts_with("13/13 done in ")), "{stderr}");
+
     let all = read_records(&tmp.path().join("out/validated.jsonl"));
     let get = |id: &str| all.iter().find(|r| r.instance_id == id).unwrap_or_else(|| panic!("{id} missing"));
     let go = get("forge-fixtures__gostack-1");
@@ -190,6 +202,9 @@ fn demo_pipeline_accepts_good_instances_and_rejects_bad_ones() {
     let again = swe_forge(&["run", pipeline.to_str().unwrap()]);
     assert!(again.status.success(), "{}", text(&again));
     assert!(text(&again).contains("resuming: 13 of 13"), "{}", text(&again));
+    let quiet = swe_forge(&["-q", "run", pipeline.to_str().unwrap()]);
+    assert!(quiet.status.success(), "{}", text(&quiet));
+    assert!(!text(&quiet).contains("resuming"), "-q: {}", text(&quiet));
     assert_eq!(read_records(&tmp.path().join("out/validated.jsonl")).len(), 13);
 }
 

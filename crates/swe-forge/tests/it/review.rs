@@ -527,6 +527,10 @@ fn keyboard_review_with_decisions_tests_and_logs_then_curate() {
               for (const pre of document.querySelectorAll('#test-logs pre, #d-logs pre.log[data-phase]')) {
                 if (pre.offsetParent !== null && pre.scrollWidth > pre.clientWidth + 1) bad.push('a log is cut off on the right');
               }
+              for (const e of document.querySelectorAll('#list li .id')) {
+                if (e.scrollWidth > e.clientWidth + 1 || e.textContent.includes('\\u2026')) bad.push('the id ' + e.textContent + ' is cut');
+              }
+              if (document.querySelectorAll('#list li .id').length === 0) bad.push('no instance listed');
               if (document.documentElement.scrollWidth > window.innerWidth + 1) bad.push('the page scrolls sideways');
               // The decision and questionnaire leave most of the first screen to the instance.
               if (window.innerWidth < 1200 && r('panel').height > window.innerHeight * 0.4) bad.push('the panel takes ' + Math.round(r('panel').height) + ' px of the first screen');
