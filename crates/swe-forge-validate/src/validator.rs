@@ -137,7 +137,11 @@ impl std::fmt::Display for Step {
             Step::CheckingPatches => f.write_str("checking patches"),
             Step::BuildingImage => f.write_str("building image"),
             Step::PullingImage => f.write_str("pulling image"),
-            Step::Running(label) => write!(f, "{label} run"),
+            // The base phase's label is `run` (`run-1` for a rerun): "base run", not "run run".
+            Step::Running(label) => match label.strip_prefix("run").filter(|r| r.is_empty() || r.starts_with('-')) {
+                Some(rest) => write!(f, "base{rest} run"),
+                None => write!(f, "{label} run"),
+            },
             Step::Evaluated(outcome) => f.write_str(outcome),
         }
     }
@@ -1066,6 +1070,16 @@ fn wrapper_reason(choice: Option<&ToolchainChoice>) -> &str {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn steps_read_as_phrases() {
+        let step = |l: &str| super::Step::Running(l.into()).to_string();
+        assert_eq!(
+            (step("run"), step("run-2"), step("test"), step("fix-1")),
+            ("base run".to_owned(), "base-2 run".to_owned(), "test run".to_owned(), "fix-1 run".to_owned())
+        );
+        assert_eq!(step("runner"), "runner run");
+    }
+
     use super::*;
 
     #[test]
