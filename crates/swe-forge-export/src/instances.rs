@@ -224,6 +224,7 @@ pub(crate) fn approx_size(inst: &Instance) -> usize {
 
 fn instance_columns(path: &Path, xs: &[Instance], first_row: usize) -> Result<Vec<(Field, ArrayRef)>, ExportError> {
     let mut out = Vec::with_capacity(INSTANCE_COLUMNS.len());
+    let flat: Vec<FlatFields> = xs.iter().map(FlatFields::of).collect();
     for name in INSTANCE_COLUMNS {
         let f = field(name);
         let array = match name {
@@ -254,27 +255,15 @@ fn instance_columns(path: &Path, xs: &[Instance], first_row: usize) -> Result<Ve
                 f,
                 xs.iter().map(|i| i.swe_forge.iter().flat_map(|m| &m.rejections).map(|r| r.reason.as_str())),
             ),
-            "difficulty" => {
-                nullable_texts(xs.iter().map(|i| meta(i).and_then(|m| m.difficulty.as_ref()).map(|d| d.label.as_str())))
-            }
-            "evidence_complete" => Arc::new(
-                xs.iter()
-                    .map(|i| Some(meta(i).and_then(|m| m.evidence.as_ref()).is_some_and(Evidence::complete)))
-                    .collect::<BooleanArray>(),
-            ),
-            "image" => nullable_texts(xs.iter().map(|i| meta(i).and_then(|m| m.image.as_deref()))),
-            "image_id" => nullable_texts(xs.iter().map(|i| meta(i).and_then(|m| m.image_id.as_deref()))),
-            "image_digest" => nullable_texts(xs.iter().map(|i| meta(i).and_then(|m| image_digest(m)))),
-            "warnings" => {
-                text_list(f, xs.iter().map(|i| meta(i).into_iter().flat_map(|m| &m.warnings).map(String::as_str)))
-            }
-            "quality_flags" => text_list(f, xs.iter().map(|i| quality_flags(i).into_iter())),
-            "created_at" => {
-                nullable_texts(xs.iter().map(|i| meta(i).and_then(|m| m.created_at.as_ref()).map(|t| t.as_str())))
-            }
-            "merged_at" => {
-                nullable_texts(xs.iter().map(|i| meta(i).and_then(|m| m.merged_at.as_ref()).map(|t| t.as_str())))
-            }
+            "difficulty" => nullable_texts(flat.iter().map(|x| x.difficulty.as_deref())),
+            "evidence_complete" => Arc::new(flat.iter().map(|x| Some(x.evidence_complete)).collect::<BooleanArray>()),
+            "image" => nullable_texts(flat.iter().map(|x| x.image.as_deref())),
+            "image_id" => nullable_texts(flat.iter().map(|x| x.image_id.as_deref())),
+            "image_digest" => nullable_texts(flat.iter().map(|x| x.image_digest.as_deref())),
+            "warnings" => text_list(f, flat.iter().map(|x| x.warnings.iter().map(String::as_str))),
+            "quality_flags" => text_list(f, flat.iter().map(|x| x.quality_flags.iter().map(String::as_str))),
+            "created_at" => nullable_texts(flat.iter().map(|x| x.created_at.as_deref())),
+            "merged_at" => nullable_texts(flat.iter().map(|x| x.merged_at.as_deref())),
             "FAIL_TO_PASS" => text_list(f, xs.iter().map(|i| i.fixed_tests.keys().map(String::as_str))),
             "PASS_TO_PASS" => text_list(f, xs.iter().map(|i| i.p2p_tests.keys().map(String::as_str))),
             "f2p_tests" => map_column(f, xs.iter().map(|i| &i.f2p_tests)),
@@ -293,21 +282,85 @@ fn instance_columns(path: &Path, xs: &[Instance], first_row: usize) -> Result<Ve
     Ok(out)
 }
 
-fn meta(inst: &Instance) -> Option<&ForgeMeta> {
-    inst.swe_forge.as_ref()
+/// The flat columns of one row of the instances table ([`FLAT_COLUMNS`]): the fields of the
+/// record's `swe_forge` block a dataset is filtered by, each empty (null, false, no element)
+/// when the record has no block or the block lacks it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FlatFields {
+    /// `swe_forge.difficulty.label`: `easy`, `medium` or `hard`.
+    pub difficulty: Option<String>,
+    /// Whether `swe_forge.evidence` holds ([`Evidence::complete`]: the gold patch resolved every
+    /// time it ran and both negative controls ran, resolved nothing and passed no FAIL_TO_PASS
+    /// test); false without an evidence block.
+    pub evidence_complete: bool,
+    /// `swe_forge.image`, the instance image's tag.
+    pub image: Option<String>,
+    /// `swe_forge.image_id`, the instance image's content id (`sha256:...`).
+    pub image_id: Option<String>,
+    /// The registry digest (`sha256:<64 hex>`) of the pushed instance image: what follows the
+    /// `@` of `swe_forge.registry_image`; none when the image was not pushed.
+    pub image_digest: Option<String>,
+    /// `swe_forge.warnings`: what validation noticed without rejecting the instance.
+    pub warnings: Vec<String>,
+    /// The record's quality flags: none yet. The column is in the layout so that readers can
+    /// rely on it; it is to hold the quality signals of issue #49 once records carry them.
+    pub quality_flags: Vec<String>,
+    /// `swe_forge.created_at`, when the pull request was opened, as the record has it.
+    pub created_at: Option<String>,
+    /// `swe_forge.merged_at`, when the pull request was merged, as the record has it.
+    pub merged_at: Option<String>,
 }
 
-/// The registry digest (`sha256:<64 hex>`) of the pushed instance image: what follows the `@`
-/// of `swe_forge.registry_image`; none when the image was not pushed.
-fn image_digest(meta: &ForgeMeta) -> Option<&str> {
-    meta.registry_image.as_deref().and_then(|r| r.rsplit_once('@')).map(|(_, digest)| digest)
+impl FlatFields {
+    /// The flat fields of `inst`.
+    pub fn of(inst: &Instance) -> FlatFields {
+        let Some(m) = inst.swe_forge.as_ref() else { return FlatFields::default() };
+        FlatFields {
+            difficulty: m.difficulty.as_ref().map(|d| d.label.as_str().to_owned()),
+            evidence_complete: m.evidence.as_ref().is_some_and(Evidence::complete),
+            image: m.image.clone(),
+            image_id: m.image_id.clone(),
+            image_digest: m.registry_image.as_deref().and_then(|r| r.rsplit_once('@')).map(|(_, d)| d.to_owned()),
+            warnings: m.warnings.clone(),
+            quality_flags: Vec::new(),
+            created_at: m.created_at.as_ref().map(|t| t.as_str().to_owned()),
+            merged_at: m.merged_at.as_ref().map(|t| t.as_str().to_owned()),
+        }
+    }
 }
 
-/// The record's quality flags: none yet. The column is in the layout so that readers can rely
-/// on it; it is to hold the quality signals of issue #49 once the record carries them (the
-/// validation warnings are in `warnings`).
-fn quality_flags(_inst: &Instance) -> Vec<&str> {
-    Vec::new()
+/// The `instance_id` and flat columns of every row of an instances table of layout 3, as the
+/// file holds them (what a reader filtering on them sees). A table of an earlier layout has no
+/// flat columns and is refused with the first one named.
+pub fn read_flat_columns(path: impl AsRef<Path>) -> Result<Vec<(String, FlatFields)>, ExportError> {
+    let path = path.as_ref();
+    let want: Vec<Field> = SCHEMA
+        .iter()
+        .filter(|f| f.name() == "instance_id" || FLAT_COLUMNS.contains(&f.name().as_str()))
+        .cloned()
+        .collect();
+    let t = Table::read(path, INSTANCES_TABLE, &want)?;
+    let mut out = Vec::new();
+    for batch in t.batches() {
+        let c = Cols { batch };
+        let o = |name: &str, i: usize| opt_str(c.strings(name), i).map(str::to_owned);
+        let complete = batch.column_by_name("evidence_complete").expect("checked by Table::read").as_boolean();
+        for i in 0..batch.num_rows() {
+            let flat = FlatFields {
+                difficulty: o("difficulty", i),
+                evidence_complete: complete.value(i),
+                image: o("image", i),
+                image_id: o("image_id", i),
+                image_digest: o("image_digest", i),
+                warnings: list_strings(c.list("warnings"), i),
+                quality_flags: list_strings(c.list("quality_flags"), i),
+                created_at: o("created_at", i),
+                merged_at: o("merged_at", i),
+            };
+            out.push((c.strings("instance_id").value(i).to_owned(), flat));
+        }
+    }
+    Ok(out)
 }
 
 fn issues_column(f: &Field, xs: &[Instance]) -> ArrayRef {
@@ -650,6 +703,9 @@ mod tests {
         // The JSON column is still there and the records come back whole.
         assert!(text("swe_forge")[0].as_deref().unwrap().contains("\"label\":\"hard\""));
         assert_eq!(read_instances_parquet(&path).unwrap(), records);
+        let flat = read_flat_columns(&path).unwrap();
+        assert_eq!(flat, records.iter().map(|r| (r.instance_id.clone(), FlatFields::of(r))).collect::<Vec<_>>());
+        assert_eq!(flat[0].1.difficulty.as_deref(), Some("hard"));
     }
 
     /// A table of layout 2 (before the flat columns): the file the writer made then, with those
@@ -674,6 +730,8 @@ mod tests {
         w.write(&RecordBatch::try_new(schema, arrays).unwrap()).unwrap();
         w.close().unwrap();
         assert_eq!(read_instances_parquet(&path).unwrap(), records);
+        let err = read_flat_columns(&path).unwrap_err().to_string();
+        assert!(err.contains("column `difficulty`: missing"), "{err}");
 
         // The same file claiming layout 3 misses a flat column, and says which.
         let (batch, _) = read_batch_of(&path);
