@@ -26,7 +26,10 @@ FAILURES = []
 MAPS = ["fixed_tests", "p2p_tests", "f2p_tests", "s2p_tests", "n2p_tests"]
 RESULTS = ["run_result", "test_patch_result", "fix_patch_result"]
 OPTIONAL = ["hints", "tag", "number_interval", "lang"]
-DERIVED = ["status", "rejection_reasons", "FAIL_TO_PASS", "PASS_TO_PASS"]
+# The flat columns of the `swe_forge` block (table layout 3), derived like the four before them.
+FLAT = ["difficulty", "evidence_complete", "image", "image_id", "image_digest", "warnings", "quality_flags",
+        "created_at", "merged_at"]
+DERIVED = ["status", "rejection_reasons", "FAIL_TO_PASS", "PASS_TO_PASS", *FLAT]
 
 
 def path(name):
@@ -91,6 +94,41 @@ def same_records(rows, reader):
         if got != want:
             diff = sorted(k for k in set(got) | set(want) if got.get(k) != want.get(k))
             raise AssertionError(f"{reader}: {want['instance_id']} differs in {diff}")
+
+
+def evidence_complete(ev):
+    """`Evidence::complete` of swe-forge-core: every gold run resolved, both controls held."""
+    if not ev or ev.get("gold_runs", 0) == 0 or ev.get("gold_resolved") != ev["gold_runs"]:
+        return False
+    controls = ev.get("controls", [])
+    return all(any(c["name"] == n and not c["resolved"] and not c.get("f2p_passed") for c in controls)
+               for n in ("empty_patch", "test_patch_alone"))
+
+
+def flat_of(rec):
+    """The flat columns of a record's row (schemas/parquet.md)."""
+    m = rec.get("swe_forge") or {}
+    registry = m.get("registry_image")
+    return {
+        "difficulty": (m.get("difficulty") or {}).get("label"),
+        "evidence_complete": evidence_complete(m.get("evidence")),
+        "image": m.get("image"),
+        "image_id": m.get("image_id"),
+        "image_digest": registry.rsplit("@", 1)[1] if registry and "@" in registry else None,
+        "warnings": m.get("warnings", []),
+        "quality_flags": [],
+        "created_at": m.get("created_at"),
+        "merged_at": m.get("merged_at"),
+    }
+
+
+def same_flat(rows):
+    rows = [plain(dict(r)) for r in rows]
+    assert len(rows) == len(EXPECTED), f"{len(rows)} rows"
+    for row, want in zip(rows, EXPECTED):
+        got = {k: row[k] for k in FLAT}
+        assert got == flat_of(want), f"{want['instance_id']}: {got} != {flat_of(want)}"
+    assert any(flat_of(r)["evidence_complete"] for r in EXPECTED), "no record with complete evidence"
 
 
 def tests_rows(rows):
@@ -159,6 +197,7 @@ def datasets_readers():
         return datasets.load_dataset(kind, data_files=path(name), split="train", cache_dir=cache)
 
     check(f"datasets.load_dataset parquet instances ({v})", lambda: same_records(load("instances.parquet"), "datasets"))
+    check(f"datasets.load_dataset parquet instances, flat columns ({v})", lambda: same_flat(load("instances.parquet")))
     check(f"datasets.Dataset.from_parquet instances ({v})",
           lambda: same_records(datasets.Dataset.from_parquet(path("instances.parquet"), cache_dir=cache), "datasets"))
     check(f"datasets.load_dataset parquet tests ({v})", lambda: tests_rows(load("tests.parquet")))
@@ -190,6 +229,18 @@ def duckdb_readers():
 
     check(f"duckdb read_parquet instances ({v})", lambda: same_records(rows("instances.parquet"), "duckdb"))
     check(f"duckdb read_parquet tests ({v})", lambda: tests_rows(rows("tests.parquet")))
+    check(f"duckdb flat columns of instances ({v})", lambda: same_flat(rows("instances.parquet")))
+
+    def filtered():
+        got = [r[0] for r in duckdb.sql(
+            f"SELECT instance_id FROM read_parquet('{path('instances.parquet')}') "
+            "WHERE evidence_complete AND difficulty IS NOT NULL AND created_at < '2025' ORDER BY instance_id").fetchall()]
+        want = sorted(r["instance_id"] for r in EXPECTED
+                      if flat_of(r)["evidence_complete"] and flat_of(r)["difficulty"]
+                      and (flat_of(r)["created_at"] or "9") < "2025")
+        assert got == want and got, f"{got} != {want}"
+
+    check(f"duckdb filters on flat columns without json_extract ({v})", filtered)
     check(f"duckdb read_parquet swebench ({v})", lambda: same_swebench(rows("swebench.parquet"), "duckdb"))
 
 

@@ -198,6 +198,9 @@ pub struct ForgeMeta {
     /// When the PR was merged (RFC 3339), when known; overrides may select on it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub merged_at: Option<Timestamp>,
+    /// When the PR was opened (RFC 3339), when known: SWE-bench's `created_at`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created_at: Option<Timestamp>,
     /// How the instance's environment was made.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provenance: Option<Provenance>,
@@ -371,6 +374,7 @@ impl ForgeMeta {
             registry_image: None,
             registry_images: BTreeMap::new(),
             merged_at: None,
+            created_at: None,
             provenance: None,
             warnings: Vec::new(),
             results_parser: None,

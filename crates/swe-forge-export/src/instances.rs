@@ -3,22 +3,26 @@
 //! the five test maps are lists of structs, `FAIL_TO_PASS`/`PASS_TO_PASS`/`rejection_reasons`
 //! are `list<string>` conveniences, and `swe_forge` (open-ended: provenance maps, flaky rates,
 //! difficulty features) is a JSON string, so that [`read_instances_parquet`] rebuilds the exact
-//! records. `schemas/parquet.md` documents the mapping.
+//! records. Since table layout 3 the fields of `swe_forge` a dataset is filtered by are flat
+//! columns too ([`FLAT_COLUMNS`]: difficulty, evidence, image, warnings, quality flags, dates),
+//! so that `WHERE difficulty = 'hard' AND evidence_complete` needs no JSON function; like the
+//! other derived columns they are written from the record and not read back (the `swe_forge`
+//! column stays the source). `schemas/parquet.md` documents the mapping.
 
 use std::path::Path;
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock};
 
 use arrow_array::cast::AsArray;
-use arrow_array::{ArrayRef, ListArray, RecordBatch, StringArray, StructArray};
-use arrow_schema::{Field, Fields};
-use swe_forge_core::{Base, ForgeMeta, Instance, ResolvedIssue, TestMap, TestResult, Transition};
+use arrow_array::{ArrayRef, BooleanArray, ListArray, RecordBatch, StringArray, StructArray};
+use arrow_schema::{DataType, Field, Fields};
+use swe_forge_core::{Base, Evidence, ForgeMeta, Instance, ResolvedIssue, TestMap, TestResult, Transition};
 
 use crate::ExportError;
 use crate::legacy::{is_legacy, read_legacy};
 use crate::table::{
-    BATCH_BYTES, BATCH_ROWS, ParquetSink, Producer, Table, child_list, child_strings, child_unsigned, list,
-    list_strings, nullable_text_field, nullable_texts, opt_str, peek, range, struct_list_field, structs, text_field,
-    text_list, text_list_field, texts, unsigned, unsigned_field,
+    BATCH_BYTES, BATCH_ROWS, ParquetSink, Producer, TABLE_VERSION_KEY, Table, child_list, child_strings,
+    child_unsigned, list, list_strings, nullable_text_field, nullable_texts, opt_str, peek, range, struct_list_field,
+    structs, text_field, text_list, text_list_field, texts, unsigned, unsigned_field,
 };
 use crate::tests_table::parse_status;
 
@@ -26,7 +30,7 @@ use crate::tests_table::parse_status;
 pub const INSTANCES_TABLE: &str = "instances";
 
 /// Column names of the instances table, in file order.
-pub const INSTANCE_COLUMNS: [&str; 28] = [
+pub const INSTANCE_COLUMNS: [&str; 37] = [
     "instance_id",
     "org",
     "repo",
@@ -44,6 +48,15 @@ pub const INSTANCE_COLUMNS: [&str; 28] = [
     "number_interval",
     "status",
     "rejection_reasons",
+    "difficulty",
+    "evidence_complete",
+    "image",
+    "image_id",
+    "image_digest",
+    "warnings",
+    "quality_flags",
+    "created_at",
+    "merged_at",
     "FAIL_TO_PASS",
     "PASS_TO_PASS",
     "f2p_tests",
@@ -55,6 +68,20 @@ pub const INSTANCE_COLUMNS: [&str; 28] = [
     "test_patch_result",
     "fix_patch_result",
     "swe_forge",
+];
+
+/// The columns of layout 3 drawn from the `swe_forge` block (derived, not read back): absent
+/// from tables of layout 2, which are read without them.
+pub const FLAT_COLUMNS: [&str; 9] = [
+    "difficulty",
+    "evidence_complete",
+    "image",
+    "image_id",
+    "image_digest",
+    "warnings",
+    "quality_flags",
+    "created_at",
+    "merged_at",
 ];
 
 /// The five test-map columns, each `list<struct<name, run, test, fix>>`.
@@ -91,10 +118,14 @@ static SCHEMA: LazyLock<Vec<Field>> = LazyLock::new(|| {
         .iter()
         .map(|&name| match name {
             "number" => unsigned_field(name),
-            "body" | "lang" | "hints" | "tag" | "number_interval" | "swe_forge" => nullable_text_field(name),
+            "body" | "lang" | "hints" | "tag" | "number_interval" | "swe_forge" | "difficulty" | "image"
+            | "image_id" | "image_digest" | "created_at" | "merged_at" => nullable_text_field(name),
+            "evidence_complete" => Field::new(name, DataType::Boolean, false),
             "base" => Field::new_struct(name, base_fields(), false),
             "resolved_issues" => struct_list_field(name, issue_fields()),
-            "rejection_reasons" | "FAIL_TO_PASS" | "PASS_TO_PASS" => text_list_field(name),
+            "rejection_reasons" | "FAIL_TO_PASS" | "PASS_TO_PASS" | "warnings" | "quality_flags" => {
+                text_list_field(name)
+            }
             n if MAP_COLUMNS.contains(&n) => struct_list_field(name, entry_fields()),
             n if RESULT_COLUMNS.contains(&n) => Field::new_struct(name, result_fields(), false),
             _ => text_field(name),
@@ -193,6 +224,7 @@ pub(crate) fn approx_size(inst: &Instance) -> usize {
 
 fn instance_columns(path: &Path, xs: &[Instance], first_row: usize) -> Result<Vec<(Field, ArrayRef)>, ExportError> {
     let mut out = Vec::with_capacity(INSTANCE_COLUMNS.len());
+    let flat: Vec<FlatFields> = xs.iter().map(FlatFields::of).collect();
     for name in INSTANCE_COLUMNS {
         let f = field(name);
         let array = match name {
@@ -223,6 +255,15 @@ fn instance_columns(path: &Path, xs: &[Instance], first_row: usize) -> Result<Ve
                 f,
                 xs.iter().map(|i| i.swe_forge.iter().flat_map(|m| &m.rejections).map(|r| r.reason.as_str())),
             ),
+            "difficulty" => nullable_texts(flat.iter().map(|x| x.difficulty.as_deref())),
+            "evidence_complete" => Arc::new(flat.iter().map(|x| Some(x.evidence_complete)).collect::<BooleanArray>()),
+            "image" => nullable_texts(flat.iter().map(|x| x.image.as_deref())),
+            "image_id" => nullable_texts(flat.iter().map(|x| x.image_id.as_deref())),
+            "image_digest" => nullable_texts(flat.iter().map(|x| x.image_digest.as_deref())),
+            "warnings" => text_list(f, flat.iter().map(|x| x.warnings.iter().map(String::as_str))),
+            "quality_flags" => text_list(f, flat.iter().map(|x| x.quality_flags.iter().map(String::as_str))),
+            "created_at" => nullable_texts(flat.iter().map(|x| x.created_at.as_deref())),
+            "merged_at" => nullable_texts(flat.iter().map(|x| x.merged_at.as_deref())),
             "FAIL_TO_PASS" => text_list(f, xs.iter().map(|i| i.fixed_tests.keys().map(String::as_str))),
             "PASS_TO_PASS" => text_list(f, xs.iter().map(|i| i.p2p_tests.keys().map(String::as_str))),
             "f2p_tests" => map_column(f, xs.iter().map(|i| &i.f2p_tests)),
@@ -237,6 +278,87 @@ fn instance_columns(path: &Path, xs: &[Instance], first_row: usize) -> Result<Ve
             other => unreachable!("column {other} has no builder"),
         };
         out.push((f.clone(), array));
+    }
+    Ok(out)
+}
+
+/// The flat columns of one row of the instances table ([`FLAT_COLUMNS`]): the fields of the
+/// record's `swe_forge` block a dataset is filtered by, each empty (null, false, no element)
+/// when the record has no block or the block lacks it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FlatFields {
+    /// `swe_forge.difficulty.label`: `easy`, `medium` or `hard`.
+    pub difficulty: Option<String>,
+    /// Whether `swe_forge.evidence` holds ([`Evidence::complete`]: the gold patch resolved every
+    /// time it ran and both negative controls ran, resolved nothing and passed no FAIL_TO_PASS
+    /// test); false without an evidence block.
+    pub evidence_complete: bool,
+    /// `swe_forge.image`, the instance image's tag.
+    pub image: Option<String>,
+    /// `swe_forge.image_id`, the instance image's content id (`sha256:...`).
+    pub image_id: Option<String>,
+    /// The registry digest (`sha256:<64 hex>`) of the pushed instance image: what follows the
+    /// `@` of `swe_forge.registry_image`; none when the image was not pushed.
+    pub image_digest: Option<String>,
+    /// `swe_forge.warnings`: what validation noticed without rejecting the instance.
+    pub warnings: Vec<String>,
+    /// The record's quality flags: none yet. The column is in the layout so that readers can
+    /// rely on it; it is to hold the quality signals of issue #49 once records carry them.
+    pub quality_flags: Vec<String>,
+    /// `swe_forge.created_at`, when the pull request was opened, as the record has it.
+    pub created_at: Option<String>,
+    /// `swe_forge.merged_at`, when the pull request was merged, as the record has it.
+    pub merged_at: Option<String>,
+}
+
+impl FlatFields {
+    /// The flat fields of `inst`.
+    pub fn of(inst: &Instance) -> FlatFields {
+        let Some(m) = inst.swe_forge.as_ref() else { return FlatFields::default() };
+        FlatFields {
+            difficulty: m.difficulty.as_ref().map(|d| d.label.as_str().to_owned()),
+            evidence_complete: m.evidence.as_ref().is_some_and(Evidence::complete),
+            image: m.image.clone(),
+            image_id: m.image_id.clone(),
+            image_digest: m.registry_image.as_deref().and_then(|r| r.rsplit_once('@')).map(|(_, d)| d.to_owned()),
+            warnings: m.warnings.clone(),
+            quality_flags: Vec::new(),
+            created_at: m.created_at.as_ref().map(|t| t.as_str().to_owned()),
+            merged_at: m.merged_at.as_ref().map(|t| t.as_str().to_owned()),
+        }
+    }
+}
+
+/// The `instance_id` and flat columns of every row of an instances table of layout 3, as the
+/// file holds them (what a reader filtering on them sees). A table of an earlier layout has no
+/// flat columns and is refused with the first one named.
+pub fn read_flat_columns(path: impl AsRef<Path>) -> Result<Vec<(String, FlatFields)>, ExportError> {
+    let path = path.as_ref();
+    let want: Vec<Field> = SCHEMA
+        .iter()
+        .filter(|f| f.name() == "instance_id" || FLAT_COLUMNS.contains(&f.name().as_str()))
+        .cloned()
+        .collect();
+    let t = Table::read(path, INSTANCES_TABLE, &want)?;
+    let mut out = Vec::new();
+    for batch in t.batches() {
+        let c = Cols { batch };
+        let o = |name: &str, i: usize| opt_str(c.strings(name), i).map(str::to_owned);
+        let complete = batch.column_by_name("evidence_complete").expect("checked by Table::read").as_boolean();
+        for i in 0..batch.num_rows() {
+            let flat = FlatFields {
+                difficulty: o("difficulty", i),
+                evidence_complete: complete.value(i),
+                image: o("image", i),
+                image_id: o("image_id", i),
+                image_digest: o("image_digest", i),
+                warnings: list_strings(c.list("warnings"), i),
+                quality_flags: list_strings(c.list("quality_flags"), i),
+                created_at: o("created_at", i),
+                merged_at: o("merged_at", i),
+            };
+            out.push((c.strings("instance_id").value(i).to_owned(), flat));
+        }
     }
     Ok(out)
 }
@@ -308,9 +430,10 @@ fn swe_forge_column(path: &Path, xs: &[Instance], first_row: usize) -> Result<Ar
 /// Reads an instances table written by [`write_instances_parquet`] back into records.
 ///
 /// Records are rebuilt from every column except the derived ones (`status`,
-/// `rejection_reasons`, `FAIL_TO_PASS`, `PASS_TO_PASS`), which are only checked for presence
-/// and type. A file whose metadata names another table (a `swebench` export) is refused. A table
-/// of the first layout (swe-forge before arrow-rs: view and large types, JSON strings) is read too.
+/// `rejection_reasons`, `FAIL_TO_PASS`, `PASS_TO_PASS` and the flat columns of `swe_forge`,
+/// [`FLAT_COLUMNS`]), which are only checked for presence and type. A file whose metadata names
+/// another table (a `swebench` export) is refused. Tables of layout 2 (no flat columns) and of the
+/// first layout (swe-forge before arrow-rs: view and large types, JSON strings) are read too.
 pub fn read_instances_parquet(path: impl AsRef<Path>) -> Result<Vec<Instance>, ExportError> {
     open_instances_parquet(path.as_ref())?.collect()
 }
@@ -323,7 +446,13 @@ pub(crate) fn open_instances_parquet(path: &Path) -> Result<InstanceRows, Export
         let records = read_legacy(path, &schema)?;
         return Ok(InstanceRows { batches: None, first_row: 0, rows: records.into_iter(), failed: false });
     }
-    let (table, reader) = Table::open(path, INSTANCES_TABLE, &SCHEMA)?;
+    // Layout 2 (swe-forge before the flat columns) has every column but those.
+    let want: Vec<Field> = if meta.get(TABLE_VERSION_KEY).is_some_and(|v| v == "2") {
+        SCHEMA.iter().filter(|f| !FLAT_COLUMNS.contains(&f.name().as_str())).cloned().collect()
+    } else {
+        SCHEMA.clone()
+    };
+    let (table, reader) = Table::open(path, INSTANCES_TABLE, &want)?;
     Ok(InstanceRows { batches: Some((table, reader)), first_row: 0, rows: Vec::new().into_iter(), failed: false })
 }
 
@@ -474,7 +603,148 @@ fn read_result(s: &StructArray, i: usize) -> TestResult {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeMap;
+    use std::fs::File;
+
+    use arrow_array::Array;
+    use parquet::arrow::ArrowWriter;
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    use parquet::file::metadata::KeyValue;
+    use parquet::file::properties::WriterProperties;
+    use swe_forge_core::{
+        Control, Difficulty, DifficultyFeatures, DifficultyLabel, LabelSource, Timestamp, ValidationStatus,
+    };
+
     use super::*;
+
+    const DIGEST: &str = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+
+    fn bare(id: &str) -> Instance {
+        serde_json::from_value(serde_json::json!({
+            "org": "o", "repo": "r", "number": 1, "state": "closed", "title": "t", "body": null,
+            "base": {"label": "o:main", "ref": "main", "sha": "abc"}, "resolved_issues": [],
+            "fix_patch": "F", "test_patch": "T", "instance_id": id
+        }))
+        .unwrap()
+    }
+
+    /// An accepted record with every flat field filled, one accepted with evidence that does not
+    /// hold, and a candidate without a `swe_forge` block.
+    fn records() -> Vec<Instance> {
+        let mut full = bare("o__r-1");
+        let mut meta = ForgeMeta::new(ValidationStatus::Accepted);
+        meta.difficulty = Some(Difficulty {
+            label: DifficultyLabel::Hard,
+            source: LabelSource::Human,
+            heuristic: DifficultyLabel::Medium,
+            score: 2.5,
+            features: DifficultyFeatures::default(),
+        });
+        let control = |name: &str| Control { name: name.into(), f2p_passed: vec![], resolved: false };
+        meta.evidence = Some(Evidence {
+            gold_runs: 3,
+            gold_resolved: 3,
+            controls: vec![control("empty_patch"), control("test_patch_alone")],
+            network: vec![],
+        });
+        meta.image = Some("swe-forge/o__r:pr-1".into());
+        meta.image_id = Some("sha256:feed".into());
+        meta.registry_image = Some(format!("127.0.0.1:5000/swe-forge/o__r@{DIGEST}"));
+        meta.warnings = vec!["exit code 1 but every test passed".into(), "second".into()];
+        meta.created_at = Some(Timestamp::parse("2024-01-02T03:04:05Z").unwrap());
+        meta.merged_at = Some(Timestamp::parse("2024-01-09T10:11:12Z").unwrap());
+        full.swe_forge = Some(meta);
+        let mut partial = bare("o__r-2");
+        let mut meta = ForgeMeta::new(ValidationStatus::Accepted);
+        meta.evidence = Some(Evidence { gold_runs: 3, gold_resolved: 2, controls: vec![], network: vec![] });
+        partial.swe_forge = Some(meta);
+        vec![full, partial, bare("o__r-3")]
+    }
+
+    fn read_batch_of(path: &Path) -> (RecordBatch, BTreeMap<String, String>) {
+        let builder = ParquetRecordBatchReaderBuilder::try_new(File::open(path).unwrap()).unwrap();
+        let (_, meta) = peek(path).unwrap();
+        let mut batches: Vec<RecordBatch> = builder.build().unwrap().map(Result::unwrap).collect();
+        assert_eq!(batches.len(), 1);
+        (batches.remove(0), meta)
+    }
+
+    #[test]
+    fn flat_columns_hold_the_swe_forge_fields() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("i.parquet");
+        let records = records();
+        write_instances_parquet(&path, &records, &Producer::default()).unwrap();
+        let (batch, meta) = read_batch_of(&path);
+        assert_eq!(meta.get(TABLE_VERSION_KEY).map(String::as_str), Some("3"));
+        let text = |name: &str| -> Vec<Option<String>> {
+            let a = batch.column_by_name(name).unwrap().as_string::<i32>();
+            (0..a.len()).map(|i| opt_str(a, i).map(str::to_owned)).collect()
+        };
+        let lists = |name: &str| -> Vec<Vec<String>> {
+            let l = batch.column_by_name(name).unwrap().as_list::<i32>();
+            (0..l.len()).map(|i| list_strings(l, i)).collect()
+        };
+        let some = |s: &str| Some(s.to_owned());
+        assert_eq!(text("difficulty"), [some("hard"), None, None]);
+        let complete = batch.column_by_name("evidence_complete").unwrap().as_boolean();
+        assert_eq!(complete.null_count(), 0);
+        assert_eq!((0..3).map(|i| complete.value(i)).collect::<Vec<_>>(), [true, false, false]);
+        assert_eq!(text("image"), [some("swe-forge/o__r:pr-1"), None, None]);
+        assert_eq!(text("image_id"), [some("sha256:feed"), None, None]);
+        assert_eq!(text("image_digest"), [some(DIGEST), None, None]);
+        assert_eq!(
+            lists("warnings"),
+            [vec!["exit code 1 but every test passed".to_owned(), "second".to_owned()], vec![], vec![]]
+        );
+        assert_eq!(lists("quality_flags"), [Vec::<String>::new(), vec![], vec![]]);
+        assert_eq!(text("created_at"), [some("2024-01-02T03:04:05Z"), None, None]);
+        assert_eq!(text("merged_at"), [some("2024-01-09T10:11:12Z"), None, None]);
+        // The JSON column is still there and the records come back whole.
+        assert!(text("swe_forge")[0].as_deref().unwrap().contains("\"label\":\"hard\""));
+        assert_eq!(read_instances_parquet(&path).unwrap(), records);
+        let flat = read_flat_columns(&path).unwrap();
+        assert_eq!(flat, records.iter().map(|r| (r.instance_id.clone(), FlatFields::of(r))).collect::<Vec<_>>());
+        assert_eq!(flat[0].1.difficulty.as_deref(), Some("hard"));
+    }
+
+    /// A table of layout 2 (before the flat columns): the file the writer made then, with those
+    /// columns left out and `swe_forge.table_version` = 2.
+    #[test]
+    fn tables_of_layout_2_without_flat_columns_are_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v2.parquet");
+        let records = records();
+        let (fields, arrays): (Vec<Field>, Vec<ArrayRef>) = instance_columns(&path, &records, 0)
+            .unwrap()
+            .into_iter()
+            .filter(|(f, _)| !FLAT_COLUMNS.contains(&f.name().as_str()))
+            .unzip();
+        assert_eq!(fields.len(), 28, "layout 2 had 28 columns");
+        let schema = Arc::new(arrow_schema::Schema::new(fields));
+        let kv = |k: &str, v: &str| KeyValue::new(k.to_owned(), v.to_owned());
+        let props = WriterProperties::builder()
+            .set_key_value_metadata(Some(vec![kv("swe_forge.table", "instances"), kv(TABLE_VERSION_KEY, "2")]))
+            .build();
+        let mut w = ArrowWriter::try_new(File::create(&path).unwrap(), schema.clone(), Some(props)).unwrap();
+        w.write(&RecordBatch::try_new(schema, arrays).unwrap()).unwrap();
+        w.close().unwrap();
+        assert_eq!(read_instances_parquet(&path).unwrap(), records);
+        let err = read_flat_columns(&path).unwrap_err().to_string();
+        assert!(err.contains("column `difficulty`: missing"), "{err}");
+
+        // The same file claiming layout 3 misses a flat column, and says which.
+        let (batch, _) = read_batch_of(&path);
+        let props = WriterProperties::builder()
+            .set_key_value_metadata(Some(vec![kv("swe_forge.table", "instances"), kv(TABLE_VERSION_KEY, "3")]))
+            .build();
+        let v3 = dir.path().join("v3.parquet");
+        let mut w = ArrowWriter::try_new(File::create(&v3).unwrap(), batch.schema(), Some(props)).unwrap();
+        w.write(&batch).unwrap();
+        w.close().unwrap();
+        let err = read_instances_parquet(&v3).unwrap_err().to_string();
+        assert!(err.contains("column `difficulty`: missing"), "{err}");
+    }
 
     #[test]
     fn schema_and_column_list_agree() {

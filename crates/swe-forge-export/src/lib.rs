@@ -20,7 +20,8 @@ mod tests_table;
 pub use error::{ExportError, NotATask};
 pub use harbor::{HARBOR_MANIFEST, HarborManifest, HarborTask, HarborWriter, write_harbor_dir};
 pub use instances::{
-    INSTANCE_COLUMNS, INSTANCES_TABLE, InstancesWriter, read_instances_parquet, write_instances_parquet,
+    FLAT_COLUMNS, FlatFields, INSTANCE_COLUMNS, INSTANCES_TABLE, InstancesWriter, read_flat_columns,
+    read_instances_parquet, write_instances_parquet,
 };
 pub use records::{
     JsonlWriter, MAX_STREAMED_PARQUET, RecordStream, open_records, open_records_stream, read_records,

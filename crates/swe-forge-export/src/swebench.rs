@@ -114,10 +114,14 @@ pub struct SweBenchRow {
     pub problem_statement: String,
     /// The record's `hints`, empty when it has none.
     pub hints_text: String,
-    /// When the pull request was merged (`swe_forge.merged_at`); null when unknown.
+    /// When the pull request was opened (`swe_forge.created_at`, as the record has it: RFC 3339,
+    /// SWE-bench's `2023-05-25T19:21:06Z`); null when the record does not know (never the merge
+    /// date in its place: a time cutoff on `created_at` must not see a pull request as younger
+    /// than it is).
     pub created_at: Option<String>,
-    /// The first 12 hex digits of `environment_setup_commit`: instances sharing one
-    /// repository environment share a version, as SWE-bench's do.
+    /// The repository environment the instance runs in ([`version`]): the tag of
+    /// `swe_forge.provenance.env_image` (`env-<12 hex>`), else the first 12 hex digits of
+    /// `environment_setup_commit`.
     pub version: String,
     /// The keys of `fixed_tests`, as a JSON list in a string (SWE-bench's encoding).
     #[serde(rename = "FAIL_TO_PASS")]
@@ -168,8 +172,8 @@ impl SweBenchRow {
             test_patch: inst.test_patch.clone(),
             problem_statement: problem_statement(inst),
             hints_text: inst.hints.clone().unwrap_or_default(),
-            created_at: meta.and_then(|m| m.merged_at.as_ref()).map(|t| t.as_str().to_owned()),
-            version: env_commit.chars().take(12).collect(),
+            created_at: meta.and_then(|m| m.created_at.as_ref()).map(|t| t.as_str().to_owned()),
+            version: version(inst, &env_commit),
             fail_to_pass: json_list(inst.fixed_tests.keys().collect()),
             pass_to_pass: json_list(inst.p2p_tests.keys().collect()),
             environment_setup_commit: env_commit,
@@ -188,6 +192,29 @@ impl SweBenchRow {
             eval_type: EVAL_TYPE.to_owned(),
         }
     }
+}
+
+/// The row's `version`. In SWE-bench a version names what instances of a repository share to be
+/// installed (4.x looks `MAP_REPO_VERSION_TO_SPECS[repo][version]` up for its install and test
+/// commands; 5.x requires the key and hands it to the log parsers, of which only some
+/// repositories' own read it, never `parse_log_jest_json`). What swe-forge's instances share is
+/// their repository environment image (toolchain, the tree at the environment commit and its
+/// setup: `provenance.env_image`, tagged `env-<hash of those>`), so the version is that tag: one
+/// key per environment, which a SWE-bench 4.x user registers once. A record without an
+/// environment image (not built by swe-forge, so without an image to run either) keeps the first
+/// 12 hex digits of the environment commit.
+fn version(inst: &Instance, env_commit: &str) -> String {
+    let env_image = inst.swe_forge.as_ref().and_then(|m| m.provenance.as_ref()).map(|p| p.env_image.as_str());
+    match env_image.and_then(env_tag) {
+        Some(tag) => tag.to_owned(),
+        None => env_commit.chars().take(12).collect(),
+    }
+}
+
+/// The tag of an image name (`name:tag`, the name possibly with a registry `host:port/`).
+fn env_tag(image: &str) -> Option<&str> {
+    let last = image.rsplit('/').next()?;
+    last.rsplit_once(':').map(|(_, tag)| tag).filter(|t| !t.is_empty())
 }
 
 /// The evaluation script of an instance image for SWE-bench 5, run after the model's patch is
@@ -464,13 +491,22 @@ mod tests {
             env_commit: "fedcba9876543210fedcba9876543210fedcba98".into(),
             ..Default::default()
         });
+        inst.swe_forge = Some(meta.clone());
+        let row = SweBenchRow::from_instance(&inst);
+        assert_eq!(row.created_at, None, "the merge date is not the creation date");
+        assert_eq!(row.version, "fedcba987654", "no environment image: the environment commit");
+        meta.created_at = Some(swe_forge_core::Timestamp::parse("2023-12-30T10:00:00Z").unwrap());
+        meta.provenance.as_mut().unwrap().env_image = "swe-forge/o__r:env-3f2a1b0c9d8e".into();
         inst.swe_forge = Some(meta);
         let row = SweBenchRow::from_instance(&inst);
         assert_eq!(row.problem_statement, "Fix pop\n\n");
         assert_eq!(row.image.as_deref(), Some("swe-forge/o_r:pr-7"));
-        assert_eq!(row.created_at.as_deref(), Some("2024-01-02T03:04:05Z"));
+        assert_eq!(row.created_at.as_deref(), Some("2023-12-30T10:00:00Z"));
         assert_eq!(row.environment_setup_commit, "fedcba9876543210fedcba9876543210fedcba98");
-        assert_eq!(row.version, "fedcba987654");
+        assert_eq!(row.version, "env-3f2a1b0c9d8e", "the environment image's tag");
+        assert_eq!(env_tag("127.0.0.1:5000/swe-forge/o__r:env-1-rebuild"), Some("env-1-rebuild"));
+        assert_eq!(env_tag("127.0.0.1:5000/swe-forge/o__r"), None, "a registry port is no tag");
+        assert_eq!(env_tag(""), None);
         assert_eq!(row.eval_script, eval_script("T", "", "", None));
         assert_eq!((row.log_parser.as_str(), row.eval_type.as_str()), ("", "pass_and_fail"));
         inst.swe_forge.as_mut().unwrap().parser = Some(Framework::GoTestJson);

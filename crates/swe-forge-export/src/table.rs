@@ -2,7 +2,7 @@
 //! the file's key-value metadata, writing one record batch, reading a file back with its columns
 //! checked by name and type, and telling a Parquet file from JSONL by its magic bytes.
 //!
-//! Only plain types are written (`string`, `list<…>` with 32-bit offsets, `struct`, `uint64`),
+//! Only plain types are written (`string`, `list<…>` with 32-bit offsets, `struct`, `uint64`, `bool`),
 //! never `string_view` or `large_list`: pyarrow 15, pandas on pyarrow 21+, Hugging Face
 //! `datasets` 2.19, polars and duckdb all read them.
 
@@ -34,8 +34,11 @@ pub const SCHEMA_VERSION_KEY: &str = "swe_forge.schema_version";
 pub const VERSION_KEY: &str = "swe_forge.version";
 /// Key-value metadata key of the git commit swe-forge was built from (absent when unknown).
 pub const GIT_COMMIT_KEY: &str = "swe_forge.git_commit";
-/// Version of the tables' column layout: 2 has struct and list columns where 1 had JSON strings.
-pub const TABLE_VERSION: u32 = 2;
+/// Version of the tables' column layout: 2 has struct and list columns where 1 had JSON strings;
+/// 3 adds the flat columns of `swe_forge` to the instances table (`difficulty`,
+/// `evidence_complete`, `image_digest`, ...) and calls the tests table's base-run status
+/// `base_status` (2: `run`). Files of layout 2 are read too.
+pub const TABLE_VERSION: u32 = 3;
 
 /// Who wrote an export file; stored in every Parquet file's key-value metadata.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

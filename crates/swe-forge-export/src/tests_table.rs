@@ -1,6 +1,7 @@
 //! The tests table: the long form of the category maps, one Parquet row per
 //! (instance, test) over every test in the union of `p2p_tests`, `f2p_tests`, `s2p_tests`,
-//! `n2p_tests` and `fixed_tests`, with the test's three statuses and its category.
+//! `n2p_tests` and `fixed_tests`, with the test's three statuses and its category. The base
+//! run's status is `base_status` (layout 3); tables of layout 2 call it `run` and are read too.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -11,13 +12,16 @@ use arrow_schema::Field;
 use swe_forge_core::{Instance, TestMap, TestStatus, Transition};
 
 use crate::ExportError;
-use crate::table::{ParquetSink, Producer, Table, text_field, texts};
+use crate::table::{ParquetSink, Producer, Table, peek, text_field, texts};
 
 /// The `swe_forge.table` metadata value of the tests table.
 pub const TESTS_TABLE: &str = "tests";
 
 /// Column names of the tests table, in file order; every column is a non-null `string`.
-pub const TEST_COLUMNS: [&str; 6] = ["instance_id", "test", "run", "test_status", "fix_status", "category"];
+pub const TEST_COLUMNS: [&str; 6] = ["instance_id", "test", "base_status", "test_status", "fix_status", "category"];
+
+/// The name of the base run's status column in tables of layout 2 (now `base_status`).
+const OLD_BASE_STATUS: &str = "run";
 
 /// The Multi-SWE-bench category of a test that ends PASS.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -85,7 +89,8 @@ pub struct TestRow {
     pub instance_id: String,
     /// Test id.
     pub test: String,
-    /// Statuses in the run, test and fix runs (columns `run`, `test_status`, `fix_status`).
+    /// Statuses in the base, test and fix runs (columns `base_status`, `test_status`,
+    /// `fix_status`).
     pub transition: Transition,
     /// The category map the test is in.
     pub category: Category,
@@ -126,7 +131,7 @@ fn push_rows(inst: &Instance, rows: &mut Vec<TestRow>) {
 
 /// Writes the tests table of `instances` (see [`test_rows`]) to `path`, atomically.
 ///
-/// Columns, all non-null `string`: `instance_id`, `test`, `run`, `test_status`, `fix_status`
+/// Columns, all non-null `string`: `instance_id`, `test`, `base_status`, `test_status`, `fix_status`
 /// (`PASS`/`FAIL`/`SKIP`/`NONE`) and `category` (`p2p`/`f2p`/`s2p`/`n2p`); key-value metadata
 /// as in the instances table.
 pub fn write_tests_parquet(
@@ -178,7 +183,7 @@ impl TestsWriter {
         let columns = vec![
             column("instance_id", |r| &r.instance_id),
             column("test", |r| &r.test),
-            column("run", |r| r.transition.run.as_str()),
+            column("base_status", |r| r.transition.run.as_str()),
             column("test_status", |r| r.transition.test.as_str()),
             column("fix_status", |r| r.transition.fix.as_str()),
             column("category", |r| r.category.as_str()),
@@ -195,15 +200,22 @@ impl TestsWriter {
     }
 }
 
-/// Reads a tests table written by [`write_tests_parquet`].
+/// Reads a tests table written by [`write_tests_parquet`], or by swe-forge before layout 3 (the
+/// base run's status in a column `run`, told by the file's schema: no `base_status`).
 pub fn read_tests_parquet(path: impl AsRef<Path>) -> Result<Vec<TestRow>, ExportError> {
     let path = path.as_ref();
-    let schema: Vec<Field> = TEST_COLUMNS.iter().map(|name| text_field(name)).collect();
+    let (file_schema, _) = peek(path)?;
+    let base = match file_schema.field_with_name("base_status") {
+        Err(_) if file_schema.field_with_name(OLD_BASE_STATUS).is_ok() => OLD_BASE_STATUS,
+        _ => "base_status",
+    };
+    let columns = TEST_COLUMNS.map(|name| if name == "base_status" { base } else { name });
+    let schema: Vec<Field> = columns.iter().map(|name| text_field(name)).collect();
     let t = Table::read(path, TESTS_TABLE, &schema)?;
     let mut out = Vec::new();
     for batch in t.batches() {
         let [instance_id, test, run, test_status, fix_status, category] =
-            TEST_COLUMNS.map(|name| batch.column_by_name(name).expect("checked by Table::read").as_string::<i32>());
+            columns.map(|name| batch.column_by_name(name).expect("checked by Table::read").as_string::<i32>());
         let first = out.len();
         for i in 0..batch.num_rows() {
             let row = first + i;
@@ -214,7 +226,7 @@ pub fn read_tests_parquet(path: impl AsRef<Path>) -> Result<Vec<TestRow>, Export
                 instance_id: instance_id.value(i).to_owned(),
                 test: test.value(i).to_owned(),
                 transition: Transition {
-                    run: status("run", run.value(i))?,
+                    run: status(base, run.value(i))?,
                     test: status("test_status", test_status.value(i))?,
                     fix: status("fix_status", fix_status.value(i))?,
                 },

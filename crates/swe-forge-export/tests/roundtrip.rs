@@ -223,7 +223,7 @@ fn one_batch(schema: &arrow_schema::SchemaRef, batches: &[RecordBatch]) -> Recor
 /// strings (`datasets` 2.19), anything else unusual.
 fn assert_plain(path: &str, dt: &DataType) {
     match dt {
-        DataType::Utf8 | DataType::UInt64 => {}
+        DataType::Utf8 | DataType::UInt64 | DataType::Boolean => {}
         DataType::List(f) => assert_plain(path, f.data_type()),
         DataType::Struct(fields) => {
             fields.iter().for_each(|f| assert_plain(&format!("{path}.{}", f.name()), f.data_type()))
@@ -256,7 +256,7 @@ fn parquet_files_hold_plain_types_the_documented_columns_and_metadata() {
             assert_plain(&format!("{table}.{}", f.name()), f.data_type());
         }
         assert_eq!(meta.get("swe_forge.table").map(String::as_str), Some(table));
-        assert_eq!(meta.get("swe_forge.table_version").map(String::as_str), Some("2"));
+        assert_eq!(meta.get("swe_forge.table_version").map(String::as_str), Some("3"));
         assert_eq!(meta.get("swe_forge.schema_version").map(String::as_str), Some("1"));
         assert_eq!(meta.get("swe_forge.version").map(String::as_str), Some("9.9.9"));
         assert_eq!(meta.get("swe_forge.git_commit").map(String::as_str), Some("0123abcd"));
@@ -436,6 +436,47 @@ fn instances_tables_of_the_first_layout_are_read_too() {
         err.contains("column `fixed_tests`: missing (an instances table of swe-forge's first Parquet layout"),
         "{err}"
     );
+}
+
+/// A tests table of layout 2, whose base-run status column is `run` (now `base_status`), reads as
+/// the same rows; one with neither name is refused naming the current one.
+#[test]
+fn tests_tables_of_layout_2_call_the_base_status_run() {
+    use std::sync::Arc;
+
+    use arrow_array::ArrayRef;
+    use arrow_schema::{Field, Schema};
+    use parquet::arrow::ArrowWriter;
+
+    let records = devset_with_variants();
+    let dir = tempfile::tempdir().unwrap();
+    let current = dir.path().join("t.parquet");
+    write_tests_parquet(&current, &records, &producer()).unwrap();
+    let (batch, _) = read_plain(&current);
+    assert_eq!(batch.schema().field(2).name(), "base_status");
+    let want = read_tests_parquet(&current).unwrap();
+    let base = batch.column_by_name("base_status").unwrap().as_string::<i32>();
+    assert!(want.iter().enumerate().all(|(i, r)| base.value(i) == r.transition.run.as_str()));
+    let write_renamed = |path: &Path, to: &str| {
+        let fields: Vec<Field> = batch
+            .schema()
+            .fields()
+            .iter()
+            .map(|f| if f.name() == "base_status" { f.as_ref().clone().with_name(to) } else { f.as_ref().clone() })
+            .collect();
+        let schema = Arc::new(Schema::new(fields));
+        let columns: Vec<ArrayRef> = batch.columns().to_vec();
+        let mut w = ArrowWriter::try_new(File::create(path).unwrap(), schema.clone(), None).unwrap();
+        w.write(&RecordBatch::try_new(schema, columns).unwrap()).unwrap();
+        w.close().unwrap();
+    };
+    let old = dir.path().join("old.parquet");
+    write_renamed(&old, "run");
+    assert_eq!(read_tests_parquet(&old).unwrap(), want);
+    let neither = dir.path().join("neither.parquet");
+    write_renamed(&neither, "status");
+    let err = read_tests_parquet(&neither).unwrap_err().to_string();
+    assert!(err.contains("column `base_status`: missing"), "{err}");
 }
 
 /// Many records: the tables are written in several bounded row groups, read back whole and in

@@ -267,6 +267,7 @@ impl Validator {
     pub async fn validate(&self, mut inst: Instance) -> Instance {
         let mut meta = ForgeMeta::new(ValidationStatus::Rejected);
         meta.merged_at = inst.swe_forge.as_ref().and_then(|m| m.merged_at.clone());
+        meta.created_at = inst.swe_forge.as_ref().and_then(|m| m.created_at.clone());
         let rejections = match self.validate_steps(&mut inst, &mut meta).await {
             Ok(r) => r,
             Err(r) => vec![r],

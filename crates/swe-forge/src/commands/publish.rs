@@ -443,8 +443,10 @@ fn license_file(repos: &BTreeMap<String, usize>) -> String {
 fn files_section(configs: &[HubConfig]) -> String {
     let mut text = String::from(
         "## Files\n\nConfigurations (`datasets.load_dataset(REPO, NAME)`): `default` holds every instance, one row \
-         per instance in swe-forge's instances table (the record's fields as columns, `swe_forge` as JSON; columns \
-         in swe-forge's `schemas/parquet.md`); `lang_*` and `repo_*` the same rows of one language or \
+         per instance in swe-forge's instances table (the record's fields as columns, `swe_forge` as JSON, and \
+         flat columns to filter on without JSON: `difficulty`, `evidence_complete`, `image`, `image_id`, \
+         `image_digest`, `warnings`, `quality_flags`, `created_at`, `merged_at`; every column in swe-forge's \
+         `schemas/parquet.md`); `lang_*` and `repo_*` the same rows of one language or \
          repository; `swebench` the SWE-bench rows of the same instances; `tests` one row per test.\n\n",
     );
     let mut table = MarkdownTable::new(["configuration", "split", "rows", "file"]);

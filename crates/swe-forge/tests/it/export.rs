@@ -43,7 +43,20 @@ fn sample_records() -> Vec<Instance> {
     meta.parser = Some(swe_forge_core::Framework::GoTestVerbose);
     meta.image = Some("swe-forge/forge-fixtures_m_gostack:pr-1".into());
     meta.merged_at = Some(swe_forge_core::Timestamp::parse("2024-05-06T07:08:09Z").unwrap());
-    meta.provenance = Some(Provenance { env_commit: go.base.sha.clone(), ..Provenance::default() });
+    meta.created_at = Some(swe_forge_core::Timestamp::parse("2024-05-01T12:00:00Z").unwrap());
+    meta.provenance = Some(Provenance {
+        env_commit: go.base.sha.clone(),
+        env_image: "swe-forge/forge-fixtures__gostack:env-0123456789ab".into(),
+        ..Provenance::default()
+    });
+    let control = |name: &str| swe_forge_core::Control { name: name.into(), f2p_passed: vec![], resolved: false };
+    meta.evidence = Some(swe_forge_core::Evidence {
+        gold_runs: 2,
+        gold_resolved: 2,
+        controls: vec![control("empty_patch"), control("test_patch_alone")],
+        network: vec![],
+    });
+    meta.warnings = vec!["exit code 1 with no failed test".into()];
     go.swe_forge = Some(meta);
     let mut rejected = records[1].clone();
     rejected.instance_id = "variant__rejected-2".into();
@@ -118,7 +131,29 @@ fn records_and_swebench_exports_read_back() {
     assert_eq!(go["FAIL_TO_PASS"], r#"["gostack::TestPopEmptyReturnsError"]"#);
     assert_eq!(go["PASS_TO_PASS"], r#"["gostack::TestLen","gostack::TestPushThenPop"]"#);
     assert_eq!(go["image"], "swe-forge/forge-fixtures_m_gostack:pr-1");
-    assert_eq!(go["created_at"], "2024-05-06T07:08:09Z");
+    // SWE-bench's `created_at` is when the pull request was opened, not merged; the version names
+    // the repository environment (its image's tag), the key SWE-bench 4.x looks install specs up by.
+    assert_eq!(go["created_at"], "2024-05-01T12:00:00Z");
+    assert_eq!(go["version"], "env-0123456789ab");
+    let published = rows.iter().find(|r| r["instance_id"] == "tokio-rs__tracing-1619").unwrap();
+    assert_eq!(published["created_at"], Value::Null, "a record that does not know when its PR was opened");
+
+    // The flat columns of the instances table: filters need no JSON function.
+    let flat = swe_forge_export::read_flat_columns(dir.path().join("instances.parquet")).unwrap();
+    let want: Vec<(String, swe_forge_export::FlatFields)> =
+        records.iter().map(|r| (r.instance_id.clone(), swe_forge_export::FlatFields::of(r))).collect();
+    assert_eq!(flat, want);
+    let (_, go_flat) = flat.iter().find(|(id, _)| id == "forge-fixtures__gostack-1").unwrap();
+    assert!(go_flat.evidence_complete);
+    assert_eq!(go_flat.image.as_deref(), Some("swe-forge/forge-fixtures_m_gostack:pr-1"));
+    assert_eq!(go_flat.warnings, ["exit code 1 with no failed test"]);
+    assert_eq!(go_flat.quality_flags, Vec::<String>::new());
+    assert_eq!(
+        (go_flat.created_at.as_deref(), go_flat.merged_at.as_deref()),
+        (Some("2024-05-01T12:00:00Z"), Some("2024-05-06T07:08:09Z"))
+    );
+    let (_, rejected_flat) = flat.iter().find(|(id, _)| id == "variant__rejected-2").unwrap();
+    assert!(!rejected_flat.evidence_complete && rejected_flat.image.is_none());
     // SWE-bench 5's fields: the image contract's script, then the run's results in the generic
     // `[PASSED] <id>` lines its `parse_log_jest_json` reads.
     assert_eq!(go["log_parser"], "parse_log_jest_json");

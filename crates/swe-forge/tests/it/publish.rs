@@ -142,6 +142,17 @@ fn publish_writes_the_hub_layout_with_front_matter_card_and_parquet() {
     let rows = swe_forge_export::read_records(hub.join("data/test-00000-of-00001.parquet")).unwrap();
     assert_eq!(rows.iter().map(|r| r.instance_id.clone()).collect::<Vec<_>>(), kept);
     assert!(rows.iter().all(|r| r.swe_forge.as_ref().unwrap().difficulty.is_some()), "labelled as export does");
+    // The default configuration has the flat columns a Hub user filters on (no JSON function):
+    // every published instance has a difficulty, the same as its `swe_forge` block's.
+    let flat = swe_forge_export::read_flat_columns(hub.join("data/test-00000-of-00001.parquet")).unwrap();
+    assert_eq!(flat.len(), rows.len());
+    for ((id, f), r) in flat.iter().zip(&rows) {
+        assert_eq!(id, &r.instance_id);
+        let label = r.swe_forge.as_ref().unwrap().difficulty.as_ref().unwrap().label.as_str();
+        assert_eq!(f.difficulty.as_deref(), Some(label), "{id}");
+        assert!(["easy", "medium", "hard"].contains(&label));
+        assert_eq!(f, &swe_forge_export::FlatFields::of(r), "{id}");
+    }
 
     // Configurations: every instance, then by language and by repository (the same rows, cut),
     // then the SWE-bench rows and the tests table of the same instances; every file on disk.
