@@ -88,25 +88,8 @@ pub fn mine_mirror(opts: &MirrorOptions, journal: &mut Journal, reporter: &dyn R
     let source = SourceRepo::open(&opts.path)?;
     let git = source.git();
     let err = |op: &'static str| move |source| MineError::Mirror { op, path: opts.path.clone(), source };
-    let full_name = match &opts.repo {
-        Some(r) => r.clone(),
-        None => repo_name_from_path(&opts.path)?,
-    };
-    let (org, name) = full_name.split_once('/').ok_or_else(|| MineError::Invalid {
-        what: "repository",
-        message: format!("{full_name:?} is not owner/name"),
-    })?;
-    // Its images are named after it: a name no image can carry is refused here, not after a
-    // validation's retries as an `infrastructure` rejection ("invalid reference format").
-    if let Some(problem) = swe_forge_core::image_name_problem(org, name) {
-        let from = if opts.repo.is_some() { String::new() } else { format!(" (named after {})", opts.path.display()) };
-        return Err(MineError::Invalid {
-            what: "repository",
-            message: format!(
-                "{full_name}{from} cannot name a Docker image: {problem}; give its GitHub name with --github-repo OWNER/NAME"
-            ),
-        });
-    }
+    let full_name = mirror_repo_name(opts)?;
+    let (org, name) = full_name.split_once('/').expect("checked owner/name");
     let (branch, tip) = base_branch(git, opts.branch.as_deref()).ok_or_else(|| MineError::Invalid {
         what: "branch",
         message: format!("no base branch in {} (give one with --branch)", opts.path.display()),
@@ -192,6 +175,30 @@ pub fn mine_mirror(opts: &MirrorOptions, journal: &mut Journal, reporter: &dyn R
         reporter.decided(&full_name, number, decision);
     }
     Ok(())
+}
+
+/// The mirror's `owner/name`: given, or from its path; refused when no image can carry it.
+fn mirror_repo_name(opts: &MirrorOptions) -> Result<String, MineError> {
+    let full_name = match &opts.repo {
+        Some(r) => r.clone(),
+        None => repo_name_from_path(&opts.path)?,
+    };
+    let (org, name) = full_name.split_once('/').ok_or_else(|| MineError::Invalid {
+        what: "repository",
+        message: format!("{full_name:?} is not owner/name"),
+    })?;
+    // Its images are named after it: a name no image can carry is refused here, not after a
+    // validation's retries as an `infrastructure` rejection ("invalid reference format").
+    if let Some(problem) = swe_forge_core::image_name_problem(org, name) {
+        let from = if opts.repo.is_some() { String::new() } else { format!(" (named after {})", opts.path.display()) };
+        return Err(MineError::Invalid {
+            what: "repository",
+            message: format!(
+                "{full_name}{from} cannot name a Docker image: {problem}; give its GitHub name with --github-repo OWNER/NAME"
+            ),
+        });
+    }
+    Ok(full_name)
 }
 
 /// `owner/name` from `.../owner/name(.git)` or `.../owner__name(.git)`, as the path is written:

@@ -22,64 +22,7 @@ pub async fn images_command(cmd: ImagesCommand) -> Result<()> {
             let tag = engine.ensure_base(&BaseSpec::default(), &|m| eprintln!("{m}")).await?;
             outln!("{tag}");
         }
-        ImagesCommand::Verify(verify) => {
-            let VerifyArgs { records, repos, instances, pipeline, engine: args } = *verify;
-            let mut settings = Settings::new(repos, std::env::temp_dir().join("swe-forge-verify"));
-            if let Some(p) = &pipeline {
-                apply_pipeline(&mut settings, &Pipeline::load(p)?);
-            }
-            apply_engine_args(&mut settings, &args);
-            let validator = Validator::new(engine, settings, Arc::new(Silent))?;
-            let mut failures = 0;
-            let path = records.clone();
-            let chosen: Vec<_> = off_thread(move || read_records(&path))
-                .await?
-                .into_iter()
-                .filter(|i| instances.is_empty() || instances.contains(&i.instance_id))
-                .filter(|i| i.swe_forge.as_ref().and_then(|m| m.image.as_ref()).is_some())
-                .collect();
-            let total = chosen.len();
-            for (k, inst) in chosen.into_iter().enumerate() {
-                let began = std::time::Instant::now();
-                if !crate::reporter::quiet() {
-                    eprintln!("[{}/{total}] rebuilding {} from scratch", k + 1, inst.instance_id);
-                }
-                let verified = validator.verify_image(&inst).await;
-                if !crate::reporter::quiet() {
-                    eprintln!("[{}/{total}] {} done ({}s)", k + 1, inst.instance_id, began.elapsed().as_secs());
-                }
-                match verified {
-                    Ok(r) if r.identical() => outln!(
-                        "{}: identical ({} files; {} volatile files differ, as on every build)",
-                        r.instance_id,
-                        r.files,
-                        r.volatile.len()
-                    ),
-                    Ok(r) => {
-                        outln!(
-                            "{}: differs ({} files: {} added, {} removed, {} changed)",
-                            r.instance_id,
-                            r.files,
-                            r.added.len(),
-                            r.removed.len(),
-                            r.changed.len()
-                        );
-                        for (kind, list) in [("added", &r.added), ("removed", &r.removed), ("changed", &r.changed)] {
-                            for p in list.iter().take(50) {
-                                outln!("  {kind} {p}");
-                            }
-                        }
-                    }
-                    Err(e) => {
-                        failures += 1;
-                        outln!("{}: could not verify: {e}", inst.instance_id);
-                    }
-                }
-            }
-            if failures > 0 {
-                bail!("{failures} image(s) could not be verified");
-            }
-        }
+        ImagesCommand::Verify(verify) => verify_images(engine, *verify).await?,
         ImagesCommand::Sizes { records } => sizes(&engine, &records).await?,
         ImagesCommand::Cleanup { dry_run } => cleanup(&engine, dry_run).await?,
         ImagesCommand::Prune { keep, all_repositories, dry_run } => {
@@ -92,27 +35,92 @@ pub async fn images_command(cmd: ImagesCommand) -> Result<()> {
         ImagesCommand::Pull { records, registry } => ship::pull(&engine, &records, registry.as_deref()).await?,
         ImagesCommand::Save { records, out } => ship::save(&engine, &records, &out).await?,
         ImagesCommand::Load { archive } => ship::load(&engine, &archive).await?,
-        ImagesCommand::List { json } => {
-            let mut rows = Vec::new();
-            for role in ["base", "toolchain", "environment", "instance"] {
-                for image in engine.listed_images(&[(LABEL_ROLE, role)]).await? {
-                    if json {
-                        rows.push(serde_json::json!({
-                            "role": role,
-                            "tag": image.tag,
-                            "id": image.id,
-                            "repository": image.labels.get(LABEL_REPOSITORY),
-                            "size_bytes": image.size,
-                        }));
-                    } else {
-                        outln!("{role:<10} {}", image.tag);
+        ImagesCommand::List { json } => list(&engine, json).await?,
+    }
+    Ok(())
+}
+
+/// Rebuilds each recorded image from scratch and compares its files with the recorded one.
+async fn verify_images(engine: Engine, verify: VerifyArgs) -> Result<()> {
+    let VerifyArgs { records, repos, instances, pipeline, engine: args } = verify;
+    let mut settings = Settings::new(repos, std::env::temp_dir().join("swe-forge-verify"));
+    if let Some(p) = &pipeline {
+        apply_pipeline(&mut settings, &Pipeline::load(p)?);
+    }
+    apply_engine_args(&mut settings, &args);
+    let validator = Validator::new(engine, settings, Arc::new(Silent))?;
+    let mut failures = 0;
+    let path = records.clone();
+    let chosen: Vec<_> = off_thread(move || read_records(&path))
+        .await?
+        .into_iter()
+        .filter(|i| instances.is_empty() || instances.contains(&i.instance_id))
+        .filter(|i| i.swe_forge.as_ref().and_then(|m| m.image.as_ref()).is_some())
+        .collect();
+    let total = chosen.len();
+    for (k, inst) in chosen.into_iter().enumerate() {
+        let began = std::time::Instant::now();
+        if !crate::reporter::quiet() {
+            eprintln!("[{}/{total}] rebuilding {} from scratch", k + 1, inst.instance_id);
+        }
+        let verified = validator.verify_image(&inst).await;
+        if !crate::reporter::quiet() {
+            eprintln!("[{}/{total}] {} done ({}s)", k + 1, inst.instance_id, began.elapsed().as_secs());
+        }
+        match verified {
+            Ok(r) if r.identical() => outln!(
+                "{}: identical ({} files; {} volatile files differ, as on every build)",
+                r.instance_id,
+                r.files,
+                r.volatile.len()
+            ),
+            Ok(r) => {
+                outln!(
+                    "{}: differs ({} files: {} added, {} removed, {} changed)",
+                    r.instance_id,
+                    r.files,
+                    r.added.len(),
+                    r.removed.len(),
+                    r.changed.len()
+                );
+                for (kind, list) in [("added", &r.added), ("removed", &r.removed), ("changed", &r.changed)] {
+                    for p in list.iter().take(50) {
+                        outln!("  {kind} {p}");
                     }
                 }
             }
-            if json {
-                outln!("{}", serde_json::Value::Array(rows));
+            Err(e) => {
+                failures += 1;
+                outln!("{}: could not verify: {e}", inst.instance_id);
             }
         }
+    }
+    if failures > 0 {
+        bail!("{failures} image(s) could not be verified");
+    }
+    Ok(())
+}
+
+/// The images swe-forge made, by role, as lines or as JSON.
+async fn list(engine: &Engine, json: bool) -> Result<()> {
+    let mut rows = Vec::new();
+    for role in ["base", "toolchain", "environment", "instance"] {
+        for image in engine.listed_images(&[(LABEL_ROLE, role)]).await? {
+            if json {
+                rows.push(serde_json::json!({
+                    "role": role,
+                    "tag": image.tag,
+                    "id": image.id,
+                    "repository": image.labels.get(LABEL_REPOSITORY),
+                    "size_bytes": image.size,
+                }));
+            } else {
+                outln!("{role:<10} {}", image.tag);
+            }
+        }
+    }
+    if json {
+        outln!("{}", serde_json::Value::Array(rows));
     }
     Ok(())
 }

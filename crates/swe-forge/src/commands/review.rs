@@ -160,7 +160,7 @@ fn reviewer_from(names: impl IntoIterator<Item = String>, uid: Option<u32>, pass
 
 #[cfg(test)]
 mod tests {
-    use super::reviewer_from;
+    use super::*;
 
     #[test]
     fn the_reviewer_is_named_without_user_set() {
