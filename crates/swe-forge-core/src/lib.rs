@@ -14,6 +14,7 @@ mod layout;
 mod lines;
 mod markdown;
 mod patch;
+mod quality;
 mod record;
 mod status;
 mod testfiles;
@@ -31,6 +32,9 @@ pub use layout::{PARSED_SUFFIX, RunLogs};
 pub use lines::{BoundedLines, MAX_LINE, bounded_lines};
 pub use markdown::{Align, MarkdownTable};
 pub use patch::{DiffLine, DiffLines, FileDiff, PatchShape, diff_lines, file_diffs};
+pub use quality::{
+    Flakiness, HunkAblation, Leakage, QUALITY_VERSION, Quality, QualityFlag, Specificity, UnnamedIdentifier,
+};
 pub use record::{
     Base, ExtraSourceProvenance, ForgeMeta, Instance, JsonlRecords, PassRates, PhaseRun, Provenance, RejectReason,
     Rejection, ResolvedIssue, SCHEMA_VERSION, TestMap, TestResult, ToolchainAttempt, ToolchainChoice, ValidationStatus,

@@ -232,6 +232,10 @@ pub struct ForgeMeta {
     /// is all `export --naming msb` needs; absent on records made before it was kept.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub msb_names: Option<BTreeMap<String, String>>,
+    /// The quality signals of an accepted instance: solution leakage, identifiers the issue
+    /// never names, specificity, untested hunks, flakiness (`swe-forge curate` and validation).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quality: Option<crate::Quality>,
 }
 
 /// Everything that went into an instance's image, so it can be rebuilt and audited.
@@ -383,6 +387,7 @@ impl ForgeMeta {
             labels: None,
             evidence: None,
             msb_names: None,
+            quality: None,
         }
     }
 }
