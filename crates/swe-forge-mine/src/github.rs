@@ -263,6 +263,7 @@ fn github_candidate(
     record.resolved_issues = issues.iter().map(|(_, r)| r.clone()).collect();
     record.fix_patch = split.fix_patch;
     record.test_patch = split.test_patch;
+    crate::set_dates(&mut record, pr.merged_at.as_deref(), pr.created_at.as_deref());
     let mining = MiningNotes {
         source: MineSource::Github,
         merge_evidence: MergeEvidence::Github,

@@ -19,7 +19,7 @@ pub const SEARCH_QUERY: &str = r#"query($q: String!, $first: Int!, $after: Strin
     pageInfo { hasNextPage endCursor }
     nodes {
       ... on PullRequest {
-        number title body url isDraft merged mergedAt closedAt
+        number title body url isDraft merged createdAt mergedAt closedAt
         author { __typename login }
         baseRefName baseRefOid headRefOid
         baseRepository { nameWithOwner owner { login } }
@@ -95,6 +95,8 @@ pub struct PullRequestNode {
     pub is_draft: bool,
     #[serde(default)]
     pub merged: bool,
+    #[serde(default)]
+    pub created_at: Option<String>,
     pub merged_at: Option<String>,
     pub author: Option<Author>,
     #[serde(default)]

@@ -98,3 +98,19 @@ pub(crate) fn new_record(org: &str, repo: &str, number: u64, title: &str, body: 
     r.instance_id = r.expected_id();
     r
 }
+
+/// Gives a candidate its dates under `swe_forge` (status `candidate`), where validation, curate's
+/// splits and the exports read them: `merged_at` and `created_at` (RFC 3339; one that does not
+/// parse is left out).
+pub(crate) fn set_dates(record: &mut Instance, merged_at: Option<&str>, created_at: Option<&str>) {
+    let parse = |t: Option<&str>| t.and_then(|t| swe_forge_core::Timestamp::parse(t).ok());
+    let (merged_at, created_at) = (parse(merged_at), parse(created_at));
+    if merged_at.is_none() && created_at.is_none() {
+        return;
+    }
+    let meta = record
+        .swe_forge
+        .get_or_insert_with(|| swe_forge_core::ForgeMeta::new(swe_forge_core::ValidationStatus::Candidate));
+    meta.merged_at = merged_at;
+    meta.created_at = created_at;
+}

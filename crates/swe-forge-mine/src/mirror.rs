@@ -153,6 +153,10 @@ pub fn mine_mirror(opts: &MirrorOptions, journal: &mut Journal, reporter: &dyn R
                     .collect();
                 record.fix_patch = split.fix_patch;
                 record.test_patch = split.test_patch;
+                // A mirror does not know when the PR was opened: its first commit's author date
+                // stands for it (the PR was opened no earlier).
+                let opened = first_authored(git, f.head.unwrap_or(f.after), f.base).map(format_time);
+                crate::set_dates(&mut record, Some(&format_time(f.time)), opened.as_deref());
                 let mining = MiningNotes {
                     source: MineSource::Mirror,
                     merge_evidence: f.evidence,
@@ -236,6 +240,24 @@ fn base_branch(git: &Repository, wanted: Option<&str>) -> Option<(String, Oid)> 
     }
     let head = git.find_reference("HEAD").ok().and_then(|h| h.symbolic_target().ok().flatten().map(str::to_owned));
     head.and_then(|h| h.strip_prefix("refs/heads/").and_then(tip)).or_else(|| tip("main")).or_else(|| tip("master"))
+}
+
+/// The earliest author date (Unix seconds) of the commits on `head` that `base` lacks; the
+/// head's own when there are none or the walk fails.
+fn first_authored(git: &Repository, head: Oid, base: Oid) -> Option<i64> {
+    let own = || git.find_commit(head).ok().map(|c| c.author().when().seconds());
+    let walked = (|| -> Result<Option<i64>, git2::Error> {
+        let mut walk = git.revwalk()?;
+        walk.push(head)?;
+        walk.hide(base)?;
+        let mut first: Option<i64> = None;
+        for oid in walk {
+            let t = git.find_commit(oid?)?.author().when().seconds();
+            first = Some(first.map_or(t, |f| f.min(t)));
+        }
+        Ok(first)
+    })();
+    walked.ok().flatten().or_else(own)
 }
 
 fn find_prs(git: &Repository, tip: Oid) -> Result<BTreeMap<u64, Found>, git2::Error> {

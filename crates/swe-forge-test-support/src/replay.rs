@@ -224,6 +224,8 @@ pub struct FakePr {
     pub closing: Vec<(String, u64, String, Option<String>)>,
     /// Commit messages.
     pub commits: Vec<String>,
+    /// Opening time.
+    pub created_at: String,
     /// Closing time.
     pub closed_at: String,
 }
@@ -244,6 +246,7 @@ impl FakePr {
             diff: diff.to_owned(),
             closing: Vec::new(),
             commits: Vec::new(),
+            created_at: "2024-01-10T08:30:00Z".into(),
             closed_at: "2024-01-15T12:00:00Z".into(),
         }
     }
@@ -448,6 +451,7 @@ impl FakeGithub {
             "url": format!("https://github.com/{}/pull/{}", self.repo, p.number),
             "isDraft": p.draft,
             "merged": p.merged,
+            "createdAt": p.created_at,
             "mergedAt": if p.merged { Some(p.closed_at.clone()) } else { None },
             "closedAt": p.closed_at,
             "author": { "__typename": if bot { "Bot" } else { "User" }, "login": p.author },

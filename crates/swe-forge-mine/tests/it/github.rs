@@ -5,6 +5,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
+use swe_forge_core::Instance;
 use swe_forge_mine::{
     Client, ClientOptions, Decision, GithubOptions, IssueTexts, Journal, Quiet, Token, mine_github, progress_path,
 };
@@ -78,7 +79,14 @@ async fn fixture_prs_from_the_api_equal_the_recorded_candidates_despite_faults()
     let recorded: Vec<_> = fixture_records().into_iter().filter(|r| r.repo == "gostack").collect();
     assert_eq!(mined.len(), recorded.len());
     for (m, want) in mined.iter().zip(&recorded) {
-        assert_eq!(&m.record, want, "{}", want.instance_id);
+        // The PR's dates come from the API into `swe_forge` (status candidate); the rest is the
+        // recorded candidate.
+        let meta = m.record.swe_forge.as_ref().expect("dated");
+        assert_eq!(meta.status, swe_forge_core::ValidationStatus::Candidate);
+        assert_eq!(meta.created_at.as_ref().map(|t| t.as_str()), Some("2024-01-10T08:30:00Z"));
+        assert_eq!(meta.merged_at.as_ref().map(|t| t.as_str()), Some("2024-01-15T12:00:00Z"));
+        let undated = Instance { swe_forge: None, ..m.record.clone() };
+        assert_eq!(&undated, want, "{}", want.instance_id);
         assert_eq!(m.mining.issue_texts, IssueTexts::Resolved);
         assert!(m.mining.issues.iter().all(|i| i.github_link && i.keyword));
     }

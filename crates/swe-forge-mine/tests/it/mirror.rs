@@ -45,6 +45,21 @@ fn fixture_pr_1_is_mined_exactly_as_the_recorded_candidate() {
             assert_eq!(headers_normalized(&c.record.test_patch), headers_normalized(&want.test_patch));
         }
         assert_eq!(c.mining.merge_evidence, MergeEvidence::PullRefOnly);
+        // A mirror's PR was opened no earlier than its first commit: that commit's author date is
+        // its `created_at`; `merged_at` is the head's date, as `mining.merged_at`.
+        let meta = c.record.swe_forge.as_ref().expect("dated");
+        let repo = repos.join("forge-fixtures").join(&c.record.repo);
+        let range = format!("{}..{}", c.record.base.sha, c.mining.head_sha);
+        let out = std::process::Command::new("git")
+            .arg("-C")
+            .arg(&repo)
+            .args(["log", "--format=%at", &range])
+            .output()
+            .unwrap();
+        let first = String::from_utf8(out.stdout).unwrap().lines().map(|l| l.parse::<i64>().unwrap()).min().unwrap();
+        assert_eq!(meta.created_at.as_ref().map(|t| t.as_str().to_owned()), Some(swe_forge_core::rfc3339_utc(first)));
+        assert_eq!(meta.merged_at.as_ref().map(|t| t.as_str()), c.mining.merged_at.as_deref());
+        assert!(meta.created_at <= meta.merged_at, "{}", want.instance_id);
         // "Fix #1" in the fixture's commit names the PR itself, not an issue.
         assert_eq!(c.mining.issue_texts, IssueTexts::NoIssue);
         assert!(c.record.resolved_issues.is_empty());
