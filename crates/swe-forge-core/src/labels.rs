@@ -51,6 +51,9 @@ pub enum TruncationCause {
     CompileFailure,
     /// The run was killed by its timeout.
     Timeout,
+    /// A jest or vitest run reported far fewer tests than the tree has test files (a suite
+    /// that parsed the runner's arguments and ended it, a config that ran one file).
+    ShortSuite,
     /// The runner died in the middle (a signal, a segmentation fault, out of memory).
     Crash,
     /// None of the above could be told from the run.
@@ -64,6 +67,7 @@ impl TruncationCause {
             TruncationCause::FailFast => "fail_fast",
             TruncationCause::CompileFailure => "compile_failure",
             TruncationCause::Timeout => "timeout",
+            TruncationCause::ShortSuite => "short_suite",
             TruncationCause::Crash => "crash",
             TruncationCause::Unknown => "unknown",
         }
@@ -321,6 +325,11 @@ pub struct Labels {
     /// it is in neither list, whatever the exit code.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub no_tests_ran: BTreeMap<Phase, String>,
+    /// jest and vitest: the test files of the tree with the test patch, by the runners' default
+    /// patterns ([`crate::is_js_suite_file`]); a fix run that reports far fewer tests is truncated
+    /// (`short_suite`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suite_files: Option<u64>,
 }
 
 /// The one test of a suite whose runs print no per-test result (Multi-SWE-bench's name): the

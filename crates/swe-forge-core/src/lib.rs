@@ -44,5 +44,5 @@ pub use record::{
     Decision, Difficulty, DifficultyFeatures, DifficultyLabel, Duplicate, LabelSource, Review, TimeToFix, Verdict,
 };
 pub use status::{Phase, PhaseStatuses, TestStatus, Transition};
-pub use testfiles::{TEST_DIRS, is_test_path, runner_config_rule, test_change_rule, test_path_rule};
+pub use testfiles::{TEST_DIRS, is_js_suite_file, is_test_path, runner_config_rule, test_change_rule, test_path_rule};
 pub use warning::Warning;

@@ -24,6 +24,23 @@ fn is_test_dir_name(d: &str) -> bool {
             .any(|s| d.len() > s.len() && d.ends_with(s))
 }
 
+/// Whether `path` is a test file that jest and vitest run by their default patterns
+/// (`**/__tests__/**/*.[jt]s?(x)`, `**/*.{test,spec}.[jt]s?(x)`, and `.mjs`/`.cjs`/`.mts`/`.cts`),
+/// outside `node_modules/`.
+pub fn is_js_suite_file(path: &str) -> bool {
+    const EXTS: [&str; 8] = ["js", "jsx", "ts", "tsx", "mjs", "cjs", "mts", "cts"];
+    let parts: Vec<&str> = path.split('/').collect();
+    if parts.contains(&"node_modules") {
+        return false;
+    }
+    let file = parts.last().copied().unwrap_or_default();
+    let Some((stem, ext)) = file.rsplit_once('.') else { return false };
+    if !EXTS.contains(&ext) || stem.ends_with(".d") {
+        return false;
+    }
+    parts[..parts.len() - 1].contains(&"__tests__") || stem.ends_with(".test") || stem.ends_with(".spec")
+}
+
 /// Whether `path` is a test file by its language's convention.
 pub fn is_test_path(path: &str) -> bool {
     test_path_rule(path).is_some()
@@ -144,6 +161,16 @@ pub fn test_change_rule(path: &str, diff: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn js_suite_files_follow_jests_default_patterns() {
+        for p in ["test/argv.test.js", "src/__tests__/parse.ts", "a/b.spec.tsx", "lib/x.test.mjs"] {
+            assert!(is_js_suite_file(p), "{p}");
+        }
+        for p in ["src/parse.ts", "node_modules/x/a.test.js", "types/a.test.d.ts", "test/helpers.js", "x.test.json"] {
+            assert!(!is_js_suite_file(p), "{p}");
+        }
+    }
 
     #[test]
     fn test_file_conventions_per_language() {

@@ -312,6 +312,7 @@ impl Validator {
             let mut input = GradeInput {
                 rule: self.settings.label_rule,
                 touch: TestPatchTouch::of(&test_patch),
+                suite_files: prepared.suite_files,
                 ..GradeInput::default()
             };
             let mut rejections: Vec<Rejection> = Vec::new();
@@ -413,6 +414,7 @@ impl Validator {
         meta.warnings.extend(extras.iter().filter_map(|x| x.warning()));
 
         let base_tree = repo.commit(&inst.base.sha).map(|c| c.tree_id().to_string()).unwrap_or_default();
+        let suite_files = is_js_runner(recipe.parser).then(|| js_suite_files(&repo, &inst.base.sha, &inst.test_patch));
         if let ImageSource::Existing(tag) = image {
             let target = RunTarget::of(&recipe, parsers, tag);
             return Ok(Prepared {
@@ -425,6 +427,7 @@ impl Validator {
                 base_tree,
                 choice,
                 command_notes,
+                suite_files,
             });
         }
         self.reporter.step(&id, Step::BuildingImage);
@@ -450,6 +453,7 @@ impl Validator {
             base_tree,
             choice,
             command_notes,
+            suite_files,
         })
     }
 
@@ -952,6 +956,28 @@ pub(crate) struct Prepared {
     pub base_tree: String,
     pub choice: Option<(Tool, ToolchainChoice)>,
     pub command_notes: Vec<String>,
+    /// jest and vitest: the test files of the tree with the test patch.
+    pub suite_files: Option<u64>,
+}
+
+/// Whether `parser` reads a jest or vitest run (whose suites are counted in test files).
+fn is_js_runner(parser: swe_forge_core::Framework) -> bool {
+    use swe_forge_core::Framework as F;
+    matches!(parser, F::Jest | F::JestJson | F::Vitest | F::VitestJson)
+}
+
+/// The jest/vitest test files of the base tree with the test patch applied (files it adds
+/// counted, files it deletes not).
+fn js_suite_files(repo: &SourceRepo, base: &str, test_patch: &str) -> u64 {
+    let mut files: std::collections::BTreeSet<String> = repo.paths_at(base).unwrap_or_default().into_iter().collect();
+    for f in swe_forge_core::file_diffs(test_patch) {
+        if f.text.lines().any(|l| l.starts_with("deleted file mode")) {
+            files.remove(&f.path);
+        } else {
+            files.insert(f.path);
+        }
+    }
+    files.iter().filter(|p| swe_forge_core::is_js_suite_file(p)).count() as u64
 }
 
 /// What every run of an instance starts from: the image, who runs the script, with which

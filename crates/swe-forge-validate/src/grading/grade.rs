@@ -142,6 +142,27 @@ pub struct GradeInput {
     pub touch: TestPatchTouch,
     /// Exit code, timeout and log signs of the first run of each phase.
     pub facts: [RunFacts; 3],
+    /// jest and vitest: the test files of the tree with the test patch ([`Labels::suite_files`]).
+    pub suite_files: Option<u64>,
+}
+
+/// A suite of at least this many test files whose fix run reports fewer tests than a fifth of
+/// them is truncated: every test file holds a test, so most of the suite did not run (seen: a
+/// CLI library whose tests parse `process.argv` ended jest after one test of 1,477).
+const SHORT_SUITE_MIN_FILES: u64 = 10;
+
+/// The fix run's shortfall against the suite's test files, when it is one.
+fn short_suite(c: &Categorized, input: &GradeInput) -> Option<Truncation> {
+    let files = input.suite_files.filter(|f| *f >= SHORT_SUITE_MIN_FILES)?;
+    let (reported, _) = phase_gap(&c.all, Phase::Fix);
+    (reported * 5 < files).then(|| Truncation {
+        phase: Phase::Fix,
+        cause: TruncationCause::ShortSuite,
+        reported,
+        missing: files - reported,
+        evidence: format!("{reported} tests reported for {files} test files"),
+        tolerated: input.rule == LabelRule::Msb,
+    })
 }
 
 /// A phase gap is a truncation when the phase misses at least a tenth of the tests, or 20.
@@ -170,6 +191,7 @@ fn truncations(c: &Categorized, input: &GradeInput) -> Vec<Truncation> {
                     || (cause == TruncationCause::Crash && crashed_in_a_fixed_test)));
         out.push(Truncation { phase, cause, reported, missing, evidence, tolerated });
     }
+    out.extend(short_suite(c, input));
     out
 }
 
@@ -240,7 +262,17 @@ pub fn grade(runs: &[Vec<PhaseStatuses>; 3], input: &GradeInput) -> Grade {
         rejections.push(r);
     }
     let truncated = truncations(&categorized, input);
-    for t in truncated.iter().filter(|t| !t.tolerated) {
+    for t in truncated.iter().filter(|t| !t.tolerated && t.cause == TruncationCause::ShortSuite) {
+        rejections.push(Rejection::new(
+            RejectReason::TruncatedRun,
+            format!(
+                "the fix run reported {} tests for a suite of {} test files: most of the suite did not run (short_suite)",
+                t.reported,
+                t.reported + t.missing
+            ),
+        ));
+    }
+    for t in truncated.iter().filter(|t| !t.tolerated && t.cause != TruncationCause::ShortSuite) {
         let evidence = if t.evidence.is_empty() { String::new() } else { format!(": {}", t.evidence) };
         rejections.push(Rejection::new(
             RejectReason::TruncatedRun,
@@ -269,6 +301,7 @@ pub fn grade(runs: &[Vec<PhaseStatuses>; 3], input: &GradeInput) -> Grade {
         n2p_share,
         exit_code_graded,
         no_tests_ran,
+        suite_files: input.suite_files,
     };
     let mut network: Vec<String> = Vec::new();
     for line in input.facts.iter().flat_map(|f| &f.network) {
@@ -433,6 +466,7 @@ mod tests {
             rule: LabelRule::Strict,
             touch: TestPatchTouch::default(),
             facts: facts(codes),
+            suite_files: Option::None,
         };
         let silent: [Vec<PhaseStatuses>; 3] = [vec![p(&[])], vec![p(&[]), p(&[])], vec![p(&[])]];
         let g = grade(&silent, &input([Some(0), Some(2), Some(0)]));
@@ -556,6 +590,37 @@ mod tests {
         let names: Vec<String> = (0..10).map(|i| format!("suite > test{i}")).collect();
         let all = |s: TestStatus| names.iter().map(|n| (n.clone(), s)).collect::<PhaseStatuses>();
         [vec![all(Pass)], vec![p(&[("suite > test0", Fail)])], vec![all(Pass)]]
+    }
+
+    #[test]
+    fn a_jest_run_of_one_test_for_a_suite_of_many_files_is_a_short_suite() {
+        // Every phase reports the same one test: no phase gap, but 40 test files in the tree.
+        let one = || vec![p(&[("test/a.test.js > parses", Fail)])];
+        let fixed = || vec![p(&[("test/a.test.js > parses", Pass)])];
+        let runs = [one(), one(), fixed()];
+        let input = GradeInput { suite_files: Some(40), ..GradeInput::default() };
+        let g = grade(&runs, &input);
+        let t = g.labels.truncated.iter().find(|t| t.cause == TruncationCause::ShortSuite).expect("labelled");
+        assert_eq!((t.phase, t.reported, t.missing, t.tolerated), (Phase::Fix, 1, 39, false));
+        assert_eq!(g.labels.suite_files, Some(40));
+        assert_eq!(g.rejections.iter().map(|r| r.reason).collect::<Vec<_>>(), [RejectReason::TruncatedRun]);
+        assert!(g.rejections[0].detail.contains("1 tests for a suite of 40 test files"), "{}", g.rejections[0].detail);
+        // Under msb it is recorded only; a suite of few files, or a run reporting a fifth of
+        // them, is no short suite.
+        let msb = grade(&runs, &GradeInput { rule: LabelRule::Msb, ..input.clone() });
+        assert!(msb.rejections.is_empty() && msb.labels.truncated[0].tolerated);
+        for files in [Option::None, Some(9), Some(5)] {
+            let g = grade(&runs, &GradeInput { suite_files: files, ..GradeInput::default() });
+            assert!(g.labels.truncated.is_empty() && g.rejections.is_empty(), "{files:?}: {:?}", g.rejections);
+        }
+        let names: Vec<String> = (0..8).map(|i| format!("t{i}")).collect();
+        let eight = |s| vec![names.iter().map(|n| (n.clone(), s)).collect::<PhaseStatuses>()];
+        let mut many = [eight(Pass), eight(Pass), eight(Pass)];
+        many[0][0].insert("t8".into(), Fail);
+        many[1][0].insert("t8".into(), Fail);
+        many[2][0].insert("t8".into(), Pass);
+        let g = grade(&many, &GradeInput { suite_files: Some(40), ..GradeInput::default() });
+        assert!(g.labels.truncated.is_empty(), "9 tests for 40 files is more than a fifth");
     }
 
     #[test]

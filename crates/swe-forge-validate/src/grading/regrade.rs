@@ -47,6 +47,7 @@ pub fn regrade(inst: &Instance, work_dir: &Path) -> Result<Instance, RegradeErro
     let mut input = GradeInput {
         rule: meta.labels.as_ref().map_or(LabelRule::Strict, |l| l.rule),
         touch: TestPatchTouch::of(&inst.test_patch),
+        suite_files: meta.labels.as_ref().and_then(|l| l.suite_files),
         ..GradeInput::default()
     };
     let command = meta.test_command.clone().unwrap_or_default();

@@ -106,6 +106,43 @@ fn jests_own_options_stay_out_of_the_suites_process_argv() {
     assert!(!r.f2p_tests.is_empty(), "{r:?}");
 }
 
+/// A jest run that reports one test for a suite of many test files is a truncated run
+/// (`short_suite`), rejected under the strict rule with the counts: here a jest config that runs
+/// one file of thirteen (its two tests, the one the test patch adds included), the way a suite that ends jest early (commander's `program.parse()`)
+/// leaves one test of hundreds.
+#[test]
+fn a_jest_run_of_one_test_for_a_suite_of_many_files_is_labelled_truncated() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = make_repos(tmp.path());
+    let fixtures = read_records(&root().join("data/fixtures/instances.jsonl"));
+    let mut r = fixtures.into_iter().find(|r| r.instance_id == "forge-fixtures__jsduration-12").unwrap();
+    for i in 0..11 {
+        r.test_patch.push_str(&crate::evaluate_integrity::new_file(
+            &format!("test/extra/e{i:02}.test.js"),
+            &format!("test('extra {i}', () => {{\n  expect({i}).toBe({i});\n}});\n"),
+        ));
+    }
+    r.test_patch.push_str(&crate::evaluate_integrity::new_file(
+        "jest.config.js",
+        "module.exports = { testMatch: ['**/test/format.test.js'] };\n",
+    ));
+    let done = validate(&[&r], &repos, &tmp.path().join("out"), None);
+    let r = &done[0];
+    let meta = r.swe_forge.as_ref().unwrap();
+    let labels = meta.labels.as_ref().expect("labelled");
+    assert_eq!(labels.suite_files, Some(13), "2 test files at the base and 11 the test patch adds");
+    let short = labels.truncated.iter().find(|t| t.cause == swe_forge_core::TruncationCause::ShortSuite);
+    let short = short.unwrap_or_else(|| panic!("no short_suite: {labels:?}"));
+    assert_eq!((short.reported, short.missing, short.tolerated), (2, 11, false), "{short:?}");
+    assert_eq!(r.status(), ValidationStatus::Rejected);
+    let truncated = meta.rejections.iter().find(|x| x.reason == swe_forge_core::RejectReason::TruncatedRun);
+    assert!(
+        truncated.is_some_and(|x| x.detail.contains("2 tests for a suite of 13 test files")),
+        "{:?}",
+        meta.rejections
+    );
+}
+
 #[test]
 fn instances_of_a_repository_share_its_environment_and_add_only_their_change() {
     let tmp = tempfile::tempdir().unwrap();
