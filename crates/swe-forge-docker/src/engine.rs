@@ -87,15 +87,7 @@ impl Engine {
 
     /// Tags of images carrying every `label=value` given, newest first.
     pub async fn images_with_labels(&self, labels: &[(&str, &str)]) -> Result<Vec<String>, DockerError> {
-        let filters: HashMap<String, Vec<String>> =
-            HashMap::from([("label".to_owned(), labels.iter().map(|(k, v)| format!("{k}={v}")).collect())]);
-        let mut images = self
-            .docker
-            .list_images(Some(ListImagesOptions { filters: Some(filters), ..Default::default() }))
-            .await
-            .map_err(DockerError::api("list images", "label filter"))?;
-        images.sort_by_key(|i| std::cmp::Reverse(i.created));
-        Ok(images.into_iter().flat_map(|i| i.repo_tags.into_iter().filter(|t| t != "<none>:<none>")).collect())
+        Ok(self.listed_images(labels).await?.into_iter().map(|i| i.tag).collect())
     }
 
     /// The images carrying every label of `labels`, newest first: one entry per tag, with the
