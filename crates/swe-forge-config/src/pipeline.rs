@@ -125,8 +125,15 @@ pub struct ValidateSection {
     /// 1: no search).
     pub toolchain_attempts: Option<u32>,
     /// Runs of the gold patch through evaluation for every accepted instance, then two negative
-    /// controls (default 3; 0: no evidence).
+    /// controls, the empty patch as many times as the gold one (tests whose status differs between
+    /// the runs raise the `flaky` quality flag) and the test patch alone (default 3; 0: no
+    /// evidence).
     pub evidence_runs: Option<u32>,
+    /// Hunks of an accepted instance's fix patch left out one at a time, each a run through
+    /// evaluation: a hunk without which every FAIL_TO_PASS test still passes is untested
+    /// (`swe_forge.quality.hunks`, the `untested_hunks` flag). At most this many runs, for fix
+    /// patches of two hunks or more (default 4; 0: none).
+    pub hunk_runs: Option<u32>,
 }
 
 impl ValidateSection {

@@ -31,7 +31,9 @@ pub use labels::{
 pub use layout::{PARSED_SUFFIX, RunLogs};
 pub use lines::{BoundedLines, MAX_LINE, bounded_lines};
 pub use markdown::{Align, MarkdownTable};
-pub use patch::{DiffLine, DiffLines, FileDiff, PatchShape, diff_lines, file_diffs};
+pub use patch::{
+    DiffLine, DiffLines, FileDiff, PatchHunk, PatchShape, diff_lines, file_diffs, patch_hunks, without_hunk,
+};
 pub use quality::{
     Flakiness, HunkAblation, Leakage, QUALITY_VERSION, Quality, QualityFlag, Specificity, UnnamedIdentifier,
 };

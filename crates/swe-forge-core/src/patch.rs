@@ -1,10 +1,11 @@
 //! The one reader of unified diffs: lines classified by following each hunk's line counts
 //! ([`diff_lines`]), a diff cut into per-file pieces ([`file_diffs`]) with the path each is about,
 //! and a diff's shape: files, hunks, added and removed lines, every path it names
-//! ([`PatchShape`]). Pure text; never applies a patch or reads a repository. Used by mining (the
+//! ([`PatchShape`]), its hunks ([`patch_hunks`]) and the diff with one of them left out
+//! ([`without_hunk`]). Pure text; never applies a patch or reads a repository. Used by mining (the
 //! test/fix split), the pipeline filters, curation (difficulty features, duplicate detection),
 //! evaluation (the files a test patch owns) and the git crate (the patch safety check, hunks moved
-//! to where they match), so that all of them read the same lines.
+//! to where they match) and validation's hunk runs, so that all of them read the same lines.
 
 use std::collections::BTreeSet;
 
@@ -261,6 +262,86 @@ impl PatchShape {
     }
 }
 
+/// One hunk of a unified diff.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PatchHunk {
+    /// The file it changes ([`FileDiff::path`]).
+    pub file: String,
+    /// Its `@@ -a,b +c,d @@ context` line.
+    pub header: String,
+}
+
+impl PatchHunk {
+    /// `file @@ -a,b +c,d @@ context`, as records name a hunk.
+    pub fn name(&self) -> String {
+        format!("{} {}", self.file, self.header)
+    }
+}
+
+/// The hunks of `diff`, in diff order (the order [`without_hunk`] counts them in).
+pub fn patch_hunks(diff: &str) -> Vec<PatchHunk> {
+    let mut hunks = Vec::new();
+    for f in file_diffs(diff) {
+        for (_, line) in diff_lines(f.text) {
+            if let DiffLine::HunkStart(h) = line {
+                hunks.push(PatchHunk { file: f.path.clone(), header: h.to_owned() });
+            }
+        }
+    }
+    hunks
+}
+
+/// `diff` without its hunk `index` (counted as [`patch_hunks`] counts), or None when it has no
+/// such hunk. The later hunks of the same file start where the old file's lines now land (their
+/// `+c` moved by what the left-out hunk added or removed); a file whose only hunk it was is left
+/// out whole, headers and all (a new file is then not created, a rename not made). Every other
+/// byte stays as it was.
+pub fn without_hunk(diff: &str, index: usize) -> Option<String> {
+    let files = file_diffs(diff);
+    // Every byte from the first file on is in one piece: what comes before is the rest.
+    let before = diff.len() - files.iter().map(|f| f.text.len()).sum::<usize>();
+    let mut out = diff[..before].to_owned();
+    let (mut seen, mut found) = (0, false);
+    for f in &files {
+        let starts: Vec<usize> =
+            diff_lines(f.text).filter(|(_, l)| matches!(l, DiffLine::HunkStart(_))).map(|(at, _)| at).collect();
+        let local = index.checked_sub(seen).filter(|i| *i < starts.len());
+        seen += starts.len();
+        let Some(local) = local else {
+            out.push_str(f.text);
+            continue;
+        };
+        found = true;
+        if starts.len() == 1 {
+            continue;
+        }
+        let hunk = |i: usize| &f.text[starts[i]..starts.get(i + 1).copied().unwrap_or(f.text.len())];
+        let delta = hunk(local).lines().next().and_then(hunk_counts).map_or(0, |(old, new)| new as i64 - old as i64);
+        out.push_str(&f.text[..starts[0]]);
+        for i in 0..starts.len() {
+            match i.cmp(&local) {
+                std::cmp::Ordering::Less => out.push_str(hunk(i)),
+                std::cmp::Ordering::Equal => {}
+                std::cmp::Ordering::Greater => out.push_str(&shift_new_start(hunk(i), delta)),
+            }
+        }
+    }
+    found.then_some(out)
+}
+
+/// `hunk` with the new start `c` of its `@@ -a,b +c,d @@` line moved back by `delta`; a header
+/// without a new start is kept as it is.
+fn shift_new_start(hunk: &str, delta: i64) -> String {
+    let (line, rest) = hunk.split_at(hunk.find('\n').unwrap_or(hunk.len()));
+    let shifted = line.find(" +").and_then(|at| {
+        let from = at + 2;
+        let digits = line[from..].bytes().take_while(u8::is_ascii_digit).count();
+        let start: i64 = line[from..from + digits].parse().ok()?;
+        Some(format!("{}{}{}", &line[..from], (start - delta).max(0), &line[from + digits..]))
+    });
+    format!("{}{rest}", shifted.as_deref().unwrap_or(line))
+}
+
 /// The `b/` path of a `diff --git a/X b/Y` line (quoted paths are unquoted naively).
 fn diff_git_path(rest: &str) -> String {
     let rest = rest.trim_end();
@@ -345,5 +426,72 @@ mod tests {
         let plain = "--- a/x.c\n+++ b/x.c\n@@ -1 +1 @@\n-a\n+b\n";
         assert_eq!(PatchShape::of(plain).files, ["x.c"]);
         assert_eq!(PatchShape::of(plain).touched, ["x.c"]);
+    }
+
+    #[test]
+    fn hunks_are_named_by_file_and_header() {
+        let hunks = patch_hunks(TWO_FILES);
+        let names: Vec<String> = hunks.iter().map(PatchHunk::name).collect();
+        assert_eq!(
+            names,
+            [
+                "stack.go @@ -20,7 +20,7 @@ func (s *Stack[T]) Pop() (T, error) {",
+                "stack.go @@ -30,2 +30,3 @@ func (s *Stack[T]) Pop() (T, error) {",
+                "stack.go @@ -40 +41 @@ func (s *Stack[T]) Len() int {",
+                "doc.go @@ -0,0 +1,2 @@",
+            ]
+        );
+        assert!(patch_hunks("").is_empty() && patch_hunks("not a diff\n").is_empty());
+    }
+
+    const TWO_FILES: &str = "From the PR\ndiff --git a/stack.go b/stack.go\nindex 1..2 100644\n--- a/stack.go\n+++ b/stack.go\n@@ -20,7 +20,7 @@ func (s *Stack[T]) Pop() (T, error) {\n a\n-b\n+c\n@@ -30,2 +30,3 @@ func (s *Stack[T]) Pop() (T, error) {\n d\n+e\n f\n@@ -40 +41 @@ func (s *Stack[T]) Len() int {\n-g\n+h\n\\ No newline at end of file\ndiff --git a/doc.go b/doc.go\nnew file mode 100644\n--- /dev/null\n+++ b/doc.go\n@@ -0,0 +1,2 @@\n+// Package x.\n+package x\n";
+
+    #[test]
+    fn a_hunk_left_out_moves_the_later_hunks_of_its_file_and_nothing_else() {
+        // The second hunk added a line: the third now starts a line earlier in the new file.
+        let without = without_hunk(TWO_FILES, 1).unwrap();
+        assert_eq!(
+            without,
+            TWO_FILES
+                .replace("@@ -30,2 +30,3 @@ func (s *Stack[T]) Pop() (T, error) {\n d\n+e\n f\n", "")
+                .replace("@@ -40 +41 @@", "@@ -40 +40 @@")
+        );
+        assert_eq!(
+            patch_hunks(&without).iter().map(|h| h.header.as_str()).collect::<Vec<_>>(),
+            [
+                "@@ -20,7 +20,7 @@ func (s *Stack[T]) Pop() (T, error) {",
+                "@@ -40 +40 @@ func (s *Stack[T]) Len() int {",
+                "@@ -0,0 +1,2 @@"
+            ]
+        );
+        // A hunk that adds as many lines as it removes moves nothing; the last one moves nothing.
+        assert_eq!(
+            without_hunk(TWO_FILES, 0).unwrap(),
+            TWO_FILES.replace("@@ -20,7 +20,7 @@ func (s *Stack[T]) Pop() (T, error) {\n a\n-b\n+c\n", "")
+        );
+        let last_of_stack = without_hunk(TWO_FILES, 2).unwrap();
+        assert!(last_of_stack.ends_with(" f\ndiff --git a/doc.go b/doc.go\nnew file mode 100644\n--- /dev/null\n+++ b/doc.go\n@@ -0,0 +1,2 @@\n+// Package x.\n+package x\n"), "{last_of_stack}");
+        // Every hunk once: each diff has the others, in order.
+        let all = patch_hunks(TWO_FILES);
+        for i in 0..all.len() {
+            let rest: Vec<String> =
+                patch_hunks(&without_hunk(TWO_FILES, i).unwrap()).into_iter().map(|h| h.file).collect();
+            let expect: Vec<String> =
+                all.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, h)| h.file.clone()).collect();
+            assert_eq!(rest, expect, "hunk {i}");
+        }
+    }
+
+    #[test]
+    fn a_files_only_hunk_takes_the_file_with_it() {
+        // The new file's one hunk: the file is not created at all (no headers left behind).
+        assert_eq!(without_hunk(TWO_FILES, 3).unwrap(), TWO_FILES[..TWO_FILES.find("diff --git a/doc.go").unwrap()]);
+        let one = "diff --git a/a b/a\n--- a/a\n+++ b/a\n@@ -1 +1 @@\n-x\n+y\n";
+        assert_eq!(without_hunk(one, 0).as_deref(), Some(""));
+        assert_eq!(without_hunk(one, 1), None);
+        assert_eq!(without_hunk("", 0), None);
+        // A header without a new start stays as it is.
+        assert_eq!(shift_new_start("@@ weird @@\n+a\n", 3), "@@ weird @@\n+a\n");
+        assert_eq!(shift_new_start("@@ -5 +9 @@ f\n-a\n", -2), "@@ -5 +11 @@ f\n-a\n");
     }
 }

@@ -159,7 +159,7 @@ impl Specificity {
 pub struct HunkAblation {
     /// Hunks of the fix patch.
     pub hunks: u32,
-    /// Hunks left out and run (at most the pipeline's `quality.hunk_runs`).
+    /// Hunks left out and run (at most `[validate] hunk_runs`, `--hunk-runs`).
     pub tried: u32,
     /// Hunks whose removal left every FAIL_TO_PASS test passing: `file @@ header`.
     pub untested: Vec<String>,

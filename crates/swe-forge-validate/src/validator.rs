@@ -82,6 +82,9 @@ pub struct Settings {
     /// Runs of the gold patch through evaluation's own path for every accepted instance (with
     /// the two negative controls after them); 0 gathers no evidence.
     pub evidence_runs: u32,
+    /// Runs of an accepted instance's fix patch with one of its hunks left out, at most this many
+    /// (fix patches of two hunks or more; `swe_forge.quality.hunks`); 0 runs none.
+    pub hunk_runs: u32,
     /// How tests become categories; under the strict rule (the default) fail-fast is also
     /// switched off in the test command, the project's scripts and its runner configuration.
     pub label_rule: LabelRule,
@@ -112,6 +115,7 @@ impl Settings {
             toolchain_attempts: swe_forge_recipes::DEFAULT_TOOLCHAIN_ATTEMPTS,
             label_rule: LabelRule::Strict,
             evidence_runs: 3,
+            hunk_runs: 4,
         }
     }
 }
@@ -125,7 +129,7 @@ pub enum Step {
     BuildingImage,
     /// The instance image is pulled from the registry its record names.
     PullingImage,
-    /// A test run (its log label: `run`, `test-1`, `eval`, ...).
+    /// A test run (its log label: `run`, `test-1`, `eval`, `hunk-2`, ...).
     Running(String),
     /// An evaluation ended (its outcome's name).
     Evaluated(&'static str),
@@ -323,16 +327,17 @@ impl Validator {
             ];
             for (pi, phase) in Phase::ALL.into_iter().enumerate() {
                 for attempt in 0..=self.settings.reruns {
-                    // The fix phase's last run is the instance's last when no evidence follows:
-                    // no container is started ahead for a run that does not come.
+                    // The fix phase's last run is the instance's last when no evidence or hunk
+                    // run follows: no container is started ahead for a run that does not come.
                     let last = pi + 1 == Phase::ALL.len() && attempt == self.settings.reruns;
+                    let more = self.settings.evidence_runs > 0 || self.hunk_plan(&fix_patch) > 0;
                     let request = RunRequest {
                         phase,
                         attempt,
                         label: RunLogs::label(phase, attempt),
                         script: script(phase, &prepared.recipe),
                         files: patches.clone(),
-                        next: if last && self.settings.evidence_runs == 0 { Next::Nothing } else { Next::Same },
+                        next: if last && !more { Next::Nothing } else { Next::Same },
                     };
                     let outcome = self.run_once(&inst.instance_id, &prepared.target, &request, &logs, meta).await?;
                     // A base run that ran no test and names the toolchain: the next version, from
@@ -364,7 +369,7 @@ impl Validator {
             }
             rejections.extend(grade(&runs, &input).record(inst, meta));
             meta.msb_names = Some(crate::grading::grade::named_results(inst, msb_names));
-            if rejections.is_empty() && self.settings.evidence_runs > 0 {
+            if rejections.is_empty() && (self.settings.evidence_runs > 0 || self.settings.hunk_runs > 0) {
                 self.gather_evidence(inst, meta).await;
             }
             return Ok(rejections);
@@ -1105,6 +1110,8 @@ mod tests {
             ("base run".to_owned(), "base-2 run".to_owned(), "test run".to_owned(), "fix-1 run".to_owned())
         );
         assert_eq!(step("runner"), "runner run");
+        // The fix patch with its second hunk left out.
+        assert_eq!(step("hunk-2"), "hunk-2 run");
     }
 
     use super::*;

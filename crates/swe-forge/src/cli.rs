@@ -180,6 +180,11 @@ pub struct ValidationArgs {
     /// the instance).
     #[arg(long, env = "SWE_FORGE_EVIDENCE_RUNS")]
     pub evidence_runs: Option<u32>,
+    /// Runs of an accepted instance's fix patch with one hunk left out, at most this many (fix
+    /// patches of two hunks or more): a hunk without which every FAIL_TO_PASS test still passes is
+    /// listed in `swe_forge.quality.hunks` and raises `untested_hunks` (default 4; 0: none).
+    #[arg(long, env = "SWE_FORGE_HUNK_RUNS")]
+    pub hunk_runs: Option<u32>,
 }
 
 #[derive(Debug, Args)]
@@ -754,12 +759,13 @@ mod tests {
     fn help_texts_say_what_each_command_does() {
         let evaluate = help(&["evaluate"]);
         assert!(evaluate.contains("Predictions evaluated at once"), "{evaluate}");
-        for flag in ["--evidence-runs", "--toolchain-attempts", "Instances validated at once"] {
+        for flag in ["--evidence-runs", "--hunk-runs", "--toolchain-attempts", "Instances validated at once"] {
             assert!(!evaluate.contains(flag), "evaluate --help lists {flag}");
         }
         assert!(evaluate.contains("--reruns"), "evaluation reruns each prediction");
         let validate = help(&["validate"]);
-        for flag in ["--evidence-runs", "--toolchain-attempts", "Instances validated at once", "--json"] {
+        for flag in ["--evidence-runs", "--hunk-runs", "--toolchain-attempts", "Instances validated at once", "--json"]
+        {
             assert!(validate.contains(flag), "validate --help lacks {flag}");
         }
         for path in [&["run"][..], &["demo"], &["validate"], &["evaluate"]] {

@@ -53,6 +53,7 @@ fn validation_survives_an_engine_restart() {
         .env("SWE_FORGE_NO_PROGRESS", "1")
         // No evidence runs: five more runs of the eight-second test command, after the restart.
         .env("SWE_FORGE_EVIDENCE_RUNS", "0")
+        .env("SWE_FORGE_HUNK_RUNS", "0")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()

@@ -10,8 +10,8 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 use swe_forge_core::{
-    ALL_TESTS, Control, ForgeMeta, Instance, PatchShape, Phase, PhaseRun, PhaseStatuses, RejectReason, Rejection,
-    RunLogs, ValidationStatus, file_diffs, test_change_rule,
+    ALL_TESTS, ForgeMeta, Instance, PatchShape, Phase, PhaseRun, PhaseStatuses, RejectReason, Rejection, RunLogs,
+    ValidationStatus, file_diffs, test_change_rule,
 };
 use swe_forge_docker::Next;
 
@@ -19,6 +19,7 @@ use crate::Validator;
 use crate::validator::Step;
 
 mod canary;
+mod evidence;
 mod summary;
 use canary::{Canary, Check};
 use swe_forge_git::SourceRepo;
@@ -201,7 +202,7 @@ impl Validator {
         next_image: Option<String>,
     ) -> Evaluation {
         let next = next_image.map_or(Next::Nothing, Next::Image);
-        self.evaluate_with(inst, pred, out_dir, Mode { run_empty: false, next }).await
+        self.evaluate_with(inst, pred, out_dir, Mode { next, ..Mode::default() }).await
     }
 
     /// [`Validator::evaluate`] as `mode` says.
@@ -270,7 +271,7 @@ impl Validator {
             let request = RunRequest {
                 phase: Phase::Fix,
                 attempt,
-                label: RunLogs::attempt_label(EVAL_LABEL, attempt),
+                label: RunLogs::attempt_label(mode.label.as_deref().unwrap_or(EVAL_LABEL), attempt),
                 script: script.clone(),
                 files: files.clone(),
                 // Reruns of this prediction come next on its own image; after the last, what the
@@ -374,75 +375,6 @@ fn final_outcome(
 }
 
 impl Validator {
-    /// The evidence of an instance validation just accepted (`inst` with its lists, `meta` its
-    /// block so far), through evaluation's own path, logs under `<work_dir>/evidence/`: the gold
-    /// patch `evidence_runs` times (each must resolve), then the negative controls, an empty
-    /// patch and the test patch as the prediction (neither may resolve or pass a FAIL_TO_PASS
-    /// test). A control that could not run (engine, timeout) is left out: the evidence is then
-    /// incomplete.
-    pub(crate) async fn gather_evidence(&self, inst: &Instance, meta: &mut ForgeMeta) {
-        let mut accepted = inst.clone();
-        let mut m = meta.clone();
-        m.status = ValidationStatus::Accepted;
-        accepted.swe_forge = Some(m);
-        let out = self.settings.work_dir.join("evidence");
-        let pred = |model: String, patch: &str| Prediction {
-            instance_id: inst.instance_id.clone(),
-            model,
-            patch: patch.to_owned(),
-        };
-        let mut evidence = meta.evidence.take().unwrap_or_default();
-        for k in 1..=self.settings.evidence_runs {
-            let ev =
-                self.evaluate_with(&accepted, &pred(format!("gold-{k}"), &inst.fix_patch), &out, Mode::default()).await;
-            evidence.gold_runs += 1;
-            if ev.outcome == Outcome::Resolved {
-                evidence.gold_resolved += 1;
-            } else {
-                meta.warnings.push(format!(
-                    "evidence: gold run {k} through evaluation: {} {}",
-                    ev.outcome.as_str(),
-                    ev.detail
-                        .or_else(|| ev.verdict.map(|v| format!(
-                            "FAIL_TO_PASS not passing: {:?}; PASS_TO_PASS not passing: {:?}",
-                            v.f2p_failed, v.p2p_failed
-                        )))
-                        .unwrap_or_default()
-                ));
-            }
-        }
-        for (name, patch) in [("empty_patch", ""), ("test_patch_alone", inst.test_patch.as_str())] {
-            let ev = self
-                .evaluate_with(
-                    &accepted,
-                    &pred(name.to_owned(), patch),
-                    &out,
-                    // The instance's last run is the last control's.
-                    Mode { run_empty: true, next: if name == "empty_patch" { Next::Same } else { Next::Nothing } },
-                )
-                .await;
-            match (ev.outcome, ev.verdict) {
-                (Outcome::Resolved | Outcome::Unresolved | Outcome::Tampered, Some(v)) => {
-                    evidence.controls.push(Control {
-                        name: name.to_owned(),
-                        f2p_passed: v.f2p_passed,
-                        resolved: ev.outcome == Outcome::Resolved,
-                    });
-                }
-                // A prediction that cannot be applied gains nothing: the control holds.
-                (Outcome::PatchDoesNotApply, _) => {
-                    evidence.controls.push(Control { name: name.to_owned(), f2p_passed: Vec::new(), resolved: false });
-                }
-                (outcome, _) => meta.warnings.push(format!(
-                    "evidence: the {name} control did not run: {} {}",
-                    outcome.as_str(),
-                    ev.detail.unwrap_or_default()
-                )),
-            }
-        }
-        meta.evidence = Some(evidence);
-    }
-
     /// What the evaluation runs start from, and their script. The record's image when it exists
     /// here, else pulled from the registry the record names. With the repository at hand, the
     /// recipe is resolved as in validation (the model's patch checked in memory first; a missing
@@ -511,6 +443,8 @@ struct Mode {
     run_empty: bool,
     /// The run after this evaluation's last: a container for it is started ahead during that run.
     next: Next,
+    /// The runs' label, in their log's name and in progress (default [`EVAL_LABEL`]).
+    label: Option<String>,
 }
 
 /// An evaluation run's script, given the canary steps to put in it.

@@ -96,6 +96,7 @@ fn lost_in_the_middle(
         .args(args)
         .env("SWE_FORGE_NO_PROGRESS", "1")
         .env("SWE_FORGE_EVIDENCE_RUNS", "0")
+        .env("SWE_FORGE_HUNK_RUNS", "0")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()

@@ -50,6 +50,7 @@ fn validation_stops_when_the_machine_is_broken_and_a_rerun_resumes() {
             .args(["run", pipeline.to_str().unwrap()])
             .env("SWE_FORGE_NO_PROGRESS", "1")
             .env("SWE_FORGE_EVIDENCE_RUNS", "0")
+            .env("SWE_FORGE_HUNK_RUNS", "0")
             .output()
             .unwrap();
         (o, started.elapsed())

@@ -54,6 +54,7 @@ impl Hanging {
             .args(self.args("600"))
             .env("SWE_FORGE_NO_PROGRESS", "1")
             .env("SWE_FORGE_EVIDENCE_RUNS", "0")
+            .env("SWE_FORGE_HUNK_RUNS", "0")
             .stdout(Stdio::null())
             .stderr(std::fs::File::create(log).unwrap())
             .spawn()

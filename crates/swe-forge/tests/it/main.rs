@@ -28,6 +28,7 @@ mod parse;
 mod pipeline;
 mod prune;
 mod publish;
+mod quality_runs;
 mod registry;
 mod revalidate;
 mod review;

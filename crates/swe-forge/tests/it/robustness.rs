@@ -112,6 +112,7 @@ fn a_validation_killed_ten_times_resumes_to_the_same_dataset() {
             .args(&args)
             .env("SWE_FORGE_NO_PROGRESS", "1")
             .env("SWE_FORGE_EVIDENCE_RUNS", "0")
+            .env("SWE_FORGE_HUNK_RUNS", "0")
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()

@@ -7,13 +7,15 @@ pub fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
 }
 
-/// Runs the binary. Validations gather no evidence (`SWE_FORGE_EVIDENCE_RUNS=0`: five more runs
-/// per accepted instance) unless a test asks for it with `--evidence-runs`.
+/// Runs the binary. Validations gather no evidence (`SWE_FORGE_EVIDENCE_RUNS=0`: seven more runs
+/// per accepted instance) and run no hunk (`SWE_FORGE_HUNK_RUNS=0`: up to four more) unless a test
+/// asks for them with `--evidence-runs` and `--hunk-runs`.
 pub fn swe_forge(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_swe-forge"))
         .args(args)
         .env("SWE_FORGE_NO_PROGRESS", "1")
         .env("SWE_FORGE_EVIDENCE_RUNS", "0")
+        .env("SWE_FORGE_HUNK_RUNS", "0")
         .output()
         .expect("the binary runs")
 }
