@@ -6,7 +6,9 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use swe_forge_core::{Decision, Difficulty, ForgeMeta, Instance, LabelSource, Review, ValidationStatus, Verdict};
+use swe_forge_core::{
+    Decision, Difficulty, ForgeMeta, Instance, LabelSource, QualityFlag, Review, ValidationStatus, Verdict,
+};
 
 use crate::dedup::{DedupOptions, DuplicateFinder};
 use crate::difficulty::{Heuristic, heuristic_label};
@@ -54,6 +56,8 @@ pub struct CurateSummary {
     pub duplicates_dropped: usize,
     /// Accepted, not dropped by a review, not a duplicate.
     pub kept: usize,
+    /// Of the kept records, how many carry each quality flag (`swe_forge.quality.flags`).
+    pub flagged: BTreeMap<QualityFlag, usize>,
 }
 
 /// Whether a curated record belongs in the published dataset: accepted by validation, kept by a
@@ -223,13 +227,27 @@ impl CurateMarks {
             meta.duplicate_of = Some(d.clone());
             summary.duplicates_dropped += usize::from(kept_but_for_duplicates(r, self.validated));
         }
-        summary.kept += usize::from(is_kept(r));
+        if is_kept(r) {
+            summary.kept += 1;
+            for flag in quality_flags(r) {
+                *summary.flagged.entry(*flag).or_default() += 1;
+            }
+        }
         is_kept_in(r, self.validated)
     }
 }
 
-/// Labels, review and decision of one record; its duplicate mark cleared.
+/// The quality flags of a record (`swe_forge.quality.flags`); none when it has no quality block.
+pub fn quality_flags(r: &Instance) -> &[QualityFlag] {
+    r.swe_forge.as_ref().and_then(|m| m.quality.as_ref()).map_or(&[], |q| q.flags.as_slice())
+}
+
+/// Labels, review and decision of one record, and its text quality signals (a record validation
+/// did not reject); its duplicate mark cleared.
 fn curate_one(r: &mut Instance, options: &CurateOptions, summary: &mut CurateSummary) {
+    if r.status() != ValidationStatus::Rejected {
+        swe_forge_quality::assess(r);
+    }
     let (features, score, guessed) = heuristic_label(r, &options.heuristic);
     let review = options.reviews.get(&r.instance_id).map(|rv| options.keep_rule.judge(rv.clone()));
     let human = options
@@ -306,9 +324,16 @@ mod tests {
                 duplicates: 1,
                 duplicates_dropped: 1,
                 kept: 21,
+                // Of the kept devset records, two have tests that need functions their issue never
+                // names (zstd-3530, github-readme-stats-3442) and one issue is an image alone
+                // (fastjson2-82); docs/benchmarks/quality-signals.md reads them.
+                flagged: BTreeMap::from([(QualityFlag::UnnamedIdentifiers, 2), (QualityFlag::Unspecific, 1)]),
                 ..Default::default()
             }
         );
+        let flags = |id: &str| quality_flags(records.iter().find(|r| r.instance_id == id).unwrap()).to_vec();
+        assert_eq!(flags("facebook__zstd-3530"), [QualityFlag::UnnamedIdentifiers]);
+        assert_eq!(flags("alibaba__fastjson2-82"), [QualityFlag::Unspecific]);
         let d = |i: usize| records[i].swe_forge.as_ref().unwrap().difficulty.clone().unwrap();
         assert_eq!((d(1).label, d(1).source), (DifficultyLabel::Hard, LabelSource::Human));
         assert_eq!((d(2).label, d(2).source), (DifficultyLabel::Hard, LabelSource::Human));

@@ -20,7 +20,7 @@ mod splits;
 
 pub use apply::{
     CurateIndex, CurateMarks, CurateOptions, CurateSummary, curate, is_kept, is_kept_in, kept_but_for_duplicates,
-    kept_by_people, kept_records, label_missing_difficulty,
+    kept_by_people, kept_records, label_missing_difficulty, quality_flags,
 };
 pub use calibrate::{Calibration, Confusion, calibrate, fit_thresholds};
 pub use dedup::{DedupOptions, DuplicateFinder, DuplicateGroup, find_duplicates};

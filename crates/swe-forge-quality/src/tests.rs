@@ -1,0 +1,278 @@
+use swe_forge_core::{ForgeMeta, HunkAblation, Instance, Quality, QualityFlag, ResolvedIssue, ValidationStatus};
+
+use super::*;
+
+/// One file's diff with one hunk of `lines` (each starting with `+`, `-` or ` `).
+fn diff(path: &str, lines: &[&str]) -> String {
+    let old = lines.iter().filter(|l| !l.starts_with('+')).count();
+    let new = lines.iter().filter(|l| !l.starts_with('-')).count();
+    let mut out = format!("diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n@@ -1,{old} +1,{new} @@\n");
+    for l in lines {
+        out.push_str(l);
+        out.push('\n');
+    }
+    out
+}
+
+fn new_file(path: &str, lines: &[&str]) -> String {
+    let mut out = format!("diff --git a/{path} b/{path}\nnew file mode 100644\n--- /dev/null\n+++ b/{path}\n");
+    out.push_str(&format!("@@ -0,0 +1,{} @@\n", lines.len()));
+    for l in lines {
+        out.push_str(&format!("+{l}\n"));
+    }
+    out
+}
+
+fn names(found: &[swe_forge_core::UnnamedIdentifier]) -> Vec<(&str, &str)> {
+    found.iter().map(|u| (u.name.as_str(), u.kind.as_str())).collect()
+}
+
+#[test]
+fn an_issue_quoting_the_fix_in_a_code_block_leaks_it_and_one_quoting_the_bug_does_not() {
+    let fix = diff(
+        "src/matrix.cpp",
+        &[" Matrix Matrix::transpose() const {", "-    Matrix t(rows_, cols_);", "+    Matrix t(cols_, rows_);", " }"],
+    );
+    let leaking = "transpose() crashes\n\nThe fix is to swap the arguments:\n```diff\n-    Matrix t(rows_, cols_);\n+    Matrix t(cols_,   rows_);\n```";
+    let l = leakage(&fix, leaking, LEAK_THRESHOLD);
+    assert_eq!((l.added_lines, l.score), (1, 1.0), "{l:?}");
+    assert_eq!(l.matched_lines, ["Matrix t(cols_, rows_);"]);
+    // Inline code counts too; the buggy line alone is a reproduction, not a leak.
+    assert_eq!(leakage(&fix, "It should build `Matrix t(cols_, rows_);`.", 0.5).score, 1.0);
+    let quoting_bug = "transpose() builds `Matrix t(rows_, cols_);` and writes out of bounds";
+    let l = leakage(&fix, quoting_bug, LEAK_THRESHOLD);
+    assert_eq!((l.added_lines, l.score), (1, 0.0), "{l:?}");
+    assert!(l.matched_lines.is_empty());
+}
+
+#[test]
+fn short_lines_comments_and_moved_lines_are_not_counted_as_the_fix() {
+    let fix = diff(
+        "stack.go",
+        &[
+            "-\tif len(s.items) == 0 { return zero, nil }",
+            "+\t// Pop on an empty stack reports it",
+            "+\tif len(s.items) == 0 {",
+            "+\t\treturn zero, ErrEmpty",
+            "+\t}",
+            "+\tlog.Printf(\"popped %d\", len(s.items))",
+        ],
+    );
+    let l = leakage(&fix, "return zero, ErrEmpty\nif len(s.items) == 0 {", LEAK_THRESHOLD);
+    // `}` is too short and the comment is prose: three lines count, two are in the issue.
+    assert_eq!(l.added_lines, 3, "{l:?}");
+    assert_eq!(l.matched_lines, ["if len(s.items) == 0 {", "return zero, ErrEmpty"]);
+    assert_eq!(l.score, 0.667);
+}
+
+#[test]
+fn go_functions_methods_errors_and_fields_the_tests_need_but_the_issue_never_names() {
+    let fix = diff(
+        "duration.go",
+        &[
+            " package duration",
+            "+var ErrNoUnit = errors.New(\"no unit\")",
+            "+",
+            "+func ParseStrict(s string) (time.Duration, error) {",
+            "+\treturn parse(s, true)",
+            "+}",
+            "+func (o *Options) Clamp() {}",
+            " type Options struct {",
+            "+\tMaxDays int",
+            " }",
+        ],
+    );
+    let test = diff(
+        "duration_test.go",
+        &[
+            " func TestParse(t *testing.T) {",
+            "+\tif _, err := ParseStrict(\"90\"); err != ErrNoUnit {",
+            "+\t\tt.Fatal(err)",
+            "+\t}",
+            "+\to := Options{MaxDays: 2}",
+            "+\to.Clamp()",
+            " }",
+        ],
+    );
+    let found = unnamed_identifiers(&fix, &test, "Parsing \"90\" should fail: a duration needs a unit.");
+    assert_eq!(
+        names(&found),
+        [("ErrNoUnit", "constant"), ("ParseStrict", "function"), ("Clamp", "method"), ("MaxDays", "field")]
+    );
+    assert!(found.iter().all(|u| u.file == "duration.go"));
+    // Named in the issue (in any case or spelling) is not unnamed; `parse` existed before.
+    let found = unnamed_identifiers(&fix, &test, "Add parse_strict, ERR_NO_UNIT, an o.clamp() and max-days");
+    assert!(found.is_empty(), "{found:?}");
+}
+
+#[test]
+fn rust_java_and_c_definitions_are_read_in_their_own_syntax() {
+    let rust = diff(
+        "src/lib.rs",
+        &[" impl Queue {", "+    pub fn try_push(&mut self, v: T) -> Result<(), Full> {", "+pub struct Full;", " }"],
+    );
+    let rust_test = diff("tests/q.rs", &["+    assert_eq!(q.try_push(3), Err(Full));"]);
+    assert_eq!(
+        names(&unnamed_identifiers(&rust, &rust_test, "push ignores the capacity")),
+        [("try_push", "function"), ("Full", "type")]
+    );
+
+    let java = diff(
+        "src/main/java/x/Slugs.java",
+        &[
+            " public final class Slugs {",
+            "+    public static final int MAX_LENGTH = 64;",
+            "+    public static String slugifyAscii(String t) {",
+            " }",
+        ],
+    );
+    let java_test = diff(
+        "src/test/java/x/SlugsTest.java",
+        &["+        assertEquals(64, Slugs.slugifyAscii(\"x\").length() + Slugs.MAX_LENGTH);"],
+    );
+    assert_eq!(
+        names(&unnamed_identifiers(&java, &java_test, "Slugs are too long")),
+        [("MAX_LENGTH", "constant"), ("slugifyAscii", "method")]
+    );
+
+    let c = diff(
+        "src/cstr.h",
+        &["+#define CSTR_MAX 256", "+char *cstr_title(char *s);", " size_t cstr_count(const char *s, char c);"],
+    );
+    let c_test = new_file(
+        "tests/test_title.c",
+        &["#include \"cstr.h\"", "int main(void) { return cstr_title(buf) == NULL || CSTR_MAX < 1; }"],
+    );
+    assert_eq!(
+        names(&unnamed_identifiers(&c, &c_test, "Need title case")),
+        [("CSTR_MAX", "constant"), ("cstr_title", "function")]
+    );
+
+    let cpp = diff(
+        "include/matrix.hpp",
+        &[
+            " class Matrix {",
+            "+    Matrix inverse() const;",
+            "+    std::cout << at(0, 0) << std::endl;",
+            "+    return identity(n);",
+            " };",
+        ],
+    );
+    let cpp_test =
+        diff("tests/matrix_test.cpp", &["+    EXPECT_EQ(m.inverse().at(0, 0), 1.0);", "+    identity(2); at(0, 0);"]);
+    assert_eq!(names(&unnamed_identifiers(&cpp, &cpp_test, "no way to invert")), [("inverse", "method")]);
+}
+
+#[test]
+fn js_and_ts_functions_methods_options_and_new_files() {
+    let fix = diff(
+        "src/queue.ts",
+        &[
+            " export class PriorityQueue<T> {",
+            "+  peek(): T | undefined {",
+            "+    return this.items[0]?.value;",
+            "+  }",
+            "+  if (flag === '--strict') {",
+            " }",
+        ],
+    ) + &new_file(
+        "src/slug.js",
+        &["export const slugify = (t) => t.toLowerCase();", "module.exports.collapse = function (s) {};"],
+    );
+    let test = diff(
+        "test/queue.test.ts",
+        &[
+            "+import { slugify } from '../src/slug';",
+            "+  expect(q.peek()).toBe('x');",
+            "+  run(['--strict']); collapse('a');",
+        ],
+    );
+    let found = unnamed_identifiers(&fix, &test, "There is no way to look at the next item of a queue.");
+    assert_eq!(
+        names(&found),
+        [
+            ("peek", "method"),
+            ("--strict", "option"),
+            ("src/slug.js", "file"),
+            ("slugify", "function"),
+            ("collapse", "function")
+        ]
+    );
+    // An issue that asks for peek() and a strict mode in slug.js names all but the functions.
+    let found = unnamed_identifiers(&fix, &test, "PriorityQueue needs a peek(); slug.js should be --strict aware");
+    assert_eq!(names(&found), [("slugify", "function"), ("collapse", "function")]);
+}
+
+#[test]
+fn an_issue_naming_a_file_a_symbol_or_a_message_or_showing_a_reproduction_is_specific() {
+    let fix = diff(
+        "src/duration.js",
+        &[
+            " function parseDuration(text) {",
+            "+  if (!/^(\\d+[hms])+$/.test(text)) {",
+            "+    throw new Error(`invalid duration: ${text}`);",
+            "+  }",
+        ],
+    );
+    let s = specificity(&fix, "parseDuration(\"90\") returns 0");
+    assert_eq!(s.symbols, ["parseDuration"]);
+    assert!(s.reproduction && s.specific(), "{s:?}");
+    let s = specificity(&fix, "duration.js should say `Invalid duration: 9x` instead of a wrong number");
+    assert_eq!(
+        (s.files.as_slice(), s.messages.as_slice()),
+        (&["src/duration.js".to_owned()][..], &["invalid duration: ${text}".to_owned()][..])
+    );
+    assert!(!s.reproduction && s.specific());
+    let s = specificity(&fix, "Support days in durations. Long timeouts are easier to write as 2d than as 48h.");
+    assert!(!s.specific(), "{s:?}");
+    let trace = "It crashes:\n\n    at Object.parse (/app/src/duration.js:4:11)\n";
+    assert!(specificity(&fix, trace).reproduction);
+    assert!(specificity(&fix, "Run this:\n```js\nparse()\n```").reproduction);
+}
+
+fn instance(issue: &str, fix: String, test: String) -> Instance {
+    let mut inst = swe_forge_test_support::record("o", "r", 1);
+    inst.resolved_issues = vec![ResolvedIssue { number: 1, title: "Queue".into(), body: Some(issue.into()) }];
+    (inst.fix_patch, inst.test_patch) = (fix, test);
+    inst.swe_forge = Some(ForgeMeta::new(ValidationStatus::Accepted));
+    inst
+}
+
+#[test]
+fn assess_raises_and_lowers_the_text_flags_and_keeps_the_run_signals() {
+    let fix = diff(
+        "src/queue.ts",
+        &[
+            " export class PriorityQueue<T> {",
+            "+  peek(): T | undefined {",
+            "+    return this.items[0]?.value;",
+            "+  }",
+        ],
+    );
+    let test = diff("test/q.test.ts", &["+  expect(q.peek()).toBe('x');"]);
+    let mut inst = instance("No way to look at the next item", fix.clone(), test.clone());
+    let hunks = HunkAblation { hunks: 2, tried: 2, untested: vec!["x".into()], untested_share: 0.5, seconds: 1.0 };
+    inst.swe_forge.as_mut().unwrap().quality =
+        Some(Quality { hunks: Some(hunks.clone()), flags: vec![QualityFlag::UntestedHunks], ..Default::default() });
+    assess(&mut inst);
+    let q = inst.swe_forge.as_ref().unwrap().quality.clone().unwrap();
+    assert_eq!(q.flags, [QualityFlag::UnnamedIdentifiers, QualityFlag::Unspecific, QualityFlag::UntestedHunks]);
+    assert_eq!(q.hunks, Some(hunks));
+    assert_eq!(q.version, swe_forge_core::QUALITY_VERSION);
+    // The issue rewritten to give the fix: leaked, named, specific.
+    inst.resolved_issues[0].body = Some("PriorityQueue needs peek():\n```ts\nreturn this.items[0]?.value;\n```".into());
+    assess(&mut inst);
+    let q = inst.swe_forge.as_ref().unwrap().quality.clone().unwrap();
+    assert_eq!(q.flags, [QualityFlag::SolutionLeak, QualityFlag::UntestedHunks]);
+    // One of the fix's two significant lines is in the issue: half, the threshold.
+    assert_eq!(q.leakage.as_ref().map(|l| (l.score, l.added_lines)), Some((0.5, 2)));
+    // A record without a swe_forge block is left alone; the PR's text stands in for no issue.
+    let mut bare = instance("", fix, test);
+    bare.swe_forge = None;
+    bare.resolved_issues.clear();
+    bare.title = "Add peek".into();
+    assess(&mut bare);
+    assert!(bare.swe_forge.is_none());
+    assert_eq!(problem_statement(&bare), "Add peek");
+    assert!(read(&bare).unnamed_identifiers.is_empty());
+}
