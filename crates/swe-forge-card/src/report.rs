@@ -6,7 +6,9 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use swe_forge_core::{Day, DifficultyLabel, Instance, LabelSource, MarkdownTable, Timestamp, ValidationStatus};
+use swe_forge_core::{
+    Day, DifficultyLabel, Instance, LabelSource, MarkdownTable, QualityFlag, Timestamp, ValidationStatus,
+};
 
 use swe_forge_curate::{Heuristic, heuristic_label, is_kept_in, language};
 
@@ -42,6 +44,8 @@ struct Row {
     p2p: u64,
     /// The evidence marks of a record with a `swe_forge` block.
     evidence: Option<EvidenceMarks>,
+    /// The quality flags raised, when the record carries quality signals.
+    quality: Option<Vec<QualityFlag>>,
 }
 
 /// What the evidence section counts of one kept record.
@@ -196,6 +200,7 @@ impl Card {
         self.funnel(&mut md, rows.len());
         rejection_reasons(&mut md, &plots, &self.reasons)?;
         evidence(&mut md, &rows);
+        quality(&mut md, &rows);
         patch_sizes(&mut md, &plots, &rows)?;
         md.push_str(FIELDS);
         let card = options.out_dir.join("README.md");
@@ -267,6 +272,32 @@ fn evidence(md: &mut String, rows: &[&Row]) {
     );
 }
 
+/// The quality signals of the kept instances (`swe_forge.quality`): each flag's count and share,
+/// how many raise none, how many carry no signals.
+fn quality(md: &mut String, rows: &[&Row]) {
+    let assessed: Vec<&Vec<QualityFlag>> = rows.iter().filter_map(|r| r.quality.as_ref()).collect();
+    md.push_str("\n## Quality signals\n\n");
+    let share = |n: usize| {
+        if assessed.is_empty() { "-".to_owned() } else { format!("{:.0} %", n as f64 * 100.0 / assessed.len() as f64) }
+    };
+    let mut table = MarkdownTable::new(["flag", "what it means", "instances", "share"]).right(2..);
+    for flag in QualityFlag::ALL {
+        let n = assessed.iter().filter(|f| f.contains(&flag)).count();
+        table.row([format!("`{}`", flag.as_str()), flag.meaning().to_owned(), n.to_string(), share(n)]);
+    }
+    let clean = assessed.iter().filter(|f| f.is_empty()).count();
+    table.row(["none".to_owned(), "no flag raised".to_owned(), clean.to_string(), share(clean)]);
+    md.push_str(&table.to_string());
+    let _ = writeln!(
+        md,
+        "\nShares are of the {} kept instances that carry quality signals; {} carry none (`swe-forge curate` computes \
+         the text signals, validation the run signals: untested hunks and flakiness). `curate --require-quality` keeps \
+         only instances without a flag.",
+        assessed.len(),
+        rows.len() - assessed.len()
+    );
+}
+
 /// Writes `README.md` and `plots/*.svg` of `records`; returns the card's path. [`Card`] gathers
 /// the same card from a stream.
 pub fn write_report(records: &[Instance], options: &ReportOptions) -> Result<PathBuf, CardError> {
@@ -282,7 +313,8 @@ const FIELDS: &str = "\n## Fields\n\nEach line is one instance: `org`, `repo`, `
      `fix_patch` (the reference solution), `test_patch`, the test lists (`f2p_tests`, `p2p_tests`, ...) and the \
      three runs' results, as in Multi-SWE-bench. Under `swe_forge`: validation status and rejections, run \
      digests, image and provenance, `difficulty` (label, source, heuristic score and features), `review` (a \
-     person's answers and the keep verdict) and `duplicate_of`. `schemas/instance.schema.json` in swe-forge \
+     person's answers and the keep verdict), `duplicate_of` and `quality` (the flags raised and the evidence of \
+     each signal). `schemas/instance.schema.json` in swe-forge \
      describes every field.\n";
 
 /// The row of a counted record: its label (the record's, else the heuristic's) and the measures
@@ -304,6 +336,7 @@ fn row(inst: &Instance, heuristic: &Heuristic) -> Row {
         fixed: f.fixed_tests,
         p2p: inst.p2p_tests.len() as u64,
         evidence: meta.map(EvidenceMarks::of),
+        quality: meta.and_then(|m| m.quality.as_ref()).map(|q| q.flags.clone()),
     }
 }
 
@@ -550,6 +583,24 @@ mod tests {
         assert!(card.contains("| serde-rs/serde | rust | 1 |"), "{card}");
         assert!(card.contains("| yhirose/cpp-httplib | cpp | 1 |"), "{card}");
         assert!(card.contains("| records in the file | 22 |  |"), "{card}");
+        // The devset's records carry no quality signals until curate computes them.
+        assert!(card.contains("| `solution_leak` | the issue text holds the fix | 0 | - |"), "{card}");
+        assert!(
+            card.contains("Shares are of the 0 kept instances that carry quality signals; 22 carry none"),
+            "{card}"
+        );
+        let mut curated = records.clone();
+        for r in &mut curated {
+            r.swe_forge = Some(swe_forge_core::ForgeMeta::new(swe_forge_core::ValidationStatus::Accepted));
+            swe_forge_quality::assess(r);
+        }
+        let card = std::fs::read_to_string(write_report(&curated, &options).unwrap()).unwrap();
+        assert!(
+            card.contains("| `unnamed_identifiers` | the tests need names the issue never gives | 2 | 9 % |"),
+            "{card}"
+        );
+        assert!(card.contains("| `unspecific` | the issue names nothing the fix touches | 1 | 5 % |"), "{card}");
+        assert!(card.contains("| none | no flag raised | 19 | 86 % |"), "{card}");
         for plot in ["languages", "difficulty", "fix-lines", "fixed-tests"] {
             let svg = std::fs::read_to_string(dir.path().join(format!("plots/{plot}.svg"))).unwrap();
             assert!(svg.starts_with("<svg") && svg.ends_with("</svg>\n"), "{plot}");

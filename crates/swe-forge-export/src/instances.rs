@@ -302,8 +302,8 @@ pub struct FlatFields {
     pub image_digest: Option<String>,
     /// `swe_forge.warnings`: what validation noticed without rejecting the instance.
     pub warnings: Vec<String>,
-    /// The record's quality flags: none yet. The column is in the layout so that readers can
-    /// rely on it; it is to hold the quality signals of issue #49 once records carry them.
+    /// `swe_forge.quality.flags`: the quality signals raised (`solution_leak`, ...); empty when
+    /// none was raised or the record carries no quality signals.
     pub quality_flags: Vec<String>,
     /// `swe_forge.created_at`, when the pull request was opened, as the record has it.
     pub created_at: Option<String>,
@@ -322,7 +322,11 @@ impl FlatFields {
             image_id: m.image_id.clone(),
             image_digest: m.registry_image.as_deref().and_then(|r| r.rsplit_once('@')).map(|(_, d)| d.to_owned()),
             warnings: m.warnings.clone(),
-            quality_flags: Vec::new(),
+            quality_flags: m
+                .quality
+                .as_ref()
+                .map(|q| q.flags.iter().map(|f| f.as_str().to_owned()).collect())
+                .unwrap_or_default(),
             created_at: m.created_at.as_ref().map(|t| t.as_str().to_owned()),
             merged_at: m.merged_at.as_ref().map(|t| t.as_str().to_owned()),
         }
@@ -653,6 +657,10 @@ mod tests {
         meta.warnings = vec!["exit code 1 but every test passed".into(), "second".into()];
         meta.created_at = Some(Timestamp::parse("2024-01-02T03:04:05Z").unwrap());
         meta.merged_at = Some(Timestamp::parse("2024-01-09T10:11:12Z").unwrap());
+        let mut quality = swe_forge_core::Quality::default();
+        quality.raise(swe_forge_core::QualityFlag::UntestedHunks);
+        quality.raise(swe_forge_core::QualityFlag::SolutionLeak);
+        meta.quality = Some(quality);
         full.swe_forge = Some(meta);
         let mut partial = bare("o__r-2");
         let mut meta = ForgeMeta::new(ValidationStatus::Accepted);
@@ -697,7 +705,8 @@ mod tests {
             lists("warnings"),
             [vec!["exit code 1 but every test passed".to_owned(), "second".to_owned()], vec![], vec![]]
         );
-        assert_eq!(lists("quality_flags"), [Vec::<String>::new(), vec![], vec![]]);
+        let flags = vec!["solution_leak".to_owned(), "untested_hunks".to_owned()];
+        assert_eq!(lists("quality_flags"), [flags, vec![], vec![]]);
         assert_eq!(text("created_at"), [some("2024-01-02T03:04:05Z"), None, None]);
         assert_eq!(text("merged_at"), [some("2024-01-09T10:11:12Z"), None, None]);
         // The JSON column is still there and the records come back whole.

@@ -369,6 +369,11 @@ impl Validator {
             }
             rejections.extend(grade(&runs, &input).record(inst, meta));
             meta.msb_names = Some(crate::grading::grade::named_results(inst, msb_names));
+            if rejections.is_empty() {
+                // What the record's text says of its quality; the runs' signals follow.
+                let q = meta.quality.get_or_insert_with(Default::default);
+                swe_forge_quality::apply(q, swe_forge_quality::read(inst));
+            }
             if rejections.is_empty() && (self.settings.evidence_runs > 0 || self.settings.hunk_runs > 0) {
                 self.gather_evidence(inst, meta).await;
             }

@@ -7,9 +7,10 @@ use std::collections::btree_map::Keys;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use swe_forge_core::Instance;
+use swe_forge_core::{Instance, QualityFlag};
 use swe_forge_curate::{
     CurateIndex, CurateOptions, DedupOptions, Heuristic, HumanLabel, SplitOptions, SplitWriter, kept_records,
+    quality_flags,
 };
 use swe_forge_review::{decision_from_row, review_from_row};
 
@@ -49,6 +50,11 @@ pub struct CurateArgs {
     /// resolved every time through evaluation, both negative controls held).
     #[arg(long)]
     pub require_evidence: bool,
+    /// Keep only instances that raise no quality flag (`swe_forge.quality.flags`: solution_leak,
+    /// unnamed_identifiers, unspecific, untested_hunks, flaky); curate computes the text signals,
+    /// validation the run signals.
+    #[arg(long)]
+    pub require_quality: bool,
     /// Write splits of the kept records into this folder (date/, repo/, lang/).
     #[arg(long)]
     pub splits: Option<PathBuf>,
@@ -98,6 +104,11 @@ pub fn curate_command(args: CurateArgs) -> Result<()> {
         kept.retain(|r| r.swe_forge.as_ref().and_then(|m| m.evidence.as_ref()).is_some_and(|e| e.complete()));
     }
     let without_evidence = before - kept.len();
+    let before = kept.len();
+    if args.require_quality {
+        kept.retain(|r| quality_flags(r).is_empty());
+    }
+    let flagged = before - kept.len();
     let out = args.out.as_deref().context("--out is required")?;
     let written: Vec<&Instance> = if args.kept_only { kept.clone() } else { records.iter().collect() };
     // The records and the splits are renamed into place together, at the end.
@@ -110,6 +121,7 @@ pub fn curate_command(args: CurateArgs) -> Result<()> {
     batch.commit()?;
     let counts = Counts {
         without_evidence: args.require_evidence.then_some(without_evidence),
+        flagged: args.require_quality.then_some(flagged),
         kept: kept.len(),
         written: written.len(),
     };
@@ -131,6 +143,9 @@ fn split_options(args: &CurateArgs, dir: &Path) -> SplitOptions {
 struct Counts {
     /// Kept records without complete evidence (`--require-evidence` only).
     without_evidence: Option<usize>,
+    /// Kept records (with complete evidence, if required) that raise a quality flag
+    /// (`--require-quality` only).
+    flagged: Option<usize>,
     kept: usize,
     written: usize,
 }
@@ -159,6 +174,8 @@ fn print_summary(
             "duplicates": summary.duplicates,
             "duplicates_dropped": summary.duplicates_dropped,
             "without_evidence": counts.without_evidence,
+            "flagged_dropped": counts.flagged,
+            "flags": flags_json(summary),
             "kept": counts.kept,
             "written": counts.written,
             "out": out.display().to_string(),
@@ -168,7 +185,7 @@ fn print_summary(
         return;
     }
     outln!(
-        "{} records: {} labelled by people, {} reviewed ({} dropped by the keep rule), {} decided ({} dropped, {} need work), {} duplicates ({} of them dropped from the kept set, as the card counts){}; {} kept; {} written to {}",
+        "{} records: {} labelled by people, {} reviewed ({} dropped by the keep rule), {} decided ({} dropped, {} need work), {} duplicates ({} of them dropped from the kept set, as the card counts){}{}; {} kept; {} written to {}",
         summary.records,
         summary.human_labels,
         summary.reviewed,
@@ -179,13 +196,33 @@ fn print_summary(
         summary.duplicates,
         summary.duplicates_dropped,
         counts.without_evidence.map(|n| format!(", {n} without complete evidence")).unwrap_or_default(),
+        counts.flagged.map(|n| format!(", {n} with a quality flag")).unwrap_or_default(),
         counts.kept,
         counts.written,
         out.display()
     );
+    outln!("quality flags of the {} kept records: {}", summary.kept, flags_line(summary));
     for (path, n) in split_files {
         outln!("{n:>6}  {}", path.display());
     }
+}
+
+/// Each quality flag with how many kept records raise it, in the card's order.
+fn flags_json(summary: &swe_forge_curate::CurateSummary) -> serde_json::Value {
+    QualityFlag::ALL
+        .iter()
+        .map(|f| (f.as_str().to_owned(), serde_json::json!(summary.flagged.get(f).copied().unwrap_or(0))))
+        .collect::<serde_json::Map<_, _>>()
+        .into()
+}
+
+/// `solution_leak 0, unnamed_identifiers 2, ...` of the kept set before --require-quality.
+fn flags_line(summary: &swe_forge_curate::CurateSummary) -> String {
+    QualityFlag::ALL
+        .iter()
+        .map(|f| format!("{} {}", f.as_str(), summary.flagged.get(f).copied().unwrap_or(0)))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Whether `path` is a regular file, which can be read twice: `-` (stdin), a FIFO or a device is
@@ -209,7 +246,7 @@ fn curate_stream(args: CurateArgs) -> Result<()> {
     let seen = index.len();
     let mut marks = index.marks(&options);
     let mut summary = marks.summary();
-    let (mut kept, mut without_evidence, mut written) = (0usize, 0usize, 0usize);
+    let (mut kept, mut without_evidence, mut flagged, mut written) = (0usize, 0usize, 0usize, 0usize);
     let batch = swe_forge_fs::Batch::begin();
     if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
@@ -233,6 +270,10 @@ fn curate_stream(args: CurateArgs) -> Result<()> {
             without_evidence += 1;
             keep = false;
         }
+        if keep && args.require_quality && !quality_flags(&r).is_empty() {
+            flagged += 1;
+            keep = false;
+        }
         kept += usize::from(keep);
         if let Some(splits) = splits.as_mut().filter(|_| keep) {
             splits.add(&r)?;
@@ -248,7 +289,12 @@ fn curate_stream(args: CurateArgs) -> Result<()> {
     writer.finish().with_context(|| format!("writing {}", out.display()))?;
     let split_files = splits.map(SplitWriter::finish).transpose()?.map(|s| s.files).unwrap_or_default();
     batch.commit()?;
-    let counts = Counts { without_evidence: args.require_evidence.then_some(without_evidence), kept, written };
+    let counts = Counts {
+        without_evidence: args.require_evidence.then_some(without_evidence),
+        flagged: args.require_quality.then_some(flagged),
+        kept,
+        written,
+    };
     print_summary(&summary, &counts, out, &split_files, args.json);
     Ok(())
 }

@@ -262,3 +262,53 @@ fn curate_and_the_card_count_duplicates_alike() {
     let card = std::fs::read_to_string(card_dir.join("README.md")).unwrap();
     assert!(card.contains("| not a duplicate | 21 | 1 (2 marked in the file) |"), "{card}");
 }
+
+/// `curate` computes the text quality signals of every record validation did not reject, counts
+/// each flag of the kept set, and `--require-quality` keeps only the records that raise none; the
+/// card gives each flag's share of the curated records.
+#[test]
+fn curate_require_quality_keeps_the_unflagged_and_the_card_gives_each_flags_share() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dataset = tmp.path().join("validated.jsonl");
+    fixture(&dataset);
+    let out = tmp.path().join("curated.jsonl");
+    let args = ["curate", "--dataset", dataset.to_str().unwrap(), "--out", out.to_str().unwrap()];
+    let o = swe_forge(&[&args[..], &["--json", "--require-quality", "--kept-only"]].concat());
+    assert!(o.status.success(), "{}", text(&o));
+    let summary: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&o)));
+    // zstd-3530 and github-readme-stats-3442 test functions their issues never name;
+    // fastjson2-82's issue is a screenshot.
+    assert_eq!(summary["flags"]["unnamed_identifiers"].as_u64(), Some(2), "{summary}");
+    assert_eq!(summary["flags"]["unspecific"].as_u64(), Some(1), "{summary}");
+    assert_eq!(summary["flags"]["solution_leak"].as_u64(), Some(0), "{summary}");
+    assert_eq!((summary["flagged_dropped"].as_u64(), summary["kept"].as_u64()), (Some(3), Some(18)), "{summary}");
+    let kept: Vec<String> = read_records(&out).into_iter().map(|r| r.instance_id).collect();
+    assert_eq!(kept.len(), 18);
+    assert!(!kept.iter().any(|id| id == "facebook__zstd-3530" || id == "alibaba__fastjson2-82"), "{kept:?}");
+
+    // Without --require-quality every kept record is written, its signals with it; the sentence
+    // names the flags.
+    let o = swe_forge(&args);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        text(&o).contains("quality flags of the 21 kept records: solution_leak 0, unnamed_identifiers 2, unspecific 1, untested_hunks 0, flaky 0"),
+        "{}",
+        text(&o)
+    );
+    let all = read_records(&out);
+    let zstd = all.iter().find(|r| r.instance_id == "facebook__zstd-3530").unwrap();
+    let q = zstd.swe_forge.as_ref().unwrap().quality.as_ref().unwrap();
+    let names: Vec<&str> = q.unnamed_identifiers.iter().map(|u| u.name.as_str()).collect();
+    assert_eq!(names, ["ZSTD_CCtx_setFParams", "ZSTD_CCtx_setParams"]);
+    let rejected = all.iter().find(|r| r.status() == ValidationStatus::Rejected).unwrap();
+    assert!(rejected.swe_forge.as_ref().unwrap().quality.is_none(), "a rejected record is not assessed");
+    let card_dir = tmp.path().join("card");
+    let o = swe_forge(&["report", "--dataset", out.to_str().unwrap(), "--out", card_dir.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o));
+    let card = std::fs::read_to_string(card_dir.join("README.md")).unwrap();
+    assert!(
+        card.contains("| `unnamed_identifiers` | the tests need names the issue never gives | 2 | 10 % |"),
+        "{card}"
+    );
+    assert!(card.contains("Shares are of the 21 kept instances that carry quality signals; 0 carry none"), "{card}");
+}
