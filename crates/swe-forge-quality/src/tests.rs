@@ -1,3 +1,5 @@
+//! Unit tests of the text signals on small real patches: leakage, unnamed identifiers, specificity.
+
 use swe_forge_core::{ForgeMeta, HunkAblation, Instance, Quality, QualityFlag, ResolvedIssue, ValidationStatus};
 
 use super::*;

@@ -3,7 +3,7 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use swe_forge_core::{Instance, RejectReason, ValidationStatus};
+use swe_forge_core::{Instance, QualityFlag, RejectReason, ValidationStatus};
 
 use crate::support::{make_repos, read_records, root, swe_forge, text};
 
@@ -47,7 +47,14 @@ pub fn reasons(r: &Instance) -> Vec<RejectReason> {
 fn demo_pipeline_accepts_good_instances_and_rejects_bad_ones() {
     let tmp = tempfile::tempdir().unwrap();
     let pipeline = pipeline_in(tmp.path(), "");
-    let out = swe_forge(&["run", pipeline.to_str().unwrap()]);
+    // The demo as a user runs it makes the hunk runs (four at most per fix of several hunks).
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_swe-forge"))
+        .args(["run", pipeline.to_str().unwrap()])
+        .env("SWE_FORGE_NO_PROGRESS", "1")
+        .env("SWE_FORGE_EVIDENCE_RUNS", "0")
+        .env("SWE_FORGE_HUNK_RUNS", "4")
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", text(&out));
 
     // Where stderr is no terminal, a line per finished instance says how it ended and how long it
@@ -132,6 +139,27 @@ fn demo_pipeline_accepts_good_instances_and_rejects_bad_ones() {
         assert!(!r.p2p_tests.is_empty(), "{id}");
         let prov = r.swe_forge.as_ref().unwrap().provenance.as_ref().unwrap();
         assert!(!prov.toolchain_versions.is_empty() && !prov.lockfiles.is_empty(), "{id}: {prov:?}");
+    }
+
+    // One fixture per quality signal: gostack-1's second hunk (a doc comment) is untested,
+    // cppmatrix-21's issue gives the fixed line, tsqueue-4's tests need a peek() its issue never
+    // names, jsduration-13's issue names nothing of the fix; the other accepted ones raise none.
+    let quality = |id: &str| get(id).swe_forge.as_ref().and_then(|m| m.quality.clone()).expect(id);
+    let flags = |id: &str| quality(id).flags;
+    assert_eq!(flags("forge-fixtures__gostack-1"), [QualityFlag::UntestedHunks]);
+    let hunks = quality("forge-fixtures__gostack-1").hunks.expect("hunk runs");
+    assert_eq!((hunks.tried, hunks.untested.len()), (2, 1), "{hunks:?}");
+    assert_eq!(flags("forge-fixtures__cppmatrix-21"), [QualityFlag::SolutionLeak]);
+    let leak = quality("forge-fixtures__cppmatrix-21").leakage.unwrap();
+    assert_eq!((leak.score, leak.matched_lines), (1.0, vec!["Matrix t(cols_, rows_);".to_owned()]));
+    assert_eq!(flags("forge-fixtures__tsqueue-4"), [QualityFlag::UnnamedIdentifiers]);
+    let unnamed = quality("forge-fixtures__tsqueue-4").unnamed_identifiers;
+    assert_eq!((unnamed[0].name.as_str(), unnamed[0].kind.as_str()), ("peek", "method"), "{unnamed:?}");
+    assert_eq!(flags("forge-fixtures__jsduration-13"), [QualityFlag::Unspecific]);
+    let jsd = quality("forge-fixtures__jsduration-13").hunks.expect("hunk runs");
+    assert_eq!((jsd.tried, jsd.untested.len()), (2, 0), "both hunks are tested: {jsd:?}");
+    for id in ["ringq-7", "jtext-3", "jsduration-12", "cstr-9", "gostack-6"] {
+        assert_eq!(flags(&format!("forge-fixtures__{id}")), [], "{id}");
     }
 
     assert_eq!(reasons(get("forge-fixtures__gostack-2")), [RejectReason::PassToFail]);

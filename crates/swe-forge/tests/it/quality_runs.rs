@@ -7,7 +7,8 @@ use swe_forge_core::{QualityFlag, ValidationStatus};
 use crate::environments::validate_with;
 use crate::support::{make_repos, read_records, root};
 
-/// A second hunk of gostack-1's fix that no test needs: `Len`'s doc comment, reworded.
+/// The second hunk of gostack-1's fix, which no test needs: `Len`'s doc comment, reworded (the
+/// demo's untested-hunk fixture).
 const DOC_HUNK: &str = "@@ -28,6 +28,6 @@ func (s *Stack[T]) Pop() (T, error) {
  }
  
@@ -18,7 +19,7 @@ const DOC_HUNK: &str = "@@ -28,6 +28,6 @@ func (s *Stack[T]) Pop() (T, error) {
  }
 ";
 
-/// gostack-1 with a fix of two hunks in one file: leaving out `Pop`'s fix fails
+/// gostack-1's fix has two hunks in one file: leaving out `Pop`'s fix fails
 /// TestPopEmptyReturnsError (tested), leaving out the comment passes it (untested). Its tests
 /// are steady: two gold runs agree, two empty-patch runs agree, and no `flaky` flag is raised.
 #[test]
@@ -26,9 +27,8 @@ fn a_hunk_no_fail_to_pass_test_needs_is_untested_and_steady_runs_are_not_flaky()
     let tmp = tempfile::tempdir().unwrap();
     let repos = make_repos(tmp.path());
     let fixtures = read_records(&root().join("data/fixtures/instances.jsonl"));
-    let mut r = fixtures.into_iter().find(|r| r.instance_id == "forge-fixtures__gostack-1").unwrap();
-    assert!(r.fix_patch.ends_with(" \ts.items = s.items[:len(s.items)-1]\n"), "{}", r.fix_patch);
-    r.fix_patch.push_str(DOC_HUNK);
+    let r = fixtures.into_iter().find(|r| r.instance_id == "forge-fixtures__gostack-1").unwrap();
+    assert!(r.fix_patch.ends_with(&format!(" \ts.items = s.items[:len(s.items)-1]\n{DOC_HUNK}")), "{}", r.fix_patch);
     let dir = tmp.path().join("out");
     let done = validate_with(&[&r], &repos, &dir, None, &["--evidence-runs", "2", "--hunk-runs", "4"]);
     let m = done[0].swe_forge.as_ref().unwrap();
