@@ -301,6 +301,8 @@ function renderDetail(d) {
     rej.append(li);
   }
 
+  renderOverview(d.overview);
+
   const issue = $("d-issue");
   issue.replaceChildren();
   for (const is of r.resolved_issues || []) {
@@ -325,6 +327,50 @@ function renderDetail(d) {
   })));
   $("main").scrollTop = 0;
   $("content").scrollTop = 0;
+}
+
+// ---- the first screen: links, warnings, evidence, quality signals (all written as text) ----
+function renderOverview(o) {
+  const links = $("d-links");
+  links.replaceChildren();
+  const warnings = $("d-warnings");
+  warnings.replaceChildren();
+  const ev = $("d-evidence");
+  ev.replaceChildren();
+  const body = $("d-signals").tBodies[0];
+  body.replaceChildren();
+  if (!o) return;
+  const link = (x) => el("a", { href: x.url, target: "_blank", rel: "noopener noreferrer", text: x.text });
+  links.append("upstream: ", link(o.links.pr));
+  for (const i of o.links.issues) links.append(" · fixes ", link(i));
+  for (const w of o.warnings) {
+    warnings.append(el("li", { class: `warning ${w.kind}` }, el("strong", { text: w.kind }), ": " + w.text));
+  }
+  const e = o.evidence;
+  if (e) {
+    ev.append(el("strong", { class: e.complete ? "ok" : "bad", text: `gold patch resolved ${e.gold_resolved} of ${e.gold_runs}` }));
+    for (const c of e.controls) {
+      const what = c.held ? "held" : (c.resolved ? "RESOLVED" : `passed ${c.f2p_passed.join(", ")}`);
+      ev.append(" · ", el("span", { class: c.held ? "ok" : "bad", text: `control ${c.name}: ${what}` }));
+    }
+    if (e.network.length) ev.append(" · ", el("span", { class: "bad", text: `${e.network.length} log lines reach for the network` }));
+  } else {
+    ev.append(el("span", { class: "muted", text: "no evidence block: the gold patch and the controls were not run through evaluation" }));
+  }
+  if (!o.signals) {
+    body.append(el("tr", {}, el("td", { class: "muted", colspan: "3", text: "no quality signals on this record (validate or curate computes them)" })));
+    return;
+  }
+  for (const s of o.signals) {
+    const details = el("td", { class: "details" }, s.summary || s.meaning);
+    if (s.details.length) {
+      const list = el("ul");
+      for (const x of s.details) list.append(el("li", {}, el("code", { text: x })));
+      details.append(list);
+    }
+    body.append(el("tr", { class: s.state.replace(" ", "_"), "data-flag": s.flag },
+      el("th", { text: s.flag }), el("td", { class: "state", text: s.state }), details));
+  }
 }
 
 // ---- the tests table ----

@@ -300,6 +300,7 @@ fn instance(state: &State, id: &str) -> Response {
         let (features, score, label) = heuristic_label(inst, &state.heuristic);
         json!({ "label": label, "score": (score * 100.0).round() / 100.0, "features": features })
     });
+    let overview = inst.as_ref().map(crate::overview::overview);
     let rows = inst.as_ref().map(crate::table::rows).unwrap_or_default();
     let names: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
     let mut logs = serde_json::Map::new();
@@ -332,6 +333,7 @@ fn instance(state: &State, id: &str) -> Response {
             "digest": digest,
             "record": record,
             "heuristic": heuristic,
+            "overview": overview,
             "tests": rows.iter().map(crate::table::Row::to_json).collect::<Vec<_>>(),
             "logs": logs,
             "log_paths": log_paths,

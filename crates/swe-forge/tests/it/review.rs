@@ -363,6 +363,9 @@ fn demo_like(dir: &Path) -> (PathBuf, Vec<Instance>) {
             fix.passed_tests.push("gostack::TestLen".into());
             r.p2p_tests.insert("gostack::TestLen".into(), t(Pass, Pass, Pass));
         }
+        if n == 1 {
+            flag_for_review(&mut r, &mut meta);
+        }
         r.swe_forge = Some(meta);
         let logs = dir.join("demo-work/logs").join(&r.instance_id);
         std::fs::create_dir_all(&logs).unwrap();
@@ -395,12 +398,48 @@ fn demo_like(dir: &Path) -> (PathBuf, Vec<Instance>) {
     (dataset, records)
 }
 
+/// What the first screen of the first demo-shaped instance shows: a leak whose matched line is
+/// HTML, an untested hunk, the gold patch 3 of 3 and two held controls, a time bomb, an issue.
+fn flag_for_review(r: &mut Instance, meta: &mut ForgeMeta) {
+    use swe_forge_core::{Control, Evidence, HunkAblation, Leakage, Quality, QualityFlag, Specificity};
+    r.resolved_issues.push(swe_forge_core::ResolvedIssue { number: 9, title: "Pop panics".into(), body: None });
+    let mut q = Quality {
+        leakage: Some(Leakage {
+            score: 1.0,
+            threshold: 0.5,
+            added_lines: 1,
+            matched_lines: vec!["new <img src=x onerror=\"document.title='leaked'\">".into()],
+        }),
+        specificity: Some(Specificity { files: vec!["stack.go".into()], ..Default::default() }),
+        hunks: Some(HunkAblation {
+            hunks: 2,
+            tried: 2,
+            untested: vec!["stack.go @@ -1 +1 @@".into()],
+            untested_share: 0.5,
+            seconds: 12.0,
+        }),
+        ..Default::default()
+    };
+    q.raise(QualityFlag::SolutionLeak);
+    q.raise(QualityFlag::UntestedHunks);
+    meta.quality = Some(q);
+    meta.evidence = Some(Evidence {
+        gold_runs: 3,
+        gold_resolved: 3,
+        controls: ["empty_patch", "test_patch_alone"]
+            .map(|name| Control { name: name.into(), f2p_passed: vec![], resolved: false })
+            .to_vec(),
+        network: vec![],
+    });
+    meta.warnings.push(swe_forge_core::Warning::TimeBomb.with("fix run: certificate has expired"));
+}
+
 /// The review of a demo-shaped dataset with the keyboard only: the work folder found where the
 /// demo put it, the per-test table naming the `pass_to_fail` test and its log section, decisions
 /// (keep, needs work) with reasons, the address naming the instance shown (a changed hash opens
 /// it, back returns), a layout that leaves the logs readable at 800, 1400 and 2560 px, and
 /// `curate` carrying the decisions. With SWE_FORGE_SCREENSHOTS=DIR the three widths are saved
-/// as PNGs there (docs/review/ holds them).
+/// as PNGs there, with the first screen of a flagged instance (docs/review/ holds them).
 #[test]
 fn keyboard_review_with_decisions_tests_and_logs_then_curate() {
     let tmp = tempfile::tempdir().unwrap();
@@ -462,6 +501,37 @@ fn keyboard_review_with_decisions_tests_and_logs_then_curate() {
     b.key("k");
     b.wait_for(&format!("document.body.dataset.shown === '{}'", ids[0]));
     assert_eq!(b.eval("location.hash"), format!("#/instance/{}", ids[0]));
+    // The first screen, without scrolling: the signals with their evidence, the gold patch and
+    // the controls, the time bomb, the upstream links; the leaked line's HTML stays text.
+    let raised = b.eval(
+        "[...document.querySelectorAll('#d-signals tr.raised')].map(r => r.dataset.flag + ': ' + r.cells[2].textContent).join(' | ')",
+    );
+    let raised = raised.as_str().unwrap();
+    assert!(raised.starts_with("solution_leak: 1 of 1 added lines"), "{raised}");
+    assert!(raised.contains("new <img src=x onerror="), "{raised}");
+    assert!(raised.contains("untested_hunks: 1 of 2 hunks") && raised.contains("stack.go @@ -1 +1 @@"), "{raised}");
+    assert_eq!(b.eval("document.querySelector('#d-signals tr[data-flag=unspecific] .state').textContent"), "clear");
+    assert_eq!(
+        b.eval("document.getElementById('d-evidence').textContent"),
+        "gold patch resolved 3 of 3 · control empty_patch: held · control test_patch_alone: held"
+    );
+    assert_eq!(
+        b.eval("document.querySelector('#d-warnings li.time_bomb').textContent"),
+        "time_bomb: fix run: certificate has expired"
+    );
+    assert_eq!(
+        b.eval("[...document.querySelectorAll('#d-links a')].map(a => a.href).join(' ')"),
+        "https://github.com/forge-fixtures/gostack/pull/1 https://github.com/forge-fixtures/gostack/issues/9"
+    );
+    assert_eq!(b.eval("document.title"), "swe-forge review", "the leaked line's HTML ran");
+    assert_eq!(
+        b.eval("document.getElementById('d-signals').getBoundingClientRect().bottom <= window.innerHeight"),
+        true,
+        "the quality signals are below the first screen"
+    );
+    if let Some(dir) = std::env::var_os("SWE_FORGE_SCREENSHOTS").map(PathBuf::from) {
+        b.screenshot(&dir.join("review-quality-1400.png"));
+    }
     // f: the logs of the next notable test; the logs are wrapped, never cut off on the right.
     b.key("f");
     b.wait_for("!document.getElementById('test-logs').hidden");
