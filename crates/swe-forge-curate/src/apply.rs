@@ -54,7 +54,8 @@ pub struct CurateSummary {
     /// Of those, the records the mark takes out of the kept set (accepted, or the file has no
     /// statuses, and kept by people): the number the dataset card's funnel gives.
     pub duplicates_dropped: usize,
-    /// Accepted, not dropped by a review, not a duplicate.
+    /// Accepted (or the file has no statuses, as published records have none), not dropped by a
+    /// person, not a duplicate: the records [`is_kept_in`] keeps.
     pub kept: usize,
     /// Of the kept records, how many carry each quality flag (`swe_forge.quality.flags`).
     pub flagged: BTreeMap<QualityFlag, usize>,
@@ -227,13 +228,14 @@ impl CurateMarks {
             meta.duplicate_of = Some(d.clone());
             summary.duplicates_dropped += usize::from(kept_but_for_duplicates(r, self.validated));
         }
-        if is_kept(r) {
+        let kept = is_kept_in(r, self.validated);
+        if kept {
             summary.kept += 1;
             for flag in quality_flags(r) {
                 *summary.flagged.entry(*flag).or_default() += 1;
             }
         }
-        is_kept_in(r, self.validated)
+        kept
     }
 }
 
@@ -245,6 +247,9 @@ pub fn quality_flags(r: &Instance) -> &[QualityFlag] {
 /// Labels, review and decision of one record, and its text quality signals (a record validation
 /// did not reject); its duplicate mark cleared.
 fn curate_one(r: &mut Instance, options: &CurateOptions, summary: &mut CurateSummary) {
+    // Published records (Multi-SWE-bench's) come without a block: they get one, and their text
+    // signals, like the records validation made.
+    r.swe_forge.get_or_insert_with(|| ForgeMeta::new(ValidationStatus::Candidate));
     if r.status() != ValidationStatus::Rejected {
         swe_forge_quality::assess(r);
     }
@@ -295,6 +300,20 @@ mod tests {
             notes: String::new(),
             keep: true,
         }
+    }
+
+    #[test]
+    fn published_records_without_a_block_get_their_text_signals() {
+        let mut records = devset();
+        assert!(records.iter().all(|r| r.swe_forge.is_none()));
+        let summary = curate(&mut records, &CurateOptions::default());
+        assert_eq!(summary.kept, 22);
+        assert_eq!(
+            summary.flagged,
+            BTreeMap::from([(QualityFlag::UnnamedIdentifiers, 2), (QualityFlag::Unspecific, 1)])
+        );
+        let q = records[0].swe_forge.as_ref().unwrap().quality.as_ref().unwrap();
+        assert!(q.leakage.is_some() && q.specificity.is_some(), "{q:?}");
     }
 
     #[test]
