@@ -159,7 +159,11 @@ impl Specificity {
 pub struct HunkAblation {
     /// Hunks of the fix patch.
     pub hunks: u32,
-    /// Hunks left out and run (at most `[validate] hunk_runs`, `--hunk-runs`).
+    /// Of those, hunks that change no shipped code (documentation, examples, configuration files,
+    /// comments only): never left out, since no test can need them.
+    pub not_code: u32,
+    /// Hunks of code left out and run, in patch order (at most `[validate] hunk_runs`,
+    /// `--hunk-runs`).
     pub tried: u32,
     /// Hunks whose removal left every FAIL_TO_PASS test passing: `file @@ header`.
     pub untested: Vec<String>,

@@ -1,10 +1,12 @@
 //! The quality signals of an instance that its text alone gives: whether the issue holds the
 //! fix ([`leakage`]), which identifiers the fix introduces and the tests use although the issue
 //! never names them ([`unnamed_identifiers`]), and what the issue names that the fix touches
-//! ([`specificity`]). Pure functions of the record: no repository, no run. The signals that need
+//! ([`specificity`]). Pure functions of the record: no repository, no run. Validation leaves out
+//! one hunk at a time only among [`code_hunks`]. The signals that need
 //! runs (hunks left out, repeated runs) are validation's; [`assess`] keeps them as they are.
 
 mod defs;
+mod hunks;
 mod leak;
 mod specific;
 mod text;
@@ -14,6 +16,7 @@ use swe_forge_core::{
     ForgeMeta, Instance, Leakage, QUALITY_VERSION, Quality, QualityFlag, Specificity, UnnamedIdentifier,
 };
 
+pub use hunks::{code_hunks, is_shipped_code};
 pub use leak::{LEAK_THRESHOLD, leakage};
 pub use specific::specificity;
 pub use text::{hints_text, problem_statement};

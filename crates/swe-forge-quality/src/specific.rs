@@ -20,6 +20,7 @@ pub fn specificity(fix_patch: &str, statement: &str) -> Specificity {
     let statement_words: BTreeSet<&str> = words(statement).collect();
     let mut files = Vec::new();
     let (mut symbols, mut messages) = (BTreeSet::new(), BTreeSet::new());
+    let qualified: BTreeSet<&str> = qualified_names(statement).collect();
     for f in file_diffs(fix_patch) {
         let name = f.path.rsplit('/').next().unwrap_or(&f.path);
         if lower.contains(&f.path.to_lowercase()) || (name.contains('.') && lower.contains(&name.to_lowercase())) {
@@ -39,6 +40,9 @@ pub fn specificity(fix_patch: &str, statement: &str) -> Specificity {
                 .map(|(n, _)| n)
                 .chain(words(text).filter(|w| changed && code_like(w)).map(str::to_owned));
             symbols.extend(candidates.filter(|n| statement_words.contains(n.as_str())));
+            if changed {
+                symbols.extend(qualified.iter().filter(|q| text.contains(**q)).map(|q| (*q).to_owned()));
+            }
             messages.extend(literals(text).filter(|m| quoted(m, &lower)));
         }
     }
@@ -49,6 +53,19 @@ pub fn specificity(fix_patch: &str, statement: &str) -> Specificity {
         messages: messages.into_iter().take(MAX_NAMES).collect(),
         reproduction: reproduction(statement),
     }
+}
+
+/// The qualified names of the statement (`json.Number`, `Config::builder`, `opts.strict`): code
+/// even when each part alone reads as a word. Host names (`github.com`) are left out.
+fn qualified_names(statement: &str) -> impl Iterator<Item = &str> {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(r"\b[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)+\b").expect("a valid pattern")
+    });
+    re.find_iter(statement).map(|m| m.as_str()).filter(|q| {
+        let last = q.rsplit(['.', ':']).next().unwrap_or_default();
+        q.len() >= 5 && !["com", "org", "io", "net", "dev", "md", "txt"].contains(&last)
+    })
 }
 
 fn literal_re() -> &'static Regex {

@@ -230,6 +230,19 @@ fn an_issue_naming_a_file_a_symbol_or_a_message_or_showing_a_reproduction_is_spe
     let trace = "It crashes:\n\n    at Object.parse (/app/src/duration.js:4:11)\n";
     assert!(specificity(&fix, trace).reproduction);
     assert!(specificity(&fix, "Run this:\n```js\nparse()\n```").reproduction);
+    // A qualified name is code even when its parts read as words (mapstructure-51's title).
+    let go = diff(
+        "mapstructure.go",
+        &[
+            " \tswitch {",
+            "+\tcase dataType.PkgPath() == \"encoding/json\" && dataType.Name() == \"Number\":",
+            "+\t\tjn := data.(json.Number)",
+        ],
+    );
+    let s = specificity(&go, "Handle json.Number values.");
+    assert_eq!(s.symbols, ["json.Number"]);
+    assert!(s.specific());
+    assert!(!specificity(&go, "See github.com for the details").specific());
 }
 
 fn instance(issue: &str, fix: String, test: String) -> Instance {
@@ -253,7 +266,8 @@ fn assess_raises_and_lowers_the_text_flags_and_keeps_the_run_signals() {
     );
     let test = diff("test/q.test.ts", &["+  expect(q.peek()).toBe('x');"]);
     let mut inst = instance("No way to look at the next item", fix.clone(), test.clone());
-    let hunks = HunkAblation { hunks: 2, tried: 2, untested: vec!["x".into()], untested_share: 0.5, seconds: 1.0 };
+    let hunks =
+        HunkAblation { hunks: 2, not_code: 0, tried: 2, untested: vec!["x".into()], untested_share: 0.5, seconds: 1.0 };
     inst.swe_forge.as_mut().unwrap().quality =
         Some(Quality { hunks: Some(hunks.clone()), flags: vec![QualityFlag::UntestedHunks], ..Default::default() });
     assess(&mut inst);

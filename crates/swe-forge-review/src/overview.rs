@@ -214,6 +214,7 @@ mod tests {
             specificity: Some(Specificity { files: vec!["src/parse.ts".into()], ..Default::default() }),
             hunks: Some(HunkAblation {
                 hunks: 3,
+                not_code: 0,
                 tried: 3,
                 untested: vec!["src/parse.ts @@ -10,3 +10,4 @@".into()],
                 untested_share: 1.0 / 3.0,

@@ -100,10 +100,11 @@ impl Validator {
         }
     }
 
-    /// How many hunk runs `fix_patch` gets: none for a patch of one hunk (leaving it out is the
-    /// empty-patch control), else one per hunk up to `hunk_runs`.
+    /// How many hunk runs `fix_patch` gets: one per hunk of shipped code
+    /// ([`swe_forge_quality::code_hunks`]) up to `hunk_runs`; none with fewer than two (leaving
+    /// out the only one is the empty-patch control).
     pub(crate) fn hunk_plan(&self, fix_patch: &str) -> usize {
-        let hunks = patch_hunks(fix_patch).len();
+        let hunks = swe_forge_quality::code_hunks(fix_patch).len();
         if hunks < 2 { 0 } else { hunks.min(self.settings.hunk_runs as usize) }
     }
 
@@ -151,7 +152,7 @@ impl Validator {
         }
     }
 
-    /// The fix patch with one hunk left out, for its first `runs` hunks: a hunk without which
+    /// The fix patch with one hunk of code left out, for its first `runs` such hunks: a hunk without which
     /// every FAIL_TO_PASS test still passes is untested. Skipped when the gold patch never
     /// resolved through evaluation (every hunk would read tested).
     async fn hunk_runs(&self, accepted: &Instance, meta: &mut ForgeMeta, runs: usize) {
@@ -162,11 +163,16 @@ impl Validator {
         let out = self.settings.work_dir.join("evidence");
         let started = Instant::now();
         let hunks = patch_hunks(&accepted.fix_patch);
-        let mut ablation = HunkAblation { hunks: hunks.len() as u32, ..HunkAblation::default() };
-        for (i, hunk) in hunks.iter().enumerate().take(runs) {
-            let Some(patch) = without_hunk(&accepted.fix_patch, i) else { continue };
+        let code = swe_forge_quality::code_hunks(&accepted.fix_patch);
+        let mut ablation = HunkAblation {
+            hunks: hunks.len() as u32,
+            not_code: (hunks.len() - code.len()) as u32,
+            ..HunkAblation::default()
+        };
+        for (run, &i) in code.iter().enumerate().take(runs) {
+            let (Some(hunk), Some(patch)) = (hunks.get(i), without_hunk(&accepted.fix_patch, i)) else { continue };
             let label = format!("hunk-{}", i + 1);
-            let next = if i + 1 == runs { Next::Nothing } else { Next::Same };
+            let next = if run + 1 == runs { Next::Nothing } else { Next::Same };
             let mode = Mode { run_empty: true, next, label: Some(label.clone()) };
             let ev = self.evaluate_with(accepted, &prediction(accepted, label, &patch), &out, mode).await;
             match untested(&ev, accepted.fixed_tests.len()) {

@@ -413,6 +413,7 @@ fn flag_for_review(r: &mut Instance, meta: &mut ForgeMeta) {
         specificity: Some(Specificity { files: vec!["stack.go".into()], ..Default::default() }),
         hunks: Some(HunkAblation {
             hunks: 2,
+            not_code: 0,
             tried: 2,
             untested: vec!["stack.go @@ -1 +1 @@".into()],
             untested_share: 0.5,
