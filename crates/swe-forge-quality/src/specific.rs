@@ -31,7 +31,8 @@ pub fn specificity(fix_patch: &str, statement: &str) -> Specificity {
             let (text, changed) = match line {
                 DiffLine::Added(t) | DiffLine::Removed(t) => (t, true),
                 DiffLine::Context(t) => (t, false),
-                DiffLine::HunkStart(h) => (h.rsplit_once("@@").map_or("", |(_, c)| c), false),
+                // The function a hunk is in, as git names it after the header (`@@ ... @@ func F(`).
+                DiffLine::HunkStart(h) => (h.rsplit_once("@@").map_or("", |(_, c)| c.trim_start()), false),
                 _ => continue,
             };
             let defined = lang.map(|l| definitions(l, text)).unwrap_or_default();

@@ -243,6 +243,12 @@ fn an_issue_naming_a_file_a_symbol_or_a_message_or_showing_a_reproduction_is_spe
     assert_eq!(s.symbols, ["json.Number"]);
     assert!(s.specific());
     assert!(!specificity(&go, "See github.com for the details").specific());
+    // The function a hunk is in, named by git after its header (mapstructure-251).
+    let hook = "diff --git a/decode_hooks.go b/decode_hooks.go\n--- a/decode_hooks.go\n+++ b/decode_hooks.go\n\
+        @@ -63,6 +63,11 @@ func ComposeDecodeHookFunc(fs ...DecodeHookFunc) DecodeHookFunc {\n \t\tvar err error\n\
+        +\t\tif len(fs) == 0 {\n+\t\t\tdata = f.Interface()\n+\t\t}\n";
+    let s = specificity(hook, "Fix possible panic when using ComposeDecodeHookFunc() with no funcs");
+    assert_eq!(s.symbols, ["ComposeDecodeHookFunc"]);
 }
 
 fn instance(issue: &str, fix: String, test: String) -> Instance {

@@ -30,9 +30,23 @@ fn listed(ev: &Evaluation) -> Option<Listed> {
 }
 
 /// The tests whose status is not the same in every run (absent from a run counts as a status).
-fn disagreements(runs: &[Listed]) -> Vec<String> {
+/// With `reported_only`, a run where a test reported nothing (NONE: the binary crashed in a
+/// sibling test, the run was cut) does not count: the empty patch's runs fail anyway, and which
+/// parallel tests a panic cuts short is timing, not the tests' flakiness.
+fn disagreements(runs: &[Listed], reported_only: bool) -> Vec<String> {
+    let status = |r: &Listed, n: &String| match r.get(n) {
+        Some(Some(TestStatus::None)) | None if reported_only => None,
+        other => Some(other.cloned()),
+    };
     let names: BTreeSet<&String> = runs.iter().flat_map(|r| r.keys()).collect();
-    names.into_iter().filter(|n| runs.iter().any(|r| r.get(*n) != runs[0].get(*n))).cloned().collect()
+    names
+        .into_iter()
+        .filter(|n| {
+            let seen: Vec<_> = runs.iter().filter_map(|r| status(r, n)).collect();
+            seen.iter().any(|s| *s != seen[0])
+        })
+        .cloned()
+        .collect()
 }
 
 /// A run of the fix patch without one hunk: whether every FAIL_TO_PASS test still passed (the
@@ -143,8 +157,8 @@ impl Validator {
         if k >= 2 {
             let f = Flakiness {
                 runs: k,
-                gold_disagreements: disagreements(&gold),
-                empty_disagreements: disagreements(&empty),
+                gold_disagreements: disagreements(&gold, false),
+                empty_disagreements: disagreements(&empty, true),
             };
             let q = quality(meta);
             set_flag(q, QualityFlag::Flaky, !(f.gold_disagreements.is_empty() && f.empty_disagreements.is_empty()));
@@ -255,13 +269,21 @@ mod tests {
             .into_iter()
             .filter_map(|v| listed(&ev(Outcome::Unresolved, Some(v))))
             .collect();
-        assert_eq!(disagreements(&runs), ["b"]);
-        assert!(disagreements(&runs[..1]).is_empty() && disagreements(&[]).is_empty());
+        assert_eq!(disagreements(&runs, false), ["b"]);
+        assert!(disagreements(&runs[..1], false).is_empty() && disagreements(&[], false).is_empty());
+        // A test a crash cut short (NONE) disagrees among gold runs, not among empty-patch runs;
+        // PASS against FAIL disagrees in both (mapstructure-68: a panic in one parallel test).
+        let mut cut = verdict(&["a"], &[]);
+        cut.f2p_failed.insert("b".into(), TestStatus::None);
+        let cut = listed(&ev(Outcome::Unresolved, Some(cut))).unwrap();
+        let both = [runs[0].clone(), cut.clone()];
+        assert_eq!((disagreements(&both, false), disagreements(&both, true)), (vec!["b".to_owned()], vec![]));
+        assert_eq!(disagreements(&[runs[1].clone(), cut, runs[0].clone()], true), ["b"]);
         // Flaky within one evaluation's reruns is a status of its own; an engine failure is no run.
         let mut flaky = verdict(&["a"], &[]);
         flaky.flaky.insert("b".into(), 0.5);
         let with_flaky = [runs[0].clone(), listed(&ev(Outcome::Unresolved, Some(flaky))).unwrap()];
-        assert_eq!(disagreements(&with_flaky), ["b"]);
+        assert_eq!(disagreements(&with_flaky, true), ["b"]);
         assert_eq!(listed(&ev(Outcome::Error, Some(verdict(&[], &["a"])))), None);
     }
 
