@@ -1,7 +1,7 @@
 //! Which hunks of a fix are worth leaving out to see whether the tests need them: those that
 //! change code the project ships. A hunk of documentation (`Readme.md`, `CHANGELOG.md`), of an
-//! example, of a configuration file (`.eslintrc.js`, `jest.config.js`) or one that only rewords
-//! comments can never be needed by a test, so leaving it out says nothing about the tests.
+//! example, of a configuration file (`.eslintrc.js`, `jest.config.js`), or one that only rewords
+//! comments or reformats (`};` to `}`) can never be needed by a test, so leaving it out says nothing about the tests.
 
 use swe_forge_core::{DiffLine, diff_lines, file_diffs};
 
@@ -26,36 +26,55 @@ pub fn is_shipped_code(path: &str) -> bool {
 }
 
 /// The hunks of `fix_patch` (indices as [`swe_forge_core::patch_hunks`] counts them) that change
-/// shipped code ([`is_shipped_code`]): at least one added or removed line that is neither blank nor
-/// a comment.
+/// shipped code ([`is_shipped_code`]): lines that are neither blank nor comments, and whose change
+/// is more than formatting (`};` to `}`, re-indenting, quote style).
 pub fn code_hunks(fix_patch: &str) -> Vec<usize> {
     let mut out = Vec::new();
     let mut index = 0usize;
     for f in file_diffs(fix_patch) {
-        let shipped = is_shipped_code(&f.path);
-        let mut current: Option<(usize, bool)> = None;
+        if !is_shipped_code(&f.path) {
+            index += diff_lines(f.text).filter(|(_, l)| matches!(l, DiffLine::HunkStart(_))).count();
+            continue;
+        }
+        let mut current: Option<(usize, Vec<String>, Vec<String>)> = None;
         for (_, line) in diff_lines(f.text) {
             match line {
                 DiffLine::HunkStart(_) => {
-                    if let Some((i, true)) = current.take() {
-                        out.push(i);
-                    }
-                    current = Some((index, false));
+                    out.extend(current.take().and_then(changes_code));
+                    current = Some((index, Vec::new(), Vec::new()));
                     index += 1;
                 }
-                DiffLine::Added(t) | DiffLine::Removed(t) if shipped && !comment_or_blank(t) => {
-                    if let Some((_, code)) = current.as_mut() {
-                        *code = true;
+                DiffLine::Added(t) if !comment_or_blank(t) => {
+                    if let Some((_, added, _)) = current.as_mut() {
+                        added.push(formatting_folded(t));
+                    }
+                }
+                DiffLine::Removed(t) if !comment_or_blank(t) => {
+                    if let Some((_, _, removed)) = current.as_mut() {
+                        removed.push(formatting_folded(t));
                     }
                 }
                 _ => {}
             }
         }
-        if let Some((i, true)) = current {
-            out.push(i);
-        }
+        out.extend(current.and_then(changes_code));
     }
     out
+}
+
+/// The hunk's index when its added and removed lines differ by more than formatting.
+fn changes_code((index, mut added, mut removed): (usize, Vec<String>, Vec<String>)) -> Option<usize> {
+    added.retain(|l| !l.is_empty());
+    removed.retain(|l| !l.is_empty());
+    added.sort();
+    removed.sort();
+    (added != removed).then_some(index)
+}
+
+/// A line without what formatters change: whitespace, a closing `;` or `,`, quote style.
+fn formatting_folded(line: &str) -> String {
+    let folded: String = line.chars().filter(|c| !c.is_whitespace()).map(|c| if c == '\'' { '"' } else { c }).collect();
+    folded.trim_end_matches([';', ',']).to_owned()
 }
 
 /// A blank line or a comment line of the C family, Go, Rust, Java and JavaScript (`//`, `/*`,
@@ -109,8 +128,16 @@ diff --git a/lib/command.js b/lib/command.js
 +++ b/lib/command.js
 @@ -5,2 +5,3 @@ class Command {
 +    this._name = name;
+@@ -49,7 +49,7 @@ class Argument {
+   name() {
+-  };
++  }
+@@ -60,2 +60,2 @@ class Argument {
+-    const a = require('x');
++  const a = require(\"x\")
 ";
-        assert_eq!(swe_forge_core::patch_hunks(patch).len(), 7);
+        assert_eq!(swe_forge_core::patch_hunks(patch).len(), 9);
+        // commander-1683's `};` to `}` and a re-formatted line change no code.
         assert_eq!(code_hunks(patch), [0, 2, 6]);
         assert!(is_shipped_code("src/lib.rs") && is_shipped_code("include/nlohmann/json.hpp"));
         assert!(
