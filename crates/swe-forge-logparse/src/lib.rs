@@ -37,7 +37,7 @@
 //! | `mocha-json` | `<file> > <describe…> > <title>` | `<title>` |
 //! | `node-test` | `<parent> > <title>` | `<title>` |
 //! | `tap` | `<file>::<parent> > <description>` (file when known) | `<description>` |
-//! | `ctest`, `ctest-junit` | the ctest target name | the id |
+//! | `ctest`, `ctest-junit` | the ctest target name | the id; lower-cased for the repositories whose handler lower-cases it ([`MsbNaming`], [`ParsedLog::name_ctest_targets`]) |
 //! | `gtest`, `gtest-xml` | `<Suite>.<Test>` (`Inst/Suite.Test/0` when parameterised) | the id |
 //! | `catch2`, `catch2-xml`, `catch2-junit` | the test case name | the id |
 //! | `automake` | the test script (`tests/a.sh`), `<script>::<description>` for TAP-driver results | the script |
@@ -99,7 +99,7 @@ mod xml_bound;
 
 pub use error::{MsbNamingError, UnknownNaming};
 pub use exit_code::{exit_code_consistent, no_tests_ran};
-pub use msb::{GoSubtests, MsbNaming, msb_rollup};
+pub use msb::{CtestNames, GoSubtests, MsbNaming, RepoNaming, msb_rollup};
 pub use naming::Naming;
 // The format names live in core so that records carry them typed; this crate's API is unchanged.
 pub use swe_forge_core::{Framework, UnknownFramework};

@@ -2,9 +2,10 @@
 //! hand-written parser saw them (Java test classes, Go names with or without their last subtest
 //! level, jest `file` and `file:title`, ctest targets, cargo `module::test`, automake scripts).
 //! [`msb_rollup`] folds canonical results onto those names. Where the handlers of one language
-//! name tests differently (Go subtests), the rule of each repository is data
-//! (`pipelines/naming/msb.toml`, read by [`MsbNaming`]), applied to a parse with
-//! [`ParsedLog::name_go_subtests`].
+//! name tests differently (Go subtests; ctest targets, which catchorg/Catch2's handler
+//! lower-cases), the rule of each repository is data (`pipelines/naming/msb.toml`, read by
+//! [`MsbNaming`]: [`MsbNaming::repository`] gives a [`RepoNaming`]), applied to a parse with
+//! [`ParsedLog::name_as`].
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::LazyLock;
@@ -37,12 +38,45 @@ impl GoSubtests {
     }
 }
 
+/// How a repository's Multi-SWE-bench C/C++ handler names a ctest target.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum CtestNames {
+    /// The name as ctest prints it (`ApprovalTests`): every C/C++ handler but one, and every
+    /// repository without a handler.
+    #[default]
+    AsPrinted,
+    /// The name lower-cased (`approvaltests`): catchorg/Catch2's handler lower-cases each log
+    /// line before it matches ctest's result lines.
+    Lowercase,
+}
+
+impl CtestNames {
+    /// The Multi-SWE-bench name of ctest target `test` under this rule.
+    pub fn name(self, test: &str) -> String {
+        match self {
+            CtestNames::AsPrinted => test.to_owned(),
+            CtestNames::Lowercase => test.to_lowercase(),
+        }
+    }
+}
+
+/// Every Multi-SWE-bench naming rule of one repository.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct RepoNaming {
+    /// How Go subtests are named.
+    pub go_subtests: GoSubtests,
+    /// How ctest targets are named.
+    pub ctest: CtestNames,
+}
+
 /// Multi-SWE-bench naming rules that differ by repository, read from TOML
 /// (`pipelines/naming/msb.toml` is built in: [`MsbNaming::builtin`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct MsbNaming {
     /// `org/repo`, lowercased, of the repositories whose Go handler names subtests by their parent.
     go_base_name_repos: BTreeSet<String>,
+    /// `org/repo`, lowercased, of the repositories whose handler lower-cases ctest targets.
+    ctest_lowercase_repos: BTreeSet<String>,
 }
 
 /// The file's shape; unknown keys are refused.
@@ -51,6 +85,15 @@ pub struct MsbNaming {
 struct NamingFile {
     #[serde(default)]
     go: GoSection,
+    #[serde(default)]
+    ctest: CtestSection,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct CtestSection {
+    #[serde(default)]
+    lowercase_repos: Vec<String>,
 }
 
 #[derive(Deserialize, Default)]
@@ -72,23 +115,27 @@ impl MsbNaming {
     }
 
     /// Reads rules from TOML text: a `[go]` table whose `base_name_repos` lists `org/repo`
-    /// names. Each must have one `/` between two non-empty parts without spaces, and none may be
-    /// listed twice (case aside).
+    /// names, a `[ctest]` table whose `lowercase_repos` does. Each must have one `/` between two
+    /// non-empty parts without spaces, and none may be listed twice in a list (case aside).
     pub fn from_toml(text: &str) -> Result<MsbNaming, MsbNamingError> {
         let file: NamingFile = toml::from_str(text).map_err(|e| MsbNamingError::Toml(e.to_string()))?;
-        let mut go_base_name_repos = BTreeSet::new();
-        for repo in file.go.base_name_repos {
-            let valid = repo.split_once('/').is_some_and(|(org, name)| {
-                !org.is_empty() && !name.is_empty() && !name.contains('/') && !repo.contains(char::is_whitespace)
-            });
-            if !valid {
-                return Err(MsbNamingError::NotARepository(repo));
-            }
-            if !go_base_name_repos.insert(repo.to_lowercase()) {
-                return Err(MsbNamingError::Repeated(repo));
-            }
+        Ok(MsbNaming {
+            go_base_name_repos: repositories(file.go.base_name_repos)?,
+            ctest_lowercase_repos: repositories(file.ctest.lowercase_repos)?,
+        })
+    }
+
+    /// Every naming rule of `org/repo`.
+    pub fn repository(&self, org: &str, repo: &str) -> RepoNaming {
+        let key = format!("{org}/{repo}").to_lowercase();
+        RepoNaming {
+            go_subtests: self.go_subtests(org, repo),
+            ctest: if self.ctest_lowercase_repos.contains(&key) {
+                CtestNames::Lowercase
+            } else {
+                CtestNames::AsPrinted
+            },
         }
-        Ok(MsbNaming { go_base_name_repos })
     }
 
     /// How the Multi-SWE-bench handler of `org/repo` names Go subtests.
@@ -103,7 +150,46 @@ impl MsbNaming {
     }
 }
 
+/// A list of `org/repo` names, checked and lowercased.
+fn repositories(list: Vec<String>) -> Result<BTreeSet<String>, MsbNamingError> {
+    let mut out = BTreeSet::new();
+    for repo in list {
+        let valid = repo.split_once('/').is_some_and(|(org, name)| {
+            !org.is_empty() && !name.is_empty() && !name.contains('/') && !repo.contains(char::is_whitespace)
+        });
+        if !valid {
+            return Err(MsbNamingError::NotARepository(repo));
+        }
+        if !out.insert(repo.to_lowercase()) {
+            return Err(MsbNamingError::Repeated(repo));
+        }
+    }
+    Ok(out)
+}
+
 impl ParsedLog {
+    /// Names the tests of a `framework` parse by every rule of `naming`: Go subtests
+    /// ([`ParsedLog::name_go_subtests`]) and ctest targets ([`ParsedLog::name_ctest_targets`]).
+    pub fn name_as(&mut self, framework: Framework, naming: RepoNaming) {
+        self.name_go_subtests(framework, naming.go_subtests);
+        self.name_ctest_targets(framework, naming.ctest);
+    }
+
+    /// Names the ctest targets of a `framework` parse (`ctest`, `ctest-junit`) by `rule`, from
+    /// their ids (the target as ctest printed it), so a kept parse written under another rule is
+    /// renamed the same way. Other frameworks' names are left as they are.
+    pub fn name_ctest_targets(&mut self, framework: Framework, rule: CtestNames) {
+        if !matches!(framework, Framework::Ctest | Framework::CtestJunit) {
+            return;
+        }
+        for (id, name) in &mut self.msb_names {
+            let named = rule.name(id);
+            if *name != named {
+                *name = named;
+            }
+        }
+    }
+
     /// Names the Go tests of a `framework` parse by `rule`, from their ids (`<package>::<test>`):
     /// every parse starts with [`GoSubtests::Full`], and a kept parse written under another rule
     /// is renamed the same way. Other frameworks' names are left as they are.
@@ -201,15 +287,52 @@ mod tests {
     }
 
     #[test]
+    fn catch2_s_ctest_targets_are_lower_cased_every_other_repository_s_as_printed() {
+        let naming = MsbNaming::builtin().unwrap();
+        let catch2 = naming.repository("catchorg", "Catch2");
+        assert_eq!(catch2, RepoNaming { go_subtests: GoSubtests::Full, ctest: CtestNames::Lowercase });
+        assert_eq!(naming.repository("CatchOrg", "catch2").ctest, CtestNames::Lowercase, "case aside");
+        assert_eq!(naming.repository("fmtlib", "fmt"), RepoNaming::default());
+        assert_eq!(naming.repository("grpc", "grpc-go").go_subtests, GoSubtests::Base);
+
+        let log = "    Start 1: ApprovalTests\n1/3 Test #1: ApprovalTests ....................   Passed    0.50 sec\n    \
+                   Start 2: RunTests\n2/3 Test #2: RunTests .........................***Failed    0.40 sec\n    \
+                   Start 3: List::Tests::Output\n3/3 Test #3: List::Tests::Output ..............   Passed    0.01 sec\n";
+        let mut p = parse(Framework::Ctest, log.as_bytes());
+        let printed = p.clone();
+        assert_eq!(
+            msb_rollup(&p).into_keys().collect::<Vec<_>>(),
+            ["ApprovalTests", "List::Tests::Output", "RunTests"]
+        );
+        p.name_as(Framework::Ctest, catch2);
+        assert_eq!(
+            msb_rollup(&p).into_iter().collect::<Vec<_>>(),
+            [
+                ("approvaltests".to_owned(), TestStatus::Pass),
+                ("list::tests::output".to_owned(), TestStatus::Pass),
+                ("runtests".to_owned(), TestStatus::Fail)
+            ]
+        );
+        assert_eq!(p.tests, printed.tests, "canonical ids stay as ctest printed them");
+        p.name_as(Framework::Jest, RepoNaming::default());
+        assert_ne!(p, printed, "the rule is only for ctest parses");
+        p.name_as(Framework::CtestJunit, RepoNaming::default());
+        assert_eq!(p, printed, "renamed back from the ids");
+    }
+
+    #[test]
     fn rule_files_are_checked_when_loaded() {
-        let ok = MsbNaming::from_toml("[go]\nbase_name_repos = [\"a/b\"]\n").unwrap();
-        assert_eq!(ok.go_subtests("a", "b"), GoSubtests::Base);
+        let ok =
+            MsbNaming::from_toml("[go]\nbase_name_repos = [\"a/b\"]\n[ctest]\nlowercase_repos = [\"a/b\"]\n").unwrap();
+        assert_eq!(ok.repository("a", "b"), RepoNaming { go_subtests: GoSubtests::Base, ctest: CtestNames::Lowercase });
         assert_eq!(MsbNaming::from_toml("").unwrap(), MsbNaming::default());
         for (text, want) in [
             ("[go]\nbase_name_repos = [\"grpc-go\"]", "`grpc-go` is not `org/repo`"),
             ("[go]\nbase_name_repos = [\"a/b/c\"]", "`a/b/c` is not `org/repo`"),
             ("[go]\nbase_name_repos = [\"a /b\"]", "`a /b` is not `org/repo`"),
             ("[go]\nbase_name_repos = [\"a/b\", \"A/B\"]", "`A/B` is listed twice"),
+            ("[ctest]\nlowercase_repos = [\"Catch2\"]", "`Catch2` is not `org/repo`"),
+            ("[ctest]\nlowercase = [\"a/b\"]", "unknown field `lowercase`"),
             ("[go]\nbase_names = [\"a/b\"]", "unknown field `base_names`"),
             ("[java]\n", "unknown field `java`"),
         ] {

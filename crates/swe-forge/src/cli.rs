@@ -689,8 +689,9 @@ pub struct ParseArgs {
     #[arg(long)]
     pub msb: bool,
     /// The repository (`owner/name`) the log comes from: Multi-SWE-bench names follow its
-    /// handler (Go subtests by their parent for those of pipelines/naming/msb.toml); without it,
-    /// full Go subtest names, as most handlers keep them.
+    /// handler (Go subtests by their parent, ctest targets lower-cased, for those of
+    /// pipelines/naming/msb.toml); without it, full Go subtest names and ctest targets as
+    /// printed, as most handlers keep them.
     #[arg(long = "github-repo", alias = "repo", value_name = "OWNER/NAME")]
     pub repo: Option<String>,
     /// The test command's exit code: warn when the parsed results contradict it.

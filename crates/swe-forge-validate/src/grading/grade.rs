@@ -11,7 +11,7 @@ use swe_forge_core::{
     Rejection, RunLogs, TestPatchTouch, TestResult, TestStatus, Truncation, TruncationCause, categorize_with,
     phase_gap,
 };
-use swe_forge_logparse::{Framework, GoSubtests, MsbNaming, ParsedLog};
+use swe_forge_logparse::{Framework, MsbNaming, ParsedLog, RepoNaming};
 
 use super::flaky::merge;
 use super::rules::keep_rules;
@@ -43,28 +43,29 @@ pub enum ParsersError {
 
 /// The parsers of an instance: the log's, and the structured result files' when the recipe
 /// collects them (they are preferred when a run left any), and how Multi-SWE-bench names the
-/// repository's Go subtests (`pipelines/naming/msb.toml`), applied to every parse.
+/// repository's Go subtests and ctest targets (`pipelines/naming/msb.toml`), applied to every
+/// parse.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Parsers {
     /// Parses the run's log.
     pub log: Framework,
     /// Parses the run's result files.
     pub results: Option<Framework>,
-    /// The Multi-SWE-bench names of Go subtests.
-    pub go_subtests: GoSubtests,
+    /// The repository's Multi-SWE-bench naming rules (Go subtests, ctest targets).
+    pub naming: RepoNaming,
 }
 
 impl Parsers {
-    /// The parsers `log` and `results` (Go subtests keep full names).
+    /// The parsers `log` and `results` (Go subtests keep full names, ctest targets as printed).
     pub fn new(log: Framework, results: Option<Framework>) -> Parsers {
-        Parsers { log, results, go_subtests: GoSubtests::Full }
+        Parsers { log, results, naming: RepoNaming::default() }
     }
 
     /// These parsers with the Multi-SWE-bench naming of repository `org/repo`, from the built-in
     /// rules.
     pub fn for_repository(self, org: &str, repo: &str) -> Result<Parsers, ParsersError> {
         let naming = MsbNaming::builtin().map_err(ParsersError::Naming)?;
-        Ok(Parsers { go_subtests: naming.go_subtests(org, repo), ..self })
+        Ok(Parsers { naming: naming.repository(org, repo), ..self })
     }
 
     /// The parsers a validated record names, with its repository's naming.
@@ -79,12 +80,17 @@ impl Parsers {
     /// hand-written runner (`Testing x: OK`, run by the build where ctest finds nothing).
     pub fn parse(&self, log: &[u8], files: &[(String, Vec<u8>)]) -> ParsedLog {
         let mut parsed = match (self.results, files.is_empty()) {
-            (Some(rp), false) => swe_forge_logparse::parse_files(rp, files),
-            _ => swe_forge_logparse::parse(self.log, log),
+            (Some(rp), false) => {
+                let mut parsed = swe_forge_logparse::parse_files(rp, files);
+                parsed.name_ctest_targets(rp, self.naming.ctest);
+                parsed
+            }
+            _ => {
+                let mut parsed = swe_forge_logparse::parse(self.log, log);
+                parsed.name_as(self.log, self.naming);
+                parsed
+            }
         };
-        if self.results.is_none() || files.is_empty() {
-            parsed.name_go_subtests(self.log, self.go_subtests);
-        }
         // A project's own test script may print another format than the recipe's parser reads
         // (a `node test/run.js` that prints mocha or TAP lines): the format the log shows.
         if parsed.tests.is_empty()
@@ -92,7 +98,7 @@ impl Parsers {
         {
             let mut other = swe_forge_logparse::parse(fw, log);
             if !other.tests.is_empty() {
-                other.name_go_subtests(fw, self.go_subtests);
+                other.name_as(fw, self.naming);
                 other.warnings.push(format!(
                     "no {} result: {} test(s) read as {}, the format the log shows",
                     self.log.name(),
@@ -120,7 +126,10 @@ impl Parsers {
     /// `parsed`, a kept parse of the log (made by any build, under any naming), with these
     /// parsers' naming.
     pub fn name(&self, mut parsed: ParsedLog) -> ParsedLog {
-        parsed.name_go_subtests(self.log, self.go_subtests);
+        parsed.name_as(self.log, self.naming);
+        if let Some(rp) = self.results {
+            parsed.name_ctest_targets(rp, self.naming.ctest);
+        }
         parsed
     }
 

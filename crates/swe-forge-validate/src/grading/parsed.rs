@@ -113,6 +113,40 @@ mod tests {
     }
 
     #[test]
+    fn catch2_s_ctest_targets_are_lower_cased_from_its_log_and_from_its_junit_results() {
+        let tmp = tempfile::tempdir().unwrap();
+        let log = "    Start 1: ApprovalTests\n1/1 Test #1: ApprovalTests ....   Passed    0.50 sec\n";
+        let junit = br#"<?xml version="1.0"?><testsuite name="t"><testcase name="ApprovalTests" status="run"/><testcase name="RunTests" status="run"/></testsuite>"#;
+        for (org, repo, want, want_run) in
+            [("catchorg", "Catch2", "approvaltests", "runtests"), ("fmtlib", "fmt", "ApprovalTests", "RunTests")]
+        {
+            let mut inst: Instance = serde_json::from_value(serde_json::json!({
+                "org": org, "repo": repo, "number": 1, "state": "closed", "title": "t", "body": null,
+                "base": {"label": "o:main", "ref": "main", "sha": "0000000000000000000000000000000000000000"},
+                "resolved_issues": [], "fix_patch": "", "test_patch": "", "instance_id": format!("{org}__{repo}-1")
+            }))
+            .unwrap();
+            let mut meta = swe_forge_core::ForgeMeta::new(swe_forge_core::ValidationStatus::Accepted);
+            meta.parser = Some(Framework::Ctest);
+            inst.swe_forge = Some(meta.clone());
+            let dir = tmp.path().join("logs").join(&inst.instance_id);
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(dir.join("fix.log"), log).unwrap();
+            let parsed = reparse(&inst, tmp.path(), "fix").unwrap();
+            assert_eq!(parsed.msb_names["ApprovalTests"], want, "{org}/{repo}: from the log");
+
+            meta.results_parser = Some(Framework::CtestJunit);
+            inst.swe_forge = Some(meta);
+            std::fs::create_dir_all(dir.join("fix-results")).unwrap();
+            std::fs::write(dir.join("fix-results/ctest.xml"), junit).unwrap();
+            let parsed = reparse(&inst, tmp.path(), "fix").unwrap();
+            assert_eq!(parsed.tests.len(), 2, "{org}/{repo}: read from the JUnit results, not the log");
+            assert_eq!(parsed.msb_names["ApprovalTests"], want, "{org}/{repo}: from the JUnit results");
+            assert_eq!(parsed.msb_names["RunTests"], want_run, "{org}/{repo}: from the JUnit results");
+        }
+    }
+
+    #[test]
     fn go_subtests_are_named_as_the_repository_s_multi_swe_bench_handler_names_them() {
         let tmp = tempfile::tempdir().unwrap();
         let record = |org: &str, repo: &str| -> Instance {

@@ -26,7 +26,7 @@ pub fn parse_command(args: ParseArgs) -> Result<()> {
         if meta.is_dir() { parse_dir(&args.path, args.framework)? } else { parse_file(&args.path, args.framework)? };
     if let Some(repo) = &args.repo {
         let Some((org, name)) = repo.split_once('/') else { bail!("--repo {repo}: give it as owner/name") };
-        parsed.name_go_subtests(framework, MsbNaming::builtin()?.go_subtests(org, name));
+        parsed.name_as(framework, MsbNaming::builtin()?.repository(org, name));
     }
     for w in &parsed.warnings {
         eprintln!("warning: {}", crate::terminal::clean(&w.to_string()));
