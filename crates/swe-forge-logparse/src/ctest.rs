@@ -6,9 +6,12 @@
 //!
 //! Once ctest has printed `Start N: name` lines, a result line counts only for a started test,
 //! so a test printing a ctest-like line cannot fake a result. Passed is PASS; Skipped and `Not Run (Disabled)` SKIP; anything else FAIL (ctest itself
-//! counts a test whose executable is missing, `Not Run`, as failed). Canonical id and
-//! Multi-SWE-bench name: the test name. A test that printed `Start` but no result (ctest
-//! killed, log cut) is left out with a warning.
+//! counts a test whose executable is missing, `Not Run`, as failed). Canonical id: the test
+//! name. Multi-SWE-bench name: the test name, for a `Passed` or `***Failed` line only: the
+//! harness's ctest handlers match those two (`\.+\s*Passed`, `\.+\s*\*+Failed`), so a test
+//! that was `Not Run` (its executable was not built), crashed (`***Exception`) or timed out has
+//! no status there (NONE), nor one that only the closing lists name. A test that printed `Start`
+//! but no result (ctest killed, log cut) is left out with a warning.
 
 use std::collections::BTreeSet;
 
@@ -49,8 +52,9 @@ fn status_of(word: &str) -> TestStatus {
     }
 }
 
-/// `3/10 Test  #3: name ....   Passed  0.01 sec`: name and status.
-pub(crate) fn result_line(line: &str) -> Option<(&str, TestStatus)> {
+/// `3/10 Test  #3: name ....   Passed  0.01 sec`: name, status, and whether Multi-SWE-bench's
+/// handlers read the line (`Passed` or `***Failed`).
+pub(crate) fn result_line(line: &str) -> Option<(&str, TestStatus, bool)> {
     let t = line.trim_start();
     let (count, rest) = t.split_once(' ')?;
     let (a, b) = count.split_once('/')?;
@@ -72,7 +76,8 @@ pub(crate) fn result_line(line: &str) -> Option<(&str, TestStatus)> {
         }
     };
     let name = name_part.trim().trim_end_matches('.').trim_end();
-    (!name.is_empty()).then(|| (name, status_of(status_part)))
+    let read_by_msb = ["Passed", "Failed"].iter().any(|w| status_part.trim_start().starts_with(w));
+    (!name.is_empty()).then(|| (name, status_of(status_part), read_by_msb))
 }
 
 /// `\t  2 - name (SEGFAULT)` in the closing lists: name and reason.
@@ -88,10 +93,10 @@ fn list_line(line: &str) -> Option<(&str, &str)> {
 
 impl LineParser for Parser {
     fn line(&mut self, line: &str) {
-        if let Some((name, status)) = result_line(line) {
+        if let Some((name, status, read_by_msb)) = result_line(line) {
             // A result line of a test that never started is output of a test (a fake).
             if self.started.remove(name) || !self.saw_start {
-                self.parsed.record(name.to_owned(), Some(name.to_owned()), status);
+                self.parsed.record(name.to_owned(), read_by_msb.then(|| name.to_owned()), status);
                 if line.contains("***Not Run") && !line.contains("***Not Run (Disabled)") {
                     self.not_run.push(name.to_owned());
                 }
@@ -128,7 +133,7 @@ impl LineParser for Parser {
                 self.started.remove(name);
                 if !self.parsed.tests.contains_key(name) {
                     let status = if self.list == List::NotRun { status_of(reason) } else { TestStatus::Fail };
-                    self.parsed.record(name.to_owned(), Some(name.to_owned()), status);
+                    self.parsed.record(name.to_owned(), None, status);
                 }
             }
             None => self.list = List::None,

@@ -37,7 +37,7 @@
 //! | `mocha-json` | `<file> > <describe…> > <title>` | `<title>` |
 //! | `node-test` | `<parent> > <title>` | `<title>` |
 //! | `tap` | `<file>::<parent> > <description>` (file when known) | `<description>` |
-//! | `ctest`, `ctest-junit` | the ctest target name | the id; lower-cased for the repositories whose handler lower-cases it ([`MsbNaming`], [`ParsedLog::name_ctest_targets`]) |
+//! | `ctest`, `ctest-junit` | the ctest target name | the id, for `Passed` and `***Failed` lines only (what the handlers match); lower-cased for the repositories whose handler lower-cases it ([`MsbNaming`], [`ParsedLog::name_ctest_targets`]) |
 //! | `gtest`, `gtest-xml` | `<Suite>.<Test>` (`Inst/Suite.Test/0` when parameterised) | the id |
 //! | `catch2`, `catch2-xml`, `catch2-junit` | the test case name | the id |
 //! | `automake` | the test script (`tests/a.sh`), `<script>::<description>` for TAP-driver results | the script |

@@ -321,6 +321,28 @@ mod tests {
     }
 
     #[test]
+    fn ctest_results_the_handlers_do_not_match_have_no_multi_swe_bench_status() {
+        // Every ctest handler matches `Passed` and `***Failed` lines only: a test whose
+        // executable was not built, that crashed or timed out is absent from its results.
+        let log = "Test project /b\n    Start 1: unit\nCould not find executable unit_bin\n\
+                   1/5 Test #1: unit .............***Not Run   0.00 sec\n    Start 2: other\n\
+                   2/5 Test #2: other ............   Passed    0.00 sec\n    Start 3: crash\n\
+                   3/5 Test #3: crash ............***Exception: SegFault  0.01 sec\n    Start 4: slow\n\
+                   4/5 Test #4: slow .............***Timeout  60.00 sec\n    Start 5: wrong\n\
+                   5/5 Test #5: wrong ............***Failed    0.00 sec\n\n\
+                   The following tests FAILED:\n\t  1 - unit (Not Run)\n\t  3 - crash (SEGFAULT)\n\
+                   \t  4 - slow (Timeout)\n\t  5 - wrong (Failed)\n";
+        let p = parse(Framework::Ctest, log.as_bytes());
+        assert_eq!(p.tests.len(), 5, "{p:?}");
+        assert!(p.tests.iter().filter(|(id, _)| *id != "other").all(|(_, s)| *s == TestStatus::Fail), "{p:?}");
+        assert!(p.build_failed);
+        assert_eq!(
+            msb_rollup(&p).into_iter().collect::<Vec<_>>(),
+            [("other".to_owned(), TestStatus::Pass), ("wrong".to_owned(), TestStatus::Fail)]
+        );
+    }
+
+    #[test]
     fn rule_files_are_checked_when_loaded() {
         let ok =
             MsbNaming::from_toml("[go]\nbase_name_repos = [\"a/b\"]\n[ctest]\nlowercase_repos = [\"a/b\"]\n").unwrap();
