@@ -470,6 +470,8 @@ option(CALC_WITH_CHECKS \"Set to ON to build the checks\" OFF)\nif(CALC_BUILD_TE
 /// options the project's CI configures with (`--enable-checks`, a switch `configure.ac` declares,
 /// off by default) go to both tries. It declares AM_MAINTAINER_MODE (make's rebuild rules off by
 /// default): the test patch's new check, added to `Makefile.am`, is built and run all the same.
+/// The fix adds `AM_PROG_AR` to `configure.ac` (as libconfuse's PR 36 does), whose `ar-lib` the
+/// tree lacks: make's rebuild rules stop on it, and the fix run regenerates and checks again.
 #[test]
 fn a_committed_configure_that_fails_is_regenerated_with_autoreconf_and_the_cis_switches_are_passed() {
     let tmp = tempfile::tempdir().unwrap();
@@ -506,7 +508,10 @@ AM_CONDITIONAL([CHECKS], [test \"x$enable_checks\" = xyes])\nAC_CONFIG_FILES([Ma
             ("Makefile.am", &makefile_am(" tests/test_zero\ntests_test_zero_SOURCES = tests/test_zero.c src/add.c")),
             ("tests/test_zero.c", "int add(int, int);\nint main(void) { return add(0, 7) != 7; }\n"),
         ],
-        &[("src/add.c", &add("a + b"))],
+        &[
+            ("src/add.c", &add("a + b")),
+            ("configure.ac", &configure_ac.replace("AC_PROG_CC\n", "AC_PROG_CC\nAM_PROG_AR\n")),
+        ],
     );
     // The committed configure is executable, as a project's is.
     swe_forge_test_support::git(&dir, &["update-index", "--chmod=+x", "configure"]);
@@ -517,6 +522,11 @@ AM_CONDITIONAL([CHECKS], [test \"x$enable_checks\" = xyes])\nAC_CONFIG_FILES([Ma
     let r = &out[0];
     crate::toolchains::accepted(r);
     assert_eq!(r.f2p_tests.keys().collect::<Vec<_>>(), ["tests/test_add", "tests/test_zero"], "{:?}", r.p2p_tests);
+    let fix_log =
+        std::fs::read_to_string(tmp.path().join("out/validated.work/logs").join(&r.instance_id).join("fix.log"))
+            .unwrap();
+    assert!(fix_log.contains("required file './ar-lib' not found"), "{fix_log}");
+    assert!(fix_log.contains("swe-forge: make stopped on a file automake --add-missing installs"), "{fix_log}");
     let provenance = r.swe_forge.as_ref().unwrap().provenance.as_ref().unwrap();
     assert_eq!(
         provenance.setup_notes,
