@@ -107,7 +107,7 @@ pub struct ValidateSection {
     /// Retries of an image build or run after an infrastructure failure (engine, registry).
     pub infra_retries: Option<u32>,
     /// Hosts this machine reaches: a setup failure naming one of them is an `image_build_failed`,
-    /// not a `needs_network` (which names a host the setup could not reach).
+    /// not a `needs_network` (which names a host the setup or a test run could not reach).
     pub reachable_hosts: Option<Vec<String>>,
     /// Instances in a row failing for infrastructure reasons after which validation stops (0: never).
     pub infra_breaker: Option<u32>,

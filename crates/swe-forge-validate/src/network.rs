@@ -4,6 +4,34 @@
 //! not `image_build_failed` (which says the code does not build), and the toolchain search does
 //! not try other toolchains for it.
 
+/// A test run that needed a host it could not reach: test data cloned or downloaded at test
+/// time (CMake's FetchContent, a `git clone` in a test script, a test asking a web API). Runs
+/// have no network here, so an instance that fixed no test (or ran none with the fix) and whose
+/// fix or test run says it could not reach a host is rejected `needs_network` with the host and
+/// the line as evidence, ahead of the keep rule it broke; `reachable` hosts are no evidence.
+/// An instance that passed the keep rules keeps its status: a suite that tests its own
+/// handling of an unreachable host prints the same words.
+pub fn needed_in_runs(
+    rejections: &[swe_forge_core::Rejection],
+    logs: &swe_forge_core::RunLogs,
+    reachable: &[String],
+) -> Option<swe_forge_core::Rejection> {
+    use swe_forge_core::{Phase, RejectReason, Rejection, RunLogs};
+    let broke_keep_rule =
+        rejections.iter().any(|r| matches!(r.reason, RejectReason::NoFixedTests | RejectReason::NoTestsInFixRun));
+    if !broke_keep_rule || rejections.iter().any(|r| r.reason == RejectReason::NeedsNetwork) {
+        return None;
+    }
+    [Phase::Fix, Phase::Test].into_iter().find_map(|phase| {
+        let log = swe_forge_fs::read_file_capped(&logs.log(&RunLogs::label(phase, 0)), swe_forge_fs::READ_CAP).ok()?;
+        let (host, line) = unreachable_host(&String::from_utf8_lossy(&log.bytes), reachable)?;
+        Some(Rejection::new(
+            RejectReason::NeedsNetwork,
+            format!("the {} run could not reach {host} (runs have no network): {line}", phase.as_str()),
+        ))
+    })
+}
+
 /// The host (or URL) a setup's output says it could not reach, with the line that says so:
 /// name resolution, connection and transfer failures of curl, wget, git, Maven, Gradle, npm,
 /// yarn, pip, cargo and Go. `reachable` lists hosts the user's machine does reach
@@ -141,6 +169,37 @@ fn host_of_failure(line: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_run_that_could_not_reach_a_host_is_the_reason_only_when_a_keep_rule_broke() {
+        use swe_forge_core::{RejectReason, Rejection, RunLogs};
+        let tmp = tempfile::tempdir().unwrap();
+        let logs = RunLogs::new(tmp.path(), "o__r-1");
+        std::fs::create_dir_all(logs.log("fix").parent().unwrap()).unwrap();
+        std::fs::write(
+            logs.log("fix"),
+            "ok\nfatal: unable to access 'https://x.invalid/d.git/': Could not resolve host: x.invalid\n",
+        )
+        .unwrap();
+        let no_fixed = [Rejection::new(RejectReason::NoFixedTests, "none")];
+        let r = needed_in_runs(&no_fixed, &logs, &[]).unwrap();
+        assert_eq!(r.reason, RejectReason::NeedsNetwork);
+        assert!(
+            r.detail.starts_with("the fix run could not reach https://x.invalid/d.git/ (runs have no network): fatal:"),
+            "{}",
+            r.detail
+        );
+        assert_eq!(needed_in_runs(&[], &logs, &[]), None, "an instance that passed the keep rules keeps its status");
+        let timeout = [Rejection::new(RejectReason::Timeout, "slow")];
+        assert_eq!(needed_in_runs(&timeout, &logs, &[]), None, "another reason stands");
+        assert_eq!(
+            needed_in_runs(&no_fixed, &logs, &["x.invalid".to_owned()]),
+            None,
+            "a reachable host is no evidence"
+        );
+        std::fs::remove_file(logs.log("fix")).unwrap();
+        assert_eq!(needed_in_runs(&no_fixed, &logs, &[]), None, "no log, no evidence");
+    }
 
     fn host(out: &str) -> Option<String> {
         unreachable_host(out, &[]).map(|(h, _)| h)

@@ -368,6 +368,9 @@ impl Validator {
                 }
             }
             rejections.extend(grade(&runs, &input).record(inst, meta));
+            if let Some(r) = crate::network::needed_in_runs(&rejections, &logs, &self.settings.reachable_hosts) {
+                rejections.insert(0, r);
+            }
             meta.msb_names = Some(crate::grading::grade::named_results(inst, msb_names));
             if rejections.is_empty() {
                 // What the record's text says of its quality; the runs' signals follow.

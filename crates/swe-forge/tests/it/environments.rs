@@ -625,6 +625,47 @@ fn a_setup_that_cannot_reach_a_host_is_rejected_needs_network_with_the_host() {
     assert_eq!(r.reason, swe_forge_core::RejectReason::ImageBuildFailed, "{r:?}");
 }
 
+/// A test run that needs a host (its test data cloned at test time, as toml11's CMake does): runs
+/// have no network, no test runs, and the instance is rejected `needs_network` naming the URL,
+/// ahead of the keep rule it broke; with the host listed as reachable the keep rule alone stands.
+#[test]
+fn a_test_run_that_cannot_reach_a_host_is_rejected_needs_network_with_the_host() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = make_repos(tmp.path());
+    let fixtures = read_records(&root().join("data/fixtures/instances.jsonl"));
+    let inst = fixtures.iter().find(|r| r.instance_id == "forge-fixtures__gostack-1").unwrap();
+    let pipeline = |name: &str, validate: &str| {
+        let path = tmp.path().join(format!("{name}.toml"));
+        std::fs::write(
+            &path,
+            format!(
+                "name = \"{name}\"\n[source]\nrecords = \"-\"\nrepos = \"-\"\n[output]\nvalidated = \"-\"\n{validate}\
+                 [overrides.\"forge-fixtures/gostack\"]\n\
+                 test_command = \"git clone -q https://github.invalid/forge-fixtures/testdata.git /tmp/testdata && go test -json -count=1 ./...\"\n"
+            ),
+        )
+        .unwrap();
+        path
+    };
+    let rejections = |dir: &str, p: &Path| {
+        let done = validate_with(&[inst], &repos, &tmp.path().join(dir), Some(p), &["--hunk-runs", "0"]);
+        let meta = done[0].swe_forge.clone().unwrap();
+        assert_eq!(meta.status, ValidationStatus::Rejected, "{meta:?}");
+        meta.rejections.iter().map(|r| (r.reason, r.detail.clone())).collect::<Vec<_>>()
+    };
+    let r = rejections("offline", &pipeline("offline", ""));
+    assert_eq!(r[0].0, swe_forge_core::RejectReason::NeedsNetwork, "{r:?}");
+    assert!(
+        r[0].1.starts_with("the fix run could not reach https://github.invalid/forge-fixtures/testdata.git"),
+        "{}",
+        r[0].1
+    );
+    // No test printed a result: each run is graded by its exit code, and none passes.
+    assert_eq!(r[1].0, swe_forge_core::RejectReason::NoFixedTests, "{r:?}");
+    let r = rejections("listed", &pipeline("listed", "[validate]\nreachable_hosts = [\"github.invalid\"]\n"));
+    assert_eq!(r.iter().map(|(reason, _)| *reason).collect::<Vec<_>>(), [swe_forge_core::RejectReason::NoFixedTests]);
+}
+
 /// `--work-dir` beats the pipeline file's `[validate] work_dir`: the run's store and logs go where
 /// the command line says, and the pipeline's folder is not touched.
 #[test]
