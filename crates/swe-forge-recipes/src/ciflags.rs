@@ -5,6 +5,10 @@
 //! A recipe that takes them (`ci_build_flags = true`) appends them to its own configure step
 //! ([`crate::Recipe::add_ci_flags`]); the provenance records each with the file it came from.
 //!
+//! The same commands also say what the CI fetches at test time that no setup here fetches: the
+//! repositories it clones ([`ci_clones`]; toml11's Travis job clones toml-lang/toml's examples
+//! into the build folder its tests read), recorded in the provenance as evidence.
+//!
 //! Left out on purpose: what names the machine rather than the project (compilers, toolchain
 //! files, install prefixes, `CMAKE_*` variables, hosts), what changes how tests behave rather
 //! than whether they build (sanitizers, coverage, valgrind, `-Werror`), values taken from a
@@ -92,6 +96,59 @@ pub fn ci_flags(read: &dyn Fn(&str) -> Option<String>, paths: &[String]) -> Vec<
             if !flags.is_empty() {
                 out.push(CiFlags { source: path.to_owned(), tool, flags });
             }
+        }
+    }
+    out
+}
+
+/// The repositories one CI file clones (`git clone [options] <url> [dir]`), in the file's order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CiClone {
+    /// Where they were read (`.travis.yml`).
+    pub source: String,
+    /// The URLs, each once.
+    pub urls: Vec<String>,
+}
+
+/// Every repository the CI files of a commit clone in their commands (not the `actions/checkout`
+/// of the repository itself, which is no command): `git clone` with a URL written out (no
+/// variable), on lines that do not name another platform.
+pub fn ci_clones(read: &dyn Fn(&str) -> Option<String>, paths: &[String]) -> Vec<CiClone> {
+    // Options of `git clone` that take a value as the next word.
+    const WITH_VALUE: &[&str] =
+        &["-b", "--branch", "-o", "--origin", "--depth", "-c", "--config", "-j", "--jobs", "--reference", "-u"];
+    let mut out = Vec::new();
+    for path in crate::cipackages::ci_files(paths) {
+        let Some(text) = read(path) else { continue };
+        let mut urls: Vec<String> = Vec::new();
+        for c in commands(&text).iter().filter(|c| !crate::cipackages::other_platform(c)) {
+            let words = words(c);
+            for i in 0..words.len() {
+                if words[i] != "git" || words.get(i + 1) != Some(&"clone") {
+                    continue;
+                }
+                let mut args = words[i + 2..].iter().take_while(|a| !matches!(**a, ";" | "&&" | "||" | "|" | "&"));
+                while let Some(a) = args.next() {
+                    if WITH_VALUE.contains(a) {
+                        args.next();
+                        continue;
+                    }
+                    if a.starts_with('-') {
+                        continue;
+                    }
+                    let url = a.trim_matches(|c| c == '"' || c == '\'');
+                    if (url.contains("://") || url.starts_with("git@"))
+                        && !url.contains('$')
+                        && !urls.iter().any(|u| u == url)
+                    {
+                        urls.push(url.to_owned());
+                    }
+                    break;
+                }
+            }
+        }
+        if !urls.is_empty() {
+            out.push(CiClone { source: path.to_owned(), urls });
         }
     }
     out
@@ -292,6 +349,24 @@ fn merge(flags: impl IntoIterator<Item = String>) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_repositories_a_ci_clones_are_read_with_their_file() {
+        let travis = "script:\n- mkdir build\n- cd build\n- git clone https://github.com/toml-lang/toml.git\n\
+                      - git clone --depth 1 -b v1.0 https://github.com/a/b.git data && make\n\
+                      - git clone https://github.com/toml-lang/toml.git\n- git clone $REPO_URL\n- git status\n";
+        let read = move |p: &str| (p == ".travis.yml").then(|| travis.to_owned());
+        let found = ci_clones(&read, &[".travis.yml".to_owned()]);
+        assert_eq!(
+            found,
+            [CiClone {
+                source: ".travis.yml".into(),
+                urls: vec!["https://github.com/toml-lang/toml.git".into(), "https://github.com/a/b.git".into()]
+            }]
+        );
+        let none = |p: &str| (p == ".travis.yml").then(|| "script:\n- git clone-ish\n- make\n".to_owned());
+        assert_eq!(ci_clones(&none, &[".travis.yml".to_owned()]), []);
+    }
 
     fn read_one(path: &'static str, text: &'static str) -> Vec<CiFlags> {
         let read = move |p: &str| (p == path).then(|| text.to_owned());

@@ -30,6 +30,9 @@ pub struct Detection {
     /// Build options its CI passes to CMake, `configure` and Maven (`ciflags.rs`); also in
     /// `requested_versions`, as `<file> cmake -D` (and so on), space-separated.
     pub ci_flags: Vec<crate::CiFlags>,
+    /// Repositories its CI clones in its commands (`ciflags.rs`, [`crate::ci_clones`]); also in
+    /// `requested_versions`, as `<file> git clone`, space-separated URLs.
+    pub ci_clones: Vec<crate::CiClone>,
 }
 
 /// The build and lock files recorded at the root (a [`Detection`]'s `lockfiles`), whose sha256
@@ -78,6 +81,10 @@ pub fn detect(repo: &SourceRepo, sha: &str) -> Detection {
     d.ci_flags = crate::ci_flags(&read, &paths);
     for c in &d.ci_flags {
         d.requested_versions.entry(format!("{} {}", c.source, c.tool.label())).or_insert_with(|| c.flags.join(" "));
+    }
+    d.ci_clones = crate::ci_clones(&read, &paths);
+    for c in &d.ci_clones {
+        d.requested_versions.entry(format!("{} git clone", c.source)).or_insert_with(|| c.urls.join(" "));
     }
     if exists("go.mod") {
         d.recipe = Some("go".into());

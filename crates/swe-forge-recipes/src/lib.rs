@@ -23,7 +23,7 @@ mod requests;
 mod testcmd;
 mod toolchoice;
 
-pub use ciflags::{CiFlags, FlagTool, ci_flags, flags_for};
+pub use ciflags::{CiClone, CiFlags, FlagTool, ci_clones, ci_flags, flags_for};
 pub use cipackages::{CiPackages, all_packages, ci_packages};
 pub use detect::{Detection, LOCKFILES, detect};
 pub use dockerfile::{CI_PACKAGES_FILE, effective_toolchain, shell_quote, toolchain_dockerfile};

@@ -4,6 +4,10 @@
 //! not `image_build_failed` (which says the code does not build), and the toolchain search does
 //! not try other toolchains for it.
 
+/// The keep rules a missing network can break: no test fixed, none run with the fix.
+pub const KEEP_RULES_THE_NETWORK_EXPLAINS: [swe_forge_core::RejectReason; 2] =
+    [swe_forge_core::RejectReason::NoFixedTests, swe_forge_core::RejectReason::NoTestsInFixRun];
+
 /// A test run that needed a host it could not reach: test data cloned or downloaded at test
 /// time (CMake's FetchContent, a `git clone` in a test script, a test asking a web API). Runs
 /// have no network here, so an instance that fixed no test (or ran none with the fix) and whose
@@ -17,8 +21,7 @@ pub fn needed_in_runs(
     reachable: &[String],
 ) -> Option<swe_forge_core::Rejection> {
     use swe_forge_core::{Phase, RejectReason, Rejection, RunLogs};
-    let broke_keep_rule =
-        rejections.iter().any(|r| matches!(r.reason, RejectReason::NoFixedTests | RejectReason::NoTestsInFixRun));
+    let broke_keep_rule = rejections.iter().any(|r| KEEP_RULES_THE_NETWORK_EXPLAINS.contains(&r.reason));
     if !broke_keep_rule || rejections.iter().any(|r| r.reason == RejectReason::NeedsNetwork) {
         return None;
     }
@@ -29,6 +32,47 @@ pub fn needed_in_runs(
             RejectReason::NeedsNetwork,
             format!("the {} run could not reach {host} (runs have no network): {line}", phase.as_str()),
         ))
+    })
+}
+
+/// The network's part in `rejections` of an instance's finished runs: a run that could not
+/// reach a host makes it `needs_network` ([`needed_in_runs`]); failing that, the repositories
+/// its CI clones are named in the keep rule's rejection ([`ci_clone_hint`]).
+pub fn add_evidence(
+    rejections: &mut Vec<swe_forge_core::Rejection>,
+    logs: &swe_forge_core::RunLogs,
+    requested: Option<&std::collections::BTreeMap<String, String>>,
+    reachable: &[String],
+) {
+    if let Some(r) = needed_in_runs(rejections, logs, reachable) {
+        rejections.insert(0, r);
+    } else if let Some(hint) = requested.and_then(|r| ci_clone_hint(r, reachable)) {
+        for r in rejections.iter_mut().filter(|r| KEEP_RULES_THE_NETWORK_EXPLAINS.contains(&r.reason)) {
+            r.detail.push_str(&hint);
+        }
+    }
+}
+
+/// What to add to the keep rule's rejection of an instance whose CI clones repositories before
+/// its tests (`<file> git clone` in the provenance's requested versions) when no run said it
+/// could not reach a host: the tests may read what the CI clones, which the runs cannot fetch.
+/// Evidence, not a verdict: the rejection's reason stays the keep rule's (a CI may clone a tool
+/// the tests never read). `reachable` hosts are left out.
+pub fn ci_clone_hint(requested: &std::collections::BTreeMap<String, String>, reachable: &[String]) -> Option<String> {
+    let clones: Vec<String> = requested
+        .iter()
+        .filter_map(|(k, v)| k.strip_suffix(" git clone").map(|file| (file, v)))
+        .flat_map(|(file, urls)| {
+            urls.split_whitespace()
+                .filter(|u| !reachable.iter().any(|r| r.eq_ignore_ascii_case(host_name(u))))
+                .map(move |u| format!("{u} ({file})"))
+        })
+        .collect();
+    (!clones.is_empty()).then(|| {
+        format!(
+            "; the CI clones {} before its tests, which the runs cannot (no network): tests that read it fail here",
+            clones.join(", ")
+        )
     })
 }
 
@@ -199,6 +243,21 @@ mod tests {
         );
         std::fs::remove_file(logs.log("fix")).unwrap();
         assert_eq!(needed_in_runs(&no_fixed, &logs, &[]), None, "no log, no evidence");
+    }
+
+    #[test]
+    fn the_repositories_a_ci_clones_are_named_as_evidence() {
+        let requested = std::collections::BTreeMap::from([
+            (".travis.yml git clone".to_owned(), "https://github.com/toml-lang/toml.git".to_owned()),
+            (".travis.yml apt-get install".to_owned(), "cmake".to_owned()),
+        ]);
+        assert_eq!(
+            ci_clone_hint(&requested, &[]).unwrap(),
+            "; the CI clones https://github.com/toml-lang/toml.git (.travis.yml) before its tests, which the runs \
+             cannot (no network): tests that read it fail here"
+        );
+        assert_eq!(ci_clone_hint(&requested, &["github.com".to_owned()]), None);
+        assert_eq!(ci_clone_hint(&Default::default(), &[]), None);
     }
 
     fn host(out: &str) -> Option<String> {

@@ -368,9 +368,8 @@ impl Validator {
                 }
             }
             rejections.extend(grade(&runs, &input).record(inst, meta));
-            if let Some(r) = crate::network::needed_in_runs(&rejections, &logs, &self.settings.reachable_hosts) {
-                rejections.insert(0, r);
-            }
+            let requested = meta.provenance.as_ref().map(|p| &p.requested_versions);
+            crate::network::add_evidence(&mut rejections, &logs, requested, &self.settings.reachable_hosts);
             meta.msb_names = Some(crate::grading::grade::named_results(inst, msb_names));
             if rejections.is_empty() {
                 // What the record's text says of its quality; the runs' signals follow.

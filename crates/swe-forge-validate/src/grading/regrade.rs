@@ -4,7 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
-use swe_forge_core::{Instance, LabelRule, Phase, PhaseStatuses, RunLogs, TestPatchTouch, ValidationStatus};
+use swe_forge_core::{
+    Instance, LabelRule, Phase, PhaseStatuses, RejectReason, Rejection, RunLogs, TestPatchTouch, ValidationStatus,
+};
 
 use super::grade::{GradeInput, KEEP_RULE_REASONS, Parsers, grade};
 use crate::truncation::RunFacts;
@@ -73,6 +75,18 @@ pub fn regrade(inst: &Instance, work_dir: &Path) -> Result<Instance, RegradeErro
     new_meta.msb_names = Some(super::grade::named_results(&out, msb_names));
     new_meta.rejections.retain(|r| !KEEP_RULE_REASONS.contains(&r.reason));
     new_meta.rejections.extend(verdict);
+    // A record with runs got `needs_network` from a run that could not reach a host (a setup that
+    // needs one runs none), which counts only beside a broken keep rule; the hosts validation
+    // counted as reachable are not known here, so none is added, only the CI's clones named.
+    let explained = |r: &Rejection| crate::network::KEEP_RULES_THE_NETWORK_EXPLAINS.contains(&r.reason);
+    if !new_meta.rejections.iter().any(explained) {
+        new_meta.rejections.retain(|r| r.reason != RejectReason::NeedsNetwork);
+    } else if !new_meta.rejections.iter().any(|r| r.reason == RejectReason::NeedsNetwork)
+        && let Some(hint) =
+            new_meta.provenance.as_ref().and_then(|p| crate::network::ci_clone_hint(&p.requested_versions, &[]))
+    {
+        new_meta.rejections.iter_mut().filter(|r| explained(r)).for_each(|r| r.detail.push_str(&hint));
+    }
     new_meta.status =
         if new_meta.rejections.is_empty() { ValidationStatus::Accepted } else { ValidationStatus::Rejected };
     out.swe_forge = Some(new_meta);
