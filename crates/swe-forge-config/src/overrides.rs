@@ -72,6 +72,9 @@ pub struct RecipeOverride {
     /// Replaces the commands an instance layer runs instead of the setup when its dependency
     /// fingerprint is its environment's.
     pub layer_setup: Option<Vec<String>>,
+    /// Replaces the commands that fetch the dependencies a patch's manifests name in the
+    /// instance layer (`[]`: none fetched, the runs find the base's dependencies alone).
+    pub prefetch: Option<Vec<String>>,
     /// Replaces the pre-test commands.
     pub pre_test: Option<Vec<String>>,
     /// Replaces the test command.

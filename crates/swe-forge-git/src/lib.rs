@@ -14,7 +14,7 @@ mod submodule;
 
 pub use change::TreeChange;
 pub use error::GitError;
-pub use patch::{ApplyFailure, apply_patches};
+pub use patch::{ApplyFailure, PatchedFile, apply_patches, patched_files};
 pub use repo::{SOURCE_MTIME, SourceRepo, TreeStats};
 pub use safety::unsafe_patch_reason;
 pub use submodule::{Submodule, SubmoduleExport};

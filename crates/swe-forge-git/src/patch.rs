@@ -64,6 +64,35 @@ fn apply_one(repo: &SourceRepo, tree: &Tree<'_>, patch: &str) -> Result<git2::In
     repo.git().apply_to_tree(tree, &diff, None).map_err(ApplyError::Refused)
 }
 
+/// A file's path and its content after the patches (None: they delete it).
+pub type PatchedFile = (String, Option<Vec<u8>>);
+
+/// The files `patches` change (the paths their `diff --git` headers name) that `wanted` keeps,
+/// each with its content once every patch is applied on commit `base` (None: the patches
+/// delete it), in path order. Empty when a patch does not apply.
+pub fn patched_files(
+    repo: &SourceRepo,
+    base: &str,
+    patches: &[&str],
+    wanted: &dyn Fn(&str) -> bool,
+) -> Result<Vec<PatchedFile>, GitError> {
+    let mut paths: Vec<&str> = patches
+        .iter()
+        .flat_map(|p| p.lines())
+        .filter_map(|l| l.strip_prefix("diff --git a/"))
+        .filter_map(|rest| rest.split_once(" b/").map(|(_, new)| new))
+        .filter(|p| wanted(p))
+        .collect();
+    paths.sort_unstable();
+    paths.dedup();
+    if paths.is_empty() {
+        return Ok(Vec::new());
+    }
+    let Ok(oid) = apply_patches(repo, base, patches)? else { return Ok(Vec::new()) };
+    let tree = repo.git().find_tree(oid).map_err(repo.err("find tree"))?;
+    Ok(paths.into_iter().map(|p| (p.to_owned(), read_blob(repo, &tree, p))).collect())
+}
+
 fn read_blob(repo: &SourceRepo, tree: &Tree<'_>, path: &str) -> Option<Vec<u8>> {
     let entry = tree.get_path(std::path::Path::new(path)).ok()?;
     repo.git().find_blob(entry.id()).ok().map(|b| b.content().to_vec())

@@ -107,6 +107,11 @@ pub fn fingerprint(repo: &SourceRepo, sha: &str, patterns: &[String]) -> String 
     crate::sha256_hex(&parts)[..16].to_owned()
 }
 
+/// Whether `path` is one of the files fingerprint `patterns` match (see [`Recipe::fingerprint`]).
+pub fn fingerprint_matches(patterns: &[String], path: &str) -> bool {
+    patterns.iter().any(|pat| path_matches(pat, path))
+}
+
 /// Whether `path` matches a fingerprint pattern (see [`Recipe::fingerprint`]).
 fn path_matches(pattern: &str, path: &str) -> bool {
     if pattern.contains('/') {

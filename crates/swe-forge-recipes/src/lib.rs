@@ -27,7 +27,7 @@ pub use ciflags::{CiClone, CiFlags, FlagTool, ci_clones, ci_flags, flags_for};
 pub use cipackages::{CiPackages, all_packages, ci_packages};
 pub use detect::{Detection, LOCKFILES, detect};
 pub use dockerfile::{CI_PACKAGES_FILE, effective_toolchain, shell_quote, toolchain_dockerfile};
-pub use env::{DEFAULT_MAX_ENVIRONMENTS, fingerprint, plan_env_commits};
+pub use env::{DEFAULT_MAX_ENVIRONMENTS, fingerprint, fingerprint_matches, plan_env_commits};
 pub use error::{RecipeError, RecipeProblem};
 pub use hash::sha256_hex;
 pub use recipe::{Recipe, SETUP_NOTES, Toolchain, check_override};

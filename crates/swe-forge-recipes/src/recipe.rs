@@ -159,6 +159,13 @@ pub struct Recipe {
     /// that replaces the setup replaces these too (with its own `layer_setup`, or the setup).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub layer_setup: Vec<String>,
+    /// Commands that fetch the dependencies the manifests name, run in an instance layer whose
+    /// patches change a manifest (a file `fingerprint` matches: a fix that adds a package), with
+    /// the manifests as the patches leave them and the network on; the manifests are put back
+    /// as at the base afterwards, so the runs find the patches' dependencies without a network
+    /// and the tree is the base's. Empty: none are fetched (the runs find the base's alone).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub prefetch: Vec<String>,
 }
 
 /// Where a setup writes, one line each, what it had to do beyond the recipe's first way (a
@@ -373,6 +380,7 @@ impl Recipe {
         }
         replace(&mut self.setup, &o.setup);
         replace(&mut self.layer_setup, &o.layer_setup);
+        replace(&mut self.prefetch, &o.prefetch);
         replace(&mut self.pre_test, &o.pre_test);
         replace(&mut self.results, &o.results);
         if let Some(t) = &o.test_command {

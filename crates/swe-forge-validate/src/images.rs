@@ -617,7 +617,8 @@ impl Validator {
         // the repository; its text goes into the tag with the script's.
         let run_tests = crate::phases::run_tests_script(recipe);
         let instance_json = crate::phases::instance_json(inst, recipe);
-        let (script, mut files) = self.layer_script(req, &base, &env.commit, fingerprint == env_fingerprint)?;
+        let (mut script, mut files) = self.layer_script(req, &base, &env.commit, fingerprint == env_fingerprint)?;
+        let prefetching = add_prefetch(req, &base, &mut script, &mut files)?;
         files.push((RUN_TESTS.to_owned(), run_tests.clone().into_bytes()));
         files.push((INSTANCE_JSON.to_owned(), instance_json.clone().into_bytes()));
         let key = short_hash(&[&env.tag, &base_key, &script, &run_tests, &instance_json]);
@@ -653,7 +654,7 @@ impl Validator {
         // Setup with network (and the CA bundle, removed before the commit), then commit.
         let mut spec = RunSpec::new(&image.env.tag, script);
         spec.files = files;
-        spec.network = !same;
+        spec.network = !same || prefetching;
         spec.ca_bundle = self.settings.ca_bundle.clone();
         spec.timeout = self.settings.setup_timeout;
         spec.memory_bytes = self.settings.memory_bytes;
@@ -726,6 +727,97 @@ impl Validator {
     }
 }
 
+/// Where the manifests as the patches leave them are put for the prefetch (deleted before the
+/// commit), under `new/`; the base's go under `keep/` while it runs.
+const PREFETCH_DIR: &str = "/run/swe-forge-prefetch";
+
+/// Adds to an instance layer's `script` and `files` the fetch of the dependencies the patches'
+/// manifests name ([`Recipe::prefetch`]), when the patches change a file the recipe's
+/// fingerprint matches; whether they did (the layer then needs the network). The contents go
+/// into the script as hashes, so the layer's tag changes with them.
+fn add_prefetch(
+    req: &ImageRequest<'_>,
+    base: &str,
+    script: &mut String,
+    files: &mut Vec<LayerFile>,
+) -> Result<bool, ImageFailure> {
+    let ImageRequest { repo, inst, recipe, toolchain, .. } = *req;
+    if recipe.prefetch.is_empty() || recipe.fingerprint.is_empty() {
+        return Ok(false);
+    }
+    let wanted = |p: &str| swe_forge_recipes::fingerprint_matches(&recipe.fingerprint, p);
+    let manifests = swe_forge_git::patched_files(repo, base, &[&inst.test_patch, &inst.fix_patch], &wanted)?;
+    if manifests.is_empty() {
+        return Ok(false);
+    }
+    let org_repo = format!("{}/{}", inst.org, inst.repo);
+    script.push_str(&prefetch_script(recipe, toolchain, &manifests, &commit_time(repo, base)?, &org_repo));
+    files.extend(
+        manifests.into_iter().filter_map(|(p, content)| content.map(|c| (format!("{PREFETCH_DIR}/new/{p}"), c))),
+    );
+    Ok(true)
+}
+
+/// The prefetch's script: each manifest as the patches leave it in place of the base's, the
+/// recipe's prefetch commands (a failure is noted, not fatal: the runs then show what is
+/// missing), every manifest put back as at the base and any file the commands left in the tree
+/// that git does not ignore removed, a setup note either way.
+fn prefetch_script(
+    recipe: &Recipe,
+    toolchain: &Toolchain,
+    manifests: &[swe_forge_git::PatchedFile],
+    commit_time: &str,
+    org_repo: &str,
+) -> String {
+    let d = PREFETCH_DIR;
+    let names: Vec<&str> = manifests.iter().map(|(p, _)| p.as_str()).collect();
+    let list = names.join(", ");
+    let mut s = format!(
+        "cd {REPO_DIR}\nexport {COMMIT_TIME_VAR}={commit_time} {REPO_VAR}={}\n{}\nset -e\n\
+         mkdir -p {d}\ngit ls-files -z --others --exclude-standard > {d}/untracked-before\n",
+        shell_quote(org_repo),
+        toolchain.setup_prelude
+    );
+    for (p, content) in manifests {
+        let q = shell_quote(p);
+        let hash =
+            content.as_deref().map_or_else(|| "deleted".to_owned(), |c| sha256_hex(&[&String::from_utf8_lossy(c)]));
+        s.push_str(&format!(
+            "# {p} as patched: {hash}\nmkdir -p \"$(dirname {d}/keep/{q})\"\n\
+             if [ -e {q} ]; then cp -p {q} {d}/keep/{q}; fi\n\
+             if [ -e {d}/new/{q} ]; then mkdir -p \"$(dirname {q})\"; cp {d}/new/{q} {q}; else rm -f {q}; fi\n"
+        ));
+    }
+    s.push_str(&format!(
+        "echo {}\nset +e\n(\nset -e\n{}\n)\nrc=$?\nset -e\n",
+        shell_quote(&format!("swe-forge: the patches change {list}: fetching the dependencies they name")),
+        recipe.prefetch.join("\n")
+    ));
+    for p in &names {
+        let q = shell_quote(p);
+        s.push_str(&format!("if [ -e {d}/keep/{q} ]; then cp -p {d}/keep/{q} {q}; else rm -f {q}; fi\n"));
+    }
+    let fetched = format!(
+        "the patches change {list}: the dependencies they name were fetched into the image (the files are the base's)"
+    );
+    let failed =
+        format!("the patches change {list}: fetching the dependencies they name failed; the runs have the base's");
+    s.push_str(&format!(
+        "git ls-files -z --others --exclude-standard | sort -z | comm -z -13 <(sort -z {d}/untracked-before) - | xargs -0 -r rm -f --\n\
+         git diff --quiet -- {paths} || {{ echo 'swe-forge: the manifests differ from the base after the prefetch'; exit 1; }}\n\
+         rm -rf {d}\nmkdir -p \"$(dirname {notes})\"\n\
+         if [ \"$rc\" -eq 0 ]; then echo {fetched} >> {notes}; else echo {failed} | tee -a {notes}; fi\n",
+        paths = names.iter().map(|p| shell_quote(p)).collect::<Vec<_>>().join(" "),
+        notes = swe_forge_recipes::SETUP_NOTES,
+        fetched = shell_quote(&fetched),
+        failed = shell_quote(&failed),
+    ));
+    if let Some(user) = &recipe.test_user {
+        s.push_str(&format!("find {REPO_DIR} ! -user {user} -exec chown -h {user}: {{}} +\n"));
+    }
+    s
+}
+
 /// A file put into a container before its script runs: path and bytes.
 type LayerFile = (String, Vec<u8>);
 
@@ -742,8 +834,65 @@ fn parse_sha256sums(text: &str) -> BTreeMap<String, String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{parse_sha256sums, source_dockerfile, version_script};
-    use swe_forge_recipes::Toolchain;
+    use super::{parse_sha256sums, prefetch_script, source_dockerfile, version_script};
+    use swe_forge_recipes::{Recipe, Toolchain};
+
+    /// The prefetch puts the patched manifests in place, runs the recipe's commands, puts the
+    /// base's back (a file the patches add is removed), removes what the commands left that git
+    /// does not ignore, and notes what happened; run here by bash on a real git tree.
+    #[test]
+    fn the_prefetch_runs_on_the_patched_manifests_and_leaves_the_base_s() {
+        let tmp = tempfile::tempdir().unwrap();
+        let sh = |script: &str| {
+            let out = std::process::Command::new("bash").arg("-c").arg(script).output().unwrap();
+            (
+                out.status.code(),
+                String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr),
+            )
+        };
+        let root = tmp.path();
+        let repo = root.join("testbed");
+        let (d, notes) = (root.join("prefetch"), root.join("notes/setup-notes"));
+        let setup = format!(
+            "set -e; mkdir -p {r}; cd {r}; git init -q; echo '{{\"a\":1}}' > package.json; echo node_modules > .gitignore; \
+             git add .; git -c user.name=t -c user.email=t@t commit -qm base; mkdir -p {d}/new; echo '{{\"a\":2}}' > {d}/new/package.json; \
+             echo lock > {d}/new/package-lock.json",
+            r = repo.display(),
+            d = d.display()
+        );
+        assert_eq!(sh(&setup).0, Some(0));
+        let mut recipe = Recipe::named("js-jest").unwrap();
+        recipe.prefetch = vec![
+            "cat package.json > node_modules.seen || true".into(),
+            "mkdir -p node_modules && cp package.json node_modules/seen.json && touch stray".into(),
+        ];
+        let manifests = [
+            ("package-lock.json".to_owned(), Some(b"lock\n".to_vec())),
+            ("package.json".to_owned(), Some(b"x".to_vec())),
+        ];
+        let script =
+            prefetch_script(&recipe, &Toolchain::named("node").unwrap(), &manifests, "2020-01-01T00:00:00Z", "o/r")
+                .replace("/testbed", &repo.display().to_string())
+                .replace(super::PREFETCH_DIR, &d.display().to_string())
+                .replace(swe_forge_recipes::SETUP_NOTES, &notes.display().to_string());
+        let (code, out) = sh(&script);
+        assert_eq!(code, Some(0), "{out}\n{script}");
+        assert!(out.contains("swe-forge: the patches change package-lock.json, package.json: fetching"), "{out}");
+        let read = |p: &str| std::fs::read_to_string(repo.join(p)).unwrap_or_default();
+        assert_eq!(read("node_modules/seen.json"), "{\"a\":2}\n", "the commands saw the patched manifest");
+        assert_eq!(read("package.json"), "{\"a\":1}\n", "the base's manifest is back");
+        assert!(!repo.join("package-lock.json").exists(), "a manifest the patches add is gone");
+        assert!(
+            !repo.join("stray").exists() && !repo.join("node_modules.seen").exists(),
+            "what the commands left is gone"
+        );
+        assert!(!d.exists());
+        assert!(std::fs::read_to_string(&notes).unwrap().contains("the dependencies they name were fetched"));
+
+        let (code, out) = sh(&script.replace("cat package.json > node_modules.seen || true\nmkdir -p node_modules && cp package.json node_modules/seen.json && touch stray", "false"));
+        assert_eq!(code, Some(0), "a failed fetch is noted, not fatal: {out}");
+        assert!(out.contains("fetching the dependencies they name failed"), "{out}");
+    }
 
     #[test]
     fn extra_sources_are_copied_beside_the_repository_and_change_nothing_when_absent() {

@@ -106,6 +106,52 @@ fn jests_own_options_stay_out_of_the_suites_process_argv() {
     assert!(!r.f2p_tests.is_empty(), "{r:?}");
 }
 
+/// A fix that adds a package to `package.json` (as commander's PR 1473 adds `ts-jest`): the runs
+/// have no network, so the package is installed into the instance layer with the patched
+/// manifest in place (the recipe's `prefetch`), and the manifest is put back as at the base. The
+/// test the test patch adds, which loads the package, passes with the fix; the provenance says
+/// what was fetched, and the image's `package.json` is the base's.
+#[test]
+fn a_fix_that_adds_a_package_finds_it_installed_in_the_runs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = make_repos(tmp.path());
+    let fixtures = read_records(&root().join("data/fixtures/instances.jsonl"));
+    let mut r = fixtures.into_iter().find(|r| r.instance_id == "forge-fixtures__jsduration-12").unwrap();
+    r.test_patch.push_str(&crate::evaluate_integrity::new_file(
+        "test/pad.test.js",
+        "const leftPad = require('left-pad');\ntest('pads with the package the fix adds', () => {\n  expect(leftPad('7', 3, '0')).toBe('007');\n});\n",
+    ));
+    r.fix_patch.push_str(
+        "diff --git a/package.json b/package.json\n--- a/package.json\n+++ b/package.json\n@@ -3,6 +3,9 @@\n   \"version\": \"0.1.0\",\n   \"description\": \"Parses durations like 1h30m; fixture repository of swe-forge\",\n   \"main\": \"src/duration.js\",\n+  \"dependencies\": {\n+    \"left-pad\": \"1.3.0\"\n+  },\n   \"scripts\": {\n     \"test\": \"jest\"\n   },\n",
+    );
+    let done = validate_with(&[&r], &repos, &tmp.path().join("out"), None, &["--hunk-runs", "0"]);
+    let r = &done[0];
+    assert_eq!(r.status(), ValidationStatus::Accepted, "{:?}", r.swe_forge);
+    let pad = "test/pad.test.js > pads with the package the fix adds";
+    assert!(r.fix_patch_result.passed_tests.iter().any(|t| t == pad), "{:?}", r.fix_patch_result);
+    let meta = r.swe_forge.as_ref().unwrap();
+    let notes = &meta.provenance.as_ref().unwrap().setup_notes;
+    assert!(
+        notes.iter().any(|n| n == "the patches change package.json: the dependencies they name were fetched into the image (the files are the base's)"),
+        "{notes:?}"
+    );
+    let image = meta.image.as_deref().unwrap();
+    let out = std::process::Command::new("docker")
+        .args([
+            "run",
+            "--rm",
+            "--network",
+            "none",
+            image,
+            "bash",
+            "-c",
+            "cd /testbed && git status --porcelain && grep -c left-pad package.json || true",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "0\n", "the image's tree is the base's: {}", text(&out));
+}
+
 /// A jest run that reports one test for a suite of many test files is a truncated run
 /// (`short_suite`), rejected under the strict rule with the counts: here a jest config that runs
 /// one file of thirteen (its two tests, the one the test patch adds included), the way a suite that ends jest early (commander's `program.parse()`)
