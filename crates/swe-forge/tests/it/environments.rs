@@ -152,6 +152,34 @@ fn a_fix_that_adds_a_package_finds_it_installed_in_the_runs() {
     assert_eq!(String::from_utf8_lossy(&out.stdout), "0\n", "the image's tree is the base's: {}", text(&out));
 }
 
+/// The same for Go: a fix that adds a module to `go.mod` (and its `go.sum`) finds it in the
+/// module cache of the runs, which have no network (the go recipe's `prefetch`, `go mod download`).
+#[test]
+fn a_fix_that_adds_a_go_module_finds_it_downloaded_in_the_runs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = make_repos(tmp.path());
+    let fixtures = read_records(&root().join("data/fixtures/instances.jsonl"));
+    let mut r = fixtures.into_iter().find(|r| r.instance_id == "forge-fixtures__gostack-1").unwrap();
+    r.test_patch.push_str(&crate::evaluate_integrity::new_file(
+        "cmp_test.go",
+        "package gostack\n\nimport (\n\t\"testing\"\n\n\t\"github.com/google/go-cmp/cmp\"\n)\n\nfunc TestWithTheModuleTheFixAdds(t *testing.T) {\n\tif d := cmp.Diff([]int{1, 2}, []int{1, 2}); d != \"\" {\n\t\tt.Fatal(d)\n\t}\n}\n",
+    ));
+    r.fix_patch.push_str(
+        "diff --git a/go.mod b/go.mod\n--- a/go.mod\n+++ b/go.mod\n@@ -1,3 +1,5 @@\n module gostack\n \n go 1.22\n+\n+require github.com/google/go-cmp v0.5.9\n",
+    );
+    r.fix_patch.push_str(&crate::evaluate_integrity::new_file(
+        "go.sum",
+        "github.com/google/go-cmp v0.5.9 h1:O2Tfq5qg4qc4AmwVlvv0oLiVAGB7enBSJ2x2DqQFi38=\ngithub.com/google/go-cmp v0.5.9/go.mod h1:17dUlkBOakJ0+DkrSSNjCkIjxS6bF9zb3elmeNGIjoY=\n",
+    ));
+    let done = validate_with(&[&r], &repos, &tmp.path().join("out"), None, &["--hunk-runs", "0"]);
+    let r = &done[0];
+    assert_eq!(r.status(), ValidationStatus::Accepted, "{:?}", r.swe_forge);
+    let t = "gostack::TestWithTheModuleTheFixAdds";
+    assert!(r.fix_patch_result.passed_tests.iter().any(|x| x == t), "{:?}", r.fix_patch_result);
+    let notes = &r.swe_forge.as_ref().unwrap().provenance.as_ref().unwrap().setup_notes;
+    assert!(notes.iter().any(|n| n.starts_with("the patches change go.mod, go.sum: the dependencies")), "{notes:?}");
+}
+
 /// A jest run that reports one test for a suite of many test files is a truncated run
 /// (`short_suite`), rejected under the strict rule with the counts: here a jest config that runs
 /// one file of thirteen (its two tests, the one the test patch adds included), the way a suite that ends jest early (commander's `program.parse()`)
