@@ -10,24 +10,16 @@ Success`, which catchorg/Catch2's handler counts) are listed apart: swe-forge do
 configure check as a test.
 """
 
-import importlib
-import inspect
 import json
 import subprocess
 import sys
 
-
-def handler_parse(module_name):
-    module = importlib.import_module(f"multi_swe_bench.harness.repos.{module_name}")
-    for _, cls in inspect.getmembers(module, inspect.isclass):
-        if cls.__module__ == module.__name__ and "parse_log" in cls.__dict__:
-            return cls.__dict__["parse_log"]
-    raise SystemExit(f"{module_name}: no parse_log")
+from msb_parse import parse_log_of
 
 
 def main():
     repo, module, forge, framework, *logs = sys.argv[1:]
-    parse = handler_parse(module)
+    parse = parse_log_of(module)
     bad = 0
     for path in logs:
         text = open(path, encoding="utf-8", errors="replace").read()
@@ -44,16 +36,16 @@ def main():
             row = json.loads(line)
             ours[row["msb"]] = row["status"]
         checks = {n for n in theirs if n not in ours and f"-- performing test {n}" in text.lower()}
-        mine = {n: s for n, s in theirs.items() if n not in checks}
-        same = mine == ours
+        handler = {n: s for n, s in theirs.items() if n not in checks}
+        same = handler == ours
         bad += not same
         print(f"{path}: {'same' if same else 'DIFFERENT'}: {len(ours)} tests "
               f"({sum(s == 'PASS' for s in ours.values())} pass, {sum(s == 'FAIL' for s in ours.values())} fail); "
               f"handler's configure checks left out: {len(checks)}")
         if not same:
-            for n in sorted(set(mine) | set(ours)):
-                if mine.get(n) != ours.get(n):
-                    print(f"  {n}: handler {mine.get(n)}, swe-forge {ours.get(n)}")
+            for n in sorted(set(handler) | set(ours)):
+                if handler.get(n) != ours.get(n):
+                    print(f"  {n}: handler {handler.get(n)}, swe-forge {ours.get(n)}")
     sys.exit(1 if bad else 0)
 
 

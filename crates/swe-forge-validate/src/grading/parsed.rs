@@ -112,6 +112,20 @@ mod tests {
         assert_eq!(parsed.msb_names.get("p::TestA").map(String::as_str), Some("TestA"));
     }
 
+    /// An accepted record of `org/repo` whose log parser is `parser`.
+    fn record(org: &str, repo: &str, parser: Framework) -> Instance {
+        let mut inst: Instance = serde_json::from_value(serde_json::json!({
+            "org": org, "repo": repo, "number": 1, "state": "closed", "title": "t", "body": null,
+            "base": {"label": "o:main", "ref": "main", "sha": "0000000000000000000000000000000000000000"},
+            "resolved_issues": [], "fix_patch": "", "test_patch": "", "instance_id": format!("{org}__{repo}-1")
+        }))
+        .unwrap();
+        let mut meta = swe_forge_core::ForgeMeta::new(swe_forge_core::ValidationStatus::Accepted);
+        meta.parser = Some(parser);
+        inst.swe_forge = Some(meta);
+        inst
+    }
+
     #[test]
     fn catch2_s_ctest_targets_are_lower_cased_from_its_log_and_from_its_junit_results() {
         let tmp = tempfile::tempdir().unwrap();
@@ -120,23 +134,14 @@ mod tests {
         for (org, repo, want, want_run) in
             [("catchorg", "Catch2", "approvaltests", "runtests"), ("fmtlib", "fmt", "ApprovalTests", "RunTests")]
         {
-            let mut inst: Instance = serde_json::from_value(serde_json::json!({
-                "org": org, "repo": repo, "number": 1, "state": "closed", "title": "t", "body": null,
-                "base": {"label": "o:main", "ref": "main", "sha": "0000000000000000000000000000000000000000"},
-                "resolved_issues": [], "fix_patch": "", "test_patch": "", "instance_id": format!("{org}__{repo}-1")
-            }))
-            .unwrap();
-            let mut meta = swe_forge_core::ForgeMeta::new(swe_forge_core::ValidationStatus::Accepted);
-            meta.parser = Some(Framework::Ctest);
-            inst.swe_forge = Some(meta.clone());
+            let mut inst = record(org, repo, Framework::Ctest);
             let dir = tmp.path().join("logs").join(&inst.instance_id);
             std::fs::create_dir_all(&dir).unwrap();
             std::fs::write(dir.join("fix.log"), log).unwrap();
             let parsed = reparse(&inst, tmp.path(), "fix").unwrap();
             assert_eq!(parsed.msb_names["ApprovalTests"], want, "{org}/{repo}: from the log");
 
-            meta.results_parser = Some(Framework::CtestJunit);
-            inst.swe_forge = Some(meta);
+            inst.swe_forge.as_mut().unwrap().results_parser = Some(Framework::CtestJunit);
             std::fs::create_dir_all(dir.join("fix-results")).unwrap();
             std::fs::write(dir.join("fix-results/ctest.xml"), junit).unwrap();
             let parsed = reparse(&inst, tmp.path(), "fix").unwrap();
@@ -149,21 +154,9 @@ mod tests {
     #[test]
     fn go_subtests_are_named_as_the_repository_s_multi_swe_bench_handler_names_them() {
         let tmp = tempfile::tempdir().unwrap();
-        let record = |org: &str, repo: &str| -> Instance {
-            let mut inst: Instance = serde_json::from_value(serde_json::json!({
-                "org": org, "repo": repo, "number": 1, "state": "closed", "title": "t", "body": null,
-                "base": {"label": "o:main", "ref": "main", "sha": "0000000000000000000000000000000000000000"},
-                "resolved_issues": [], "fix_patch": "", "test_patch": "", "instance_id": format!("{org}__{repo}-1")
-            }))
-            .unwrap();
-            let mut meta = swe_forge_core::ForgeMeta::new(swe_forge_core::ValidationStatus::Accepted);
-            meta.parser = Some(Framework::GoTestVerbose);
-            inst.swe_forge = Some(meta);
-            inst
-        };
         let log = "=== RUN   TestA\n=== RUN   TestA/case\n--- PASS: TestA (0.00s)\n    --- PASS: TestA/case (0.00s)\nok  \tp\t0.01s\n";
         for (org, repo, want) in [("grpc", "grpc-go", "TestA"), ("cli", "cli", "TestA/case")] {
-            let inst = record(org, repo);
+            let inst = record(org, repo, Framework::GoTestVerbose);
             let dir = tmp.path().join("logs").join(&inst.instance_id);
             std::fs::create_dir_all(&dir).unwrap();
             std::fs::write(dir.join("fix.log"), log).unwrap();

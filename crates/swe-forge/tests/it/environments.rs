@@ -660,6 +660,21 @@ target_include_directories(tests PRIVATE extlib/lib/include)\nadd_test(NAME t CO
     );
 }
 
+/// `<dir>/<name>.toml`: a pipeline with `validate` (a `[validate]` table, or nothing) whose
+/// override of forge-fixtures/gostack is `line`.
+fn gostack_pipeline(dir: &Path, name: &str, validate: &str, line: &str) -> std::path::PathBuf {
+    let path = dir.join(format!("{name}.toml"));
+    std::fs::write(
+        &path,
+        format!(
+            "name = \"{name}\"\n[source]\nrecords = \"-\"\nrepos = \"-\"\n[output]\nvalidated = \"-\"\n{validate}\
+             [overrides.\"forge-fixtures/gostack\"]\n{line}\n"
+        ),
+    )
+    .unwrap();
+    path
+}
+
 /// A setup that needs a host this machine cannot reach (here a clone from `github.invalid`, as a
 /// submodule or a SNAPSHOT parent would) is rejected `needs_network`, naming the host, not
 /// `image_build_failed`; a host the pipeline lists as reachable is a build failure again.
@@ -670,17 +685,12 @@ fn a_setup_that_cannot_reach_a_host_is_rejected_needs_network_with_the_host() {
     let fixtures = read_records(&root().join("data/fixtures/instances.jsonl"));
     let inst = fixtures.iter().find(|r| r.instance_id == "forge-fixtures__gostack-1").unwrap();
     let pipeline = |name: &str, validate: &str| {
-        let path = tmp.path().join(format!("{name}.toml"));
-        std::fs::write(
-            &path,
-            format!(
-                "name = \"{name}\"\n[source]\nrecords = \"-\"\nrepos = \"-\"\n[output]\nvalidated = \"-\"\n{validate}\
-                 [overrides.\"forge-fixtures/gostack\"]\n\
-                 setup = [\"git ls-remote https://github.invalid/forge-fixtures/parent.git\"]\n"
-            ),
+        gostack_pipeline(
+            tmp.path(),
+            name,
+            validate,
+            "setup = [\"git ls-remote https://github.invalid/forge-fixtures/parent.git\"]",
         )
-        .unwrap();
-        path
     };
     let rejection = |dir: &str, p: &Path| {
         let done = validate(&[inst], &repos, &tmp.path().join(dir), Some(p));
@@ -699,7 +709,8 @@ fn a_setup_that_cannot_reach_a_host_is_rejected_needs_network_with_the_host() {
     assert_eq!(r.reason, swe_forge_core::RejectReason::ImageBuildFailed, "{r:?}");
 }
 
-/// A test run that needs a host (its test data cloned at test time, as toml11's CMake does): runs
+/// A test run that needs a host (its test data cloned at test time, where toml11's CI clones it
+/// before the tests): runs
 /// have no network, no test runs, and the instance is rejected `needs_network` naming the URL,
 /// ahead of the keep rule it broke; with the host listed as reachable the keep rule alone stands.
 #[test]
@@ -709,17 +720,13 @@ fn a_test_run_that_cannot_reach_a_host_is_rejected_needs_network_with_the_host()
     let fixtures = read_records(&root().join("data/fixtures/instances.jsonl"));
     let inst = fixtures.iter().find(|r| r.instance_id == "forge-fixtures__gostack-1").unwrap();
     let pipeline = |name: &str, validate: &str| {
-        let path = tmp.path().join(format!("{name}.toml"));
-        std::fs::write(
-            &path,
-            format!(
-                "name = \"{name}\"\n[source]\nrecords = \"-\"\nrepos = \"-\"\n[output]\nvalidated = \"-\"\n{validate}\
-                 [overrides.\"forge-fixtures/gostack\"]\n\
-                 test_command = \"git clone -q https://github.invalid/forge-fixtures/testdata.git /tmp/testdata && go test -json -count=1 ./...\"\n"
-            ),
+        let clone = "git clone -q https://github.invalid/forge-fixtures/testdata.git /tmp/testdata";
+        gostack_pipeline(
+            tmp.path(),
+            name,
+            validate,
+            &format!("test_command = \"{clone} && go test -json -count=1 ./...\""),
         )
-        .unwrap();
-        path
     };
     let rejections = |dir: &str, p: &Path| {
         let done = validate_with(&[inst], &repos, &tmp.path().join(dir), Some(p), &["--hunk-runs", "0"]);
