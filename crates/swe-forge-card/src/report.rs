@@ -58,6 +58,11 @@ struct EvidenceMarks {
     network: bool,
     truncated: bool,
     n2p_share: Option<f64>,
+    /// Layout variants graded, and whether every one held.
+    layout_graded: bool,
+    layout_missed: bool,
+    /// Tests the layout variants took out of the lists.
+    unstable: usize,
 }
 
 impl EvidenceMarks {
@@ -71,6 +76,9 @@ impl EvidenceMarks {
             network: m.evidence.as_ref().is_some_and(|e| !e.network.is_empty()),
             truncated: m.labels.as_ref().is_some_and(|l| !l.truncated.is_empty()),
             n2p_share: m.labels.as_ref().and_then(|l| l.n2p_share),
+            layout_graded: ev.is_some_and(|e| !e.layout.is_empty()),
+            layout_missed: ev.is_some_and(|e| e.layout.iter().any(|l| !l.held)),
+            unstable: m.labels.as_ref().map_or(0, |l| l.unstable.len()),
         }
     }
 }
@@ -250,10 +258,13 @@ fn evidence(md: &mut String, rows: &[&Row]) {
     let mut table = MarkdownTable::new(["evidence of the kept instances", "instances"]).right(1..);
     for (what, n) in [
         (
-            "complete: the gold patch resolved every time through evaluation, both negative controls held",
+            "complete: the gold patch resolved every time through evaluation, both negative controls held, every layout variant held",
             count(|m| m.complete),
         ),
         ("the gold patch did not always resolve through evaluation", count(|m| m.gold_missed)),
+        ("layout variants of the gold patch graded (blank line, hunks off by 3)", count(|m| m.layout_graded)),
+        ("a layout variant gave no verdict", count(|m| m.layout_missed)),
+        ("tests left out as unstable under a layout variant", count(|m| m.unstable > 0)),
         ("a negative control passed a FAIL_TO_PASS test or resolved", count(|m| m.control_failed)),
         ("no evidence gathered", count(|m| !m.gathered)),
         (

@@ -134,6 +134,12 @@ pub struct ValidateSection {
     /// (`swe_forge.quality.hunks`, the `untested_hunks` flag). At most this many runs, for fix
     /// patches of two hunks or more (default 4; 0: none).
     pub hunk_runs: Option<u32>,
+    /// Layout variants of an accepted instance's gold patch graded through evaluation (a blank
+    /// line before the first change of each code file; hunks placed a few lines off): a listed
+    /// test that passes with the gold patch and not under a variant depends on the fix's layout
+    /// and leaves the lists (`swe_forge.labels.unstable`); an instance left without
+    /// FAIL_TO_PASS is rejected `unstable_tests` (default 2, both; 0: none).
+    pub layout_variants: Option<u32>,
 }
 
 impl ValidateSection {

@@ -330,6 +330,11 @@ pub struct Labels {
     /// (`short_suite`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub suite_files: Option<u64>,
+    /// Tests left out of FAIL_TO_PASS and PASS_TO_PASS because they depend on the gold patch's
+    /// layout: each passed with the gold patch and was missing or failed under a layout variant
+    /// of it (id -> which variant and what it saw, `blank_line: NONE`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub unstable: BTreeMap<String, String>,
 }
 
 /// The one test of a suite whose runs print no per-test result (Multi-SWE-bench's name): the
@@ -374,13 +379,39 @@ pub struct Evidence {
     /// such tests fail here and may pass elsewhere.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub network: Vec<String>,
+    /// The layout variants of the gold patch graded through evaluation's own path
+    /// ([`crate::LayoutVariant`]), in the order they ran.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub layout: Vec<LayoutRun>,
+}
+
+/// One layout variant of the gold patch, graded as a prediction (`swe_forge.evidence.layout`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LayoutRun {
+    /// The variant: `blank_line` or `offset_hunks` ([`crate::LayoutVariant::as_str`]).
+    pub variant: String,
+    /// Whether it resolves the instance on its final lists (its unstable tests left out).
+    pub held: bool,
+    /// Listed tests that passed with the gold patch and were missing or failed under it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unstable: Vec<String>,
+    /// Why it gave no verdict (the variant did not apply, the run did not end), when it gave none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
 }
 
 impl Evidence {
-    /// Whether the evidence holds: the gold patch resolved every time it ran (and ran), and both
-    /// negative controls ran, resolved nothing and passed no FAIL_TO_PASS test.
+    /// Layout variants that held, and how many were graded.
+    pub fn layout_held(&self) -> (usize, usize) {
+        (self.layout.iter().filter(|l| l.held).count(), self.layout.len())
+    }
+
+    /// Whether the evidence holds: the gold patch resolved every time it ran (and ran), both
+    /// negative controls ran, resolved nothing and passed no FAIL_TO_PASS test, and every layout
+    /// variant graded held.
     pub fn complete(&self) -> bool {
-        self.gold_runs > 0
+        self.layout.iter().all(|l| l.held)
+            && self.gold_runs > 0
             && self.gold_resolved == self.gold_runs
             && ["empty_patch", "test_patch_alone"]
                 .iter()
@@ -553,6 +584,7 @@ diff --git a/src/test/java/o/ParserTestCase.java b/src/test/java/o/ParserTestCas
             gold_resolved: 3,
             controls: vec![control("empty_patch", &[]), control("test_patch_alone", &[])],
             network: Vec::new(),
+            layout: Vec::new(),
         };
         assert!(e.complete());
         e.gold_resolved = 2;
@@ -562,6 +594,12 @@ diff --git a/src/test/java/o/ParserTestCase.java b/src/test/java/o/ParserTestCas
         assert!(!e.complete(), "a control passed a FAIL_TO_PASS test");
         e.controls.pop();
         assert!(!e.complete(), "a control missing");
+        e.controls.push(control("test_patch_alone", &[]));
+        let variant = |held: bool| LayoutRun { variant: "blank_line".into(), held, ..LayoutRun::default() };
+        e.layout = vec![variant(true), variant(true)];
+        assert!(e.complete() && e.layout_held() == (2, 2));
+        e.layout[1] = variant(false);
+        assert!(!e.complete(), "a layout variant gave no verdict");
         assert!(!Evidence::default().complete(), "nothing ran");
     }
 

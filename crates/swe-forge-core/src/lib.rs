@@ -18,6 +18,7 @@ mod quality;
 mod record;
 mod status;
 mod testfiles;
+mod variants;
 mod warning;
 
 pub use category::{Categorized, categorize, categorize_with};
@@ -25,7 +26,7 @@ pub use day::{Day, Timestamp, rfc3339_utc, rfc3339_utc_millis_now, utc_seconds};
 pub use error::{DateError, RecordError};
 pub use framework::{Framework, UnknownFramework};
 pub use labels::{
-    ALL_TESTS, Control, Evidence, LabelRule, Labels, TestPatchTouch, Touches, Truncation, TruncationCause,
+    ALL_TESTS, Control, Evidence, LabelRule, Labels, LayoutRun, TestPatchTouch, Touches, Truncation, TruncationCause,
     exit_code_status, phase_gap,
 };
 pub use layout::{PARSED_SUFFIX, RunLogs};
@@ -47,4 +48,5 @@ pub use record::{
 };
 pub use status::{Phase, PhaseStatuses, TestStatus, Transition};
 pub use testfiles::{TEST_DIRS, is_js_suite_file, is_test_path, runner_config_rule, test_change_rule, test_path_rule};
+pub use variants::{HUNK_OFFSET, LayoutVariant};
 pub use warning::Warning;

@@ -511,6 +511,10 @@ pub enum RejectReason {
     /// not compile without the fix: a renamed type), so any patch that makes it compile resolves
     /// the instance; none failed or was absent at the base.
     FixedTestsPassedAtBase,
+    /// Every FAIL_TO_PASS test depended on the gold patch's layout: it passed with the gold patch
+    /// and was missing or failed under a layout variant of it (a blank line before the first
+    /// change, hunks placed by their context), so a fix laid out otherwise fails it.
+    UnstableTests,
 }
 
 impl RejectReason {
@@ -542,6 +546,7 @@ impl RejectReason {
             RejectReason::UnsafePatch => "unsafe_patch",
             RejectReason::TruncatedRun => "truncated_run",
             RejectReason::FixedTestsPassedAtBase => "fixed_tests_passed_at_base",
+            RejectReason::UnstableTests => "unstable_tests",
         }
     }
 }

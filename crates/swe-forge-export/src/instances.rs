@@ -649,7 +649,7 @@ mod tests {
             gold_runs: 3,
             gold_resolved: 3,
             controls: vec![control("empty_patch"), control("test_patch_alone")],
-            network: vec![],
+            ..Evidence::default()
         });
         meta.image = Some("swe-forge/o__r:pr-1".into());
         meta.image_id = Some("sha256:feed".into());
@@ -664,7 +664,7 @@ mod tests {
         full.swe_forge = Some(meta);
         let mut partial = bare("o__r-2");
         let mut meta = ForgeMeta::new(ValidationStatus::Accepted);
-        meta.evidence = Some(Evidence { gold_runs: 3, gold_resolved: 2, controls: vec![], network: vec![] });
+        meta.evidence = Some(Evidence { gold_runs: 3, gold_resolved: 2, ..Evidence::default() });
         partial.swe_forge = Some(meta);
         vec![full, partial, bare("o__r-3")]
     }

@@ -349,6 +349,14 @@ function renderOverview(o) {
   const e = o.evidence;
   if (e) {
     ev.append(el("strong", { class: e.complete ? "ok" : "bad", text: `gold patch resolved ${e.gold_resolved} of ${e.gold_runs}` }));
+    if (e.layout.length) {
+      const held = e.layout.filter((l) => l.held).length;
+      const what = e.layout.map((l) => l.held ? `${l.variant} held` : `${l.variant}: ${l.detail || "did not hold"}`).join(", ");
+      ev.append(" · ", el("span", { class: held === e.layout.length ? "ok" : "bad", text: `layout variants ${held} of ${e.layout.length} (${what})` }));
+    } else {
+      ev.append(" · ", el("span", { class: "muted", text: "no layout variant graded" }));
+    }
+    if (e.unstable.length) ev.append(" · ", el("span", { class: "bad", text: `${e.unstable.length} tests left out as unstable: ${e.unstable.join(", ")}` }));
     for (const c of e.controls) {
       const what = c.held ? "held" : (c.resolved ? "RESOLVED" : `passed ${c.f2p_passed.join(", ")}`);
       ev.append(" · ", el("span", { class: c.held ? "ok" : "bad", text: `control ${c.name}: ${what}` }));

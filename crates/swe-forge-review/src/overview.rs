@@ -13,7 +13,7 @@ pub(crate) fn overview(inst: &Instance) -> Value {
         "links": links(inst),
         "signals": meta.and_then(|m| m.quality.as_ref()).map(signals),
         "flags": meta.and_then(|m| m.quality.as_ref()).map_or_else(Vec::new, |q| q.flags.iter().map(|f| f.as_str()).collect()),
-        "evidence": meta.and_then(|m| m.evidence.as_ref()).map(evidence),
+        "evidence": meta.and_then(|m| Some(evidence(m.evidence.as_ref()?, unstable(m)))),
         "warnings": warnings(inst),
     })
 }
@@ -124,9 +124,25 @@ fn signal(q: &Quality, flag: QualityFlag) -> (Option<String>, Vec<String>) {
     }
 }
 
-/// The evidence block: the gold patch through evaluation, the negative controls.
-fn evidence(e: &Evidence) -> Value {
+/// The tests layout variants took out of the lists, each with the variant and what it saw.
+fn unstable(meta: &swe_forge_core::ForgeMeta) -> Vec<String> {
+    let labels = meta.labels.as_ref().map(|l| &l.unstable);
+    labels.into_iter().flatten().map(|(id, why)| format!("{id} ({why})")).collect()
+}
+
+/// The evidence block: the gold patch through evaluation, its layout variants, the negative
+/// controls; `unstable` are the tests the variants took out of the lists (with what they saw).
+fn evidence(e: &Evidence, unstable: Vec<String>) -> Value {
+    let (held, graded) = e.layout_held();
     json!({
+        "layout": e.layout.iter().map(|l| json!({
+            "variant": l.variant,
+            "held": l.held,
+            "unstable": l.unstable,
+            "detail": l.detail,
+        })).collect::<Vec<_>>(),
+        "layout_held": format!("{held}/{graded}"),
+        "unstable": unstable,
         "gold": format!("{}/{}", e.gold_resolved, e.gold_runs),
         "gold_runs": e.gold_runs,
         "gold_resolved": e.gold_resolved,
@@ -187,7 +203,7 @@ fn warnings(inst: &Instance) -> Vec<Value> {
 mod tests {
     use super::*;
     use swe_forge_core::{
-        Control, ForgeMeta, HunkAblation, Labels, Leakage, Phase, Specificity, Truncation, TruncationCause,
+        Control, ForgeMeta, HunkAblation, Labels, LayoutRun, Leakage, Phase, Specificity, Truncation, TruncationCause,
         UnnamedIdentifier, ValidationStatus,
     };
 
@@ -234,6 +250,20 @@ mod tests {
                 Control { name: "test_patch_alone".into(), f2p_passed: vec!["t::a".into()], resolved: false },
             ],
             network: vec![],
+            layout: vec![
+                LayoutRun {
+                    variant: "blank_line".into(),
+                    held: true,
+                    unstable: vec!["t::doc (line 3)".into()],
+                    detail: None,
+                },
+                LayoutRun {
+                    variant: "offset_hunks".into(),
+                    held: false,
+                    unstable: vec![],
+                    detail: Some("patch_does_not_apply".into()),
+                },
+            ],
         });
         meta.warnings =
             vec!["fix run: log of 9 bytes kept as head and tail".into(), Warning::TimeBomb.with("fix run: expired")];
@@ -247,6 +277,7 @@ mod tests {
                 tolerated: false,
             }],
             exit_code_graded: true,
+            unstable: [("t::doc (line 3)".to_owned(), "blank_line: NONE".to_owned())].into(),
             ..Default::default()
         });
         inst.swe_forge = Some(meta);
@@ -271,6 +302,10 @@ mod tests {
         assert_eq!(o["evidence"]["gold"], "3/3");
         assert_eq!(o["evidence"]["complete"], false, "a control let a FAIL_TO_PASS test pass");
         assert_eq!(o["evidence"]["controls"][1]["held"], false);
+        assert_eq!(o["evidence"]["layout_held"], "1/2");
+        assert_eq!(o["evidence"]["layout"][0]["unstable"], json!(["t::doc (line 3)"]));
+        assert_eq!(o["evidence"]["layout"][1]["detail"], "patch_does_not_apply");
+        assert_eq!(o["evidence"]["unstable"], json!(["t::doc (line 3) (blank_line: NONE)"]));
         let kinds: Vec<&str> = o["warnings"].as_array().unwrap().iter().map(|w| w["kind"].as_str().unwrap()).collect();
         assert_eq!(kinds, ["time_bomb", "truncated", "exit_code_graded", "warning"]);
         assert_eq!(o["warnings"][0]["text"], "fix run: expired");

@@ -85,6 +85,11 @@ pub struct Settings {
     /// Runs of an accepted instance's fix patch with one of its hunks left out, at most this many
     /// (fix patches of two hunks or more; `swe_forge.quality.hunks`); 0 runs none.
     pub hunk_runs: u32,
+    /// Layout variants of an accepted instance's gold patch graded through evaluation, before
+    /// the evidence runs (at most [`swe_forge_core::LayoutVariant::ALL`]'s two: a blank line
+    /// before the first change of each code file, hunks placed a few lines off); tests that
+    /// pass with the gold patch and not under a variant leave the lists; 0 grades none.
+    pub layout_variants: u32,
     /// How tests become categories; under the strict rule (the default) fail-fast is also
     /// switched off in the test command, the project's scripts and its runner configuration.
     pub label_rule: LabelRule,
@@ -116,6 +121,7 @@ impl Settings {
             label_rule: LabelRule::Strict,
             evidence_runs: 3,
             hunk_runs: 4,
+            layout_variants: 2,
         }
     }
 }
@@ -375,6 +381,10 @@ impl Validator {
                 // What the record's text says of its quality; the runs' signals follow.
                 let q = meta.quality.get_or_insert_with(Default::default);
                 swe_forge_quality::apply(q, swe_forge_quality::read(inst));
+            }
+            if rejections.is_empty() && self.settings.layout_variants > 0 {
+                let last = self.settings.evidence_runs == 0 && self.hunk_plan(&inst.fix_patch) == 0;
+                rejections.extend(self.layout_runs(inst, meta, last).await);
             }
             if rejections.is_empty() && (self.settings.evidence_runs > 0 || self.settings.hunk_runs > 0) {
                 self.gather_evidence(inst, meta).await;

@@ -185,6 +185,13 @@ pub struct ValidationArgs {
     /// listed in `swe_forge.quality.hunks` and raises `untested_hunks` (default 4; 0: none).
     #[arg(long, env = "SWE_FORGE_HUNK_RUNS")]
     pub hunk_runs: Option<u32>,
+    /// Layout variants of an accepted instance's gold patch graded through evaluation (a blank
+    /// line before the first change of each code file; its hunks placed a few lines off): a
+    /// listed test that passes with the gold patch and not under a variant leaves the lists
+    /// (`swe_forge.labels.unstable`), and an instance left without FAIL_TO_PASS is rejected
+    /// `unstable_tests` (default 2, both; 0: none).
+    #[arg(long, env = "SWE_FORGE_LAYOUT_VARIANTS", value_parser = clap::value_parser!(u32).range(0..=2))]
+    pub layout_variants: Option<u32>,
 }
 
 #[derive(Debug, Args)]

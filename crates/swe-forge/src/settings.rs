@@ -68,6 +68,9 @@ pub fn apply_pipeline(settings: &mut Settings, p: &Pipeline) {
     if let Some(n) = v.hunk_runs {
         settings.hunk_runs = n;
     }
+    if let Some(n) = v.layout_variants {
+        settings.layout_variants = n;
+    }
     if v.backend == Some(swe_forge_config::BackendKind::Swarm) || v.swarm_manager.is_some() || v.registry.is_some() {
         let swarm = settings.swarm.get_or_insert_with(default_swarm);
         if let Some(m) = &v.swarm_manager {
@@ -102,6 +105,9 @@ pub fn apply_engine_args(settings: &mut Settings, a: &EngineArgs) {
     }
     if let Some(n) = v.hunk_runs {
         settings.hunk_runs = n;
+    }
+    if let Some(n) = v.layout_variants {
+        settings.layout_variants = n;
     }
 }
 

@@ -20,6 +20,7 @@ use crate::validator::Step;
 
 mod canary;
 mod evidence;
+mod layout;
 mod summary;
 use canary::{Canary, Check};
 use swe_forge_git::SourceRepo;

@@ -311,6 +311,7 @@ pub fn grade(runs: &[Vec<PhaseStatuses>; 3], input: &GradeInput) -> Grade {
         exit_code_graded,
         no_tests_ran,
         suite_files: input.suite_files,
+        unstable: BTreeMap::new(),
     };
     let mut network: Vec<String> = Vec::new();
     for line in input.facts.iter().flat_map(|f| &f.network) {

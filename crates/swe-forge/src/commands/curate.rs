@@ -47,7 +47,8 @@ pub struct CurateArgs {
     #[arg(long)]
     pub kept_only: bool,
     /// Keep only instances whose evidence is complete (`swe_forge.evidence`: the gold patch
-    /// resolved every time through evaluation, both negative controls held).
+    /// resolved every time through evaluation, both negative controls held, every layout variant
+    /// of the gold patch graded held).
     #[arg(long)]
     pub require_evidence: bool,
     /// Keep only instances that raise no quality flag (`swe_forge.quality.flags`: solution_leak,

@@ -89,9 +89,10 @@ fn revalidation_settings(
     let work_dir = args.work_dir.clone().unwrap_or_else(|| args.out.join("work"));
     let mut settings = Settings::new(args.repos.clone(), work_dir.clone());
     // An audit of published lists gathers no evidence and runs no hunk unless asked
-    // (`--evidence-runs`, `--hunk-runs`).
+    // (`--evidence-runs`, `--hunk-runs`); no layout variant prunes the lists it compares.
     settings.evidence_runs = 0;
     settings.hunk_runs = 0;
+    settings.layout_variants = 0;
     let pipeline = args.pipeline.as_ref().map(|p| Pipeline::load(p)).transpose()?;
     if let Some(pipeline) = &pipeline {
         apply_pipeline(&mut settings, pipeline);

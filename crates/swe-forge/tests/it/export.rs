@@ -55,6 +55,7 @@ fn sample_records() -> Vec<Instance> {
         gold_resolved: 2,
         controls: vec![control("empty_patch"), control("test_patch_alone")],
         network: vec![],
+        layout: vec![],
     });
     meta.warnings = vec!["exit code 1 with no failed test".into()];
     go.swe_forge = Some(meta);

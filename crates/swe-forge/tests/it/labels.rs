@@ -310,7 +310,7 @@ fn evidence_holds_for_a_good_instance_and_catches_a_gold_patch_that_needs_a_test
     let md = std::fs::read_to_string(card.join("README.md")).unwrap();
     assert!(
         md.contains(
-            "| complete: the gold patch resolved every time through evaluation, both negative controls held | 1 |"
+            "| complete: the gold patch resolved every time through evaluation, both negative controls held, every layout variant held | 1 |"
         ),
         "{md}"
     );

@@ -431,6 +431,7 @@ fn flag_for_review(r: &mut Instance, meta: &mut ForgeMeta) {
             .map(|name| Control { name: name.into(), f2p_passed: vec![], resolved: false })
             .to_vec(),
         network: vec![],
+        layout: vec![],
     });
     meta.warnings.push(swe_forge_core::Warning::TimeBomb.with("fix run: certificate has expired"));
 }
