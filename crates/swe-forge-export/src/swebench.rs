@@ -587,10 +587,13 @@ mod tests {
         let cargo = "     Running unittests src/lib.rs (target/debug/deps/ringq-c63d06baa944eb56)\n\
             test tests::a ... ok\ntest tests::b - should panic ... FAILED\n\
             \x20    Running tests/capacity.rs (target/debug/deps/capacity-9107e59b94476bc5)\ntest c ... ignored\n\
-            \x20  Doc-tests ringq\ntest src/lib.rs - RingQueue<T>::new (line 15) ... ok\n";
+            \x20  Doc-tests ringq\ntest src/lib.rs - RingQueue<T>::new (line 15) ... ok\n\
+            test src/lib.rs - RingQueue<T>::new (line 9) ... ok\ntest src/lib.rs - (line 2) - compile fail ... FAILED\n";
+        // Doctests without their line, numbered from the second of an item on, as swe-forge names them.
         assert_eq!(
             results_of(cargo, "cargo-test", "", None),
-            "[PASSED] ringq::doc::src/lib.rs - RingQueue<T>::new (line 15)\n[PASSED] ringq::tests::a\n[FAILED] ringq::tests::b\n"
+            "[FAILED] ringq::doc::src/lib.rs - - compile fail\n[PASSED] ringq::doc::src/lib.rs - RingQueue<T>::new\n\
+             [PASSED] ringq::doc::src/lib.rs - RingQueue<T>::new (doctest 2)\n[PASSED] ringq::tests::a\n[FAILED] ringq::tests::b\n"
         );
         let gtest = "[ RUN      ] M.A\n[       OK ] M.A (0 ms)\n[  FAILED  ] M.B (1 ms)\n[  FAILED  ] M.B\n";
         assert_eq!(results_of(gtest, "gtest", "", None), "[PASSED] M.A\n[FAILED] M.B\n");

@@ -95,6 +95,24 @@ if ($format eq 'go-test-json') {
             put($doc ? "$prefix\::doc::$name" : "$prefix\::$name", $s);
         }
     }
+    # Doctests without their line, as swe-forge names them (crates/swe-forge-logparse/src/stable.rs):
+    # `src/lib.rs - add (line 35)` -> `src/lib.rs - add`, ` (doctest K)` for an item's K-th in line order.
+    my %items;
+    for my $id (keys %status) {
+        next unless $id =~ /\A(.*::doc::.*) \(line (\d+)\)((?: - .*)?)\z/s;
+        my ($before, $line, $after) = ($1, $2, $3);
+        next unless $before =~ /::doc::.*(?: - | -\z)/s;
+        push @{ $items{$before} }, [$line, $id, $after];
+    }
+    for my $before (keys %items) {
+        my ($k, $last) = (0, -1);
+        for my $d (sort { $a->[0] <=> $b->[0] || $a->[1] cmp $b->[1] } @{ $items{$before} }) {
+            my ($line, $id, $after) = @$d;
+            ($k, $last) = ($k + 1, $line) if $line != $last;
+            my $s = delete $status{$id};
+            put($k == 1 ? "$before$after" : "$before (doctest $k)$after", $s);
+        }
+    }
 } elsif ($format eq 'gtest') {
     for (lines($log)) {
         s/^\d+: //;

@@ -10,7 +10,9 @@
 //!   `x[example]`, `x[bench]`) because a package's binary has the library's name by default.
 //!   Two different binaries (different hashes) with the same name in one log — same-named
 //!   integration tests in two workspace members — are told apart by order: `name`, `name#2`.
-//! - `<crate>::doc::<name as printed>` for doctests (`src/lib.rs - Stack::pop (line 10)`).
+//! - `<crate>::doc::<name as printed>` for doctests (`src/lib.rs - Stack::pop (line 10)`), which
+//!   [`crate::parse`] renames without the line once the log is read (`src/lib.rs - Stack::pop`,
+//!   ` (doctest 2)` for an item's second; `stable.rs`).
 //! - `?::<test path>` for results before any section header.
 //!
 //! The Multi-SWE-bench name is the bare test path; tests libtest prints with its

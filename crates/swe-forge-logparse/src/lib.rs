@@ -27,7 +27,7 @@
 //! | framework | id | Multi-SWE-bench name |
 //! |---|---|---|
 //! | `go-test-json`, `go-test` | `<package>::<Test>/<sub>` | `<Test>/<sub>`; `<Test>` for the repositories whose handler drops the last `/` level ([`MsbNaming`], [`ParsedLog::name_go_subtests`]) |
-//! | `cargo-test` | `<binary>::<module>::<test>`, `<crate>::doc::<doctest>` | `<module>::<test>` (doctests: none) |
+//! | `cargo-test` | `<binary>::<module>::<test>`, `<crate>::doc::<file> - <item>` (` (doctest K)` for an item's K-th doctest; no line: [`stable_ids`]) | `<module>::<test>` (doctests: none) |
 //! | `libtest-json` | as `cargo-test` (nextest: `<binary>` from its `<package>::<binary>$<test>`) | as `cargo-test` |
 //! | `nextest-junit` | as `cargo-test` | as `cargo-test` |
 //! | `maven-surefire`, `junit-xml` | `<pkg>.<Class>#<method>` (`#method[1]` for parameterised), `<pkg>.<Class>` for class-level results; `junit-xml` without a class (node:test): `<suite> > <name>` | `<pkg>.<Class>`; the name |
@@ -47,7 +47,7 @@
 //! `vitest_text.rs`, `mocha_text.rs`, `mocha_json.rs`, `node_spec.rs`, `tap.rs`, `ctest.rs`,
 //! `gtest.rs`, `catch2_text.rs`, `catch2_xml.rs`, `automake.rs`; `text.rs` owns line reading
 //! and cleaning, `json_doc.rs` finding JSON reports inside a log, `detect.rs` format detection,
-//! `msb.rs` Multi-SWE-bench granularity (and the per-repository rules of
+//! `stable.rs` doctest ids without their line numbers, `msb.rs` Multi-SWE-bench granularity (and the per-repository rules of
 //! `pipelines/naming/msb.toml`), `error.rs` the errors of those rules and `exit_code.rs` the
 //! exit-code check.
 
@@ -89,6 +89,7 @@ mod mocha_text;
 mod msb;
 mod naming;
 mod node_spec;
+mod stable;
 mod surefire;
 mod tap;
 mod text;
@@ -101,6 +102,7 @@ pub use error::{MsbNamingError, UnknownNaming};
 pub use exit_code::{exit_code_consistent, no_tests_ran};
 pub use msb::{CtestNames, GoSubtests, MsbNaming, RepoNaming, msb_rollup};
 pub use naming::Naming;
+pub use stable::{stable_id, stable_ids};
 // The format names live in core so that records carry them typed; this crate's API is unchanged.
 pub use swe_forge_core::{Framework, UnknownFramework};
 pub use time_bomb::time_bomb_evidence;
@@ -278,6 +280,7 @@ pub fn parse_reader(framework: Framework, reader: impl Read) -> ParsedLog {
             None => ParsedLog::default(),
         },
     };
+    parsed.stabilize_ids(framework);
     if parsed.tests.is_empty() {
         parsed.warnings.push(format!("no test results found in the log ({} parser)", framework.name()));
     }
@@ -332,6 +335,7 @@ pub fn parse_files(framework: Framework, files: &[(String, Vec<u8>)]) -> ParsedL
             files.len()
         ));
     }
+    parsed.stabilize_ids(framework);
     if parsed.tests.is_empty() {
         parsed.warnings.push(format!("no test results found in the files ({} parser)", framework.name()));
     }

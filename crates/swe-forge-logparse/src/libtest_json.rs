@@ -16,7 +16,8 @@
 //! the binary comes from the name (`-` as `_`, as in cargo's file names) with the kind marker
 //! of `libtest-json-plus`'s `nextest` object (`tool[bin]`); without that object a binary's
 //! unit tests cannot be told from its library's. Doctests that libtest prints with
-//! ` - compile fail` carry no such suffix here, so their ids differ from the text parser's.
+//! ` - compile fail` carry no such suffix here, so their ids differ from the text parser's
+//! (their line, removed from every doctest id by `stable.rs`, gives the same numbers in both).
 //!
 //! Lines that are not JSON events are only read as cargo's headers and its reports of a
 //! crashed binary or a failed build, never as test results (a test's own output may look like

@@ -169,8 +169,11 @@ fn repositories(list: Vec<String>) -> Result<BTreeSet<String>, MsbNamingError> {
 
 impl ParsedLog {
     /// Names the tests of a `framework` parse by every rule of `naming`: Go subtests
-    /// ([`ParsedLog::name_go_subtests`]) and ctest targets ([`ParsedLog::name_ctest_targets`]).
+    /// ([`ParsedLog::name_go_subtests`]) and ctest targets ([`ParsedLog::name_ctest_targets`]),
+    /// with stable doctest ids ([`ParsedLog::stabilize_ids`]: a parse kept by an older build
+    /// carries libtest's line-numbered ones).
     pub fn name_as(&mut self, framework: Framework, naming: RepoNaming) {
+        self.stabilize_ids(framework);
         self.name_go_subtests(framework, naming.go_subtests);
         self.name_ctest_targets(framework, naming.ctest);
     }

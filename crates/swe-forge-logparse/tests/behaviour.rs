@@ -1,6 +1,7 @@
 //! Behaviour the golden files do not pin down: framework names, detection, Multi-SWE-bench
 //! names, warnings, and small hand-made logs for individual rules.
 
+use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
 
@@ -65,8 +66,35 @@ fn cargo_msb_names_are_bare_paths_and_doctests_have_none() {
     assert_eq!(p.msb_names.get("mycrate[bin]::tests::shared").map(String::as_str), Some("tests::shared"));
     assert_eq!(p.msb_names.get("bar::shared").map(String::as_str), Some("shared"));
     assert!(p.msb_names.keys().all(|id| !id.contains("::doc::")));
-    assert_eq!(status(&p, "mycrate::doc::src/lib.rs - add (line 31) - compile fail"), Some(Pass));
+    assert_eq!(status(&p, "mycrate::doc::src/lib.rs - add - compile fail"), Some(Pass));
     assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+}
+
+/// The same crate tested twice, the second time with one line added at the top of `src/lib.rs`
+/// (as a fix whose first hunk adds a comment): libtest names every doctest by another line, the
+/// ids stay. Items with several doctests number them in line order, in text and JSON alike.
+#[test]
+fn doctest_ids_do_not_move_with_their_lines() {
+    for fw in [Framework::CargoLibtest, Framework::LibtestJson] {
+        let dir = if fw == Framework::CargoLibtest { "cargo-test" } else { "libtest-json" };
+        let base_log = data(&format!("{dir}/doctests_base.log"));
+        let shifted_log = data(&format!("{dir}/doctests_shifted.log"));
+        assert!(String::from_utf8_lossy(&base_log).contains("Map<V>::get (line 54)"));
+        assert!(String::from_utf8_lossy(&shifted_log).contains("Map<V>::get (line 55)"));
+        let (base, shifted) = (parse(fw, &base_log), parse(fw, &shifted_log));
+        assert_eq!(base.tests, shifted.tests, "{fw:?}");
+        assert_eq!(base.tests.len(), 6);
+        assert!(base.tests.keys().all(|id| !id.contains("(line ")), "{:?}", base.tests);
+        // `Map<V>::get` has two doctests (lines 48 and 54): the second, failing, is numbered.
+        assert_eq!(status(&base, "docord::doc::src/lib.rs - Map<V>::get"), Some(Pass));
+        assert_eq!(status(&base, "docord::doc::src/lib.rs - Map<V>::get (doctest 2)"), Some(Fail));
+        assert_eq!(status(&base, "docord::doc::src/lib.rs - Map<V>::new"), Some(Pass));
+        // `Map` has three, the third a compile-fail block (libtest's text marks it, JSON does not).
+        let third = if fw == Framework::CargoLibtest { " - compile fail" } else { "" };
+        assert_eq!(status(&base, &format!("docord::doc::src/lib.rs - Map (doctest 3){third}")), Some(Pass));
+        assert!(base.msb_names.is_empty(), "doctests have no Multi-SWE-bench name");
+        assert!(base.warnings.iter().all(|w| !w.contains("summary says")), "{:?}", base.warnings);
+    }
 }
 
 #[test]
@@ -477,8 +505,8 @@ fn libtest_json_ids_and_names_are_cargo_tests() {
     // The same run in both formats: the same ids and statuses, but for the suffix libtest's
     // text adds to a compile-fail doctest's name.
     let unsuffixed = |id: &String| id.replace(" - compile fail", "");
-    let text_tests: Vec<_> = text.tests.iter().map(|(id, s)| (unsuffixed(id), *s)).collect();
-    let json_tests: Vec<_> = json.tests.iter().map(|(id, s)| (id.clone(), *s)).collect();
+    let text_tests: BTreeMap<_, _> = text.tests.iter().map(|(id, s)| (unsuffixed(id), *s)).collect();
+    let json_tests: BTreeMap<_, _> = json.tests.iter().map(|(id, s)| (id.clone(), *s)).collect();
     assert_eq!(json_tests, text_tests);
     for (id, name) in &text.msb_names {
         assert_eq!(json.msb_names.get(id), Some(name), "{id}");

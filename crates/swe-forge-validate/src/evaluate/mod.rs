@@ -321,7 +321,16 @@ impl Validator {
                 in_naming_of(&listed, attempts, msb_attempts, inst.swe_forge.is_none())
             }
         };
-        let verdict = grade_prediction(attempts, inst.fixed_tests.keys(), inst.p2p_tests.keys());
+        let r = &inst.fix_patch_result;
+        let record_ran = r.passed_tests.iter().chain(&r.failed_tests).chain(&r.skipped_tests);
+        let verdict = grade_prediction(attempts, inst.fixed_tests.keys(), inst.p2p_tests.keys(), record_ran);
+        if let Some((listed, ran)) = verdict.matched.iter().next() {
+            meta.warnings.push(format!(
+                "{} listed test(s) graded by the test that ran under the same stable id ({listed} as {ran}{})",
+                verdict.matched.len(),
+                if verdict.matched.len() > 1 { ", …" } else { "" }
+            ));
+        }
         ev.outcome = final_outcome(&verdict, timed_out, check, &mut ev.detail, &mut meta.warnings);
         ev.verdict = Some(verdict);
         Ok(())

@@ -86,6 +86,10 @@ pub struct Summary {
     /// Listed tests whose outcome differed between reruns, per instance (not counted against
     /// the prediction).
     pub flaky: BTreeMap<String, Vec<String>>,
+    /// Listed tests the run reported under another id with the same stable id (a record's
+    /// line-numbered doctest), per instance: listed id -> id that ran, whose status was graded.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub matched: BTreeMap<String, BTreeMap<String, String>>,
     /// The report's format version.
     pub schema_version: u32,
 }
@@ -129,7 +133,10 @@ impl Summary {
             s.by_repository.entry(repo).or_default().add(e.outcome);
             s.by_difficulty.entry(difficulty).or_default().add(e.outcome);
             if let Some(v) = e.verdict.as_ref().filter(|v| !v.flaky.is_empty()) {
-                s.flaky.insert(id, v.flaky.keys().cloned().collect());
+                s.flaky.insert(id.clone(), v.flaky.keys().cloned().collect());
+            }
+            if let Some(v) = e.verdict.as_ref().filter(|v| !v.matched.is_empty()) {
+                s.matched.insert(id, v.matched.clone());
             }
         }
         let completed: BTreeSet<&String> = s.completed_ids.iter().collect();
@@ -187,6 +194,14 @@ impl Summary {
             md.push_str("## Flaky listed tests (not counted against the model)\n\n");
             for (id, tests) in &self.flaky {
                 let _ = writeln!(md, "- {}: {}", id, tests.join(", "));
+            }
+        }
+        if !self.matched.is_empty() {
+            md.push_str("\n## Listed tests graded under their stable id\n\n");
+            for (id, pairs) in &self.matched {
+                for (listed, ran) in pairs {
+                    let _ = writeln!(md, "- {id}: `{listed}` ran as `{ran}`");
+                }
             }
         }
         md
@@ -249,6 +264,35 @@ mod tests {
         let json = serde_json::to_value(&s).unwrap();
         assert_eq!(json["ids_by_outcome"]["patch_does_not_apply"][0], "o__r-2");
         assert_eq!(json["ids_by_outcome"]["tampered"][0], "o__r-4");
+    }
+
+    #[test]
+    fn listed_tests_graded_under_their_stable_id_are_reported() {
+        let dataset = [record("o__r-1", "rust"), record("o__r-2", "rust")];
+        let listed = "c::doc::src/map.rs - Map (line 1488)";
+        let verdict = crate::Verdict {
+            resolved: true,
+            p2p_passed: vec![listed.into()],
+            matched: BTreeMap::from([(listed.into(), "c::doc::src/map.rs - Map".into())]),
+            ..crate::Verdict::default()
+        };
+        let evals = [
+            Evaluation { verdict: Some(verdict), ..eval("o__r-1", Outcome::Resolved) },
+            eval("o__r-2", Outcome::Unresolved),
+        ];
+        let s = Summary::of(&dataset, &evals);
+        assert_eq!(s.matched.keys().collect::<Vec<_>>(), ["o__r-1"]);
+        assert_eq!(s.matched["o__r-1"][listed], "c::doc::src/map.rs - Map");
+        let md = s.markdown();
+        assert!(
+            md.contains("- o__r-1: `c::doc::src/map.rs - Map (line 1488)` ran as `c::doc::src/map.rs - Map`"),
+            "{md}"
+        );
+        let json = serde_json::to_value(&s).unwrap();
+        assert_eq!(json["matched"]["o__r-1"][listed], "c::doc::src/map.rs - Map");
+        // Nothing matched: no key.
+        let s = Summary::of(&dataset, &evals[1..]);
+        assert!(serde_json::to_value(&s).unwrap().get("matched").is_none());
     }
 
     #[test]

@@ -383,6 +383,12 @@ pub struct Verdict {
     pub p2p_failed: BTreeMap<String, TestStatus>,
     /// Listed tests whose outcome differed between attempts, with their pass rate.
     pub flaky: BTreeMap<String, f64>,
+    /// Listed tests the run did not report under their listed id, graded by the unlisted test
+    /// that ran under the same stable id (`swe_forge_logparse::stable_ids`): listed id -> id
+    /// that ran. A record written before doctest ids lost their line lists
+    /// `src/map.rs - Map (line 1488)`; the run reports `src/map.rs - Map`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub matched: BTreeMap<String, String>,
 }
 
 /// The attempts of an evaluation in the naming of the record's lists: by canonical id (a record
@@ -395,8 +401,10 @@ pub(crate) fn in_naming_of(
     msb: Vec<PhaseStatuses>,
     msb_on_tie: bool,
 ) -> Vec<PhaseStatuses> {
+    let stable = swe_forge_logparse::stable_ids(listed.iter().map(|n| n.as_str()));
     let found = |attempts: &[PhaseStatuses]| {
-        listed.iter().filter(|name| attempts.iter().any(|a| a.contains_key(name.as_str()))).count()
+        let ran = |name: &str| attempts.iter().any(|a| a.contains_key(name));
+        listed.iter().filter(|name| ran(name) || stable.get(name.as_str()).is_some_and(|s| ran(s))).count()
     };
     match found(&msb).cmp(&found(&canonical)) {
         std::cmp::Ordering::Greater => msb,
@@ -406,25 +414,57 @@ pub(crate) fn in_naming_of(
     }
 }
 
-/// Grades the attempts of an evaluation run against the record's lists.
+/// Of the `listed` tests absent from a run (`reported`: whether the run reported an id), those
+/// an unlisted test that ran stands for: the one under the listed id's stable id
+/// (`swe_forge_logparse::stable_ids` over the listed ids and `record_ran`, the record's own fix
+/// run, whose ids number an item's line-numbered doctests as the run numbers its own). Listed id
+/// -> the id that ran.
+fn stable_matches(
+    listed: &[&String],
+    record_ran: &[&String],
+    reported: impl Fn(&str) -> bool,
+) -> BTreeMap<String, String> {
+    let listed_set: std::collections::BTreeSet<&str> = listed.iter().map(|n| n.as_str()).collect();
+    let stable =
+        swe_forge_logparse::stable_ids(listed_set.iter().copied().chain(record_ran.iter().map(|n| n.as_str())));
+    let mut matched = BTreeMap::new();
+    let mut taken = std::collections::BTreeSet::new();
+    for name in listed.iter().filter(|n| !reported(n)) {
+        let Some(alias) = stable.get(name.as_str()) else { continue };
+        if !listed_set.contains(alias.as_str()) && reported(alias) && taken.insert(alias.clone()) {
+            matched.insert((*name).clone(), alias.clone());
+        }
+    }
+    matched
+}
+
+/// Grades the attempts of an evaluation run against the record's lists. A listed test the run
+/// does not report under its id takes the status of the unlisted test that ran under the same
+/// stable id ([`Verdict::matched`]); `record_ran` (the ids of the record's fix run, may be empty)
+/// numbers a listed line-numbered doctest among its item's others.
 pub fn grade_prediction<'a>(
     attempts: Vec<PhaseStatuses>,
     f2p: impl IntoIterator<Item = &'a String>,
     p2p: impl IntoIterator<Item = &'a String>,
+    record_ran: impl IntoIterator<Item = &'a String>,
 ) -> Verdict {
     // An evaluation run is the fix phase with the model's patch in place of the fix patch.
     let merged = merge(&[Vec::new(), Vec::new(), attempts]);
-    let mut v = Verdict::default();
-    for (list, passed, failed) in [
-        (f2p.into_iter().collect::<Vec<_>>(), &mut v.f2p_passed, &mut v.f2p_failed),
-        (p2p.into_iter().collect(), &mut v.p2p_passed, &mut v.p2p_failed),
-    ] {
+    let (f2p, p2p): (Vec<&String>, Vec<&String>) = (f2p.into_iter().collect(), p2p.into_iter().collect());
+    let listed: Vec<&String> = f2p.iter().chain(&p2p).copied().collect();
+    let record_ran: Vec<&String> = record_ran.into_iter().collect();
+    let reported = |id: &str| merged.phases[2].contains_key(id) || merged.flaky.contains_key(id);
+    let mut v = Verdict { matched: stable_matches(&listed, &record_ran, reported), ..Verdict::default() };
+    for (list, passed, failed) in
+        [(f2p, &mut v.f2p_passed, &mut v.f2p_failed), (p2p, &mut v.p2p_passed, &mut v.p2p_failed)]
+    {
         for name in list {
-            if let Some(rates) = merged.flaky.get(name) {
+            let ran = v.matched.get(name).unwrap_or(name);
+            if let Some(rates) = merged.flaky.get(ran) {
                 v.flaky.insert(name.clone(), rates.fix.unwrap_or(0.0));
                 continue;
             }
-            match merged.phases[2].get(name).copied().unwrap_or(TestStatus::None) {
+            match merged.phases[2].get(ran).copied().unwrap_or(TestStatus::None) {
                 TestStatus::Pass => passed.push(name.clone()),
                 other => {
                     failed.insert(name.clone(), other);
@@ -539,10 +579,11 @@ mod tests {
     fn a_prediction_resolves_when_every_listed_test_passes() {
         let f2p = vec!["f".to_owned()];
         let p2p = vec!["a".to_owned(), "b".to_owned()];
-        let v = grade_prediction(vec![p(&[("f", Pass), ("a", Pass), ("b", Pass), ("x", Fail)])], &f2p, &p2p);
+        let v =
+            grade_prediction(vec![p(&[("f", Pass), ("a", Pass), ("b", Pass), ("x", Fail)])], &f2p, &p2p, Option::None);
         assert!(v.resolved, "{v:?}");
         assert_eq!(v.f2p_passed, ["f"]);
-        let v = grade_prediction(vec![p(&[("f", Fail), ("a", Pass)])], &f2p, &p2p);
+        let v = grade_prediction(vec![p(&[("f", Fail), ("a", Pass)])], &f2p, &p2p, Option::None);
         assert!(!v.resolved);
         assert_eq!(v.f2p_failed, BTreeMap::from([("f".to_owned(), Fail)]));
         assert_eq!(v.p2p_failed, BTreeMap::from([("b".to_owned(), None)]), "a test that did not run failed");
@@ -551,11 +592,61 @@ mod tests {
             vec![p(&[("f", Pass), ("a", Pass), ("b", Fail)]), p(&[("f", Pass), ("a", Pass), ("b", Pass)])],
             &f2p,
             &p2p,
+            Option::None,
         );
         assert!(v.resolved, "{v:?}");
         assert_eq!(v.flaky, BTreeMap::from([("b".to_owned(), 0.5)]));
         // Nothing listed passed or failed: not resolved.
-        assert!(!grade_prediction(vec![p(&[])], &Vec::new(), &Vec::new()).resolved);
+        assert!(!grade_prediction(vec![p(&[])], &Vec::new(), &Vec::new(), Option::None).resolved);
+    }
+
+    /// A record written before doctest ids lost their line lists libtest's names; the model's
+    /// run (one comment line added above the doctests) names them by file and item. Each listed
+    /// doctest takes the status of the one that ran under its stable id, and the verdict says so.
+    #[test]
+    fn a_listed_doctest_is_graded_by_the_test_with_its_stable_id() {
+        let names = |xs: &[&str]| xs.iter().map(|x| (*x).to_owned()).collect::<Vec<_>>();
+        let map = "c::doc::src/map.rs - map::Map<K,V,S>";
+        // Map has two doctests (lines 1488 and 1500); the fix made the second pass.
+        let f2p = names(&[&format!("{map} (line 1500)")]);
+        let p2p = names(&[&format!("{map} (line 1488)"), "c::tests::a"]);
+        let record_ran = names(&[&format!("{map} (line 1488)"), &format!("{map} (line 1500)"), "c::tests::a"]);
+        let run = |second: TestStatus| {
+            vec![p(&[(map, Pass), (&format!("{map} (doctest 2)"), second), ("c::tests::a", Pass)])]
+        };
+        let v = grade_prediction(run(Pass), &f2p, &p2p, &record_ran);
+        assert!(v.resolved, "{v:?}");
+        assert_eq!(v.f2p_passed, f2p, "the record's ids stay in the verdict");
+        assert_eq!(
+            v.matched,
+            BTreeMap::from([
+                (format!("{map} (line 1488)"), map.to_owned()),
+                (format!("{map} (line 1500)"), format!("{map} (doctest 2)")),
+            ])
+        );
+        // The status that counts is the matched test's.
+        let v = grade_prediction(run(Fail), &f2p, &p2p, &record_ran);
+        assert!(!v.resolved);
+        assert_eq!(v.f2p_failed, BTreeMap::from([(f2p[0].clone(), Fail)]));
+        // Without the record's fix run, the lists alone number the item's doctests.
+        assert!(grade_prediction(run(Pass), &f2p, &p2p, Option::None).matched.len() == 2);
+        // A record already in stable ids: nothing to match.
+        let (f2p, p2p) = (names(&[&format!("{map} (doctest 2)")]), names(&[map, "c::tests::a"]));
+        let v = grade_prediction(run(Pass), &f2p, &p2p, Option::None);
+        assert!(v.resolved && v.matched.is_empty(), "{v:?}");
+        // A listed test that ran under its own id is never matched elsewhere, a listed id is
+        // never the stand-in of another, and a test without a stable form has none.
+        let listed = names(&[&format!("{map} (line 7)"), map, "c::tests::gone"]);
+        let v = grade_prediction(vec![p(&[(map, Pass)])], &listed[..1], &listed[1..], Option::None);
+        assert!(v.matched.is_empty(), "{v:?}");
+        assert_eq!(v.f2p_failed.keys().collect::<Vec<_>>(), [&listed[0]]);
+        assert_eq!(v.p2p_failed.keys().collect::<Vec<_>>(), ["c::tests::gone"]);
+        // A matched test that was flaky is flaky under the listed id.
+        let attempts = vec![p(&[(map, Pass)]), p(&[(map, Fail)])];
+        let listed = names(&[&format!("{map} (line 7)")]);
+        let v = grade_prediction(attempts, &listed, &Vec::new(), Option::None);
+        assert_eq!(v.flaky.keys().collect::<Vec<_>>(), [&listed[0]]);
+        assert_eq!(v.matched[&listed[0]], map);
     }
 
     #[test]
@@ -573,11 +664,16 @@ mod tests {
         let listed: Vec<&String> = msb_names.iter().collect();
         let attempts = in_naming_of(&listed, canonical(), msb(), false);
         assert_eq!(attempts, msb());
-        assert!(grade_prediction(attempts, &msb_names[..1], &msb_names[1..]).resolved);
+        assert!(grade_prediction(attempts, &msb_names[..1], &msb_names[1..], Option::None).resolved);
         assert!(
-            !grade_prediction(canonical(), &msb_names[..1], &msb_names[1..]).resolved,
+            !grade_prediction(canonical(), &msb_names[..1], &msb_names[1..], Option::None).resolved,
             "the other naming finds none"
         );
+        // A record's line-numbered doctest is found in the canonical run under its stable id.
+        let rust = names(&["c::doc::src/lib.rs - f (line 3)"]);
+        let listed: Vec<&String> = rust.iter().collect();
+        let run = vec![p(&[("c::doc::src/lib.rs - f", Pass)])];
+        assert_eq!(in_naming_of(&listed, run.clone(), vec![p(&[])], true), run);
         // A run that reported nothing: canonical, and unresolved either way.
         assert_eq!(in_naming_of(&listed, vec![p(&[])], vec![p(&[])], false), vec![p(&[])]);
     }
