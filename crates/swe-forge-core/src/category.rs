@@ -3,11 +3,12 @@
 //! p2p = PASS->PASS, f2p = FAIL->PASS, s2p = SKIP->PASS, n2p = NONE->PASS and
 //! fixed = f2p + s2p + n2p. Tests that end anywhere but PASS belong to no category.
 //! [`categorize_with`] applies a [`LabelRule`]: under the strict rule a test that passed on the
-//! base and did not run in the test phase is n2p only when the test patch touches it.
+//! base and did not run in the test phase is in no category, whatever the framework and whatever
+//! the test patch changes ([`crate::labels`] says why).
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::{LabelRule, PhaseStatuses, TestMap, TestPatchTouch, TestStatus, Transition};
+use crate::{LabelRule, PhaseStatuses, TestMap, TestStatus, Transition};
 
 /// Every test's transition and the category maps derived from them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -24,28 +25,24 @@ pub struct Categorized {
     pub n2p: TestMap,
     /// f2p + s2p + n2p.
     pub fixed: TestMap,
-    /// PASS on the base, NONE in the test phase, PASS with the fix, untouched by the test patch:
-    /// under the strict rule in no category above (empty under Multi-SWE-bench's).
+    /// PASS on the base, NONE in the test phase, PASS with the fix: under the strict rule in no
+    /// category above, even when the test patch rewrites the test (empty under Multi-SWE-bench's).
     pub not_run_in_test: TestMap,
 }
 
 /// Joins the three runs' statuses and sorts every test into its category, as Multi-SWE-bench
 /// does.
 pub fn categorize(run: &PhaseStatuses, test: &PhaseStatuses, fix: &PhaseStatuses) -> Categorized {
-    categorize_with(run, test, fix, LabelRule::Msb, &TestPatchTouch::default())
+    categorize_with(run, test, fix, LabelRule::Msb)
 }
 
-/// [`categorize`] under `rule`; `touch` tells which tests the test patch adds or changes.
-pub fn categorize_with(
-    run: &PhaseStatuses,
-    test: &PhaseStatuses,
-    fix: &PhaseStatuses,
-    rule: LabelRule,
-    touch: &TestPatchTouch,
-) -> Categorized {
+/// [`categorize`] under `rule`. Under [`LabelRule::Strict`] every PASS, NONE, PASS test goes to
+/// [`Categorized::not_run_in_test`], for every framework and id shape (a Go or Rust function, a
+/// Java method or class, a jest file or title, a ctest or automake name): the rule reads the three
+/// statuses only.
+pub fn categorize_with(run: &PhaseStatuses, test: &PhaseStatuses, fix: &PhaseStatuses, rule: LabelRule) -> Categorized {
     let names: BTreeSet<&String> = run.keys().chain(test.keys()).chain(fix.keys()).collect();
     let get = |m: &PhaseStatuses, n: &str| m.get(n).copied().unwrap_or(TestStatus::None);
-    let touch = touch.among(names.iter().map(|n| n.as_str()));
     let mut out = Categorized::default();
     for &name in &names {
         let t = Transition { run: get(run, name), test: get(test, name), fix: get(fix, name) };
@@ -53,8 +50,7 @@ pub fn categorize_with(
         if t.fix != TestStatus::Pass {
             continue;
         }
-        if rule == LabelRule::Strict && t.run == TestStatus::Pass && t.test == TestStatus::None && !touch.touches(name)
-        {
+        if rule == LabelRule::Strict && t.run == TestStatus::Pass && t.test == TestStatus::None {
             out.not_run_in_test.insert(name.clone(), t);
             continue;
         }
@@ -99,27 +95,46 @@ mod tests {
     }
 
     #[test]
-    fn the_strict_rule_sets_apart_tests_the_test_phase_did_not_run() {
-        // `a` passed on the base and did not run with the test patch (a fail-fast stop, a
-        // module that did not compile): not a test the fix makes pass. `b` is new, `c` is one
-        // the test patch changes (its hunk names it), `d` failed on the base.
-        let run = phase(&[("p::a", Pass), ("p::TestC", Pass), ("p::d", Fail)]);
+    fn the_strict_rule_sets_apart_every_test_the_test_phase_did_not_run() {
+        // Each id shape passed on the base and did not run with the test patch (a fail-fast stop,
+        // a module or a whole suite that did not compile): not a test the fix makes pass, whether
+        // or not the test patch rewrote it. `b` is new and `d` failed on the base: both fixed.
+        let not_run = [
+            "p::a",
+            "p::TestC",
+            "crate::tests::parses",
+            "dev.x.SlugsTest#collapsesRuns",
+            "dev.x.SlugsTest",
+            "test/duration.test.js",
+            "test/duration.test.js > parse > rejects negative values",
+            "tests/test_trim",
+            "unit_tests",
+        ];
+        let mut run = phase(&[("p::d", Fail)]);
+        let mut fix = phase(&[("p::b", Pass), ("p::d", Pass)]);
+        for id in not_run {
+            run.insert(id.to_owned(), Pass);
+            fix.insert(id.to_owned(), Pass);
+        }
         let test = phase(&[]);
-        let fix = phase(&[("p::a", Pass), ("p::b", Pass), ("p::TestC", Pass), ("p::d", Pass)]);
-        let touch = TestPatchTouch::of(
-            "diff --git a/c_test.go b/c_test.go\n--- a/c_test.go\n+++ b/c_test.go\n@@ -1,1 +1,2 @@ func TestC(t *testing.T) {\n x\n+y\n",
-        );
-        let c = categorize_with(&run, &test, &fix, LabelRule::Strict, &touch);
+        let c = categorize_with(&run, &test, &fix, LabelRule::Strict);
         let keys = |m: &TestMap| m.keys().cloned().collect::<Vec<_>>();
-        assert_eq!(keys(&c.n2p), ["p::TestC", "p::b", "p::d"]);
-        assert_eq!(keys(&c.fixed), ["p::TestC", "p::b", "p::d"]);
-        assert_eq!(keys(&c.not_run_in_test), ["p::a"]);
+        assert_eq!(keys(&c.n2p), ["p::b", "p::d"]);
+        assert_eq!(keys(&c.fixed), ["p::b", "p::d"]);
+        let mut sorted = not_run.map(str::to_owned).to_vec();
+        sorted.sort();
+        assert_eq!(keys(&c.not_run_in_test), sorted);
         assert!(c.p2p.is_empty());
-        // Multi-SWE-bench's rule keeps `a` in n2p.
-        let m = categorize_with(&run, &test, &fix, LabelRule::Msb, &touch);
-        assert_eq!(keys(&m.n2p), ["p::TestC", "p::a", "p::b", "p::d"]);
+        // Multi-SWE-bench's rule keeps them all in n2p.
+        let m = categorize_with(&run, &test, &fix, LabelRule::Msb);
+        assert_eq!(m.n2p.len(), not_run.len() + 2);
         assert!(m.not_run_in_test.is_empty());
         assert_eq!(m, categorize(&run, &test, &fix));
+        // A test that failed or was skipped with the test patch ran: fixed under both rules.
+        let test = phase(&[("p::a", Fail), ("tests/test_trim", Skip)]);
+        let c = categorize_with(&run, &test, &fix, LabelRule::Strict);
+        assert_eq!(keys(&c.f2p), ["p::a"]);
+        assert_eq!(keys(&c.s2p), ["tests/test_trim"]);
     }
 
     #[test]

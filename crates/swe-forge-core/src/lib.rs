@@ -26,8 +26,8 @@ pub use day::{Day, Timestamp, rfc3339_utc, rfc3339_utc_millis_now, utc_seconds};
 pub use error::{DateError, RecordError};
 pub use framework::{Framework, UnknownFramework};
 pub use labels::{
-    ALL_TESTS, Control, Evidence, LabelRule, Labels, LayoutRun, TestPatchTouch, Touches, Truncation, TruncationCause,
-    exit_code_status, phase_gap,
+    ALL_TESTS, Control, Evidence, LabelRule, Labels, LayoutRun, Truncation, TruncationCause, exit_code_status,
+    phase_gap,
 };
 pub use layout::{PARSED_SUFFIX, RunLogs};
 pub use lines::{BoundedLines, MAX_LINE, bounded_lines};

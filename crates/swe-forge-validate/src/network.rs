@@ -4,9 +4,14 @@
 //! not `image_build_failed` (which says the code does not build), and the toolchain search does
 //! not try other toolchains for it.
 
-/// The keep rules a missing network can break: no test fixed, none run with the fix.
-pub const KEEP_RULES_THE_NETWORK_EXPLAINS: [swe_forge_core::RejectReason; 2] =
-    [swe_forge_core::RejectReason::NoFixedTests, swe_forge_core::RejectReason::NoTestsInFixRun];
+/// The keep rules a missing network can break: no test fixed (under the strict rule also when the
+/// only tests the fix makes pass did not run with the test patch: `fixed_tests_passed_at_base`
+/// stands in `no_fixed_tests`'s place), none run with the fix.
+pub const KEEP_RULES_THE_NETWORK_EXPLAINS: [swe_forge_core::RejectReason; 3] = [
+    swe_forge_core::RejectReason::NoFixedTests,
+    swe_forge_core::RejectReason::FixedTestsPassedAtBase,
+    swe_forge_core::RejectReason::NoTestsInFixRun,
+];
 
 /// A test run that needed a host it could not reach: test data cloned or downloaded at test
 /// time (CMake's FetchContent, a `git clone` in a test script, a test asking a web API). Runs

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use swe_forge_core::{
     ForgeMeta, Instance, LabelRule, Phase, PhaseRun, PhaseStatuses, Provenance, RejectReason, Rejection, RunLogs,
-    TestPatchTouch, ToolchainAttempt, ToolchainChoice, ValidationStatus, Warning,
+    ToolchainAttempt, ToolchainChoice, ValidationStatus, Warning,
 };
 use swe_forge_docker::{Backend, BaseSpec, CaBundle, DockerError, Engine, Next, RunSpec, SwarmSpec};
 use swe_forge_git::{SourceRepo, apply_patches, unsafe_patch_reason};
@@ -321,7 +321,6 @@ impl Validator {
             let mut runs: [Vec<PhaseStatuses>; 3] = Default::default();
             let mut input = GradeInput {
                 rule: self.settings.label_rule,
-                touch: TestPatchTouch::of(&test_patch),
                 suite_files: prepared.suite_files,
                 ..GradeInput::default()
             };

@@ -8,8 +8,7 @@ use std::path::Path;
 
 use swe_forge_core::{
     ALL_TESTS, Categorized, ForgeMeta, Instance, LabelRule, Labels, PassRates, Phase, PhaseStatuses, RejectReason,
-    Rejection, RunLogs, TestPatchTouch, TestResult, TestStatus, Truncation, TruncationCause, categorize_with,
-    phase_gap,
+    Rejection, RunLogs, TestResult, TestStatus, Truncation, TruncationCause, categorize_with, phase_gap,
 };
 use swe_forge_logparse::{Framework, MsbNaming, ParsedLog, RepoNaming};
 
@@ -141,14 +140,12 @@ impl Parsers {
     }
 }
 
-/// What grading needs besides the statuses: the label rule, what the test patch touches, and
-/// what the first run of each phase (run, test, fix) tells of an early stop.
+/// What grading needs besides the statuses: the label rule and what the first run of each phase
+/// (run, test, fix) tells of an early stop.
 #[derive(Debug, Clone, Default)]
 pub struct GradeInput {
     /// The label rule.
     pub rule: LabelRule,
-    /// The tests the test patch adds or changes.
-    pub touch: TestPatchTouch,
     /// Exit code, timeout and log signs of the first run of each phase.
     pub facts: [RunFacts; 3],
     /// jest and vitest: the test files of the tree with the test patch ([`Labels::suite_files`]).
@@ -183,8 +180,9 @@ fn significant(reported: u64, missing: u64) -> bool {
 /// cause; under the strict rule a test phase is tolerated when it did not compile (the test
 /// patch needs the fix) or crashed in a test that fails there and passes with the fix (a Go test
 /// that panics on the unfixed code ends its package's binary: that failure is what the fix
-/// repairs; the tests after it are in no list). Under Multi-SWE-bench's every truncation is only
-/// recorded.
+/// repairs). Tolerated means the lists can stand on the other tests, never that the tests the
+/// phase did not run count: those that passed at the base are in no list. Under
+/// Multi-SWE-bench's rule every truncation is only recorded.
 fn truncations(c: &Categorized, input: &GradeInput) -> Vec<Truncation> {
     let mut out = Vec::new();
     let crashed_in_a_fixed_test = c.fixed.values().any(|t| t.test == TestStatus::Fail);
@@ -204,24 +202,25 @@ fn truncations(c: &Categorized, input: &GradeInput) -> Vec<Truncation> {
     out
 }
 
-/// Under the strict rule: a FAIL_TO_PASS made only of tests that passed at the base and did not
-/// run with the test patch (PASS, NONE, PASS: the test patch does not compile alone) says nothing
-/// of the fix but that the code compiles with it; it needs one FAIL_TO_PASS test that failed or
-/// was absent at the base (seen: 25 tests whose only change renames a type, none checks the fix).
+/// Under the strict rule: no FAIL_TO_PASS, while the fix makes tests pass that passed at the base
+/// and did not run with the test patch (PASS, NONE, PASS: set apart, `not_run_in_test`). The test
+/// patch does not build without the fix and adds no test of its own that the fix makes pass (it
+/// only rewrites tests that exist): no run shows a test failing, only the tree not building, and
+/// any patch that makes it build passes them (seen: 25 Go tests whose only change renames a type).
+/// This rejection stands in the keep rule's `no_fixed_tests`'s place and names the tests.
 fn fixed_only_by_compiling(c: &Categorized) -> Option<Rejection> {
-    let passed_at_base = |t: &swe_forge_core::Transition| t.run == TestStatus::Pass && t.test == TestStatus::None;
-    if c.fixed.is_empty() || !c.fixed.values().all(passed_at_base) {
+    if !c.fixed.is_empty() || c.not_run_in_test.is_empty() {
         return None;
     }
-    let mut names: Vec<&str> = c.fixed.keys().map(String::as_str).take(5).collect();
-    if c.fixed.len() > names.len() {
+    let mut names: Vec<&str> = c.not_run_in_test.keys().map(String::as_str).take(5).collect();
+    if c.not_run_in_test.len() > names.len() {
         names.push("…");
     }
     Some(Rejection::new(
         RejectReason::FixedTestsPassedAtBase,
         format!(
-            "all {} FAIL_TO_PASS tests passed at the base and did not run with the test patch: {}",
-            c.fixed.len(),
+            "no FAIL_TO_PASS: the {} tests the fix makes pass all passed at the base and did not run with the test patch: {}",
+            c.not_run_in_test.len(),
             names.join(", ")
         ),
     ))
@@ -263,12 +262,13 @@ pub fn grade(runs: &[Vec<PhaseStatuses>; 3], input: &GradeInput) -> Grade {
     };
     let merged = merge(runs);
     let [run, test, fix] = &merged.phases;
-    let categorized = categorize_with(run, test, fix, input.rule, &input.touch);
+    let categorized = categorize_with(run, test, fix, input.rule);
     let mut rejections = keep_rules(&categorized, fix);
     if input.rule == LabelRule::Strict
         && let Some(r) = fixed_only_by_compiling(&categorized)
+        && let Some(slot) = rejections.iter_mut().find(|r| r.reason == RejectReason::NoFixedTests)
     {
-        rejections.push(r);
+        *slot = r;
     }
     let truncated = truncations(&categorized, input);
     for t in truncated.iter().filter(|t| !t.tolerated && t.cause == TruncationCause::ShortSuite) {
@@ -514,7 +514,6 @@ mod tests {
     fn runs_without_per_test_results_are_graded_by_their_exit_codes() {
         let input = |codes: [Option<i64>; 3]| GradeInput {
             rule: LabelRule::Strict,
-            touch: TestPatchTouch::default(),
             facts: facts(codes),
             suite_files: Option::None,
         };
@@ -751,55 +750,48 @@ mod tests {
         assert_eq!(msb.labels.n2p_share, Some(0.9));
     }
 
-    /// A test patch that renames a type in each test it changes (seen in a Go exporter), so the package
-    /// does not compile without the fix; each such test is PASS, NONE, PASS and nothing else is
-    /// fixed. Rejected under the strict rule, unless one fixed test failed or was absent at the base.
+    /// A test patch that renames a type in each test it changes (seen in a Go exporter), so the
+    /// package does not compile without the fix; each test is PASS, NONE, PASS and no other test is
+    /// fixed. Under the strict rule the rewritten tests are set apart like the others, and the
+    /// instance is rejected `fixed_tests_passed_at_base` (not `no_fixed_tests`), unless one test
+    /// failed or was absent at the base.
     #[test]
     fn a_fail_to_pass_of_tests_that_passed_at_the_base_is_rejected() {
-        let patch = "diff --git a/check/dial_test.go b/check/dial_test.go
---- a/check/dial_test.go
-+++ b/check/dial_test.go
-@@ -35,7 +34,7 @@ func TestDial(t *testing.T) {
- \topts := settings.Options{
--\t\tSecurity: oldsettings.Security{
-+\t\tSecurity: settings.Security{
- \t\t\tRootFile:           rootFile,
-@@ -77,7 +76,7 @@ func TestDialTimeout(t *testing.T) {
- \topts := settings.Options{
--\t\tSecurity: oldsettings.Security{
-+\t\tSecurity: settings.Security{
- \t\t\tRootFile: rootFile,
-";
         let compile = RunFacts::of(
             b"check/dial_test.go:37:14: undefined: settings.Security\nFAIL\texample.com/dialer/check [build failed]\n",
             Some(2),
             false,
             "go test -v ./...",
         );
-        let input = GradeInput {
-            facts: [RunFacts::default(), compile, RunFacts::default()],
-            touch: TestPatchTouch::of(patch),
-            ..GradeInput::default()
-        };
+        let input = GradeInput { facts: [RunFacts::default(), compile, RunFacts::default()], ..GradeInput::default() };
         let ids = ["check::TestDial", "check::TestDialTimeout", "check::TestListen"];
         let all = |s: TestStatus| ids.iter().map(|n| (n.to_string(), s)).collect::<PhaseStatuses>();
         let runs = [vec![all(Pass)], vec![p(&[])], vec![all(Pass)]];
         let g = grade(&runs, &input);
-        assert_eq!(g.categorized.fixed.len(), 2, "{:?}", g.categorized);
+        assert!(g.categorized.fixed.is_empty(), "{:?}", g.categorized);
+        assert_eq!(g.labels.not_run_in_test.len(), 3);
         assert_eq!(
             g.rejections.iter().map(|r| r.reason).collect::<Vec<_>>(),
             [RejectReason::FixedTestsPassedAtBase],
             "{:?}",
             g.rejections
         );
-        // A new test (absent at the base) that the fix makes pass: kept.
+        assert!(g.rejections[0].detail.contains("the 3 tests"), "{}", g.rejections[0].detail);
+        assert!(g.labels.truncated[0].tolerated, "{:?}", g.labels.truncated);
+        // A new test (absent at the base) that the fix makes pass: kept, the only FAIL_TO_PASS.
         let mut with_new = runs.clone();
         with_new[2][0].insert("check::TestDialRenegotiation".into(), Pass);
-        assert!(grade(&with_new, &input).rejections.is_empty());
-        // A touched test that failed at the base: kept.
+        let g = grade(&with_new, &input);
+        assert!(g.rejections.is_empty(), "{:?}", g.rejections);
+        assert_eq!(g.categorized.fixed.keys().collect::<Vec<_>>(), ["check::TestDialRenegotiation"]);
+        // A test that failed at the base: kept.
         let mut failed = runs.clone();
         failed[0][0].insert("check::TestDial".into(), Fail);
         assert!(grade(&failed, &input).rejections.is_empty());
+        // Nothing that passed at the base went unrun: the keep rule's own rejection.
+        let same = [vec![all(Pass)], vec![all(Pass)], vec![all(Pass)]];
+        let g = grade(&same, &input);
+        assert_eq!(g.rejections.iter().map(|r| r.reason).collect::<Vec<_>>(), [RejectReason::NoFixedTests]);
         // Multi-SWE-bench's rule keeps it, as Multi-SWE-bench does.
         assert!(grade(&runs, &GradeInput { rule: LabelRule::Msb, ..input.clone() }).rejections.is_empty());
     }
@@ -827,24 +819,23 @@ mod tests {
         assert_eq!(g.rejections.iter().map(|r| r.reason).collect::<Vec<_>>(), [RejectReason::TruncatedRun]);
     }
 
+    /// The test patch adds `new one` and rewrites `test3` (its title is on a changed line); the
+    /// test module does not compile without the fix. Only the new test is FAIL_TO_PASS: the
+    /// rewritten one passed at the base, in its old version, and did not run with the test patch.
     #[test]
-    fn a_test_patch_that_does_not_compile_keeps_only_its_own_tests() {
+    fn a_test_patch_that_does_not_compile_keeps_only_the_tests_it_adds() {
         let mut runs = stopped_early();
         runs[1] = vec![p(&[])];
         runs[2][0].insert("suite > new one".into(), Pass);
         let compile = RunFacts::of(b"[ERROR] COMPILATION ERROR :", Some(1), false, "mvn -fae test");
-        let input = GradeInput {
-            facts: [RunFacts::default(), compile, RunFacts::default()],
-            touch: TestPatchTouch::of(
-                "diff --git a/t.js b/t.js\n--- a/t.js\n+++ b/t.js\n@@ -1 +1,2 @@\n x\n+it('test3', () => {})\n",
-            ),
-            ..GradeInput::default()
-        };
+        let input = GradeInput { facts: [RunFacts::default(), compile, RunFacts::default()], ..GradeInput::default() };
         let g = grade(&runs, &input);
         assert!(g.rejections.is_empty(), "{:?}", g.rejections);
-        assert_eq!(g.categorized.fixed.keys().collect::<Vec<_>>(), ["suite > new one", "suite > test3"]);
-        assert_eq!(g.labels.not_run_in_test.len(), 9);
+        assert_eq!(g.categorized.fixed.keys().collect::<Vec<_>>(), ["suite > new one"]);
+        assert_eq!(g.labels.not_run_in_test.len(), 10);
+        assert!(g.labels.not_run_in_test.contains_key("suite > test3"));
         assert!(g.labels.truncated[0].tolerated);
         assert_eq!(g.labels.truncated[0].cause, TruncationCause::CompileFailure);
+        assert_eq!(g.labels.n2p_share, Some(1.0));
     }
 }

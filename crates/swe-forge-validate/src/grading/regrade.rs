@@ -4,9 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use swe_forge_core::{
-    Instance, LabelRule, Phase, PhaseStatuses, RejectReason, Rejection, RunLogs, TestPatchTouch, ValidationStatus,
-};
+use swe_forge_core::{Instance, LabelRule, Phase, PhaseStatuses, RejectReason, Rejection, RunLogs, ValidationStatus};
 
 use super::grade::{GradeInput, KEEP_RULE_REASONS, Parsers, grade};
 use crate::truncation::RunFacts;
@@ -45,10 +43,9 @@ pub fn regrade(inst: &Instance, work_dir: &Path) -> Result<Instance, RegradeErro
     let mut runs: [Vec<PhaseStatuses>; 3] = Default::default();
     let mut new_meta = meta.clone();
     // The rule the record was labelled under (records made before rules were recorded: today's
-    // default), the test patch, and what each phase's first kept log tells of an early stop.
+    // default) and what each phase's first kept log tells of an early stop.
     let mut input = GradeInput {
         rule: meta.labels.as_ref().map_or(LabelRule::Strict, |l| l.rule),
-        touch: TestPatchTouch::of(&inst.test_patch),
         suite_files: meta.labels.as_ref().and_then(|l| l.suite_files),
         ..GradeInput::default()
     };

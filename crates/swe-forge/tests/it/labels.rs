@@ -1,7 +1,8 @@
 //! Labels you can trust, on the real engine and real toolchains: a test the test phase did not
 //! run never becomes FAIL_TO_PASS. A fail-fast mocha project gets exactly its FAIL_TO_PASS and
-//! the full PASS_TO_PASS; a test patch that does not compile without the fix (Maven, Go) keeps
-//! only its own tests; a test run that crashed half-way is rejected `truncated_run`.
+//! the full PASS_TO_PASS; a test patch that does not compile without the fix (Maven, Go, and C
+//! under `make check`, where it breaks the whole suite's build) keeps only the tests it adds; a
+//! test run that crashed half-way is rejected `truncated_run`.
 
 use swe_forge_core::{Instance, LabelRule, Phase, TruncationCause};
 
@@ -227,6 +228,83 @@ fn a_go_test_patch_that_does_not_compile_keeps_its_tests_and_a_panic_in_the_fixe
     let t = &l.truncated[0];
     assert_eq!((t.phase, t.cause, t.missing, t.tolerated), (Phase::Test, TruncationCause::Crash, 2, true), "{t:?}");
     assert!(t.evidence.contains("panic: runtime error"), "{t:?}");
+}
+
+/// Issue #57: a C library whose test patch breaks the build of the whole suite (`make -k check`
+/// builds every test program before it runs any; the new test calls `cstr_reverse`, which only the
+/// fix adds). The test patch's `Makefile.am` line names every test and it rewrites `test_upper.c`:
+/// the three tests that passed at the base and ran nothing with the test patch are set apart,
+/// whatever lines name them, and the new test alone is FAIL_TO_PASS.
+#[test]
+fn a_c_test_patch_that_breaks_the_whole_build_keeps_only_its_new_test() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = tmp.path().join("repos");
+    let makefile = |extra: &str| {
+        format!(
+            "AM_CFLAGS = -Wall -I$(srcdir)/src\nnoinst_LIBRARIES = libcstr.a\nlibcstr_a_SOURCES = src/cstr.c src/cstr.h\n\n\
+             check_PROGRAMS = tests/test_trim tests/test_count tests/test_upper{}\nTESTS = $(check_PROGRAMS)\n\
+             LDADD = libcstr.a\n",
+            if extra.is_empty() { String::new() } else { format!(" {extra}") }
+        )
+    };
+    let configure = "AC_INIT([cstr], [0.1.0])\nAM_INIT_AUTOMAKE([foreign subdir-objects -Wall])\nAC_PROG_CC\nAM_PROG_AR\nAC_PROG_RANLIB\nAC_CONFIG_FILES([Makefile])\nAC_OUTPUT\n";
+    let header = |extra: &str| {
+        format!(
+            "#ifndef CSTR_H\n#define CSTR_H\n#include <stddef.h>\n\nsize_t cstr_count(const char *s, char c);\nchar *cstr_trim(char *s);\nchar *cstr_upper(char *s);\n{extra}\n#endif\n"
+        )
+    };
+    let source = |extra: &str| {
+        format!(
+            "#include \"cstr.h\"\n\n#include <ctype.h>\n#include <string.h>\n\n\
+             size_t cstr_count(const char *s, char c) {{\n    size_t n = 0;\n    for (; *s; s++) n += *s == c;\n    return n;\n}}\n\n\
+             char *cstr_trim(char *s) {{\n    size_t len = strlen(s);\n    while (len > 0 && s[len - 1] == ' ') s[--len] = '\\0';\n    size_t at = strspn(s, \" \");\n    memmove(s, s + at, len - at + 1);\n    return s;\n}}\n\n\
+             char *cstr_upper(char *s) {{\n    for (char *p = s; *p; p++) *p = (char)toupper((unsigned char)*p);\n    return s;\n}}\n{extra}"
+        )
+    };
+    let reverse = "\nchar *cstr_reverse(char *s) {\n    for (size_t i = 0, j = strlen(s); i + 1 < j; i++, j--) {\n        char c = s[i];\n        s[i] = s[j - 1];\n        s[j - 1] = c;\n    }\n    return s;\n}\n";
+    let check = |call: &str, want: &str| {
+        format!(
+            "#include <stdio.h>\n#include <string.h>\n\n#include \"cstr.h\"\n\nint main(void) {{\n    char buf[] = \"  ab c  \";\n    if (strcmp({call}, \"{want}\") != 0) {{\n        fprintf(stderr, \"got '%s'\\n\", buf);\n        return 1;\n    }}\n    return 0;\n}}\n"
+        )
+    };
+    let count = "#include <stdio.h>\n\n#include \"cstr.h\"\n\nint main(void) {\n    return cstr_count(\"banana\", 'a') == 3 ? 0 : 1;\n}\n";
+    let fx = fixture(
+        &repos.join("forge-fixtures/cbuild"),
+        "2024-03-01T00:00:00Z",
+        &[
+            ("configure.ac", configure),
+            ("Makefile.am", &makefile("")),
+            ("src/cstr.h", &header("")),
+            ("src/cstr.c", &source("")),
+            ("tests/test_trim.c", &check("cstr_trim(buf)", "ab c")),
+            ("tests/test_count.c", count),
+            ("tests/test_upper.c", &check("cstr_upper(buf)", "  AB C  ")),
+        ],
+        &[
+            ("Makefile.am", &makefile("tests/test_reverse")),
+            ("tests/test_reverse.c", &check("cstr_reverse(cstr_trim(buf))", "c ba")),
+            // A test the test patch rewrites (it passed at the base, in its old version).
+            ("tests/test_upper.c", &check("cstr_upper(cstr_trim(buf))", "AB C")),
+        ],
+        &[
+            ("src/cstr.h", &header("/* Reverses s in place; returns s. */\nchar *cstr_reverse(char *s);\n")),
+            ("src/cstr.c", &source(reverse)),
+        ],
+    );
+    let inst = instance("forge-fixtures", "cbuild", 5, fx);
+    let out = validate(&[&inst], &repos, &tmp.path().join("out"), None);
+    let r = &out[0];
+    accepted(r);
+    assert_eq!(keys(&r.fixed_tests), ["tests/test_reverse"], "{:?}", r.fixed_tests);
+    assert!(r.p2p_tests.is_empty(), "{:?}", r.p2p_tests);
+    let l = labels(r);
+    assert_eq!(keys(&l.not_run_in_test), ["tests/test_count", "tests/test_trim", "tests/test_upper"], "{l:?}");
+    let t = &l.truncated[0];
+    assert_eq!(
+        (t.phase, t.cause, t.reported, t.missing, t.tolerated),
+        (Phase::Test, TruncationCause::CompileFailure, 0, 3, true),
+        "{t:?}"
+    );
 }
 
 #[test]
