@@ -22,6 +22,7 @@ mod interrupt;
 mod karma;
 mod labels;
 mod layers;
+mod layout;
 mod mine;
 mod outputs;
 mod parse;
