@@ -1,6 +1,6 @@
 //! Plain data shared by every swe-forge stage: the instance record (a superset of the
 //! Multi-SWE-bench record), test statuses, the category rules, rejection reasons, the names of
-//! the test-output formats (`Framework`).
+//! the test-output formats (`Framework`), the funnel of a validation's records.
 //!
 //! This crate must stay small: serde data and pure functions only. It never links git2,
 //! bollard, parquet or octocrab; edge crates convert their types into these records.
@@ -9,6 +9,7 @@ mod category;
 mod day;
 mod error;
 mod framework;
+mod funnel;
 mod labels;
 mod layout;
 mod lines;
@@ -25,6 +26,7 @@ pub use category::{Categorized, categorize, categorize_with};
 pub use day::{Day, Timestamp, rfc3339_utc, rfc3339_utc_millis_now, utc_seconds};
 pub use error::{DateError, RecordError};
 pub use framework::{Framework, UnknownFramework};
+pub use funnel::ValidationFunnel;
 pub use labels::{
     ALL_TESTS, Control, Evidence, LabelRule, Labels, LayoutRun, Truncation, TruncationCause, exit_code_status,
     phase_gap,

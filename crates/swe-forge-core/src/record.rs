@@ -490,6 +490,11 @@ pub enum RejectReason {
     NoTestsInFixRun,
     /// No test goes from non-PASS to PASS.
     NoFixedTests,
+    /// No phase reported a test: no run printed a per-test result and no phase's test command
+    /// passed (the runner found no test, a build error such as a missing header, a crash), so the
+    /// suite never ran; the detail names the log line that shows why, when one does. Stands for
+    /// `no_fixed_tests` and `no_tests_in_fix_run`, which say less.
+    SuiteNeverRan,
     /// A test passes with the test patch and fails with the fix.
     PassToFail,
     /// A test passes at base, is missing or skipped with the test patch, and fails with the fix.
@@ -537,6 +542,7 @@ impl RejectReason {
             RejectReason::Timeout => "timeout",
             RejectReason::NoTestsInFixRun => "no_tests_in_fix_run",
             RejectReason::NoFixedTests => "no_fixed_tests",
+            RejectReason::SuiteNeverRan => "suite_never_ran",
             RejectReason::PassToFail => "pass_to_fail",
             RejectReason::Anomaly => "anomaly",
             RejectReason::Infrastructure => "infrastructure",

@@ -2,11 +2,17 @@
 //! rule mining uses to split a pull request (`is_test_path`) and evaluation uses to drop what a
 //! model's patch changes in tests (`test_change_rule`). Path components are compared whole:
 //! `latest/x.go`, `contest.c` and `attestation.rs` are not tests.
+//!
+//! A Maven/Gradle source set decides before any name rule (`source_set_at`): under
+//! `src/main/java/` a `FooSpec.java` or `FooTest.java` is main code, under `src/test/` or
+//! `src/integrationTest/` every file is a test. The layout is the JVM's only: `src/<set>/` counts
+//! when a JVM source root follows (`java/`, `kotlin/`, `scala/`, `groovy/`, `resources/`), so an
+//! Electron app's `src/main/ipc.test.js` and an Italian locale's `src/it/` keep the name rules.
 
 use crate::{DiffLine, diff_lines};
 
 /// Directory names whose whole subtree is tests or test data, in any language:
-/// `src/test/**` (Maven/Gradle), `tests/**` (Rust, Python, C/C++), `test/**` (C/C++, JS, mocha),
+/// `test/**` (C/C++, JS, mocha; Maven/Gradle's `src/test/**`), `tests/**` (Rust, Python, C/C++),
 /// `benches/**` (Rust), `__tests__/**` (Jest), `testdata/**` (Go), snapshot and mock folders.
 pub const TEST_DIRS: &[&str] =
     &["test", "tests", "__tests__", "benches", "testdata", "test_data", "test-data", "__snapshots__", "__mocks__"];
@@ -41,21 +47,76 @@ pub fn is_js_suite_file(path: &str) -> bool {
     parts[..parts.len() - 1].contains(&"__tests__") || stem.ends_with(".test") || stem.ends_with(".spec")
 }
 
+/// What a Maven/Gradle source set holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SourceSet {
+    /// Main code: `src/main/`, Kotlin Multiplatform's `src/commonMain/`, `src/jvmMain/`.
+    Main,
+    /// Tests and what only tests use: `src/test/`, `src/it/`, `src/testFixtures/`,
+    /// `src/integrationTest/`, `src/androidTest/`, `src/jvmTest/`.
+    Test,
+}
+
+/// The folders a JVM source set keeps its files in (`src/main/java/`, `src/test/resources/`).
+const JVM_ROOTS: &[&str] = &["java", "kotlin", "scala", "groovy", "resources"];
+
+/// What the source set named `name` holds, when the name says: `main` and `*Main` are main code;
+/// `test`, `it`, `test*` followed by a capital (`testFixtures`, `testDebug`) and `*Test(s)` are tests.
+fn source_set_kind(name: &str) -> Option<SourceSet> {
+    let capital_after = |p: &str| name.strip_prefix(p).is_some_and(|r| r.starts_with(|c: char| c.is_ascii_uppercase()));
+    if name == "main" || (name.len() > 4 && name.ends_with("Main")) {
+        Some(SourceSet::Main)
+    } else if matches!(name, "test" | "tests" | "it")
+        || capital_after("test")
+        || (name.len() > 4 && (name.ends_with("Test") || name.ends_with("Tests")))
+    {
+        Some(SourceSet::Test)
+    } else {
+        None
+    }
+}
+
+/// The source set `dirs` (the folders of a path, from one on) starts, with its name: `dirs` is
+/// `src/<set>/...` and a JVM source root follows the set (`src/main/java/`), or for a test set
+/// a root anywhere below it or `file` is JVM source (maven-invoker's `src/it/<project>/`).
+fn source_set_at<'a>(dirs: &[&'a str], file: &str) -> Option<(SourceSet, &'a str)> {
+    let [src, set, below @ ..] = dirs else { return None };
+    if *src != "src" {
+        return None;
+    }
+    let kind = source_set_kind(set)?;
+    let is_jvm_file = file.rsplit_once('.').is_some_and(|(_, e)| JVM_EXTS.contains(&e));
+    let rooted = match kind {
+        SourceSet::Main => below.first().is_some_and(|d| JVM_ROOTS.contains(d)),
+        SourceSet::Test => below.iter().any(|d| JVM_ROOTS.contains(d)) || is_jvm_file,
+    };
+    rooted.then_some((kind, *set))
+}
+
 /// Whether `path` is a test file by its language's convention.
 pub fn is_test_path(path: &str) -> bool {
     test_path_rule(path).is_some()
 }
 
 /// The convention that makes `path` a test file (`test directory tests/`, `Go *_test.go`, ...),
-/// or none.
+/// or none. A test folder outside a Maven/Gradle source set makes all below it tests
+/// (`integration-tests/app/src/main/java/`); else the source set decides (main code is never a
+/// test, whatever its name); else the file's name by its language's rule.
 pub fn test_path_rule(path: &str) -> Option<String> {
     let mut parts: Vec<&str> = path.split('/').filter(|p| !p.is_empty()).collect();
     let file = parts.pop()?;
-    if let Some(d) = parts.iter().find(|d| TEST_DIRS.contains(d)) {
+    let layout = (0..parts.len()).find_map(|i| source_set_at(&parts[i..], file).map(|s| (i, s)));
+    let outer = &parts[..layout.map_or(parts.len(), |(i, _)| i)];
+    if let Some(d) = outer.iter().find(|d| TEST_DIRS.contains(d)) {
         return Some(format!("test directory {d}/"));
     }
-    if let Some(d) = parts.iter().find(|d| is_test_dir_name(d)) {
+    if let Some(d) = outer.iter().find(|d| is_test_dir_name(d)) {
         return Some(format!("test directory {d}/ (test_*, *_test(s), *-test(s))"));
+    }
+    match layout {
+        Some((_, (SourceSet::Main, _))) => return None,
+        Some((_, (SourceSet::Test, set))) => return Some(format!("Maven/Gradle test source set src/{set}/")),
+        None => {}
     }
     let (stem, ext) = match file.rsplit_once('.') {
         Some((s, e)) if !s.is_empty() => (s, e),
@@ -177,8 +238,6 @@ mod tests {
         let tests = [
             // Java / Kotlin (Maven and Gradle layouts, class-name suffixes)
             "gson/src/test/java/com/google/gson/JsonTest.java",
-            "src/main/java/FooTest.java",
-            "core/src/main/java/FooTests.java",
             "lib/BarIT.java",
             "app/src/test/kotlin/x/Util.kt",
             "src/TestParser.java",
@@ -254,6 +313,60 @@ mod tests {
     }
 
     #[test]
+    fn maven_and_gradle_source_sets_decide_before_the_name_rules() {
+        let rule = |p: &str| test_path_rule(p);
+        // Main code named like a test (Spock's `*Spec`, a `*Test` helper) is main code.
+        for p in [
+            "src/main/java/io/vavr/control/ValidationSpec.java",
+            "src/main/java/FooTest.java",
+            "core/src/main/java/FooTests.java",
+            "module-a/src/main/java/com/acme/parser/ParserSpec.java",
+            "services/billing/module-b/src/main/java/com/acme/test/TestSupport.java",
+            "src/main/kotlin/com/acme/DslSpec.kt",
+            "lib/src/main/scala/com/acme/TestKit.scala",
+            "src/main/groovy/com/acme/BuildSpec.groovy",
+            "src/main/resources/tests/fixture.json",
+            "shared/src/commonMain/kotlin/com/acme/PlatformTest.kt",
+        ] {
+            assert_eq!(rule(p), None, "{p} is main code");
+        }
+        // Every file of a test source set is a test, whatever its name.
+        for (p, set) in [
+            ("src/test/java/com/acme/Helpers.java", "test"),
+            ("module-a/src/test/kotlin/com/acme/Fakes.kt", "test"),
+            ("src/test/resources/expected/out.json", "test"),
+            ("src/it/java/com/acme/Roundtrip.java", "it"),
+            ("src/it/simple-project/src/main/java/App.java", "it"),
+            ("src/it/simple-project/verify.groovy", "it"),
+            ("lib/src/testFixtures/java/com/acme/Builders.java", "testFixtures"),
+            ("app/src/integrationTest/kotlin/Db.kt", "integrationTest"),
+            ("app/src/androidTest/java/com/acme/MainScreen.java", "androidTest"),
+            ("shared/src/jvmTest/kotlin/Platform.kt", "jvmTest"),
+        ] {
+            assert_eq!(rule(p), Some(format!("Maven/Gradle test source set src/{set}/")), "{p}");
+        }
+        // A test folder outside the source set holds tests: an integration-test module's main
+        // code, a fixture project inside a test source set.
+        assert_eq!(
+            rule("integration-tests/app/src/main/java/App.java").as_deref(),
+            Some("test directory integration-tests/ (test_*, *_test(s), *-test(s))")
+        );
+        assert_eq!(
+            rule("src/test/resources/projects/demo/src/main/java/App.java").as_deref(),
+            Some("Maven/Gradle test source set src/test/")
+        );
+        // The layout is the JVM's: a JS app's `src/main/` (Electron) and an `src/it/` locale folder
+        // keep the name rules.
+        assert!(is_test_path("src/main/ipc.test.js"));
+        assert!(is_test_path("src/main/__tests__/window.ts"));
+        assert!(!is_test_path("src/main/index.js"));
+        assert!(!is_test_path("src/it/messages.json"));
+        assert_eq!(rule("src/test/unit/parse.spec.js").as_deref(), Some("test directory test/"));
+        // Outside the layout the JVM name rules stand.
+        assert!(is_test_path("lib/FooSpec.groovy") && is_test_path("app/src/debug/java/FooTest.java"));
+    }
+
+    #[test]
     fn runner_configuration_is_named_by_its_rule() {
         let plain = "@@ -1 +1 @@\n-a\n+b\n";
         for (path, rule) in [
@@ -282,5 +395,7 @@ mod tests {
             Some("test runner configuration: jest configuration")
         );
         assert_eq!(test_change_rule("stack.go", plain), None);
+        // A model's change to main code named like a test is graded, not dropped.
+        assert_eq!(test_change_rule("src/main/java/a/FooSpec.java", plain), None);
     }
 }

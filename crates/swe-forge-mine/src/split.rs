@@ -3,7 +3,8 @@
 //! `contest.c` into the test patch).
 //!
 //! Owns: deciding which paths of a diff (cut by `swe_forge_core::file_diffs`) are tests (by
-//! `swe_forge_core::is_test_path`, the rule evaluation shares), fixtures next to tests, and the
+//! `swe_forge_core::is_test_path`, the rule evaluation shares: a Maven/Gradle source set first,
+//! so `src/main/java/FooSpec.java` is fix), fixtures next to tests, and the
 //! flag for Rust `#[cfg(test)]` modules edited inside source files. Does not read repositories or
 //! the network.
 
@@ -158,6 +159,28 @@ mod tests {
         assert_eq!(s.fix_files, ["src/lib/parse.js", "fixtures/unrelated.json", "latest/notes.go"]);
         assert!(s.is_candidate());
         assert!(s.flags.is_empty(), "{:?}", s.flags);
+    }
+
+    #[test]
+    fn main_code_named_like_a_test_travels_with_the_fix() {
+        // Spock-style `*Spec` and `*Test` names under `src/main/` are main code (a Maven or Gradle
+        // layout decides before the name rules); everything under `src/test/` is a test.
+        let diff = [
+            file_diff("vavr/src/main/java/io/vavr/control/ValidationSpec.java", "a"),
+            file_diff("vavr/src/main/kotlin/io/vavr/TestSupport.kt", "b"),
+            file_diff("vavr/src/test/java/io/vavr/control/ValidationSpecTest.java", "c"),
+            file_diff("vavr/src/test/resources/validation.json", "d"),
+        ]
+        .concat();
+        let s = split_patch(&diff);
+        assert_eq!(
+            s.fix_files,
+            ["vavr/src/main/java/io/vavr/control/ValidationSpec.java", "vavr/src/main/kotlin/io/vavr/TestSupport.kt"]
+        );
+        assert_eq!(
+            s.test_files,
+            ["vavr/src/test/java/io/vavr/control/ValidationSpecTest.java", "vavr/src/test/resources/validation.json"]
+        );
     }
 
     #[test]

@@ -6,16 +6,17 @@
 
 /// The keep rules a missing network can break: no test fixed (under the strict rule also when the
 /// only tests the fix makes pass did not run with the test patch: `fixed_tests_passed_at_base`
-/// stands in `no_fixed_tests`'s place), none run with the fix.
-pub const KEEP_RULES_THE_NETWORK_EXPLAINS: [swe_forge_core::RejectReason; 3] = [
+/// stands in `no_fixed_tests`'s place), none run with the fix, the suite never ran.
+pub const KEEP_RULES_THE_NETWORK_EXPLAINS: [swe_forge_core::RejectReason; 4] = [
     swe_forge_core::RejectReason::NoFixedTests,
     swe_forge_core::RejectReason::FixedTestsPassedAtBase,
     swe_forge_core::RejectReason::NoTestsInFixRun,
+    swe_forge_core::RejectReason::SuiteNeverRan,
 ];
 
 /// A test run that needed a host it could not reach: test data cloned or downloaded at test
 /// time (CMake's FetchContent, a `git clone` in a test script, a test asking a web API). Runs
-/// have no network here, so an instance that fixed no test (or ran none with the fix) and whose
+/// have no network here, so an instance that fixed no test (ran none with the fix, never ran its suite) and whose
 /// fix or test run says it could not reach a host is rejected `needs_network` with the host and
 /// the line as evidence, ahead of the keep rule it broke; `reachable` hosts are no evidence.
 /// An instance that passed the keep rules keeps its status: a suite that tests its own

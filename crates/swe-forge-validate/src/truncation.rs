@@ -1,6 +1,7 @@
 //! What a run's log says about a phase that reported fewer tests than the others: the cause
-//! ([`TruncationCause`]) and the line that shows it. Read from the log as the run ends (and
-//! again from a kept log by regrade), graded with the statuses in `grading/grade.rs`.
+//! ([`TruncationCause`]) and the line that shows it; and about a run that reported none (the
+//! runner found none, a build error: `suite_never_ran`'s evidence). Read from the log as the run
+//! ends (and again from a kept log by regrade), graded with the statuses in `grading/grade.rs`.
 
 use swe_forge_core::{TestStatus, TruncationCause, exit_code_status};
 
@@ -17,6 +18,10 @@ pub struct RunFacts {
     pub network: Vec<String>,
     /// The line in which the test runner says it found or ran no test, if any.
     pub no_tests: Option<String>,
+    /// The first line that shows the code or its tests did not build (a compiler's error, a
+    /// missing header, CMake's or the linker's error), whether or not the build stopped on it:
+    /// the evidence of a suite that never ran.
+    pub build_error: Option<String>,
 }
 
 impl RunFacts {
@@ -29,6 +34,20 @@ impl RunFacts {
             sign: sign(&text, command),
             network: network_lines(&text),
             no_tests: swe_forge_logparse::no_tests_ran(log),
+            build_error: build_error(&text),
+        }
+    }
+
+    /// What this run shows of why it reported no test: the runner's line that it found none, the
+    /// run's timeout, a compile failure, a build error line, a crash; else nothing.
+    pub fn why_no_test(&self) -> Option<String> {
+        if self.no_tests.is_some() {
+            return self.no_tests.clone();
+        }
+        let (cause, evidence) = self.cause();
+        match cause {
+            TruncationCause::Timeout | TruncationCause::CompileFailure => Some(evidence),
+            _ => self.build_error.clone().or_else(|| (cause == TruncationCause::Crash).then_some(evidence)),
         }
     }
 
@@ -49,7 +68,8 @@ impl RunFacts {
         }
         match self.exit_code {
             None => (TruncationCause::Crash, "the test command was killed".into()),
-            Some(c) if c >= 128 => (TruncationCause::Crash, format!("the test command exited with {c} (a signal)")),
+            // 128 + the signal's number; 128 itself is git's and bash's own failure, no signal.
+            Some(c) if c > 128 => (TruncationCause::Crash, format!("the test command exited with {c} (a signal)")),
             _ => (TruncationCause::Unknown, String::new()),
         }
     }
@@ -69,6 +89,24 @@ const COMPILE_SIGNS: [&str; 11] = [
     "ninja: build stopped",
     "make: *** ",
 ];
+
+/// Lines that show a build error of C, C++ or their build files (a missing header is the
+/// compiler's `fatal error`) or of a linker, even where no `make` or `ninja` stop follows.
+const BUILD_ERROR_SIGNS: [&str; 6] = [
+    ": fatal error: ",
+    ": error: ",
+    "CMake Error",
+    "undefined reference to ",
+    "cannot find -l",
+    "No rule to make target",
+];
+
+/// The first line (trimmed, at most 300 characters) of `log` that shows a build error: a compile
+/// sign, else a [`BUILD_ERROR_SIGNS`] line.
+fn build_error(log: &str) -> Option<String> {
+    let first = |signs: &[&str]| log.lines().find(|l| signs.iter().any(|s| has(l, s)));
+    first(&COMPILE_SIGNS[..9]).or_else(|| first(&BUILD_ERROR_SIGNS)).map(|l| l.trim().chars().take(300).collect())
+}
 
 /// Lines that show the runner stopped at a failure on purpose.
 const FAIL_FAST_SIGNS: [&str; 2] = ["Bail out!", "Test run was interrupted"];
@@ -97,8 +135,12 @@ fn sign(log: &str, command: &str) -> Option<(TruncationCause, String)> {
     let line_with = |signs: &[&str]| {
         log.lines().find(|l| signs.iter().any(|s| has(l, s))).map(|l| l.trim().chars().take(300).collect::<String>())
     };
-    // A C or C++ compiler's error only counts when make or ninja stopped on it.
-    let c_error = log.lines().find(|l| has(l, ": error: ")).filter(|_| line_with(&COMPILE_SIGNS[9..]).is_some());
+    // A C or C++ compiler's error (a missing header is a `fatal error`) only counts when make or
+    // ninja stopped on it.
+    let c_error = log
+        .lines()
+        .find(|l| has(l, ": error: ") || has(l, ": fatal error: "))
+        .filter(|_| line_with(&COMPILE_SIGNS[9..]).is_some());
     if let Some(l) = line_with(&COMPILE_SIGNS[..9]).or_else(|| c_error.map(|l| l.trim().chars().take(300).collect())) {
         return Some((TruncationCause::CompileFailure, l));
     }
@@ -172,6 +214,23 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_run_without_tests_says_why_when_its_log_does() {
+        let why =
+            |log: &str, code: Option<i64>| RunFacts::of(log.as_bytes(), code, false, "sh run-tests").why_no_test();
+        assert_eq!(why("Test project /b\nNo tests were found!!!", Some(0)).as_deref(), Some("No tests were found!!!"));
+        // A compiler's error counts without a make or ninja stop after it, as does CMake's.
+        let gcc = "cc -o t t.c\nt.c:1:10: fatal error: cmocka.h: No such file or directory\ncompilation terminated.";
+        assert_eq!(why(gcc, Some(1)).as_deref(), Some("t.c:1:10: fatal error: cmocka.h: No such file or directory"));
+        assert_eq!(
+            why("-- Configuring incomplete\nCMake Error at CMakeLists.txt:8 (find_package):", Some(1)).as_deref(),
+            Some("CMake Error at CMakeLists.txt:8 (find_package):")
+        );
+        assert_eq!(why("", Some(139)).as_deref(), Some("the test command exited with 139 (a signal)"));
+        assert_eq!(RunFacts::of(b"", None, true, "").why_no_test().as_deref(), Some("killed by the run's timeout"));
+        assert_eq!(why("something went wrong", Some(1)), None);
+    }
+
+    #[test]
     fn the_cause_is_read_from_the_log_and_the_command() {
         let cause =
             |log: &str, code: Option<i64>, command: &str| RunFacts::of(log.as_bytes(), code, false, command).cause();
@@ -188,6 +247,15 @@ mod tests {
             "calc.cpp:3:5: error: 'sub' was not declared in this scope"
         );
         assert_eq!(cause("a failing test prints: error: expected", Some(1), "make check").0, TruncationCause::Unknown);
+        let header = "t.c:3:10: fatal error: cmocka.h: No such file or directory\nmake: *** [Makefile:9: t.o] Error 1";
+        assert_eq!(
+            cause(header, Some(2), "make check"),
+            (TruncationCause::CompileFailure, "t.c:3:10: fatal error: cmocka.h: No such file or directory".into())
+        );
+        assert_eq!(
+            cause("fatal: unable to access 'https://x.invalid/'", Some(128), "git clone").0,
+            TruncationCause::Unknown
+        );
         assert_eq!(
             cause("  1 passing\n  1 failing", Some(1), "mocha --bail test/"),
             (TruncationCause::FailFast, "the test command runs with --bail".into())

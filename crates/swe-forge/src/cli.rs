@@ -215,8 +215,9 @@ pub struct ValidateArgs {
     /// A pipeline file whose `[overrides]` and `[validate]` settings apply.
     #[arg(long)]
     pub pipeline: Option<PathBuf>,
-    /// Print the summary as one JSON object on stdout (records, accepted, and per instance its
-    /// id, status, FAIL_TO_PASS and PASS_TO_PASS counts and rejection reasons) instead of a table.
+    /// Print the summary as one JSON object on stdout (records, accepted, the funnel, and per
+    /// instance its id, status, FAIL_TO_PASS and PASS_TO_PASS counts and rejection reasons)
+    /// instead of a table and the funnel.
     #[arg(long)]
     pub json: bool,
     #[command(flatten)]
@@ -343,8 +344,9 @@ pub struct RunArgs {
     /// Start over: validate every instance again instead of resuming from the state store.
     #[arg(long)]
     pub fresh: bool,
-    /// Print the summary as one JSON object on stdout (records, accepted, and per instance its
-    /// id, status, FAIL_TO_PASS and PASS_TO_PASS counts and rejection reasons) instead of a table.
+    /// Print the summary as one JSON object on stdout (records, accepted, the funnel, and per
+    /// instance its id, status, FAIL_TO_PASS and PASS_TO_PASS counts and rejection reasons)
+    /// instead of a table and the funnel.
     #[arg(long)]
     pub json: bool,
     #[command(flatten)]
@@ -360,8 +362,9 @@ pub struct DemoArgs {
     /// Resume from the state store (the default; kept for older scripts).
     #[arg(long, hide = true)]
     pub resume: bool,
-    /// Print the summary as one JSON object on stdout (records, accepted, and per instance its
-    /// id, status, FAIL_TO_PASS and PASS_TO_PASS counts and rejection reasons) instead of a table.
+    /// Print the summary as one JSON object on stdout (records, accepted, the funnel, and per
+    /// instance its id, status, FAIL_TO_PASS and PASS_TO_PASS counts and rejection reasons)
+    /// instead of a table and the funnel.
     #[arg(long)]
     pub json: bool,
 

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use swe_forge_core::{Instance, ValidationStatus};
+use swe_forge_core::{Instance, ValidationFunnel, ValidationStatus};
 use swe_forge_store::RunRow;
 use swe_forge_validate::{Done, Settings};
 
@@ -52,8 +52,10 @@ pub async fn validate_records(
     Ok(results)
 }
 
-/// The summary of `results` on stdout: a table, or with `json` one JSON object (`records`,
-/// `accepted`, and per instance its id, status, FAIL_TO_PASS and PASS_TO_PASS counts, reasons).
+/// The summary of `results` on stdout: a table and the funnel of the run (built, ran per test
+/// or as one target, accepted, rejections by reason: `ValidationFunnel`), or with `json` one JSON
+/// object (`records`, `accepted`, `funnel`, and per instance its id, status, FAIL_TO_PASS and
+/// PASS_TO_PASS counts, reasons).
 pub fn print_summary(results: &[Instance], json: bool) {
     if json {
         outln!("{}", summary_json(results));
@@ -64,6 +66,9 @@ pub fn print_summary(results: &[Instance], json: bool) {
         table.row(r);
     }
     table.end();
+    for line in ValidationFunnel::of(results).lines() {
+        outln!("{line}");
+    }
 }
 
 fn summary_json(results: &[Instance]) -> serde_json::Value {
@@ -82,7 +87,8 @@ fn summary_json(results: &[Instance]) -> serde_json::Value {
         })
         .collect();
     let accepted = results.iter().filter(|r| r.status() == ValidationStatus::Accepted).count();
-    serde_json::json!({ "records": results.len(), "accepted": accepted, "instances": instances })
+    let funnel = ValidationFunnel::of(results);
+    serde_json::json!({ "records": results.len(), "accepted": accepted, "funnel": funnel, "instances": instances })
 }
 
 /// The summary table of validated records, printed a row at a time as they come: instance,

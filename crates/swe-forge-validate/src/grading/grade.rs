@@ -17,9 +17,10 @@ use super::rules::keep_rules;
 use crate::truncation::RunFacts;
 
 /// Reasons decided by the keep rules; every other rejection (timeout, oom, ...) stands apart.
-pub(crate) const KEEP_RULE_REASONS: [RejectReason; 6] = [
+pub(crate) const KEEP_RULE_REASONS: [RejectReason; 7] = [
     RejectReason::NoTestsInFixRun,
     RejectReason::NoFixedTests,
+    RejectReason::SuiteNeverRan,
     RejectReason::PassToFail,
     RejectReason::Anomaly,
     RejectReason::TruncatedRun,
@@ -226,6 +227,34 @@ fn fixed_only_by_compiling(c: &Categorized) -> Option<Rejection> {
     ))
 }
 
+/// A suite that never ran: no run printed a per-test result (`exit_code_graded`) and no phase's
+/// test command passed (each found no test, failed or was killed). The keep rules would say
+/// `no_fixed_tests` and `no_tests_in_fix_run`; this says what happened, with the exit codes and
+/// what each phase's log shows of why (the runner's `No tests were found!!!`, a compiler's
+/// `fatal error: cmocka.h: No such file or directory`), once when the phases agree.
+fn suite_never_ran(exit_code_graded: bool, facts: &[RunFacts; 3]) -> Option<Rejection> {
+    if !exit_code_graded || facts.iter().any(|f| f.exit_code_status() == TestStatus::Pass) {
+        return None;
+    }
+    let codes: Vec<String> =
+        facts.iter().map(|f| f.exit_code.map_or_else(|| "killed".to_owned(), |c| c.to_string())).collect();
+    let why: Vec<Option<String>> = facts.iter().map(RunFacts::why_no_test).collect();
+    let evidence = if why.iter().all(|w| w.is_some() && *w == why[0]) {
+        format!(": {}", why[0].as_deref().unwrap_or_default())
+    } else {
+        let per_phase: Vec<String> = ["base", "test", "fix"]
+            .iter()
+            .zip(&why)
+            .filter_map(|(phase, w)| Some(format!("{phase} run: {}", w.as_deref()?)))
+            .collect();
+        if per_phase.is_empty() { String::new() } else { format!(": {}", per_phase.join("; ")) }
+    };
+    Some(Rejection::new(
+        RejectReason::SuiteNeverRan,
+        format!("no phase reported a test (exit codes {} of the base, test and fix runs){evidence}", codes.join(", ")),
+    ))
+}
+
 /// What the runs of a validation say: the categories, the three run results, the flaky tests
 /// and the keep rules' verdict.
 #[derive(Debug, Clone)]
@@ -264,6 +293,10 @@ pub fn grade(runs: &[Vec<PhaseStatuses>; 3], input: &GradeInput) -> Grade {
     let [run, test, fix] = &merged.phases;
     let categorized = categorize_with(run, test, fix, input.rule);
     let mut rejections = keep_rules(&categorized, fix);
+    if let Some(r) = suite_never_ran(exit_code_graded, &input.facts) {
+        rejections.retain(|r| !matches!(r.reason, RejectReason::NoFixedTests | RejectReason::NoTestsInFixRun));
+        rejections.insert(0, r);
+    }
     if input.rule == LabelRule::Strict
         && let Some(r) = fixed_only_by_compiling(&categorized)
         && let Some(slot) = rejections.iter_mut().find(|r| r.reason == RejectReason::NoFixedTests)
@@ -535,13 +568,69 @@ mod tests {
         }
         let g = grade(&silent, &GradeInput { facts, ..input([Option::None; 3]) });
         assert!(g.categorized.all.values().all(|t| t.run == None && t.fix == None), "{:?}", g.categorized);
-        assert!(g.rejections.iter().any(|r| r.reason == RejectReason::NoTestsInFixRun), "{:?}", g.rejections);
+        assert_eq!(g.rejections.len(), 1, "{:?}", g.rejections);
+        assert_eq!(g.rejections[0].reason, RejectReason::SuiteNeverRan);
+        assert_eq!(
+            g.rejections[0].detail,
+            "no phase reported a test (exit codes 0, 0, 0 of the base, test and fix runs): No tests were found!!!"
+        );
         assert_eq!(g.labels.no_tests_ran.get(&Phase::Fix).map(String::as_str), Some("No tests were found!!!"));
         // One per-test result: graded per test, as before.
         let some: [Vec<PhaseStatuses>; 3] = [vec![p(&[])], vec![p(&[("t", Fail)])], vec![p(&[("t", Pass)])]];
         let g = grade(&some, &input([Some(0), Some(2), Some(0)]));
         assert!(!g.labels.exit_code_graded);
         assert_eq!(g.categorized.f2p.keys().collect::<Vec<_>>(), ["t"]);
+    }
+
+    /// A suite that never ran in any phase is rejected `suite_never_ran` with what the logs show,
+    /// not `no_fixed_tests`; one phase whose command passed, or one per-test result, keeps the
+    /// keep rules' reasons.
+    #[test]
+    fn a_suite_that_never_ran_says_so_with_the_log_line_that_shows_why() {
+        let silent: [Vec<PhaseStatuses>; 3] = [vec![p(&[])], vec![p(&[])], vec![p(&[])]];
+        let cmocka = b"gcc -c tests/test_list.c
+tests/test_list.c:3:10: fatal error: cmocka.h: No such file or directory
+    3 | #include <cmocka.h>
+compilation terminated.
+make: *** [Makefile:12: tests/test_list.o] Error 1
+";
+        let run = |log: &[u8], code| RunFacts::of(log, Some(code), false, "make check");
+        let input = |facts| GradeInput { facts, ..GradeInput::default() };
+        let g = grade(&silent, &input([run(cmocka, 2), run(cmocka, 2), run(cmocka, 2)]));
+        let reasons: Vec<RejectReason> = g.rejections.iter().map(|r| r.reason).collect();
+        assert_eq!(reasons, [RejectReason::SuiteNeverRan], "{:?}", g.rejections);
+        assert_eq!(
+            g.rejections[0].detail,
+            "no phase reported a test (exit codes 2, 2, 2 of the base, test and fix runs): \
+             tests/test_list.c:3:10: fatal error: cmocka.h: No such file or directory"
+        );
+        // ctest found nothing at the base; the test patch's code did not build, the fix's neither.
+        let ctest = RunFacts::of(
+            b"Test project /testbed/build
+No tests were found!!!
+",
+            Some(0),
+            false,
+            "ctest",
+        );
+        let cmake = b"CMake Error at tests/CMakeLists.txt:4 (add_executable):
+  Cannot find source file: t.c
+";
+        let g = grade(&silent, &input([ctest, run(cmake, 1), run(b"", 1)]));
+        assert_eq!(g.rejections.iter().map(|r| r.reason).collect::<Vec<_>>(), [RejectReason::SuiteNeverRan]);
+        assert_eq!(
+            g.rejections[0].detail,
+            "no phase reported a test (exit codes 0, 1, 1 of the base, test and fix runs): base run: No tests were \
+             found!!!; test run: CMake Error at tests/CMakeLists.txt:4 (add_executable):"
+        );
+        // The command passed at the base: the suite ran, nothing was fixed.
+        let g = grade(&silent, &input([run(b"", 0), run(cmocka, 2), run(cmocka, 2)]));
+        assert_eq!(g.rejections.iter().map(|r| r.reason).collect::<Vec<_>>(), [RejectReason::NoFixedTests]);
+        // One per-test result anywhere: the keep rules' reasons.
+        let one: [Vec<PhaseStatuses>; 3] = [vec![p(&[("t", Fail)])], vec![p(&[])], vec![p(&[])]];
+        let g = grade(&one, &input([run(cmocka, 2), run(cmocka, 2), run(cmocka, 2)]));
+        let reasons: Vec<RejectReason> = g.rejections.iter().map(|r| r.reason).collect();
+        assert_eq!(reasons, [RejectReason::NoTestsInFixRun, RejectReason::NoFixedTests], "{:?}", g.rejections);
     }
 
     #[test]

@@ -409,6 +409,10 @@ fn a_fix_patch_over_evaluations_limit_is_rejected_at_validation() {
     );
     let detail = &done[0].swe_forge.as_ref().unwrap().rejections[0].detail;
     assert!(detail.contains("fix_patch: patch of") && detail.contains("8 MiB"), "{detail}");
+    // validate ends with its funnel: nothing built, one rejection by its reason.
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("\nfunnel of 1 candidates:\n       0  built their image\n"), "{stdout}");
+    assert!(stdout.ends_with("\n       1    unsafe_patch\n"), "{stdout}");
 }
 
 #[test]

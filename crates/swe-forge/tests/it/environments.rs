@@ -741,10 +741,12 @@ fn a_test_run_that_cannot_reach_a_host_is_rejected_needs_network_with_the_host()
         "{}",
         r[0].1
     );
-    // No test printed a result: each run is graded by its exit code, and none passes.
-    assert_eq!(r[1].0, swe_forge_core::RejectReason::NoFixedTests, "{r:?}");
+    // No test printed a result and no phase's command passed: the suite never ran, with the exit
+    // codes of the three runs (git's 128).
+    assert_eq!(r[1].0, swe_forge_core::RejectReason::SuiteNeverRan, "{r:?}");
+    assert!(r[1].1.starts_with("no phase reported a test (exit codes 128, 128, 128 "), "{}", r[1].1);
     let r = rejections("listed", &pipeline("listed", "[validate]\nreachable_hosts = [\"github.invalid\"]\n"));
-    assert_eq!(r.iter().map(|(reason, _)| *reason).collect::<Vec<_>>(), [swe_forge_core::RejectReason::NoFixedTests]);
+    assert_eq!(r.iter().map(|(reason, _)| *reason).collect::<Vec<_>>(), [swe_forge_core::RejectReason::SuiteNeverRan]);
 }
 
 /// `--work-dir` beats the pipeline file's `[validate] work_dir`: the run's store and logs go where
