@@ -24,6 +24,7 @@ mod labels;
 mod layers;
 mod mine;
 mod outputs;
+mod package_managers;
 mod parse;
 mod pipeline;
 mod prune;
