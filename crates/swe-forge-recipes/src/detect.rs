@@ -33,6 +33,9 @@ pub struct Detection {
     /// Repositories its CI clones in its commands (`ciflags.rs`, [`crate::ci_clones`]); also in
     /// `requested_versions`, as `<file> git clone`, space-separated URLs.
     pub ci_clones: Vec<crate::CiClone>,
+    /// The package manager of a JavaScript repository (one with a package.json): its sources are in
+    /// `requested_versions` too (`package.json packageManager`, `yarn.lock`, ...).
+    pub package_manager: Option<crate::PackageManager>,
 }
 
 /// The build and lock files recorded at the root (a [`Detection`]'s `lockfiles`), whose sha256
@@ -125,6 +128,11 @@ pub fn detect(repo: &SourceRepo, sha: &str) -> Detection {
             "js-jest"
         };
         d.recipe = Some(recipe.into());
+        let pm = crate::package_manager(&read);
+        for (source, said) in &pm.requests {
+            d.requested_versions.entry(source.clone()).or_insert_with(|| said.clone());
+        }
+        d.package_manager = Some(pm);
         let ts_files = paths.iter().filter(|p| p.ends_with(".ts") || p.ends_with(".tsx")).count();
         if exists("tsconfig.json") || has_dep("typescript") || ts_files > 0 {
             d.language = Some("typescript".into());

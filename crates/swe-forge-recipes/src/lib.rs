@@ -4,8 +4,8 @@
 //! version chosen and the search after a setup fails on it (`toolchoice.rs`), the recipe and
 //! toolchain data (`recipes/*.toml`, built in) with per-repository overrides applied
 //! (`recipe.rs`), the commit each repository environment is built at (`env.rs`), the test
-//! command an instance runs (`testcmd.rs`) and the Dockerfile text of a toolchain image
-//! (`dockerfile.rs`).
+//! command an instance runs (`testcmd.rs`), the package manager of a JavaScript repository and the
+//! install it runs (`pkgmanager.rs`) and the Dockerfile text of a toolchain image (`dockerfile.rs`).
 //!
 //! Everything here reads files (build files at a commit, the built-in data) and returns data; it
 //! never starts a container or talks to an engine. `swe-forge-validate` builds and runs what this
@@ -18,6 +18,7 @@ mod dockerfile;
 mod env;
 mod error;
 mod hash;
+mod pkgmanager;
 mod recipe;
 mod requests;
 mod testcmd;
@@ -30,6 +31,7 @@ pub use dockerfile::{CI_PACKAGES_FILE, effective_toolchain, shell_quote, toolcha
 pub use env::{DEFAULT_MAX_ENVIRONMENTS, fingerprint, fingerprint_matches, plan_env_commits};
 pub use error::{RecipeError, RecipeProblem};
 pub use hash::sha256_hex;
+pub use pkgmanager::{JS_DEPS_SH, PackageManager, package_manager};
 pub use recipe::{Recipe, SETUP_NOTES, Toolchain, check_override};
 pub use testcmd::{NO_FAIL_FAST_JS, ci_test_command, no_fail_fast, no_fail_fast_js_step};
 pub use toolchoice::{

@@ -166,6 +166,10 @@ pub struct Recipe {
     /// and the tree is the base's. Empty: none are fetched (the runs find the base's alone).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub prefetch: Vec<String>,
+    /// Whether the setup and prefetch install dependencies with the repository's package manager
+    /// (the JavaScript recipes: `js_deps`, `js_prefetch`; [`Recipe::use_package_manager`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub package_managers: bool,
 }
 
 /// Where a setup writes, one line each, what it had to do beyond the recipe's first way (a
@@ -343,6 +347,44 @@ impl Recipe {
                 let sources: Vec<&str> = found.iter().filter(|f| f.tool == tool).map(|f| f.source.as_str()).collect();
                 notes.push(format!("{} `{}` from the CI ({})", tool.label(), flags.join(" "), sources.join(", ")));
             }
+        }
+        notes
+    }
+
+    /// Puts the install functions of `pm` (`js-deps.sh`, with the manager and the package that
+    /// installs it) before the setup, layer setup and prefetch, and runs the project's `test` script
+    /// with the manager (`yarn test`, not `npm test`: its scripts may call `yarn` themselves).
+    /// What was chosen, for the provenance. Nothing when the recipe does not take them.
+    pub fn use_package_manager(&mut self, pm: &crate::PackageManager) -> Vec<String> {
+        if !self.package_managers {
+            return Vec::new();
+        }
+        let prelude = format!(
+            "export SWE_FORGE_PM={} SWE_FORGE_PM_PACKAGE={}\n{}",
+            crate::shell_quote(&pm.kind),
+            crate::shell_quote(pm.package.as_deref().unwrap_or_default()),
+            crate::JS_DEPS_SH
+        );
+        for steps in [&mut self.setup, &mut self.layer_setup, &mut self.prefetch] {
+            if !steps.is_empty() {
+                steps.insert(0, prelude.clone());
+            }
+        }
+        let mut notes = vec![format!(
+            "package manager {}, from {}: the dependencies installed with it{}",
+            pm.label(),
+            pm.reason,
+            if pm.reason == "no lockfile" { " as of the commit's time" } else { " from the lockfile as committed" }
+        )];
+        let tool = pm.command();
+        let words: Vec<&str> = self.test_command.split_whitespace().collect();
+        if tool != "npm"
+            && words.first() == Some(&"npm")
+            && matches!(words.get(1), Some(&"test" | &"run" | &"run-script"))
+        {
+            let command = format!("{tool}{}", &self.test_command.trim_start()[3..]).replace(" run-script ", " run ");
+            notes.push(format!("`{command}` instead of `{}`: the project's package manager", self.test_command));
+            self.test_command = command;
         }
         notes
     }

@@ -749,6 +749,13 @@ impl Validator {
             c.overridden = recipe.toolchain != c.toolchain;
         }
         let mut command_notes = recipe.add_ci_flags(&detection.ci_flags);
+        // The package manager (a recipe named by an override, over a tree detection took for
+        // another language, reads it from the tree here).
+        let pm = detection.package_manager.clone().unwrap_or_else(|| {
+            let read = |f: &str| repo.file_at(&inst.base.sha, f).map(|b| String::from_utf8_lossy(&b).into_owned());
+            swe_forge_recipes::package_manager(&read)
+        });
+        command_notes.extend(recipe.use_package_manager(&pm));
         command_notes.extend(self.test_command(repo, inst, &mut recipe));
         let toolchain = Toolchain::named(&recipe.toolchain)?;
         Ok(Resolved { toolchain: effective_toolchain(toolchain, &recipe), recipe, detection, choice, command_notes })

@@ -25,6 +25,7 @@ mod layers;
 mod layout;
 mod mine;
 mod outputs;
+mod package_managers;
 mod parse;
 mod pipeline;
 mod prune;
