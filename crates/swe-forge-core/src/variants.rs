@@ -136,17 +136,22 @@ fn with_blank_line(diff: &str, code: &dyn Fn(&str) -> bool) -> Option<String> {
             if i == 0 {
                 h.new_count += 1;
                 h.write(&mut out);
-                // Before the first added or removed line, with that line's ending.
-                let mut placed = false;
-                for l in body.split_inclusive('\n') {
-                    if !placed && (l.starts_with('+') || l.starts_with('-')) {
+                let lines: Vec<&str> = body.split_inclusive('\n').collect();
+                let mut at = lines.iter().position(|l| l.starts_with('+') || l.starts_with('-'))?;
+                // Not inside a line continuation (a C macro's `\`): a blank line would end it.
+                let continued = |l: &str| l.trim_end_matches(['\r', '\n']).ends_with('\\');
+                while at > 0 && continued(lines[at - 1]) {
+                    at -= 1;
+                }
+                if at == 0 && lines.first().is_some_and(|l| continued(l)) {
+                    return None;
+                }
+                // With the ending of the line it goes before.
+                for (k, l) in lines.iter().enumerate() {
+                    if k == at {
                         out.push_str(if l.ends_with("\r\n") { "+\r\n" } else { "+\n" });
-                        placed = true;
                     }
                     out.push_str(l);
-                }
-                if !placed {
-                    return None;
                 }
             } else {
                 h.new_start += 1;
@@ -213,6 +218,16 @@ mod tests {
         assert!(v.contains("@@ -13,3 +13,4 @@ impl Map {\n") && v.contains("@@ -23,1 +24,2 @@\n"), "{v}");
         // A new file's hunk starts at 0: the file is kept as it was, as is the README.
         assert!(v.contains("@@ -0,0 +1 @@\n+pub fn n") && v.contains("@@ -1 +1 @@\n-old"));
+    }
+
+    #[test]
+    fn the_blank_line_never_goes_inside_a_line_continuation() {
+        let diff = "diff --git a/m.h b/m.h\n--- a/m.h\n+++ b/m.h\n@@ -1,3 +1,3 @@\n int a;\n #define TWICE(x) \\\n-  (x + x)\n+  ((x) + (x))\n";
+        let v = LayoutVariant::BlankLine.apply(diff, &|_| true).unwrap();
+        assert!(v.ends_with("@@ -1,3 +1,4 @@\n int a;\n+\n #define TWICE(x) \\\n-  (x + x)\n+  ((x) + (x))\n"), "{v}");
+        // A continuation from the hunk's first line on may have begun above it: the file stays.
+        let from_top = "diff --git a/m.h b/m.h\n--- a/m.h\n+++ b/m.h\n@@ -5,2 +5,2 @@\n   x + \\\n-  y\n+  z\n";
+        assert_eq!(LayoutVariant::BlankLine.apply(from_top, &|_| true), None);
     }
 
     #[test]
