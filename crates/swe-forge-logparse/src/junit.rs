@@ -19,7 +19,8 @@
 //!   name: the class, or the name.
 //! - `ctest-junit`: the test name (the ctest target). A test whose executable is missing is FAIL,
 //!   as in ctest's text output, though the XML marks it skipped.
-//! - `gtest-xml`: `<classname>.<name>`, as gtest prints it (`Small/ParamTest.IsSmall/2`).
+//! - `gtest-xml`: `<classname>.<name>`, as gtest prints it (`Small/ParamTest.IsSmall/2`). A
+//!   testcase without `status` or `result` is gtest's listing (`--gtest_list_tests`), left out.
 //! - `catch2-junit`: the test case: `name` up to its first `/` (the rest names a section).
 //! - `nextest-junit`: `<binary>::<name>` with the binary named as in `cargo-test`
 //!   (`mycrate`, `mycrate[bin]`, `integration`); the suite is `<crate>` for library unit
@@ -191,6 +192,10 @@ impl Parser {
         } else {
             TestStatus::Pass
         };
+        if self.framework == Framework::GtestXml && attr(e, b"status").is_none() && attr(e, b"result").is_none() {
+            // gtest's listing (`--gtest_list_tests` with an XML output) names cases it never ran.
+            return None;
+        }
         let (id, msb) = match self.framework {
             Framework::CtestJunit => (name.to_string(), Some(name.to_string())),
             Framework::GtestXml => {

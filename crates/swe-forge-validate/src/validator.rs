@@ -615,6 +615,17 @@ impl Validator {
         .then(|| classify_failure(&String::from_utf8_lossy(&out.log)))
         .flatten();
         crate::grading::parsed::keep(logs, label, &parsed);
+        // The grain the run was read at, when it is not the log's (ctest targets as the
+        // GoogleTest cases their binaries reported), goes into the record once per phase.
+        if request.attempt == 0 {
+            meta.warnings.extend(
+                parsed
+                    .warnings
+                    .iter()
+                    .filter(|w| swe_forge_logparse::is_grain_note(w))
+                    .map(|w| format!("{label} run: {w}")),
+            );
+        }
         if !out.timed_out
             && let Some(w) = swe_forge_logparse::exit_code_consistent(&parsed, out.exit_code)
         {

@@ -75,22 +75,31 @@ impl Parsers {
         Parsers::new(log, meta.results_parser).for_repository(&inst.org, &inst.repo)
     }
 
-    /// One run's statuses: from its result files when there are any and a parser for them,
-    /// from its log otherwise; when neither holds a test, from the log's verdict lines of a
+    /// One run's statuses: from its result files when they hold a result and there is a parser
+    /// for them, from its log otherwise; ctest targets as the GoogleTest cases their binaries
+    /// reported (`ParsedLog::read_gtest_cases`); when neither holds a test, from the log's verdict lines of a
     /// hand-written runner (`Testing x: OK`, run by the build where ctest finds nothing).
     pub fn parse(&self, log: &[u8], files: &[(String, Vec<u8>)]) -> ParsedLog {
+        let from_log = || {
+            let mut parsed = swe_forge_logparse::parse(self.log, log);
+            parsed.name_as(self.log, self.naming);
+            parsed
+        };
         let mut parsed = match (self.results, files.is_empty()) {
             (Some(rp), false) => {
                 let mut parsed = swe_forge_logparse::parse_files(rp, files);
                 parsed.name_ctest_targets(rp, self.naming.ctest);
-                parsed
+                // Result files without a result of this parser's (an older ctest ignores
+                // `--output-junit` but its gtest binaries still write their reports): the log.
+                if parsed.tests.is_empty() { from_log() } else { parsed }
             }
-            _ => {
-                let mut parsed = swe_forge_logparse::parse(self.log, log);
-                parsed.name_as(self.log, self.naming);
-                parsed
-            }
+            _ => from_log(),
         };
+        // ctest targets whose gtest binaries reported their cases are read as those cases.
+        if matches!(self.log, Framework::Ctest) || self.results == Some(Framework::CtestJunit) {
+            parsed.read_gtest_cases(files);
+            parsed.name_ctest_targets(Framework::Ctest, self.naming.ctest);
+        }
         // A project's own test script may print another format than the recipe's parser reads
         // (a `node test/run.js` that prints mocha or TAP lines): the format the log shows.
         if parsed.tests.is_empty()
@@ -646,6 +655,30 @@ No tests were found!!!
         let both = b"Testing ValueTest/null: OK\n    Start 1: unit\n1/1 Test #1: unit .............   Passed    0.01 sec\n\n100% tests passed, 0 tests failed out of 1\n";
         let parsed = p.parse(both, &[]);
         assert_eq!(parsed.tests.keys().collect::<Vec<_>>(), ["unit"], "{parsed:?}");
+    }
+
+    #[test]
+    fn ctest_targets_are_read_as_the_gtest_cases_their_binaries_reported() {
+        let p = Parsers::new(Framework::Ctest, Some(Framework::CtestJunit));
+        let log = b"    Start 1: unit\n1/1 Test #1: unit .............***Failed    0.01 sec\n";
+        let json = br#"{"tests":[{"name":"unit","command":["/testbed/build/unit_tests"]}]}"#;
+        let report = b"<testsuites name=\"AllTests\"><testsuite name=\"Ops\">\
+            <testcase name=\"Adds\" status=\"run\" result=\"completed\" classname=\"Ops\"/>\
+            <testcase name=\"Muls\" status=\"run\" result=\"completed\" classname=\"Ops\"><failure message=\"x\"/></testcase>\
+            </testsuite></testsuites>";
+        let junit = b"<testsuite><testcase name=\"unit\" classname=\"unit\" status=\"fail\"><failure message=\"\"/></testcase></testsuite>";
+        let gtest = ("gtest/unit_tests.xml".to_owned(), report.to_vec());
+        let targets = ("ctest-tests.json".to_owned(), json.to_vec());
+        let want = [("Ops.Adds", Pass), ("Ops.Muls", Fail)];
+        let got = |parsed: &ParsedLog| parsed.tests.iter().map(|(k, v)| (k.clone(), *v)).collect::<Vec<_>>();
+        let want: Vec<(String, TestStatus)> = want.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+        // From ctest's JUnit report, and from its log when that report is missing (a ctest
+        // older than 3.21 ignores `--output-junit`; the gtest reports are there all the same).
+        let with_junit = p.parse(log, &[("ctest.xml".to_owned(), junit.to_vec()), gtest.clone(), targets.clone()]);
+        assert_eq!(got(&with_junit), want, "{with_junit:?}");
+        let from_log = p.parse(log, &[gtest, targets]);
+        assert_eq!(got(&from_log), want, "{from_log:?}");
+        assert!(from_log.warnings.iter().any(|w| swe_forge_logparse::is_grain_note(w)), "{:?}", from_log.warnings);
     }
 
     #[test]
