@@ -960,4 +960,40 @@ No tests were found!!!
         assert_eq!(g.labels.truncated[0].cause, TruncationCause::CompileFailure);
         assert_eq!(g.labels.n2p_share, Some(1.0));
     }
+
+    /// ctest's `Not Run` (the test patch left `old_tests` unbuilt) is absent, not FAIL: a target
+    /// that passed at the base and did not run with the test patch is set apart, never
+    /// FAIL_TO_PASS, and the fix run's `Not Run` counts as a test the fix run missed.
+    #[test]
+    fn a_ctest_target_not_run_with_the_test_patch_is_set_apart() {
+        let parsers = Parsers::new(Framework::Ctest, Option::None);
+        let line = |n: usize, name: &str, result: &str| {
+            format!("    Start {n}: {name}\n{n}/3 Test #{n}: {name} ..........{result}   0.01 sec\n")
+        };
+        let log = |old: &str, new: &str| {
+            let mut s = line(1, "old", old) + &line(2, "other", "   Passed");
+            if !new.is_empty() {
+                s += &line(3, "new", new);
+            }
+            s.into_bytes()
+        };
+        let statuses = |log: Vec<u8>| -> PhaseStatuses { parsers.parse(&log, &[]).tests.into_iter().collect() };
+        let base = statuses(log("   Passed", ""));
+        let test = statuses(log("***Not Run", "***Not Run"));
+        assert_eq!(test, p(&[("other", Pass)]));
+        let fix = statuses(log("   Passed", "   Passed"));
+        let compile = RunFacts::of(b"ninja: build stopped: subcommand failed.", Some(8), false, "ctest");
+        let input = GradeInput { facts: [RunFacts::default(), compile, RunFacts::default()], ..GradeInput::default() };
+        let g = grade(&[vec![base.clone()], vec![test.clone()], vec![fix]], &input);
+        assert_eq!(g.categorized.fixed.keys().collect::<Vec<_>>(), ["new"], "{:?}", g.rejections);
+        assert_eq!(g.labels.not_run_in_test.keys().collect::<Vec<_>>(), ["old"]);
+        assert_eq!(g.categorized.p2p.keys().collect::<Vec<_>>(), ["other"]);
+        // A fix run in which `old`, which ran in the other two, did not run misses it: a
+        // truncated fix run.
+        let test = statuses(log("   Passed", "***Failed"));
+        let fix = statuses(log("***Not Run", "   Passed"));
+        let g = grade(&[vec![base], vec![test], vec![fix]], &GradeInput::default());
+        assert!(!g.categorized.fixed.contains_key("old") && !g.categorized.p2p.contains_key("old"), "{g:?}");
+        assert!(g.labels.truncated.iter().any(|t| t.phase == Phase::Fix && t.missing == 1), "{:?}", g.labels);
+    }
 }
