@@ -5,8 +5,11 @@
 //! in tests whose line is missing. Lines of `-V` output (`3: …`) are ignored.
 //!
 //! Once ctest has printed `Start N: name` lines, a result line counts only for a started test,
-//! so a test printing a ctest-like line cannot fake a result. Passed is PASS; Skipped and `Not Run (Disabled)` SKIP; anything else FAIL (ctest itself
-//! counts a test whose executable is missing, `Not Run`, as failed). Canonical id: the test
+//! so a test printing a ctest-like line cannot fake a result. Passed is PASS; Skipped and `Not Run (Disabled)` SKIP;
+//! `Not Run` (its executable was not built, a required file or fixture was missing) is absent
+//! (NONE), as a test that did not run is in every other format, though ctest counts it as
+//! failed: a test that passed at the base and was not built with the test patch is then set
+//! apart, never FAIL_TO_PASS; anything else FAIL. Canonical id: the test
 //! name. Multi-SWE-bench name: the test name, for a `Passed` or `***Failed` line only: the
 //! harness's ctest handlers match those two (`\.+\s*Passed`, `\.+\s*\*+Failed`), so a test
 //! that was `Not Run` (its executable was not built), crashed (`***Exception`) or timed out has
@@ -37,6 +40,8 @@ pub(crate) struct Parser {
     list: List,
     /// Tests reported `***Not Run` (not disabled).
     not_run: Vec<String>,
+    /// The same, to look up when the closing lists name them.
+    seen_not_run: BTreeSet<String>,
     /// ctest said it could not find a test's executable.
     missing_exe: bool,
 }
@@ -96,9 +101,11 @@ impl LineParser for Parser {
         if let Some((name, status, read_by_msb)) = result_line(line) {
             // A result line of a test that never started is output of a test (a fake).
             if self.started.remove(name) || !self.saw_start {
-                self.parsed.record(name.to_owned(), read_by_msb.then(|| name.to_owned()), status);
                 if line.contains("***Not Run") && !line.contains("***Not Run (Disabled)") {
                     self.not_run.push(name.to_owned());
+                    self.seen_not_run.insert(name.to_owned());
+                } else {
+                    self.parsed.record(name.to_owned(), read_by_msb.then(|| name.to_owned()), status);
                 }
             }
             self.list = List::None;
@@ -131,7 +138,9 @@ impl LineParser for Parser {
         match list_line(line) {
             Some((name, reason)) => {
                 self.started.remove(name);
-                if !self.parsed.tests.contains_key(name) {
+                if reason == "Not Run" || self.seen_not_run.contains(name) {
+                    // Not run: absent (its result line, when there was one, said so too).
+                } else if !self.parsed.tests.contains_key(name) {
                     let status = if self.list == List::NotRun { status_of(reason) } else { TestStatus::Fail };
                     self.parsed.record(name.to_owned(), None, status);
                 }

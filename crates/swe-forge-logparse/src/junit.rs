@@ -17,9 +17,12 @@
 //!   not a class (empty, or undotted and unlike its suite, as node:test's `classname="test"`),
 //!   `<suite> > … > <name>` from the enclosing suites, as `node-test` names it. Multi-SWE-bench
 //!   name: the class, or the name.
-//! - `ctest-junit`: the test name (the ctest target). A test whose executable is missing is FAIL,
-//!   as in ctest's text output, though the XML marks it skipped.
-//! - `gtest-xml`: `<classname>.<name>`, as gtest prints it (`Small/ParamTest.IsSmall/2`).
+//! - `ctest-junit`: the test name (the ctest target). A test ctest did not run (`status="notrun"`:
+//!   its executable is missing, a required file or fixture failed) is absent, as `Not Run` in
+//!   ctest's text; one skipped by the test itself (`<skipped message="SKIP_RETURN_CODE=77"/>`,
+//!   `SKIP_REGULAR_EXPRESSION_MATCHED`) is SKIP.
+//! - `gtest-xml`: `<classname>.<name>`, as gtest prints it (`Small/ParamTest.IsSmall/2`). A
+//!   testcase without `status` or `result` is gtest's listing (`--gtest_list_tests`), left out.
 //! - `catch2-junit`: the test case: `name` up to its first `/` (the rest names a section).
 //! - `nextest-junit`: `<binary>::<name>` with the binary named as in `cargo-test`
 //!   (`mycrate`, `mycrate[bin]`, `integration`); the suite is `<crate>` for library unit
@@ -49,6 +52,8 @@ struct Case {
     id: String,
     msb: Option<String>,
     status: TestStatus,
+    /// ctest did not run it (`status="notrun"` without a skip of the test's own): absent.
+    not_run: bool,
 }
 
 /// An attribute's value, unescaped, decoded lossily.
@@ -152,14 +157,17 @@ impl Parser {
                 }
             }
             b"skipped" => {
-                // ctest marks a test whose executable is missing as skipped; its text output
-                // (and its exit code) count it as failed.
+                // ctest marks a test whose executable is missing as skipped, as it does one the
+                // test skipped itself (`SKIP_RETURN_CODE=77`): only the latter ran.
+                let message = attr(e, b"message");
                 let missing = self.framework == Framework::CtestJunit
-                    && attr(e, b"message").is_some_and(|m| m.starts_with("Unable to find executable"));
+                    && message.as_deref().is_some_and(|m| m.starts_with("Unable to find executable"));
+                let skipped_itself = message.as_deref().is_some_and(|m| m.starts_with("SKIP_"));
                 if let Some(c) = &mut self.case
                     && c.status != TestStatus::Fail
                 {
-                    c.status = if missing { TestStatus::Fail } else { TestStatus::Skip };
+                    c.status = TestStatus::Skip;
+                    c.not_run &= !skipped_itself;
                     if missing {
                         self.not_built.push(c.id.clone());
                     }
@@ -191,6 +199,10 @@ impl Parser {
         } else {
             TestStatus::Pass
         };
+        if self.framework == Framework::GtestXml && attr(e, b"status").is_none() && attr(e, b"result").is_none() {
+            // gtest's listing (`--gtest_list_tests` with an XML output) names cases it never ran.
+            return None;
+        }
         let (id, msb) = match self.framework {
             Framework::CtestJunit => (name.to_string(), Some(name.to_string())),
             Framework::GtestXml => {
@@ -226,11 +238,16 @@ impl Parser {
         if id.is_empty() {
             return None;
         }
-        Some(Case { id, msb, status })
+        let not_run =
+            self.framework == Framework::CtestJunit && attr(e, b"status").is_some_and(|s| s.as_ref() == "notrun");
+        Some(Case { id, msb, status, not_run })
     }
 
     fn close_case(&mut self) {
         let Some(case) = self.case.take() else { return };
+        if case.not_run && case.status != TestStatus::Fail {
+            return;
+        }
         // A repeated test case is another test sharing the name (a repeated or dynamic test, a
         // Catch2 section) or a retry plugin's attempt: FAIL if any report failed.
         self.parsed.record_worst(case.id, case.msb, case.status);

@@ -44,7 +44,8 @@
 //!
 //! One file per format: `go_json.rs`, `go_verbose.rs`, `cargo_libtest.rs`, `libtest_json.rs`, `surefire.rs`,
 //! `junit.rs` (every JUnit XML dialect), `jest_text.rs`, `jest_json.rs` (jest and vitest JSON),
-//! `vitest_text.rs`, `mocha_text.rs`, `mocha_json.rs`, `node_spec.rs`, `tap.rs`, `ctest.rs`,
+//! `vitest_text.rs`, `mocha_text.rs`, `mocha_json.rs`, `node_spec.rs`, `tap.rs`, `ctest.rs`
+//! (and `ctest_cases.rs`: ctest targets read as the GoogleTest cases their binaries reported),
 //! `gtest.rs`, `catch2_text.rs`, `catch2_xml.rs`, `automake.rs`; `text.rs` owns line reading
 //! and cleaning, `json_doc.rs` finding JSON reports inside a log, `detect.rs` format detection,
 //! `stable.rs` doctest ids without their line numbers, `msb.rs` Multi-SWE-bench granularity (and the per-repository rules of
@@ -73,6 +74,7 @@ mod cargo_libtest;
 mod catch2_text;
 mod catch2_xml;
 mod ctest;
+mod ctest_cases;
 mod detect;
 mod error;
 mod exit_code;
@@ -98,6 +100,7 @@ mod verdict;
 mod vitest_text;
 mod xml_bound;
 
+pub use ctest_cases::{CTEST_TESTS_JSON, GTEST_RESULTS_DIR, is_grain_note};
 pub use error::{MsbNamingError, UnknownNaming};
 pub use exit_code::{exit_code_consistent, no_tests_ran};
 pub use msb::{CtestNames, GoSubtests, MsbNaming, RepoNaming, msb_rollup};
@@ -295,6 +298,8 @@ pub fn parse_reader(framework: Framework, reader: impl Read) -> ParsedLog {
 pub fn parse_files(framework: Framework, files: &[(String, Vec<u8>)]) -> ParsedLog {
     let mut sorted: Vec<&(String, Vec<u8>)> = files
         .iter()
+        // The GoogleTest reports beside ctest's are read by `ParsedLog::read_gtest_cases`.
+        .filter(|(path, _)| framework != Framework::CtestJunit || !path.starts_with(GTEST_RESULTS_DIR))
         .filter(|(path, _)| match framework.result_file_extension() {
             Some(ext) => path.rsplit_once('.').is_some_and(|(_, e)| e.eq_ignore_ascii_case(ext)),
             None => true,

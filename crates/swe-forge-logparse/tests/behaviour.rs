@@ -344,10 +344,12 @@ fn empty_log_warns() {
 
 #[test]
 fn ctest_tests_without_an_executable_say_the_build_failed() {
-    // Both ctest reports hold `missing_exe`, whose binary does not exist: FAIL, and a warning.
+    // Both ctest reports hold `missing_exe`, whose binary does not exist: absent (it did not
+    // run), and a warning; `skipped_by_code` (`SKIP_RETURN_CODE`) ran and skipped itself.
     for (f, file) in [(Framework::Ctest, "ctest/serial.log"), (Framework::CtestJunit, "ctest-junit/report.log")] {
         let p = parse(f, &data(file));
-        assert_eq!(status(&p, "missing_exe"), Some(Fail), "{file}");
+        assert_eq!(status(&p, "missing_exe"), None, "{file}");
+        assert_eq!(status(&p, "skipped_by_code"), Some(Skip), "{file}");
         assert!(warned(&p, "build failed: 1 ctest test(s) had no executable: missing_exe"), "{file}: {:?}", p.warnings);
         assert!(p.build_failed, "{file}");
     }
@@ -355,7 +357,8 @@ fn ctest_tests_without_an_executable_say_the_build_failed() {
     let log = "      Start  1: off\n1/2 Test #1: off ....***Not Run (Disabled)   0.00 sec\n      Start  2: req\n\
                2/2 Test #2: req ....***Not Run   0.00 sec\n";
     let p = parse(Framework::Ctest, log.as_bytes());
-    assert_eq!(status(&p, "req"), Some(Fail));
+    assert_eq!(status(&p, "req"), None);
+    assert_eq!(status(&p, "off"), Some(Skip));
     assert!(!warned(&p, "build failed") && !p.build_failed, "{:?}", p.warnings);
 }
 

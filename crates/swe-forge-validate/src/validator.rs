@@ -615,11 +615,7 @@ impl Validator {
         .then(|| classify_failure(&String::from_utf8_lossy(&out.log)))
         .flatten();
         crate::grading::parsed::keep(logs, label, &parsed);
-        if !out.timed_out
-            && let Some(w) = swe_forge_logparse::exit_code_consistent(&parsed, out.exit_code)
-        {
-            meta.warnings.push(format!("{label} run: {w}"));
-        }
+        meta.warnings.extend(run_warnings(label, &parsed, &out, request.attempt == 0));
         // A failed (or killed) run whose log says a fixture's certificate or token expired, in a
         // line of a test that did not pass (a test of expiry makes expired certificates on purpose).
         if out.exit_code != Some(0)
@@ -1121,6 +1117,15 @@ fn wrapper_reason(choice: Option<&ToolchainChoice>) -> &str {
         Some(c) if !c.overridden => c.attempts.last().map_or(c.reason.as_str(), |a| a.error.as_str()),
         _ => "named by an override",
     }
+}
+
+/// What a run's parse adds to the record's warnings: the grain the run was read at when it is not
+/// the log's (ctest targets as the GoogleTest cases their binaries reported), for the first run
+/// of a phase, and results that disagree with the exit code.
+fn run_warnings(label: &str, parsed: &ParsedLog, out: &swe_forge_docker::RunOutput, first: bool) -> Vec<String> {
+    let grain = parsed.warnings.iter().filter(|w| first && swe_forge_logparse::is_grain_note(w));
+    let exit = (!out.timed_out).then(|| swe_forge_logparse::exit_code_consistent(parsed, out.exit_code)).flatten();
+    grain.cloned().chain(exit).map(|w| format!("{label} run: {w}")).collect()
 }
 
 #[cfg(test)]

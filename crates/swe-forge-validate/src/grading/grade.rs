@@ -75,22 +75,31 @@ impl Parsers {
         Parsers::new(log, meta.results_parser).for_repository(&inst.org, &inst.repo)
     }
 
-    /// One run's statuses: from its result files when there are any and a parser for them,
-    /// from its log otherwise; when neither holds a test, from the log's verdict lines of a
+    /// One run's statuses: from its result files when they hold a result and there is a parser
+    /// for them, from its log otherwise; ctest targets as the GoogleTest cases their binaries
+    /// reported (`ParsedLog::read_gtest_cases`); when neither holds a test, from the log's verdict lines of a
     /// hand-written runner (`Testing x: OK`, run by the build where ctest finds nothing).
     pub fn parse(&self, log: &[u8], files: &[(String, Vec<u8>)]) -> ParsedLog {
+        let from_log = || {
+            let mut parsed = swe_forge_logparse::parse(self.log, log);
+            parsed.name_as(self.log, self.naming);
+            parsed
+        };
         let mut parsed = match (self.results, files.is_empty()) {
             (Some(rp), false) => {
                 let mut parsed = swe_forge_logparse::parse_files(rp, files);
                 parsed.name_ctest_targets(rp, self.naming.ctest);
-                parsed
+                // Result files without a result of this parser's (an older ctest ignores
+                // `--output-junit` but its gtest binaries still write their reports): the log.
+                if parsed.tests.is_empty() { from_log() } else { parsed }
             }
-            _ => {
-                let mut parsed = swe_forge_logparse::parse(self.log, log);
-                parsed.name_as(self.log, self.naming);
-                parsed
-            }
+            _ => from_log(),
         };
+        // ctest targets whose gtest binaries reported their cases are read as those cases.
+        if matches!(self.log, Framework::Ctest) || self.results == Some(Framework::CtestJunit) {
+            parsed.read_gtest_cases(files);
+            parsed.name_ctest_targets(Framework::Ctest, self.naming.ctest);
+        }
         // A project's own test script may print another format than the recipe's parser reads
         // (a `node test/run.js` that prints mocha or TAP lines): the format the log shows.
         if parsed.tests.is_empty()
@@ -649,6 +658,30 @@ No tests were found!!!
     }
 
     #[test]
+    fn ctest_targets_are_read_as_the_gtest_cases_their_binaries_reported() {
+        let p = Parsers::new(Framework::Ctest, Some(Framework::CtestJunit));
+        let log = b"    Start 1: unit\n1/1 Test #1: unit .............***Failed    0.01 sec\n";
+        let json = br#"{"tests":[{"name":"unit","command":["/testbed/build/unit_tests"]}]}"#;
+        let report = b"<testsuites name=\"AllTests\"><testsuite name=\"Ops\">\
+            <testcase name=\"Adds\" status=\"run\" result=\"completed\" classname=\"Ops\"/>\
+            <testcase name=\"Muls\" status=\"run\" result=\"completed\" classname=\"Ops\"><failure message=\"x\"/></testcase>\
+            </testsuite></testsuites>";
+        let junit = b"<testsuite><testcase name=\"unit\" classname=\"unit\" status=\"fail\"><failure message=\"\"/></testcase></testsuite>";
+        let gtest = ("gtest/unit_tests.xml".to_owned(), report.to_vec());
+        let targets = ("ctest-tests.json".to_owned(), json.to_vec());
+        let want = [("Ops.Adds", Pass), ("Ops.Muls", Fail)];
+        let got = |parsed: &ParsedLog| parsed.tests.iter().map(|(k, v)| (k.clone(), *v)).collect::<Vec<_>>();
+        let want: Vec<(String, TestStatus)> = want.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+        // From ctest's JUnit report, and from its log when that report is missing (a ctest
+        // older than 3.21 ignores `--output-junit`; the gtest reports are there all the same).
+        let with_junit = p.parse(log, &[("ctest.xml".to_owned(), junit.to_vec()), gtest.clone(), targets.clone()]);
+        assert_eq!(got(&with_junit), want, "{with_junit:?}");
+        let from_log = p.parse(log, &[gtest, targets]);
+        assert_eq!(got(&from_log), want, "{from_log:?}");
+        assert!(from_log.warnings.iter().any(|w| swe_forge_logparse::is_grain_note(w)), "{:?}", from_log.warnings);
+    }
+
+    #[test]
     fn a_run_whose_parser_finds_nothing_is_read_in_the_format_its_log_shows() {
         // A project's own `npm test` script (the js-npm recipe reads TAP) that runs mocha.
         let p = Parsers::new(Framework::Tap, Option::None);
@@ -926,5 +959,41 @@ No tests were found!!!
         assert!(g.labels.truncated[0].tolerated);
         assert_eq!(g.labels.truncated[0].cause, TruncationCause::CompileFailure);
         assert_eq!(g.labels.n2p_share, Some(1.0));
+    }
+
+    /// ctest's `Not Run` (the test patch left `old_tests` unbuilt) is absent, not FAIL: a target
+    /// that passed at the base and did not run with the test patch is set apart, never
+    /// FAIL_TO_PASS, and the fix run's `Not Run` counts as a test the fix run missed.
+    #[test]
+    fn a_ctest_target_not_run_with_the_test_patch_is_set_apart() {
+        let parsers = Parsers::new(Framework::Ctest, Option::None);
+        let line = |n: usize, name: &str, result: &str| {
+            format!("    Start {n}: {name}\n{n}/3 Test #{n}: {name} ..........{result}   0.01 sec\n")
+        };
+        let log = |old: &str, new: &str| {
+            let mut s = line(1, "old", old) + &line(2, "other", "   Passed");
+            if !new.is_empty() {
+                s += &line(3, "new", new);
+            }
+            s.into_bytes()
+        };
+        let statuses = |log: Vec<u8>| -> PhaseStatuses { parsers.parse(&log, &[]).tests.into_iter().collect() };
+        let base = statuses(log("   Passed", ""));
+        let test = statuses(log("***Not Run", "***Not Run"));
+        assert_eq!(test, p(&[("other", Pass)]));
+        let fix = statuses(log("   Passed", "   Passed"));
+        let compile = RunFacts::of(b"ninja: build stopped: subcommand failed.", Some(8), false, "ctest");
+        let input = GradeInput { facts: [RunFacts::default(), compile, RunFacts::default()], ..GradeInput::default() };
+        let g = grade(&[vec![base.clone()], vec![test.clone()], vec![fix]], &input);
+        assert_eq!(g.categorized.fixed.keys().collect::<Vec<_>>(), ["new"], "{:?}", g.rejections);
+        assert_eq!(g.labels.not_run_in_test.keys().collect::<Vec<_>>(), ["old"]);
+        assert_eq!(g.categorized.p2p.keys().collect::<Vec<_>>(), ["other"]);
+        // A fix run in which `old`, which ran in the other two, did not run misses it: a
+        // truncated fix run.
+        let test = statuses(log("   Passed", "***Failed"));
+        let fix = statuses(log("***Not Run", "   Passed"));
+        let g = grade(&[vec![base], vec![test], vec![fix]], &GradeInput::default());
+        assert!(!g.categorized.fixed.contains_key("old") && !g.categorized.p2p.contains_key("old"), "{g:?}");
+        assert!(g.labels.truncated.iter().any(|t| t.phase == Phase::Fix && t.missing == 1), "{:?}", g.labels);
     }
 }

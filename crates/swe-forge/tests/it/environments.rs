@@ -475,7 +475,8 @@ fn a_cmake_test_patch_that_calls_what_only_the_fix_adds_fails_instead_of_running
  {
     // One ctest test runs the whole test binary (as cxxopts's `options` does). The test patch
     // calls `sub`, which only the fix declares: in the test run the binary does not build, and
-    // the environment's binary of the base must not stand in for it. The tests are behind an
+    // the environment's binary of the base must not stand in for it (its test is then not run,
+    // and set apart). The tests are behind an
     // option that is off by default (as cxxopts's were until 2019): the setup turns it on. The
     // public header is copied into the build folder at configure time and the tests compile
     // against that copy (as jansson's `file(COPY ...)` of `src/jansson.h`, PR 505): the fix's new
@@ -518,9 +519,15 @@ option(CALC_WITH_CHECKS \"Set to ON to build the checks\" OFF)\nif(CALC_BUILD_TE
     let inst = crate::toolchains::instance("forge-fixtures", "newapi", 2, fx);
     let out = validate(&[&inst], &repos, &tmp.path().join("out"), None);
     let r = &out[0];
-    crate::toolchains::accepted(r);
-    assert_eq!(r.f2p_tests.keys().collect::<Vec<_>>(), ["unit"], "{:?}", r.p2p_tests);
-    let provenance = r.swe_forge.as_ref().unwrap().provenance.as_ref().unwrap();
+    // The test run's binary did not build: ctest says `Not Run`, and `unit`, which passed at the
+    // base and did not run with the test patch, is set apart (never FAIL_TO_PASS); run from
+    // the environment's base build it would have passed (PASS_TO_PASS).
+    let meta = r.swe_forge.as_ref().unwrap();
+    assert_eq!(crate::pipeline::reasons(r), [swe_forge_core::RejectReason::FixedTestsPassedAtBase], "{meta:?}");
+    let labels = meta.labels.as_ref().unwrap();
+    assert_eq!(labels.not_run_in_test.keys().collect::<Vec<_>>(), ["unit"], "{labels:?}");
+    assert!(r.p2p_tests.is_empty() && r.f2p_tests.is_empty(), "{:?}", r.p2p_tests);
+    let provenance = meta.provenance.as_ref().unwrap();
     assert_eq!(provenance.recipe, "c-cmake");
     assert_eq!(
         provenance.requested_versions.get(".github/workflows/ci.yml cmake -D").map(String::as_str),

@@ -394,3 +394,58 @@ fn evidence_holds_for_a_good_instance_and_catches_a_gold_patch_that_needs_a_test
     );
     assert!(md.contains("| the gold patch did not always resolve through evaluation | 1 |"), "{md}");
 }
+
+/// A GoogleTest suite registered as one ctest target (`add_test(NAME unit COMMAND unit_tests)`)
+/// is graded case by case: the binary writes its report under `GTEST_OUTPUT`, and FAIL_TO_PASS
+/// names the case the test patch adds, PASS_TO_PASS the cases that passed all along, never the
+/// target `unit`.
+#[test]
+fn a_gtest_suite_registered_as_one_ctest_target_is_graded_by_its_cases() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = tmp.path().join("repos");
+    let cmake = "cmake_minimum_required(VERSION 3.16)\nproject(ops CXX)\nset(CMAKE_CXX_STANDARD 17)\n\
+                 add_library(ops src/ops.cpp)\ntarget_include_directories(ops PUBLIC src)\n\n\
+                 enable_testing()\nfind_package(GTest REQUIRED)\nadd_executable(unit_tests tests/ops_test.cpp)\n\
+                 target_link_libraries(unit_tests ops GTest::gtest_main)\nadd_test(NAME unit COMMAND unit_tests)\n";
+    let header = "#pragma once\n\nint add(int a, int b);\nint sub(int a, int b);\nint mul(int a, int b);\n";
+    let source = |mul: &str| {
+        format!(
+            "#include \"ops.h\"\n\nint add(int a, int b) {{ return a + b; }}\nint sub(int a, int b) {{ return a - b; }}\nint mul(int a, int b) {{ return {mul}; }}\n"
+        )
+    };
+    let tests = |extra: &str| {
+        format!(
+            "#include <gtest/gtest.h>\n\n#include \"ops.h\"\n\nTEST(Ops, Adds) {{ EXPECT_EQ(add(2, 3), 5); }}\n\
+             TEST(Ops, Subtracts) {{ EXPECT_EQ(sub(2, 3), -1); }}\n{extra}"
+        )
+    };
+    let fx = fixture(
+        &repos.join("forge-fixtures/gtestone"),
+        "2024-03-01T00:00:00Z",
+        &[
+            ("CMakeLists.txt", cmake),
+            ("src/ops.h", header),
+            ("src/ops.cpp", &source("a + b")),
+            ("tests/ops_test.cpp", &tests("")),
+        ],
+        &[("tests/ops_test.cpp", &tests("TEST(Ops, Multiplies) { EXPECT_EQ(mul(2, 3), 6); }\n"))],
+        &[("src/ops.cpp", &source("a * b"))],
+    );
+    let inst = instance("forge-fixtures", "gtestone", 3, fx);
+    let out = validate_with(
+        &[&inst],
+        &repos,
+        &tmp.path().join("out"),
+        None,
+        &["--evidence-runs", "0", "--hunk-runs", "0", "--layout-variants", "0"],
+    );
+    let r = &out[0];
+    accepted(r);
+    assert_eq!(keys(&r.fixed_tests), ["Ops.Multiplies"], "{:?}", r.swe_forge);
+    assert_eq!(keys(&r.p2p_tests), ["Ops.Adds", "Ops.Subtracts"], "{:?}", r.p2p_tests);
+    let warnings = &r.swe_forge.as_ref().unwrap().warnings;
+    assert!(
+        warnings.iter().any(|w| w.contains("fix run: 1 ctest target(s) read as the 3 GoogleTest case(s)")),
+        "{warnings:?}"
+    );
+}

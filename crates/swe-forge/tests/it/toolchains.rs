@@ -390,7 +390,8 @@ add_custom_target(check_py ALL ${PYTHON_EXECUTABLE} ${CMAKE_BINARY_DIR}/check.py
 /// A test patch whose CMake file calls what only the fix's includes (`check_cxx_compiler_flag`, the
 /// fix adding `include(CheckCXXCompilerFlag)`, as toml11's first PR did): CMake cannot configure the
 /// test run's tree, so none of its executables is built, and the environment's, built from the
-/// base, must not run in their place and pass the test the test patch made stricter.
+/// base, must not run in their place and pass the test the test patch made stricter: the test is
+/// not run, and set apart.
 #[test]
 fn a_test_run_cmake_cannot_configure_does_not_run_the_last_builds_executables() {
     let tmp = tempfile::tempdir().unwrap();
@@ -427,8 +428,15 @@ fn a_test_run_cmake_cannot_configure_does_not_run_the_last_builds_executables() 
     let inst = instance("forge-fixtures", "strict", 6, fx);
     let out = validate(&[&inst], &repos, &tmp.path().join("out"), None);
     let r = &out[0];
-    accepted(r);
-    assert_eq!(r.f2p_tests.keys().chain(r.s2p_tests.keys()).collect::<Vec<_>>(), ["sub"], "{r:?}");
+    // `sub` passed at the base and did not run with the test patch (`Not Run`, not the last
+    // build's binary, which would have passed): set apart, so no test is fixed. (The test run
+    // that reported nothing is truncated too: a CMake file that does not configure is no
+    // compile failure the truncation rule knows.)
+    let meta = r.swe_forge.as_ref().unwrap();
+    use swe_forge_core::RejectReason::{FixedTestsPassedAtBase, TruncatedRun};
+    assert_eq!(crate::pipeline::reasons(r), [FixedTestsPassedAtBase, TruncatedRun], "{meta:?}");
+    let labels = meta.labels.as_ref().unwrap();
+    assert_eq!(labels.not_run_in_test.keys().collect::<Vec<_>>(), ["sub"], "{labels:?}");
 }
 
 #[test]

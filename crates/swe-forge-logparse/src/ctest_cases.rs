@@ -1,0 +1,271 @@
+//! ctest targets read at the grain of the GoogleTest cases their binaries ran. A suite registered
+//! as one ctest target (`add_test(NAME unit COMMAND unit_tests)`) is one result for hundreds of
+//! cases; run under `GTEST_OUTPUT=xml:<results>/gtest/` every gtest binary ctest starts writes
+//! its own report, `gtest/<binary>.xml` (`<binary>_1.xml`, `_2.xml`, … when one binary runs
+//! again, as `gtest_discover_tests` does once per case), and `ctest --show-only=json-v1` saved as
+//! `ctest-tests.json` says which binary each target runs.
+//!
+//! Rules of [`ParsedLog::read_gtest_cases`]:
+//! - A target whose binary (any word of its command, by file name) wrote a report gives way to
+//!   the cases of that binary's reports: `<Suite>.<Test>` as `gtest-xml` names them, the worst
+//!   status when a case is reported twice. Multi-SWE-bench name: the case's id (its handlers,
+//!   which read ctest's lines only, name the target instead).
+//! - A target whose binary wrote no report keeps its own id and status: a binary that crashed
+//!   before writing its report, or one that is not a gtest binary.
+//! - A target that failed while its binary's reports hold no failed case keeps its FAIL beside
+//!   the cases: the failure is one no case reports (a crash in one of `gtest_discover_tests`'
+//!   runs, a failure after the last case).
+//! - Testcases without a `status` are gtest's listing (`--gtest_list_tests`, which
+//!   `gtest_discover_tests` runs under ctest in `PRE_TEST` mode), not results: ignored.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Deserialize;
+use swe_forge_core::{Framework, TestStatus};
+
+use crate::{ParsedLog, junit, list, worst};
+
+/// Folder of the results directory the gtest binaries write their reports into.
+pub const GTEST_RESULTS_DIR: &str = "gtest/";
+/// File of the results directory holding `ctest --show-only=json-v1`.
+pub const CTEST_TESTS_JSON: &str = "ctest-tests.json";
+
+#[derive(Deserialize)]
+struct CtestInfo {
+    #[serde(default)]
+    tests: Vec<CtestTest>,
+}
+
+#[derive(Deserialize)]
+struct CtestTest {
+    name: String,
+    #[serde(default)]
+    command: Vec<String>,
+}
+
+/// The file name of a path, without a Windows `.exe`.
+fn base_name(path: &str) -> &str {
+    let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+    name.strip_suffix(".exe").unwrap_or(name)
+}
+
+/// The binary a report `<stem>.xml` belongs to among `binaries`: `<binary>` or `<binary>_<N>`.
+fn binary_of<'a>(stem: &str, binaries: &BTreeSet<&'a str>) -> Option<&'a str> {
+    if let Some(b) = binaries.get(stem) {
+        return Some(b);
+    }
+    let (head, n) = stem.rsplit_once('_')?;
+    (!n.is_empty() && n.bytes().all(|c| c.is_ascii_digit())).then(|| binaries.get(head).copied()).flatten()
+}
+
+/// Words of every warning of [`ParsedLog::read_gtest_cases`] that says at which grain a run was
+/// read, which a validation keeps in the record.
+const GRAIN_NOTE: &str = "GoogleTest case(s)";
+
+/// Whether `warning` is one of [`ParsedLog::read_gtest_cases`]' notes on the grain a run was
+/// read at (targets read as cases, failed targets kept beside them).
+pub fn is_grain_note(warning: &str) -> bool {
+    warning.contains(GRAIN_NOTE)
+}
+
+impl ParsedLog {
+    /// Replaces the ctest targets of this parse (a `ctest` or `ctest-junit` one) by the
+    /// GoogleTest cases their binaries reported in `files` (the run's result files), by the
+    /// rules of the module doc; a warning says how many. Without reports, or without
+    /// `ctest-tests.json` to tie them to targets, the parse stays as it is.
+    pub fn read_gtest_cases(&mut self, files: &[(String, Vec<u8>)]) {
+        let reports: Vec<(&str, &[u8])> = files
+            .iter()
+            .filter_map(|(path, bytes)| {
+                let name = path.strip_prefix(GTEST_RESULTS_DIR)?;
+                let stem = name.strip_suffix(".xml")?;
+                (!stem.contains('/')).then_some((stem, &bytes[..]))
+            })
+            .collect();
+        if reports.is_empty() {
+            return;
+        }
+        let Some(info) = files
+            .iter()
+            .find(|(path, _)| path == CTEST_TESTS_JSON)
+            .and_then(|(_, bytes)| serde_json::from_slice::<CtestInfo>(bytes).ok())
+        else {
+            self.warnings.push(format!(
+                "{} GoogleTest report(s) but no readable {CTEST_TESTS_JSON} to tie them to ctest targets; the targets are kept",
+                reports.len()
+            ));
+            return;
+        };
+        let binaries: BTreeSet<&str> =
+            info.tests.iter().flat_map(|t| t.command.iter().map(|w| base_name(w))).filter(|b| !b.is_empty()).collect();
+        // Each binary's cases, from all its reports.
+        let mut by_binary: BTreeMap<&str, junit::Parser> = BTreeMap::new();
+        let mut stray = Vec::new();
+        for (stem, bytes) in &reports {
+            match binary_of(stem, &binaries) {
+                Some(b) => by_binary.entry(b).or_insert_with(|| junit::Parser::new(Framework::GtestXml)).read(*bytes),
+                None => stray.push(*stem),
+            }
+        }
+        let cases: BTreeMap<&str, ParsedLog> =
+            by_binary.into_iter().map(|(b, p)| (b, p.finish())).filter(|(_, p)| !p.tests.is_empty()).collect();
+        let mut replaced = Vec::new();
+        let mut kept_failed = Vec::new();
+        let mut used = BTreeSet::new();
+        for t in &info.tests {
+            let Some(status) = self.tests.get(&t.name).copied() else { continue };
+            let mine: Vec<&str> = t.command.iter().map(|w| base_name(w)).filter(|b| cases.contains_key(b)).collect();
+            if mine.is_empty() {
+                continue;
+            }
+            used.extend(mine.iter().copied());
+            let a_case_failed = mine.iter().any(|b| cases[b].tests.values().any(|s| *s == TestStatus::Fail));
+            if status == TestStatus::Fail && !a_case_failed {
+                kept_failed.push(t.name.clone());
+            } else {
+                self.tests.remove(&t.name);
+                self.msb_names.remove(&t.name);
+                replaced.push(t.name.clone());
+            }
+        }
+        let mut count = 0usize;
+        for b in &used {
+            let p = &cases[b];
+            for (id, s) in &p.tests {
+                count += 1;
+                let merged = self.tests.get(id).map_or(*s, |old| worst(*old, *s));
+                self.tests.insert(id.clone(), merged);
+                self.msb_names.entry(id.clone()).or_insert_with(|| id.clone());
+            }
+            self.warnings.extend(p.warnings.iter().map(|w| format!("{GTEST_RESULTS_DIR}{b}: {w}")));
+        }
+        if !replaced.is_empty() {
+            let names: Vec<&str> = replaced.iter().map(String::as_str).collect();
+            self.warnings.push(format!(
+                "{} ctest target(s) read as the {count} {GRAIN_NOTE} their binaries reported ({GTEST_RESULTS_DIR}*.xml): {}",
+                names.len(),
+                list(&names)
+            ));
+        }
+        if !kept_failed.is_empty() {
+            let names: Vec<&str> = kept_failed.iter().map(String::as_str).collect();
+            self.warnings.push(format!(
+                "{} ctest target(s) failed where none of their binary's {GRAIN_NOTE} failed (a crash?); kept as targets: {}",
+                names.len(),
+                list(&names)
+            ));
+        }
+        if !stray.is_empty() {
+            self.warnings.push(format!(
+                "{} GoogleTest report(s) of no ctest target's binary, left out: {}",
+                stray.len(),
+                list(&stray)
+            ));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use TestStatus::*;
+
+    const JSON: &str = r#"{"kind":"ctestInfo","version":{"major":1,"minor":0},"tests":[
+        {"name":"unit","command":["/testbed/build/unit_tests"]},
+        {"name":"crashy","command":["/testbed/build/crash_tests","--flag"]},
+        {"name":"script","command":["/bin/sh","/testbed/check.sh"]}]}"#;
+
+    fn report(cases: &[(&str, &str, bool)]) -> Vec<u8> {
+        let mut s = String::from("<?xml version=\"1.0\"?>\n<testsuites name=\"AllTests\">\n");
+        for (suite, name, ok) in cases {
+            s.push_str(&format!(
+                "<testsuite name=\"{suite}\"><testcase name=\"{name}\" status=\"run\" result=\"completed\" classname=\"{suite}\">{}</testcase></testsuite>\n",
+                if *ok { "" } else { "<failure message=\"no\"/>" }
+            ));
+        }
+        s.push_str("</testsuites>\n");
+        s.into_bytes()
+    }
+
+    fn targets(items: &[(&str, TestStatus)]) -> ParsedLog {
+        ParsedLog {
+            tests: items.iter().map(|(n, s)| (n.to_string(), *s)).collect(),
+            msb_names: items.iter().map(|(n, _)| (n.to_string(), n.to_string())).collect(),
+            ..ParsedLog::default()
+        }
+    }
+
+    fn file(path: &str, bytes: Vec<u8>) -> (String, Vec<u8>) {
+        (path.to_owned(), bytes)
+    }
+
+    #[test]
+    fn a_target_gives_way_to_the_cases_its_binary_reported() {
+        let mut p = targets(&[("unit", Fail), ("crashy", Fail), ("script", Pass)]);
+        let files = [
+            file("ctest.xml", Vec::new()),
+            file(CTEST_TESTS_JSON, JSON.as_bytes().to_vec()),
+            file("gtest/unit_tests.xml", report(&[("Math", "Adds", true), ("Math", "Subtracts", false)])),
+            // A second run of the same binary (gtest numbers the file): its cases join.
+            file("gtest/unit_tests_1.xml", report(&[("Other", "Works", true)])),
+        ];
+        p.read_gtest_cases(&files);
+        let got: Vec<(&str, TestStatus)> = p.tests.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+        // crash_tests wrote no report (crashed before its end): the target stays, as does the
+        // script that is no gtest binary.
+        assert_eq!(
+            got,
+            [("Math.Adds", Pass), ("Math.Subtracts", Fail), ("Other.Works", Pass), ("crashy", Fail), ("script", Pass)]
+        );
+        assert_eq!(p.msb_names.get("Math.Adds").map(String::as_str), Some("Math.Adds"));
+        assert!(!p.msb_names.contains_key("unit"));
+        assert!(
+            p.warnings.iter().any(|w| w.contains("1 ctest target(s) read as the 3 GoogleTest case(s)")),
+            "{:?}",
+            p.warnings
+        );
+    }
+
+    #[test]
+    fn a_failed_target_whose_cases_all_passed_stays_beside_them() {
+        // gtest_discover_tests: one target per case, each a run of the same binary; the run of
+        // `Math.Crashes` crashed and wrote nothing.
+        let json = r#"{"tests":[{"name":"Math.Adds","command":["/b/unit_tests","--gtest_filter=Math.Adds"]},
+            {"name":"Math.Crashes","command":["/b/unit_tests","--gtest_filter=Math.Crashes"]}]}"#;
+        let mut p = targets(&[("Math.Adds", Pass), ("Math.Crashes", Fail)]);
+        let listing = b"<testsuites tests=\"2\" name=\"AllTests\"><testsuite name=\"Math\" tests=\"2\">\
+            <testcase name=\"Adds\" file=\"a.cpp\" line=\"3\" /><testcase name=\"Crashes\" file=\"a.cpp\" line=\"5\" />\
+            </testsuite></testsuites>";
+        let files = [
+            file(CTEST_TESTS_JSON, json.as_bytes().to_vec()),
+            // The PRE_TEST listing gtest_discover_tests runs under ctest: no results.
+            file("gtest/unit_tests.xml", listing.to_vec()),
+            file("gtest/unit_tests_1.xml", report(&[("Math", "Adds", true)])),
+        ];
+        p.read_gtest_cases(&files);
+        let got: Vec<(&str, TestStatus)> = p.tests.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+        assert_eq!(got, [("Math.Adds", Pass), ("Math.Crashes", Fail)]);
+        assert!(p.warnings.iter().any(|w| w.contains("kept as targets: Math.Crashes")), "{:?}", p.warnings);
+    }
+
+    #[test]
+    fn without_the_target_list_or_reports_nothing_changes() {
+        let before = targets(&[("unit", Pass)]);
+        let mut p = before.clone();
+        p.read_gtest_cases(&[file("ctest.xml", Vec::new())]);
+        assert_eq!(p, before);
+        p.read_gtest_cases(&[file("gtest/unit_tests.xml", report(&[("Math", "Adds", true)]))]);
+        assert_eq!(p.tests, before.tests);
+        assert!(p.warnings[0].contains("no readable ctest-tests.json"), "{:?}", p.warnings);
+    }
+
+    #[test]
+    fn report_files_belong_to_a_binary_by_name_or_numbered_name() {
+        let bins: BTreeSet<&str> = ["unit_tests", "a_2"].into_iter().collect();
+        assert_eq!(binary_of("unit_tests", &bins), Some("unit_tests"));
+        assert_eq!(binary_of("unit_tests_12", &bins), Some("unit_tests"));
+        assert_eq!(binary_of("a_2", &bins), Some("a_2"));
+        assert_eq!(binary_of("unit_tests_x", &bins), Option::None);
+        assert_eq!(base_name("C:\\b\\t.exe"), "t");
+    }
+}
