@@ -267,7 +267,7 @@ mod tests {
     #[test]
     fn the_build_logs_name_what_is_missing() {
         use MissingKind::*;
-        let gcc = "[3/8] Building C object CMakeFiles/t.dir/tests/t.c.o\nFAILED: CMakeFiles/t.dir/tests/t.c.o\n/work/tests/t.c:5:10: fatal error: cmocka.h: No such file or directory\n    5 | #include <cmocka.h>\n";
+        let gcc = "[3/8] Building C object CMakeFiles/t.dir/tests/t.c.o\nFAILED: CMakeFiles/t.dir/tests/t.c.o\n/repo/tests/t.c:5:10: fatal error: cmocka.h: No such file or directory\n    5 | #include <cmocka.h>\n";
         assert_eq!(missing(gcc), (Header, "cmocka.h".into()));
         assert_eq!(
             missing("t.c:1:10: fatal error: 'libxml/parser.h' file not found"),
