@@ -313,6 +313,42 @@ pub struct Provenance {
     /// of its time that failed, the build system then regenerated with `autoreconf -fi`), in order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub setup_notes: Vec<String>,
+    /// What a failed first build or a first set of runs that reported no test made validation do
+    /// before this image, in order: a system package installed, another CMake generator, another
+    /// build system of the tree. Validation of the record again (and evaluation, and a rebuild)
+    /// does the same from the start.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub build_attempts: Vec<BuildAttempt>,
+}
+
+/// One thing validation changed after a failed first build or runs that reported no test.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct BuildAttempt {
+    /// `system_package` (a Debian package that provides what the build lacked), `fallback` (a
+    /// recipe's other way to build: CMake's Makefile generator) or `build_system` (the tree's
+    /// next build system, when the first's runs reported no test).
+    pub kind: String,
+    /// What was done: the package installed, the fallback taken, the recipe tried next.
+    pub action: String,
+    /// What the log showed (`header cmocka.h`; the runner's line that it found no test).
+    pub found: String,
+    /// The log line that showed it.
+    pub line: String,
+    /// The logs it was read from (`setup`; `run, test, fix`).
+    pub log: String,
+    /// Where the action came from (`usr/include/cmocka.h in trixie's Contents-amd64`), if anywhere.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub source: String,
+}
+
+impl BuildAttempt {
+    /// A Debian package installed.
+    pub const SYSTEM_PACKAGE: &'static str = "system_package";
+    /// A recipe's fallback taken.
+    pub const FALLBACK: &'static str = "fallback";
+    /// Another build system of the tree.
+    pub const BUILD_SYSTEM: &'static str = "build_system";
 }
 
 /// The choice of a toolchain version for an instance.

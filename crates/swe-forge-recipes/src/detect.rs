@@ -33,6 +33,11 @@ pub struct Detection {
     /// Repositories its CI clones in its commands (`ciflags.rs`, [`crate::ci_clones`]); also in
     /// `requested_versions`, as `<file> git clone`, space-separated URLs.
     pub ci_clones: Vec<crate::CiClone>,
+    /// Every C-family build system the tree has, as recipe names, in the order detection prefers
+    /// them (`c-cmake`, `c-meson`, `c-autotools`, `c-make` for a Makefile with a `check` or `test`
+    /// target); `recipe` is the first. Validation tries the next when a recipe's runs report no
+    /// test in any phase (a CMake file that builds the library only, autotools that test it).
+    pub build_systems: Vec<String>,
     /// The package manager of a JavaScript repository (one with a package.json): its sources are in
     /// `requested_versions` too (`package.json packageManager`, `yarn.lock`, ...).
     pub package_manager: Option<crate::PackageManager>,
@@ -137,17 +142,11 @@ pub fn detect(repo: &SourceRepo, sha: &str) -> Detection {
         if exists("tsconfig.json") || has_dep("typescript") || ts_files > 0 {
             d.language = Some("typescript".into());
         }
-    } else if exists("CMakeLists.txt") {
-        d.recipe = Some("c-cmake".into());
-    } else if exists("meson.build") {
-        d.recipe = Some("c-meson".into());
-    } else if ["configure.ac", "configure.in", "Makefile.am", "configure"].iter().any(|f| exists(f)) {
-        d.recipe = Some("c-autotools".into());
-    } else if let Some(makefile) = ["Makefile", "makefile", "GNUmakefile"].iter().find_map(|f| read(f)) {
-        // A plain Makefile (no configure, CMake or meson): its `check` or `test` target.
-        if make_targets(&makefile).iter().any(|t| t == "check" || t == "test") {
-            d.recipe = Some("c-make".into());
-        } else {
+    } else {
+        d.build_systems = c_build_systems(&exists, &read);
+        if let Some(first) = d.build_systems.first() {
+            d.recipe = Some(first.clone());
+        } else if ["Makefile", "makefile", "GNUmakefile"].iter().any(|f| exists(f)) {
             d.unsupported = Some(
                 "a Makefile without a `check` or `test` target and no other build files: name a recipe and a test command in an override".into(),
             );
@@ -157,6 +156,28 @@ pub fn detect(repo: &SourceRepo, sha: &str) -> Detection {
         d.language = Some("cpp".into());
     }
     d
+}
+
+/// The C-family build systems of a tree, as recipe names, in detection's order: CMake, meson,
+/// autotools, then a plain Makefile with a `check` or `test` target (one that `configure` would
+/// make does not count while autotools is there).
+fn c_build_systems(exists: &dyn Fn(&str) -> bool, read: &dyn Fn(&str) -> Option<String>) -> Vec<String> {
+    let mut out = Vec::new();
+    if exists("CMakeLists.txt") {
+        out.push("c-cmake".to_owned());
+    }
+    if exists("meson.build") {
+        out.push("c-meson".to_owned());
+    }
+    let autotools = ["configure.ac", "configure.in", "Makefile.am", "configure"].iter().any(|f| exists(f));
+    if autotools {
+        out.push("c-autotools".to_owned());
+    }
+    let makefile = ["Makefile", "makefile", "GNUmakefile"].iter().find_map(|f| read(f));
+    if !autotools && makefile.is_some_and(|m| make_targets(&m).iter().any(|t| t == "check" || t == "test")) {
+        out.push("c-make".to_owned());
+    }
+    out
 }
 
 /// Whether C++ sources outnumber C sources.
@@ -225,6 +246,22 @@ mod tests {
         let d = detect_files(&[("Makefile", "all:\n\tcc x.cc\n"), ("x.cc", "int main(){}\n")]);
         assert_eq!(d.recipe, None);
         assert!(d.unsupported.unwrap().contains("without a `check` or `test` target"));
+    }
+
+    #[test]
+    fn every_c_build_system_of_the_tree_is_known_in_detections_order() {
+        let d = detect_files(&[
+            ("CMakeLists.txt", "add_library(z z.c)\n"),
+            ("configure.ac", "AC_INIT([z], [1])\n"),
+            ("Makefile.am", "TESTS = t\n"),
+            ("z.c", "int z;\n"),
+        ]);
+        assert_eq!(d.recipe.as_deref(), Some("c-cmake"));
+        assert_eq!(d.build_systems, ["c-cmake", "c-autotools"]);
+        let d = detect_files(&[("meson.build", "project('z', 'c')\n"), ("Makefile", "test:\n\t./t\n")]);
+        assert_eq!(d.build_systems, ["c-meson", "c-make"]);
+        let d = detect_files(&[("Cargo.toml", "[package]\n"), ("CMakeLists.txt", "\n")]);
+        assert!(d.build_systems.is_empty(), "{:?}", d.build_systems);
     }
 
     #[test]

@@ -5,7 +5,9 @@
 
 use crate::{Recipe, Toolchain};
 
-/// The toolchain with a recipe's extra packages, suites and variables.
+/// The toolchain with a recipe's extra packages, suites and variables; the CI's packages and
+/// those a failed build was found to need (`system_packages`) go into one layer over the
+/// toolchain's own, whose layers an image without them shares.
 pub fn effective_toolchain(mut t: Toolchain, recipe: &Recipe) -> Toolchain {
     for s in &recipe.apt_suites {
         if !t.apt_suites.contains(s) {
@@ -17,7 +19,7 @@ pub fn effective_toolchain(mut t: Toolchain, recipe: &Recipe) -> Toolchain {
             t.packages.push(p.clone());
         }
     }
-    for p in &recipe.ci_packages {
+    for p in recipe.ci_packages.iter().chain(&recipe.system_packages) {
         if !t.ci_packages.contains(p) && !t.packages.contains(p) {
             t.ci_packages.push(p.clone());
         }

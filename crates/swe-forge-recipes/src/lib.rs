@@ -5,7 +5,8 @@
 //! toolchain data (`recipes/*.toml`, built in) with per-repository overrides applied
 //! (`recipe.rs`), the commit each repository environment is built at (`env.rs`), the test
 //! command an instance runs (`testcmd.rs`), the package manager of a JavaScript repository and the
-//! install it runs (`pkgmanager.rs`) and the Dockerfile text of a toolchain image (`dockerfile.rs`).
+//! install it runs (`pkgmanager.rs`), the system dependency a failed build lacks and the Debian
+//! package that provides it (`sysdeps.rs`) and the Dockerfile text of a toolchain image (`dockerfile.rs`).
 //!
 //! Everything here reads files (build files at a commit, the built-in data) and returns data; it
 //! never starts a container or talks to an engine. `swe-forge-validate` builds and runs what this
@@ -21,6 +22,7 @@ mod hash;
 mod pkgmanager;
 mod recipe;
 mod requests;
+mod sysdeps;
 mod testcmd;
 mod toolchoice;
 
@@ -32,7 +34,8 @@ pub use env::{DEFAULT_MAX_ENVIRONMENTS, fingerprint, fingerprint_matches, plan_e
 pub use error::{RecipeError, RecipeProblem};
 pub use hash::sha256_hex;
 pub use pkgmanager::{JS_DEPS_SH, PackageManager, package_manager};
-pub use recipe::{Recipe, SETUP_NOTES, Toolchain, check_override};
+pub use recipe::{Fallback, Recipe, SETUP_NOTES, Toolchain, check_override};
+pub use sysdeps::{Missing, MissingKind, contents_ignore_case, contents_pattern, missing_dependency, pick_package};
 pub use testcmd::{NO_FAIL_FAST_JS, ci_test_command, no_fail_fast, no_fail_fast_js_step};
 pub use toolchoice::{
     Choice, DEFAULT_TOOLCHAIN_ATTEMPTS, Direction, Release, Releases, Tool, ToolchainSign, Version, VersionRequest,

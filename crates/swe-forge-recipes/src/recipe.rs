@@ -170,6 +170,29 @@ pub struct Recipe {
     /// (the JavaScript recipes: `js_deps`, `js_prefetch`; [`Recipe::use_package_manager`]).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub package_managers: bool,
+    /// Debian packages a failed first build was found to need (`sysdeps.rs`: the header, library
+    /// or command its log names, looked up in the suite's `Contents` index), installed in the
+    /// layer of the CI's packages; filled in by validation, recorded in the provenance.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub system_packages: Vec<String>,
+    /// Other ways to build, each taken once when a setup's log shows its sign ([`Fallback`]).
+    /// Not in the recipe's hash: one taken changes the commands, which are.
+    #[serde(default, skip_serializing)]
+    pub fallbacks: Vec<Fallback>,
+}
+
+/// Another way to build a recipe's setup and tests, taken when a failed setup's log shows
+/// `sign`: each `[from, to]` of `replace` is replaced in the setup, layer setup, prefetch,
+/// pre-test and test commands (CMake's Makefile generator instead of Ninja).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Fallback {
+    /// Its name, in the provenance (`Unix Makefiles`).
+    pub name: String,
+    /// Text of the failed setup's log that calls for it.
+    pub sign: String,
+    /// Replacements, `[from, to]`.
+    pub replace: Vec<[String; 2]>,
 }
 
 /// Where a setup writes, one line each, what it had to do beyond the recipe's first way (a
@@ -389,6 +412,32 @@ impl Recipe {
         notes
     }
 
+    /// The fallback whose sign `log` shows, if any.
+    pub fn fallback_for(&self, log: &str) -> Option<&Fallback> {
+        self.fallbacks.iter().find(|f| !f.sign.is_empty() && log.contains(&f.sign))
+    }
+
+    /// Takes the fallback named `name` (its replacements made, itself removed, so it is taken
+    /// once); false when the recipe has none of that name or it changes no command.
+    pub fn take_fallback(&mut self, name: &str) -> bool {
+        let Some(i) = self.fallbacks.iter().position(|f| f.name == name) else { return false };
+        let f = self.fallbacks.remove(i);
+        let mut changed = false;
+        let mut edit = |c: &mut String| {
+            for [from, to] in &f.replace {
+                if c.contains(from.as_str()) {
+                    *c = c.replace(from.as_str(), to);
+                    changed = true;
+                }
+            }
+        };
+        for steps in [&mut self.setup, &mut self.layer_setup, &mut self.prefetch, &mut self.pre_test] {
+            steps.iter_mut().for_each(&mut edit);
+        }
+        edit(&mut self.test_command);
+        changed
+    }
+
     /// Names of the built-in recipes.
     pub fn names() -> impl Iterator<Item = &'static str> {
         RECIPES.iter().map(|(n, _)| *n)
@@ -537,6 +586,23 @@ mod tests {
         off.apply(&RecipeOverride { ci_build_flags: Some(false), ..RecipeOverride::default() }, &inst(1));
         assert!(off.add_ci_flags(&found).is_empty());
         assert_eq!(off.setup, before.setup);
+    }
+
+    #[test]
+    fn cmake_under_ninja_falls_back_to_makefiles_on_a_file_no_rule_makes() {
+        let mut r = Recipe::named("c-cmake").unwrap();
+        let log =
+            "ninja: error: 'test/prefix/lib/libgmock.a', needed by 'test/unit', missing and no known rule to make it";
+        assert_eq!(r.fallback_for("ninja: build stopped: subcommand failed."), None);
+        let name = r.fallback_for(log).unwrap().name.clone();
+        assert_eq!(name, "Unix Makefiles");
+        assert!(r.take_fallback(&name));
+        assert!(r.setup[0].starts_with("cmake -S . -B build -G \"Unix Makefiles\" "), "{}", r.setup[0]);
+        assert!(!r.test_command.contains("-k 0") && r.test_command.contains("cmake --build build -- -k "));
+        assert!(r.fallbacks.is_empty() && r.fallback_for(log).is_none(), "taken once");
+        assert!(!r.take_fallback(&name));
+        // The Makefile generator's test command, run by sh: `make -k`, no `-k 0` target.
+        assert!(!r.test_command.contains("-- -k 0"), "{}", r.test_command);
     }
 
     #[test]

@@ -5,6 +5,8 @@
 //!
 //! Every per-instance failure (a patch that does not apply, an image that does not build, a
 //! timeout) ends as a labelled rejection on that record; only engine-wide problems are errors.
+//! A first build or first runs that fail for want of a system package, a CMake generator or
+//! another build system of the tree are tried again with it (`retries.rs`).
 //!
 //! Every setup step sees `SWE_FORGE_COMMIT_TIME` ([`COMMIT_TIME_VAR`]): the committer time (RFC 3339,
 //! UTC) of the commit whose tree its layer holds (the environment commit, then the base), so that
@@ -21,6 +23,7 @@ mod grading;
 mod images;
 mod network;
 mod phases;
+mod retries;
 mod submodules;
 mod truncation;
 mod validator;

@@ -7,8 +7,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use swe_forge_core::{
-    ForgeMeta, Instance, LabelRule, Phase, PhaseRun, PhaseStatuses, Provenance, RejectReason, Rejection, RunLogs,
-    ToolchainAttempt, ToolchainChoice, ValidationStatus, Warning,
+    BuildAttempt, ForgeMeta, Instance, LabelRule, Phase, PhaseRun, PhaseStatuses, Provenance, RejectReason, Rejection,
+    RunLogs, ToolchainAttempt, ToolchainChoice, ValidationStatus, Warning,
 };
 use swe_forge_docker::{Backend, BaseSpec, CaBundle, DockerError, Engine, Next, RunSpec, SwarmSpec};
 use swe_forge_git::{SourceRepo, apply_patches, unsafe_patch_reason};
@@ -302,8 +302,9 @@ impl Validator {
         ];
         let fresh = meta.clone();
         let mut preset = None;
+        let mut attempts = crate::retries::recorded_attempts(inst);
         'toolchain: loop {
-            let prepared = self.prepare(inst, meta, &checks, ImageSource::Build, preset.take()).await?;
+            let prepared = self.prepare(inst, meta, &checks, ImageSource::Build, preset.take(), &mut attempts).await?;
             let logs = RunLogs::new(&self.settings.work_dir, &inst.instance_id);
             if let Some(built) = &prepared.built {
                 if let Some(log) = &built.setup_log {
@@ -326,6 +327,7 @@ impl Validator {
             };
             let mut rejections: Vec<Rejection> = Vec::new();
             let mut msb_names = std::collections::BTreeMap::new();
+            let mut missing: [Option<swe_forge_recipes::Missing>; 3] = Default::default();
             let patches = vec![
                 (TEST_PATCH.to_owned(), test_patch.clone().into_bytes()),
                 (FIX_PATCH.to_owned(), fix_patch.clone().into_bytes()),
@@ -367,28 +369,46 @@ impl Validator {
                     }
                     if attempt == 0 {
                         input.facts[pi] = outcome.facts;
+                        missing[pi] = outcome.missing;
                     }
                     msb_names.extend(outcome.parsed.msb_names);
                     runs[pi].push(outcome.parsed.tests);
                 }
             }
+            // Runs that reported no test in any phase: the image and the runs start over with
+            // a system package every phase lacks, or with the tree's next build system.
+            match self.retry_after_runs(inst, &prepared, (&runs, &missing, &input), &mut attempts).await {
+                Ok(true) => {
+                    (*meta, preset) = (fresh.clone(), prepared.choice.clone());
+                    self.backend.done_with(&prepared.target.image);
+                    continue 'toolchain;
+                }
+                Ok(false) => {}
+                Err(r) => rejections.push(r),
+            }
             rejections.extend(grade(&runs, &input).record(inst, meta));
             let requested = meta.provenance.as_ref().map(|p| &p.requested_versions);
             crate::network::add_evidence(&mut rejections, &logs, requested, &self.settings.reachable_hosts);
             meta.msb_names = Some(crate::grading::grade::named_results(inst, msb_names));
-            if rejections.is_empty() {
-                // What the record's text says of its quality; the runs' signals follow.
-                let q = meta.quality.get_or_insert_with(Default::default);
-                swe_forge_quality::apply(q, swe_forge_quality::read(inst));
-            }
-            if rejections.is_empty() && self.settings.layout_variants > 0 {
-                let last = self.settings.evidence_runs == 0 && self.hunk_plan(&inst.fix_patch) == 0;
-                rejections.extend(self.layout_runs(inst, meta, last).await);
-            }
-            if rejections.is_empty() && (self.settings.evidence_runs > 0 || self.settings.hunk_runs > 0) {
-                self.gather_evidence(inst, meta).await;
-            }
+            self.after_grade(inst, meta, &mut rejections).await;
             return Ok(rejections);
+        }
+    }
+
+    /// After the grade of an instance that kept it: the quality signals of its text, then the
+    /// layout variants, evidence and hunk runs the settings ask for.
+    async fn after_grade(&self, inst: &mut Instance, meta: &mut ForgeMeta, rejections: &mut Vec<Rejection>) {
+        if rejections.is_empty() {
+            // What the record's text says of its quality; the runs' signals follow.
+            let q = meta.quality.get_or_insert_with(Default::default);
+            swe_forge_quality::apply(q, swe_forge_quality::read(inst));
+        }
+        if rejections.is_empty() && self.settings.layout_variants > 0 {
+            let last = self.settings.evidence_runs == 0 && self.hunk_plan(&inst.fix_patch) == 0;
+            rejections.extend(self.layout_runs(inst, meta, last).await);
+        }
+        if rejections.is_empty() && (self.settings.evidence_runs > 0 || self.settings.hunk_runs > 0) {
+            self.gather_evidence(inst, meta).await;
         }
     }
 
@@ -402,6 +422,7 @@ impl Validator {
         checks: &[PatchCheck<'_>],
         image: ImageSource,
         preset: Option<(Tool, ToolchainChoice)>,
+        attempts: &mut Vec<BuildAttempt>,
     ) -> Result<Prepared, Rejection> {
         let id = inst.instance_id.clone();
         let reject = |reason, detail: String| Rejection::new(reason, detail);
@@ -412,7 +433,7 @@ impl Validator {
         check_patches(&repo, &inst.base.sha, checks)?;
 
         let Resolved { mut recipe, mut toolchain, detection, mut choice, command_notes } = self
-            .resolve_recipe(&repo, inst)
+            .resolve_recipe_with(&repo, inst, attempts)
             .map_err(|e| reject(RejectReason::UnsupportedEnvironment, e.to_string()))?;
         // A toolchain the search took after a base run that failed because of the chosen one.
         if let Some((tool, c)) = preset {
@@ -449,6 +470,7 @@ impl Validator {
                 choice,
                 command_notes,
                 suite_files,
+                attempts: attempts.clone(),
             });
         }
         self.reporter.step(&id, Step::BuildingImage);
@@ -458,7 +480,7 @@ impl Validator {
             &self.settings.repos_root,
             &inst.org,
         ));
-        let building = Building { recipe: &mut recipe, toolchain: &mut toolchain, choice: &mut choice };
+        let building = Building { recipe: &mut recipe, toolchain: &mut toolchain, choice: &mut choice, attempts };
         let image = self.build_image(&repo, inst, &extras, building, &mut meta.warnings).await?;
         meta.image = Some(image.tag.clone());
         meta.image_id = self.engine.image_id(&image.tag).await.ok().flatten();
@@ -475,6 +497,7 @@ impl Validator {
             choice,
             command_notes,
             suite_files,
+            attempts: attempts.clone(),
         })
     }
 
@@ -490,7 +513,7 @@ impl Validator {
         building: Building<'_>,
         warnings: &mut Vec<String>,
     ) -> Result<InstanceImage, Rejection> {
-        let Building { recipe, toolchain, choice } = building;
+        let Building { recipe, toolchain, choice, attempts } = building;
         let id = &inst.instance_id;
         let env_commit = self.env_commit(inst);
         let mut delay = Duration::from_secs(2);
@@ -514,6 +537,16 @@ impl Validator {
                                 with_attempts(detail, choice.as_ref())
                             ),
                         ));
+                    }
+                    if let Some(a) = self.retry_after_setup(&detail, recipe, toolchain, attempts).await? {
+                        self.reporter
+                            .note(&format!("{id}: the setup failed; trying again with {} {}", a.kind, a.action));
+                        crate::retries::apply_attempts(recipe, std::slice::from_ref(&a));
+                        let t = Toolchain::named(&recipe.toolchain)
+                            .map_err(|e| Rejection::new(RejectReason::ImageBuildFailed, e.to_string()))?;
+                        *toolchain = effective_toolchain(t, recipe);
+                        attempts.push(a);
+                        continue;
                     }
                     self.after_failed_build(id, detail, recipe, toolchain, choice)?
                 }
@@ -560,6 +593,7 @@ impl Validator {
             toolchain_choice: p.choice.as_ref().map(|(_, c)| c.clone()),
             test_command_notes: p.command_notes.clone(),
             setup_notes,
+            build_attempts: p.attempts.clone(),
         }
     }
 
@@ -657,7 +691,10 @@ impl Validator {
         let facts =
             RunFacts::of(&out.log, out.exit_code, out.timed_out, meta.test_command.as_deref().unwrap_or_default());
         let notes = swe_forge_notes(&out.log);
-        Ok(RunOutcome { parsed, limits, toolchain_sign, facts, notes })
+        let missing = (request.attempt == 0 && parsed.tests.is_empty())
+            .then(|| swe_forge_recipes::missing_dependency(&String::from_utf8_lossy(&out.log)))
+            .flatten();
+        Ok(RunOutcome { parsed, limits, toolchain_sign, facts, notes, missing })
     }
 
     /// Runs `spec`, retrying engine failures (not test failures) with backoff: 2, 4, 8, 16 s.
@@ -707,12 +744,25 @@ impl Validator {
     }
 
     /// Recipe (override > detection), its toolchain (the version chosen for the instance, unless
-    /// an override names one), with overrides applied.
+    /// an override names one), with overrides applied, made as the record's provenance says its
+    /// image was (`build_attempts`).
     pub(crate) fn resolve_recipe(&self, repo: &SourceRepo, inst: &Instance) -> Result<Resolved, NoRecipe> {
+        self.resolve_recipe_with(repo, inst, &crate::retries::recorded_attempts(inst))
+    }
+
+    /// [`Validator::resolve_recipe`] after `attempts` (the build system they moved to, the
+    /// fallbacks they took, the system packages they installed).
+    pub(crate) fn resolve_recipe_with(
+        &self,
+        repo: &SourceRepo,
+        inst: &Instance,
+        attempts: &[BuildAttempt],
+    ) -> Result<Resolved, NoRecipe> {
         let key = format!("{}/{}", inst.org, inst.repo);
         let over = self.settings.overrides.get(&key).cloned().unwrap_or_default();
         let detection = detect(repo, &inst.base.sha);
-        let name = match (over.forced_recipe(inst), &detection.recipe, &detection.unsupported) {
+        let moved = crate::retries::chosen_build_system(attempts).map(str::to_owned);
+        let name = match (over.forced_recipe(inst).or(moved), &detection.recipe, &detection.unsupported) {
             (Some(n), _, _) => n,
             (None, _, Some(why)) => return Err(NoRecipe::Unsupported(why.clone())),
             (None, Some(n), None) => n.clone(),
@@ -741,6 +791,7 @@ impl Validator {
         if recipe.ci_apt_packages {
             recipe.ci_packages = swe_forge_recipes::all_packages(&detection.ci_packages);
         }
+        crate::retries::apply_attempts(&mut recipe, attempts);
         if let Some((_, c)) = &mut choice {
             c.overridden = recipe.toolchain != c.toolchain;
         }
@@ -939,6 +990,8 @@ struct Building<'a> {
     recipe: &'a mut Recipe,
     toolchain: &'a mut Toolchain,
     choice: &'a mut Option<(Tool, ToolchainChoice)>,
+    /// What failed builds made validation change so far (`retries.rs`).
+    attempts: &'a mut Vec<BuildAttempt>,
 }
 
 /// The recipe of an instance and what decided its toolchain.
@@ -982,6 +1035,8 @@ pub(crate) struct Prepared {
     pub command_notes: Vec<String>,
     /// jest and vitest: the test files of the tree with the test patch.
     pub suite_files: Option<u64>,
+    /// What failed first builds or runs made validation change (`retries.rs`).
+    pub attempts: Vec<BuildAttempt>,
 }
 
 /// Whether `parser` reads a jest or vitest run (whose suites are counted in test files).
@@ -1050,6 +1105,8 @@ pub(crate) struct RunOutcome {
     /// Lines the script itself printed before the test command (`swe-forge: canary …`), from the
     /// head of the log.
     pub notes: Vec<String>,
+    /// A first run that reported no test: the system dependency its log shows missing.
+    pub missing: Option<swe_forge_recipes::Missing>,
 }
 
 /// The `swe-forge: canary …` lines of the first 64 KiB of a run's log.

@@ -425,7 +425,9 @@ impl Validator {
                 patch: &pred.patch,
                 not_applying: RejectReason::FixPatchDoesNotApply,
             }];
-            let prepared = self.prepare(&mut scratch, meta, &checks, request, None).await.map_err(outcome_of)?;
+            let mut attempts = crate::retries::recorded_attempts(inst);
+            let prepared =
+                self.prepare(&mut scratch, meta, &checks, request, None, &mut attempts).await.map_err(outcome_of)?;
             let (recipe, test_files) = (prepared.recipe, test_files.to_vec());
             return Ok((prepared.target, Box::new(move |canary| eval_script(&recipe, &test_files, canary))));
         }

@@ -17,6 +17,7 @@ mod environments;
 mod evaluate;
 mod evaluate_integrity;
 mod export;
+mod first_runs;
 mod fixtures;
 mod interrupt;
 mod karma;

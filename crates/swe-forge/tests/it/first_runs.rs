@@ -1,0 +1,140 @@
+//! First runs that fail for want of something another environment has (issue #56): a C project
+//! whose test includes a header of a Debian `-dev` package no build file names gets the package
+//! (found in the suite's `Contents` index) and says so in its provenance; a tree whose CMake
+//! file builds the library only, and whose autotools run the tests, is validated with autotools.
+
+use swe_forge_core::{BuildAttempt, Instance};
+
+use crate::environments::validate_with;
+use crate::toolchains::{accepted, fixture, instance};
+
+const CHEAP: &[&str] = &["--evidence-runs", "0", "--hunk-runs", "0", "--layout-variants", "0"];
+
+fn attempts(r: &Instance) -> Vec<BuildAttempt> {
+    r.swe_forge.as_ref().unwrap().provenance.as_ref().map(|p| p.build_attempts.clone()).unwrap_or_default()
+}
+
+fn keys(m: &swe_forge_core::TestMap) -> Vec<&str> {
+    m.keys().map(String::as_str).collect()
+}
+
+const HEADER: &str = "#ifndef MATHX_H\n#define MATHX_H\nint mathx_add(int a, int b);\n#endif\n";
+const SOURCE: &str = "#include \"mathx.h\"\nint mathx_add(int a, int b) { return a + b; }\n";
+const SUB_HEADER: &str =
+    "#ifndef MATHX_H\n#define MATHX_H\nint mathx_add(int a, int b);\nint mathx_sub(int a, int b);\n#endif\n";
+const SUB_SOURCE: &str = "#include \"mathx.h\"\nint mathx_add(int a, int b) { return a + b; }\nint mathx_sub(int a, int b) { return a - b; }\n";
+
+/// A cmocka test of `call` == `want`.
+fn cmocka_test(call: &str, want: i32) -> String {
+    format!(
+        "#include <stdarg.h>\n#include <stddef.h>\n#include <stdint.h>\n#include <setjmp.h>\n#include <cmocka.h>\n\n#include \"mathx.h\"\n\n\
+         static void check(void **state) {{\n    (void)state;\n    assert_int_equal({call}, {want});\n}}\n\n\
+         int main(void) {{\n    const struct CMUnitTest tests[] = {{cmocka_unit_test(check)}};\n    return cmocka_run_group_tests(tests, NULL, NULL);\n}}\n"
+    )
+}
+
+/// The header `cmocka.h` is in no image of the C toolchain, and the project's CMake file links
+/// `cmocka` without a `find_package`: the setup stops on `fatal error: cmocka.h: No such file or
+/// directory`, the package that provides it (`libcmocka-dev`) is found in trixie's Contents
+/// index and installed, and the instance is accepted with the package in its provenance.
+#[test]
+fn a_header_no_build_file_names_is_installed_from_the_package_that_provides_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = tmp.path().join("repos");
+    let cmake = |tests: &[&str]| {
+        let mut s = "cmake_minimum_required(VERSION 3.13)\nproject(mathx C)\nenable_testing()\nadd_library(mathx src/mathx.c)\ntarget_include_directories(mathx PUBLIC src)\n".to_owned();
+        for t in tests {
+            s.push_str(&format!(
+                "add_executable({t} tests/{t}.c)\ntarget_link_libraries({t} mathx cmocka)\nadd_test(NAME {t} COMMAND {t})\n"
+            ));
+        }
+        s
+    };
+    let fx = fixture(
+        &repos.join("forge-fixtures/cmockax"),
+        "2024-03-01T00:00:00Z",
+        &[
+            ("CMakeLists.txt", &cmake(&["test_add"])),
+            ("src/mathx.h", HEADER),
+            ("src/mathx.c", SOURCE),
+            ("tests/test_add.c", &cmocka_test("mathx_add(2, 3)", 5)),
+        ],
+        &[
+            ("CMakeLists.txt", &cmake(&["test_add", "test_sub"])),
+            ("tests/test_sub.c", &cmocka_test("mathx_sub(5, 3)", 2)),
+        ],
+        &[("src/mathx.h", SUB_HEADER), ("src/mathx.c", SUB_SOURCE)],
+    );
+    let inst = instance("forge-fixtures", "cmockax", 3, fx);
+    let out = validate_with(&[&inst], &repos, &tmp.path().join("out"), None, CHEAP);
+    let r = &out[0];
+    accepted(r);
+    assert_eq!(keys(&r.fixed_tests), ["test_sub"], "{:?}", r.fixed_tests);
+    assert_eq!(keys(&r.p2p_tests), ["test_add"], "{:?}", r.p2p_tests);
+    let a = attempts(r);
+    assert_eq!(a.len(), 1, "{a:?}");
+    assert_eq!(
+        (a[0].kind.as_str(), a[0].action.as_str(), a[0].log.as_str()),
+        ("system_package", "libcmocka-dev", "setup")
+    );
+    assert_eq!(a[0].found, "header cmocka.h");
+    assert!(a[0].line.contains("fatal error: cmocka.h: No such file or directory"), "{a:?}");
+    assert!(a[0].source.starts_with("usr/include/cmocka.h in Debian "), "{a:?}");
+    let versions = &r.swe_forge.as_ref().unwrap().provenance.as_ref().unwrap().toolchain_versions;
+    assert!(versions.contains("libcmocka-dev "), "the package's version is on record: {versions}");
+}
+
+/// A 2018-style C library: its CMake file builds the library only (ctest: `No tests were
+/// found!!!` in every phase) and its autotools build runs the tests under `make check`. The
+/// runs that reported no test send validation to the tree's next build system, and the
+/// instance is accepted with autotools, the attempt in its provenance.
+#[test]
+fn a_tree_whose_cmake_file_runs_no_test_is_validated_with_its_autotools() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = tmp.path().join("repos");
+    let makefile = |tests: &str| {
+        format!(
+            "AM_CFLAGS = -Wall -I$(srcdir)/src\nnoinst_LIBRARIES = libmathx.a\nlibmathx_a_SOURCES = src/mathx.c src/mathx.h\n\n\
+             check_PROGRAMS = {tests}\nTESTS = $(check_PROGRAMS)\nLDADD = libmathx.a\n"
+        )
+    };
+    let configure = "AC_INIT([mathx], [0.1.0])\nAM_INIT_AUTOMAKE([foreign subdir-objects -Wall])\nAC_PROG_CC\nAM_PROG_AR\nAC_PROG_RANLIB\nAC_CONFIG_FILES([Makefile])\nAC_OUTPUT\n";
+    let check = |call: &str, want: i32| {
+        format!("#include \"mathx.h\"\n\nint main(void) {{\n    return {call} == {want} ? 0 : 1;\n}}\n")
+    };
+    let fx = fixture(
+        &repos.join("forge-fixtures/twobuilds"),
+        "2018-03-01T00:00:00Z",
+        &[
+            (
+                "CMakeLists.txt",
+                "cmake_minimum_required(VERSION 3.5)\nproject(mathx C)\nadd_library(mathx src/mathx.c)\n",
+            ),
+            ("configure.ac", configure),
+            ("Makefile.am", &makefile("tests/test_add")),
+            ("src/mathx.h", HEADER),
+            ("src/mathx.c", SOURCE),
+            ("tests/test_add.c", &check("mathx_add(2, 3)", 5)),
+        ],
+        &[
+            ("Makefile.am", &makefile("tests/test_add tests/test_sub")),
+            ("tests/test_sub.c", &check("mathx_sub(5, 3)", 2)),
+        ],
+        &[("src/mathx.h", SUB_HEADER), ("src/mathx.c", SUB_SOURCE)],
+    );
+    let inst = instance("forge-fixtures", "twobuilds", 4, fx);
+    let out = validate_with(&[&inst], &repos, &tmp.path().join("out"), None, CHEAP);
+    let r = &out[0];
+    accepted(r);
+    // `make check` builds every test program before it runs any: with the test patch alone,
+    // test_sub does not build and test_add does not run (it is set apart, not PASS_TO_PASS).
+    assert_eq!(keys(&r.fixed_tests), ["tests/test_sub"], "{:?}", r.fixed_tests);
+    let prov = r.swe_forge.as_ref().unwrap().provenance.as_ref().unwrap();
+    assert_eq!(prov.recipe, "c-autotools");
+    let a = attempts(r);
+    assert_eq!(a.len(), 1, "{a:?}");
+    assert_eq!((a[0].kind.as_str(), a[0].action.as_str()), ("build_system", "c-autotools"));
+    assert_eq!(a[0].found, "no test in any phase with c-cmake");
+    assert!(a[0].line.contains("No tests were found"), "{a:?}");
+    assert_eq!(a[0].source, "the tree's build systems: c-cmake, c-autotools");
+}
