@@ -41,10 +41,10 @@ pub use quality::{
     Flakiness, HunkAblation, Leakage, QUALITY_VERSION, Quality, QualityFlag, Specificity, UnnamedIdentifier,
 };
 pub use record::{
-    Base, BuildAttempt, ExtraSourceProvenance, ForgeMeta, Instance, JsonlRecords, PassRates, PhaseRun, Provenance,
-    RejectReason, Rejection, ResolvedIssue, SCHEMA_VERSION, TestMap, TestResult, ToolchainAttempt, ToolchainChoice,
-    ValidationStatus, image_name_problem, jsonl_records, path_component_problem, read_jsonl, read_jsonl_log,
-    write_jsonl,
+    Base, BuildAttempt, CiOptions, CiOptionsAttempt, ExtraSourceProvenance, ForgeMeta, Instance, JsonlRecords,
+    PassRates, PhaseRun, Provenance, RejectReason, Rejection, ResolvedIssue, SCHEMA_VERSION, TestMap, TestResult,
+    ToolchainAttempt, ToolchainChoice, ValidationStatus, image_name_problem, jsonl_records, path_component_problem,
+    read_jsonl, read_jsonl_log, write_jsonl,
 };
 pub use record::{
     Decision, Difficulty, DifficultyFeatures, DifficultyLabel, Duplicate, LabelSource, Review, TimeToFix, Verdict,

@@ -313,6 +313,14 @@ pub struct Provenance {
     /// of its time that failed, the build system then regenerated with `autoreconf -fi`), in order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub setup_notes: Vec<String>,
+    /// The build options taken from the project's CI (one job's: `ciflags.rs` in recipes), and
+    /// the sets tried before when a setup failed with signs of them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ci_options: Option<CiOptions>,
+    /// On a record whose image could not be made: the line of the setup's log that says why
+    /// (the rest of the provenance is what was chosen and tried up to then).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub setup_error: String,
     /// What a failed first build or a first set of runs that reported no test made validation do
     /// before this image, in order: a system package installed, another CMake generator, another
     /// build system of the tree. Validation of the record again (and evaluation, and a rebuild)
@@ -349,6 +357,36 @@ impl BuildAttempt {
     pub const FALLBACK: &'static str = "fallback";
     /// Another build system of the tree.
     pub const BUILD_SYSTEM: &'static str = "build_system";
+}
+
+/// The build options an image's setup took from the project's CI.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct CiOptions {
+    /// The tool they are for (`cmake -D`, `configure`, `mvn -P`).
+    pub tool: String,
+    /// Where they come from: a job (`.github/workflows/ci.yml job test (cc=gcc)`), the test
+    /// switches of one, or none.
+    pub job: String,
+    /// Why that job: how many configure and run the tests, and what the others had.
+    pub reason: String,
+    /// The options passed, as the tool takes them (empty: none of the CI's).
+    pub options: Vec<String>,
+    /// Sets tried before, each with the setup's line that showed its options failed, in order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub attempts: Vec<CiOptionsAttempt>,
+}
+
+/// A set of CI build options whose setup failed with signs of them.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct CiOptionsAttempt {
+    /// Where they came from, as [`CiOptions::job`].
+    pub job: String,
+    /// The options.
+    pub options: Vec<String>,
+    /// The line of the setup's log (`CMake Error at CMakeLists.txt:9 (message): ...`).
+    pub error: String,
 }
 
 /// The choice of a toolchain version for an instance.

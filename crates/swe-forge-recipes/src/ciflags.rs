@@ -1,9 +1,16 @@
 //! The build options a project's CI passes when it builds to test: CMake `-D<NAME>=<value>`
 //! cache options (`-DFOO_BUILD_TESTS=ON`, which a project whose tests are off by default needs),
 //! `./configure` feature switches (`--enable-x`, `--without-y`) and Maven profiles (`-Pci`), read
-//! from GitHub workflows, Travis, CircleCI and GitLab CI line by line, like `cipackages.rs`.
-//! A recipe that takes them (`ci_build_flags = true`) appends them to its own configure step
-//! ([`crate::Recipe::add_ci_flags`]); the provenance records each with the file it came from.
+//! from the jobs of GitHub workflows, Travis, CircleCI and GitLab CI (`cijobs.rs`).
+//!
+//! One coherent job gives them, never a union of jobs (two jobs may pass options the project
+//! declares mutually exclusive, or a GPU job a language the image lacks): among the jobs that
+//! configure with the tool and run the tests, the plainest (`recipes/ci-jobs.toml`: no GPU,
+//! sanitizer, coverage, cross or analysis words, the default compiler, fewest options;
+//! [`chosen`]). A recipe that takes them (`ci_build_flags = true`) appends them to its own
+//! configure step ([`crate::Recipe::add_ci_flags`]); a setup that fails with signs of them
+//! ([`option_failure`]) is tried with fewer ([`option_sets`]): the next-plainest job's, the
+//! test switches alone, none. The provenance names the job, the options and each attempt.
 //!
 //! The same commands also say what the CI fetches at test time that no setup here fetches: the
 //! repositories it clones ([`ci_clones`]; toml11's Travis job clones toml-lang/toml's examples
@@ -35,18 +42,49 @@ impl FlagTool {
             FlagTool::Maven => "mvn -P",
         }
     }
+
+    /// The command it is (`cmake`, `./configure`, `mvn`).
+    pub fn command(self) -> &'static str {
+        match self {
+            FlagTool::Cmake => "cmake",
+            FlagTool::Configure => "./configure",
+            FlagTool::Maven => "mvn",
+        }
+    }
 }
 
-/// The flags one CI file passes to one build tool.
+/// The flags one CI job passes to one build tool.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CiFlags {
     /// Where they were read (`.github/workflows/ci.yml`).
     pub source: String,
+    /// The job (`test`, `build (cc=gcc)`: id and matrix entry, `cijobs.rs`); empty for a CI file
+    /// read as one job (Travis, CircleCI, GitLab).
+    pub job: String,
     /// The tool they are for.
     pub tool: FlagTool,
     /// The flags, as the tool takes them (`-DJSON_BuildTests=ON`, `--enable-tests`, `-Pci`), in
-    /// the file's order, each name once.
+    /// the job's order, each name once; empty for a job that configures with none.
     pub flags: Vec<String>,
+    /// Whether the job runs the tests (`ctest`, `make check`, `mvn test`, a test binary).
+    pub runs_tests: bool,
+    /// The words of `ci-jobs.toml` that make it less plain (`cuda`, `clang*`), each once.
+    pub marks: Vec<String>,
+    /// How many of `marks` are of `not_plain` (the others are of `not_default`).
+    pub not_plain: usize,
+}
+
+impl CiFlags {
+    /// How the provenance names the job: `.github/workflows/ci.yml job test`, or the file.
+    pub fn job_label(&self) -> String {
+        if self.job.is_empty() { self.source.clone() } else { format!("{} job {}", self.source, self.job) }
+    }
+
+    /// Plainer first: a job that runs the tests, fewer `not_plain` words, fewer `not_default`
+    /// words, fewer options.
+    fn rank(&self) -> (bool, usize, usize, usize) {
+        (!self.runs_tests, self.not_plain, self.marks.len() - self.not_plain, self.flags.len())
+    }
 }
 
 /// Words in an option's name that mark it as changing how tests behave, or as needing tools a
@@ -81,24 +119,213 @@ const LEFT_OUT_WORDS: &[&str] = &[
 const LEFT_OUT_PROFILES: &[&str] =
     &["release", "sign", "gpg", "deploy", "publish", "javadoc", "doc", "site", "sonar", "coverage", "jacoco", "dist"];
 
-/// Every set of build flags the CI files of a commit pass. `read` returns a file's text at the
-/// commit, `paths` lists every path of its tree.
+/// The build flags of every CI job of a commit that configures with a tool (`cijobs.rs`), per
+/// tool the plainest job first ([`CiFlags::rank`], then file and job order). `read` returns a
+/// file's text at the commit, `paths` lists every path of its tree.
 pub fn ci_flags(read: &dyn Fn(&str) -> Option<String>, paths: &[String]) -> Vec<CiFlags> {
     let mut out = Vec::new();
-    for path in crate::cipackages::ci_files(paths) {
-        let Some(text) = read(path) else { continue };
-        let commands = commands(&text);
+    for job in crate::cijobs::ci_jobs(read, paths) {
+        let commands: Vec<&String> = job.commands.iter().filter(|c| !crate::cipackages::other_platform(c)).collect();
+        let runs_tests = commands.iter().any(|c| runs_tests(c));
         for tool in [FlagTool::Cmake, FlagTool::Configure, FlagTool::Maven] {
-            let flags = merge(commands.iter().filter(|c| !crate::cipackages::other_platform(c)).flat_map(|c| {
-                let words = words(c);
-                invocations(&words, tool).into_iter().flat_map(|args| flags_of(args, tool)).collect::<Vec<_>>()
-            }));
-            if !flags.is_empty() {
-                out.push(CiFlags { source: path.to_owned(), tool, flags });
+            let calls: Vec<Vec<&str>> = commands.iter().flat_map(|c| invocations(&words(c), tool)).collect();
+            if calls.is_empty() {
+                continue;
             }
+            let flags = merge(calls.iter().flat_map(|args| flags_of(args.clone(), tool)));
+            let said: Vec<&str> = std::iter::once(job.identity.as_str())
+                .chain(calls.iter().flatten().copied())
+                .chain(crate::cipackages::other_platform(&job.identity).then_some("windows"))
+                .collect();
+            let (marks, not_plain) = marks(&said);
+            out.push(CiFlags {
+                source: job.source.clone(),
+                job: job.name.clone(),
+                tool,
+                flags,
+                runs_tests,
+                marks,
+                not_plain,
+            });
         }
     }
+    out.sort_by_key(|f| (f.tool, f.rank()));
     out
+}
+
+/// The job whose options a recipe configuring with `tool` takes: the plainest.
+pub fn chosen(found: &[CiFlags], tool: FlagTool) -> Option<&CiFlags> {
+    found.iter().find(|f| f.tool == tool)
+}
+
+/// The flags of the job chosen for `tool` ([`chosen`]).
+pub fn flags_for(found: &[CiFlags], tool: FlagTool) -> Vec<String> {
+    chosen(found, tool).map(|f| f.flags.clone()).unwrap_or_default()
+}
+
+/// Why the job of [`chosen`] was: how many there were and what the others had.
+pub fn choice_reason(found: &[CiFlags], tool: FlagTool) -> String {
+    let jobs: Vec<&CiFlags> = found.iter().filter(|f| f.tool == tool).collect();
+    let Some(first) = jobs.first() else { return String::new() };
+    let testing = jobs.iter().filter(|j| j.runs_tests).count();
+    let mut reason = if first.runs_tests {
+        format!("the plainest of {testing} CI jobs that configure with {} and run the tests", tool.command())
+    } else {
+        format!("the plainest of {} CI jobs that configure with {} (none runs the tests)", jobs.len(), tool.command())
+    };
+    let others: Vec<String> =
+        jobs[1..].iter().take(6).map(|j| format!("{} ({})", j.job_label(), j.why_not())).collect();
+    if !others.is_empty() {
+        reason.push_str(&format!("; passed over: {}", others.join("; ")));
+    }
+    reason
+}
+
+impl CiFlags {
+    fn why_not(&self) -> String {
+        let mut why = Vec::new();
+        if !self.runs_tests {
+            why.push("runs no tests".to_owned());
+        }
+        if !self.marks.is_empty() {
+            why.push(self.marks.join(", "));
+        }
+        why.push(format!("{} options", self.flags.len()));
+        why.join(", ")
+    }
+}
+
+/// A set of the CI's build options to configure with: one job's, or fewer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CiOptionSet {
+    /// The tool they are for.
+    pub tool: FlagTool,
+    /// Where they come from (`.github/workflows/ci.yml job test`, `the test switches of ...`,
+    /// `none`).
+    pub label: String,
+    /// The options, as the tool takes them.
+    pub flags: Vec<String>,
+}
+
+/// The option sets a recipe configuring with `tool` tries, in order, each after the one before
+/// failed with signs of its options ([`option_failure`]): the plainest job's, the next-plainest
+/// job's of the same kind (running the tests as it does, no more `not_plain` words), only the
+/// switches of the first that turn tests on (`ci-jobs.toml` `test_switch`), none. Each set
+/// differs from those before it; at most four.
+pub fn option_sets(found: &[CiFlags], tool: FlagTool) -> Vec<CiOptionSet> {
+    let jobs: Vec<&CiFlags> = found.iter().filter(|f| f.tool == tool).collect();
+    let Some(first) = jobs.first() else { return Vec::new() };
+    let mut sets = vec![CiOptionSet { tool, label: first.job_label(), flags: first.flags.clone() }];
+    let mut push = |set: CiOptionSet| {
+        if !sets.iter().any(|s| s.flags == set.flags) {
+            sets.push(set);
+        }
+    };
+    if let Some(next) = jobs[1..]
+        .iter()
+        .find(|j| j.runs_tests == first.runs_tests && j.not_plain <= first.not_plain && j.flags != first.flags)
+    {
+        push(CiOptionSet { tool, label: next.job_label(), flags: next.flags.clone() });
+    }
+    let switches = &data().test_switch;
+    let tests: Vec<String> = first
+        .flags
+        .iter()
+        .filter(|f| {
+            let name = key(f).to_ascii_uppercase();
+            switches.iter().any(|w| name.contains(w.as_str()))
+        })
+        .cloned()
+        .collect();
+    push(CiOptionSet { tool, label: format!("the test switches of {}", first.job_label()), flags: tests });
+    push(CiOptionSet { tool, label: "none (the recipe's own options)".into(), flags: Vec::new() });
+    sets
+}
+
+/// The first line of a failed setup's `log` that shows its configure step refused the options
+/// it was given (`ci-jobs.toml` `option_failure`), with the line after it when it ends in `:`
+/// (CMake puts the message of an error there).
+pub fn option_failure(log: &str) -> Option<String> {
+    let lines: Vec<&str> = log.lines().collect();
+    let at = lines.iter().position(|l| data().option_failure.iter().any(|s| l.contains(s.as_str())))?;
+    let mut line = lines[at].trim().to_owned();
+    if line.ends_with(':')
+        && let Some(next) = lines.get(at + 1).map(|l| l.trim()).filter(|l| !l.is_empty())
+    {
+        line.push(' ');
+        line.push_str(next);
+    }
+    Some(line.chars().take(300).collect())
+}
+
+/// `ci-jobs.toml`, read.
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct JobData {
+    not_plain: Vec<String>,
+    not_default: Vec<String>,
+    option_failure: Vec<String>,
+    test_switch: Vec<String>,
+}
+
+fn data() -> &'static JobData {
+    static DATA: std::sync::OnceLock<JobData> = std::sync::OnceLock::new();
+    DATA.get_or_init(|| toml::from_str(include_str!("../recipes/ci-jobs.toml")).expect("recipes/ci-jobs.toml reads"))
+}
+
+/// The words of `ci-jobs.toml` among `said` (an option turned off left out), `not_plain` ones
+/// first, each once; and how many are `not_plain`.
+fn marks(said: &[&str]) -> (Vec<String>, usize) {
+    let off = |w: &str| {
+        let value = w.rsplit_once('=').map(|(_, v)| v.to_ascii_uppercase());
+        w.starts_with("--disable-")
+            || w.starts_with("--without-")
+            || w.starts_with("-D") && value.is_some_and(|v| matches!(v.as_str(), "OFF" | "FALSE" | "NO" | "0"))
+    };
+    let words: Vec<String> = said
+        .iter()
+        .flat_map(|s| s.split_whitespace())
+        .filter(|w| !off(w))
+        .flat_map(|w| w.split(|c: char| !c.is_ascii_alphanumeric()))
+        .filter(|w| !w.is_empty())
+        .map(str::to_ascii_lowercase)
+        .collect();
+    let hit = |pattern: &str| match pattern.strip_suffix('*') {
+        Some(prefix) => words.iter().any(|w| w.starts_with(prefix)),
+        None => words.iter().any(|w| w == pattern),
+    };
+    let d = data();
+    let mut out: Vec<String> = d.not_plain.iter().filter(|p| hit(p)).cloned().collect();
+    let not_plain = out.len();
+    out.extend(d.not_default.iter().filter(|p| hit(p)).cloned());
+    (out, not_plain)
+}
+
+/// Whether a command runs tests: `ctest`, `make`/`ninja` with a `test` or `check` target,
+/// `cmake --build ... --target test`, `meson test`, `mvn` with `test`, `verify`, `package` or
+/// `install`, or a program whose file name speaks of tests run by its path (`./build/unit_tests`).
+fn runs_tests(command: &str) -> bool {
+    let w = words(command);
+    let op = |a: &str| matches!(a, ";" | "&&" | "||" | "|" | "&");
+    w.iter().enumerate().any(|(i, word)| {
+        let base = word.rsplit('/').next().unwrap_or(word);
+        let args = || w[i + 1..].iter().take_while(|a| !op(a));
+        let target = |a: &&str| matches!(*a, "test" | "tests" | "check");
+        match base {
+            "ctest" => true,
+            "make" | "gmake" | "ninja" => args().any(target),
+            "meson" => w.get(i + 1) == Some(&"test"),
+            "mvn" | "mvnw" => args().any(|a| matches!(*a, "test" | "verify" | "package" | "install")),
+            "cmake" => args().collect::<Vec<_>>().windows(2).any(|p| *p[0] == "--target" && target(p[1])),
+            _ => {
+                let command_position = i == 0 || op(w[i - 1]) || matches!(w[i - 1], "sudo" | "time" | "exec");
+                command_position
+                    && (word.starts_with("./") || word.contains('/'))
+                    && !word.starts_with('-')
+                    && base.to_ascii_lowercase().contains("test")
+            }
+        }
+    })
 }
 
 /// The repositories one CI file clones (`git clone [options] <url> [dir]`), in the file's order.
@@ -121,7 +348,7 @@ pub fn ci_clones(read: &dyn Fn(&str) -> Option<String>, paths: &[String]) -> Vec
     for path in crate::cipackages::ci_files(paths) {
         let Some(text) = read(path) else { continue };
         let mut urls: Vec<String> = Vec::new();
-        for c in commands(&text).iter().filter(|c| !crate::cipackages::other_platform(c)) {
+        for c in crate::cijobs::commands(&text).iter().filter(|c| !crate::cipackages::other_platform(c)) {
             let words = words(c);
             for i in 0..words.len() {
                 if words[i] != "git" || words.get(i + 1) != Some(&"clone") {
@@ -151,42 +378,6 @@ pub fn ci_clones(read: &dyn Fn(&str) -> Option<String>, paths: &[String]) -> Vec
             out.push(CiClone { source: path.to_owned(), urls });
         }
     }
-    out
-}
-
-/// The flags of `found` for `tool`, each name once (the first file's value wins), in order.
-pub fn flags_for(found: &[CiFlags], tool: FlagTool) -> Vec<String> {
-    merge(found.iter().filter(|f| f.tool == tool).flat_map(|f| f.flags.iter().cloned()))
-}
-
-/// The shell commands of a CI file: YAML list markers and `run:` keys stripped, a `\` at the end
-/// of a line continuing the command on the next one.
-fn commands(text: &str) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    let mut pending: Option<String> = None;
-    for line in text.lines() {
-        let t = line.trim().trim_start_matches("- ").trim_start_matches("run:").trim();
-        let t = match t.find(" #") {
-            Some(i) => &t[..i],
-            None if t.starts_with('#') => "",
-            None => t,
-        };
-        let t = t.trim().trim_matches(|c| c == '"' || c == '\'');
-        let (body, continues) = match t.strip_suffix('\\') {
-            Some(b) => (b.trim_end(), true),
-            None => (t, false),
-        };
-        let cmd = match pending.take() {
-            Some(mut c) => {
-                c.push(' ');
-                c.push_str(body);
-                c
-            }
-            None => body.to_owned(),
-        };
-        if continues { pending = Some(cmd) } else { out.push(cmd) }
-    }
-    out.extend(pending);
     out
 }
 
@@ -325,8 +516,8 @@ fn key(flag: &str) -> String {
     f.to_owned()
 }
 
-/// Flags in order, each key once: the first value wins, except that a CMake option whose name
-/// speaks of tests is on when any call turns it on (the test job's value, not a packaging job's).
+/// The flags of one job's calls in order, each key once: the first value wins, except that a
+/// CMake option whose name speaks of tests is on when any call turns it on.
 fn merge(flags: impl IntoIterator<Item = String>) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for f in flags {
@@ -426,14 +617,152 @@ jobs:
         assert!(ci_flags(&read, &["docs/build.md".to_owned()]).is_empty());
     }
 
+    /// A C++ library's workflow: one matrix job whose entries pass one of two options its
+    /// CMakeLists declares mutually exclusive, or enable CUDA; a job that builds the docs; one
+    /// on Windows.
+    const MATRIX_WORKFLOW: &str = r#"
+name: CI
+on: [push, pull_request]
+jobs:
+  build:
+    name: ${{ matrix.name }}
+    runs-on: ${{ matrix.os }}
+    strategy:
+      fail-fast: false
+      matrix:
+        include:
+          - name: cuda
+            os: ubuntu-22.04
+            flags: "-DP_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=75"
+          - name: precompiled headers
+            os: ubuntu-latest
+            flags: -DP_PRECOMPILE=ON
+          - name: single file
+            os: ubuntu-latest
+            flags: -DP_SINGLE_FILE=ON
+          - { name: msvc, os: windows-latest, flags: -DP_STATIC=ON }
+    steps:
+      - uses: actions/checkout@v4
+      - name: Configure
+        run: >
+          cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
+          -DP_BUILD_TESTS=ON ${{ matrix.flags }}
+      - run: cmake --build build --parallel
+      - name: Test
+        working-directory: build
+        run: ctest --output-on-failure
+  docs:
+    runs-on: ubuntu-latest
+    steps:
+      - run: cmake -S . -B build -DP_BUILD_DOCS=ON && cmake --build build --target docs
+"#;
+
     #[test]
-    fn flags_of_several_files_merge_first_file_first() {
-        let found = vec![
-            CiFlags { source: "a".into(), tool: FlagTool::Cmake, flags: vec!["-DX=1".into(), "-DY_TESTS=OFF".into()] },
-            CiFlags { source: "b".into(), tool: FlagTool::Cmake, flags: vec!["-DX=2".into(), "-DY_TESTS=ON".into()] },
-            CiFlags { source: "b".into(), tool: FlagTool::Configure, flags: vec!["--enable-x".into()] },
-        ];
-        assert_eq!(flags_for(&found, FlagTool::Cmake), ["-DX=1", "-DY_TESTS=ON"]);
-        assert_eq!(flags_for(&found, FlagTool::Configure), ["--enable-x"]);
+    fn one_job_is_chosen_the_plainest_that_runs_the_tests_never_a_union() {
+        let got = read_one(".github/workflows/ci.yml", MATRIX_WORKFLOW);
+        let jobs: Vec<(&str, &[String])> = got.iter().map(|f| (f.job.as_str(), f.flags.as_slice())).collect();
+        assert_eq!(jobs.len(), 5, "four matrix entries and the docs job: {jobs:#?}");
+        let first = chosen(&got, FlagTool::Cmake).unwrap();
+        assert_eq!(
+            first.job_label(),
+            ".github/workflows/ci.yml job build (name=precompiled headers, os=ubuntu-latest, flags=-DP_PRECOMPILE=ON)"
+        );
+        assert_eq!(flags_for(&got, FlagTool::Cmake), ["-DP_BUILD_TESTS=ON", "-DP_PRECOMPILE=ON"]);
+        let cuda = got.iter().find(|f| f.job.contains("cuda")).unwrap();
+        assert_eq!(cuda.marks, ["cuda*"]);
+        let windows = got.iter().find(|f| f.job.contains("msvc")).unwrap();
+        assert_eq!(windows.marks, ["windows", "msvc"]);
+        let docs = got.iter().find(|f| f.job == "docs").unwrap();
+        assert!(!docs.runs_tests && docs.marks == ["docs"], "{docs:?}");
+        let order: Vec<&str> = got.iter().map(|f| f.job.split(" (").next().unwrap()).collect();
+        assert_eq!(order, ["build", "build", "build", "build", "docs"]);
+        assert!(got[1].job.contains("single file") && got[4].job == "docs", "{order:?}");
+        let reason = choice_reason(&got, FlagTool::Cmake);
+        assert!(
+            reason.starts_with("the plainest of 4 CI jobs that configure with cmake and run the tests; passed over: ")
+        );
+        assert!(reason.contains("docs (runs no tests, docs, 1 options)"), "{reason}");
+    }
+
+    #[test]
+    fn a_plain_job_that_only_turns_the_tests_on_beats_the_sanitizer_coverage_and_clang_jobs() {
+        let wf = r#"
+jobs:
+  sanitizers:
+    runs-on: ubuntu-latest
+    steps:
+      - run: cmake -B b -DFOO_BUILD_TESTS=ON -DFOO_SANITIZE=address -DCMAKE_CXX_FLAGS=-fsanitize=address
+      - run: cmake --build b && ctest --test-dir b
+  coverage:
+    runs-on: ubuntu-latest
+    steps:
+      - run: cmake -B b -DFOO_BUILD_TESTS=ON -DFOO_COVERAGE=ON
+      - run: cmake --build b && cd b && ctest
+  compilers:
+    runs-on: ubuntu-latest
+    strategy:
+      matrix:
+        cxx: [clang++-15]
+    steps:
+      - run: CXX=${{ matrix.cxx }} cmake -B b -DFOO_BUILD_TESTS=ON
+      - run: cmake --build b && ./b/tests/foo_tests
+  build-only:
+    runs-on: ubuntu-latest
+    steps:
+      - run: cmake -B b && cmake --build b
+  linux:
+    runs-on: ubuntu-latest
+    steps:
+      - run: |
+          cmake -B build -DFOO_BUILD_TESTS=ON
+          cmake --build build
+          make -C build test
+"#;
+        let got = read_one(".github/workflows/ci.yml", wf);
+        let order: Vec<&str> = got.iter().map(|f| f.job.as_str()).collect();
+        assert_eq!(order, ["linux", "compilers (cxx=clang++-15)", "coverage", "sanitizers", "build-only"]);
+        assert_eq!(flags_for(&got, FlagTool::Cmake), ["-DFOO_BUILD_TESTS=ON"]);
+        assert!(got.iter().take(4).all(|f| f.runs_tests), "ctest, make test and a test binary run the tests");
+        assert_eq!(got[1].marks, ["clang*"]);
+        assert_eq!(got[3].marks, ["sanitize*", "fsanitize*"], "a left-out option still marks its job");
+        assert_eq!(
+            option_sets(&got, FlagTool::Cmake).iter().map(|s| s.label.as_str()).collect::<Vec<_>>(),
+            [".github/workflows/ci.yml job linux", "none (the recipe's own options)"],
+            "the next jobs pass the same options; the test switch is all the first has"
+        );
+    }
+
+    #[test]
+    fn options_that_fail_are_tried_fewer_next_plainest_job_then_test_switches_then_none() {
+        let got = read_one(".github/workflows/ci.yml", MATRIX_WORKFLOW);
+        let sets = option_sets(&got, FlagTool::Cmake);
+        let shown: Vec<(String, Vec<String>)> = sets.iter().map(|s| (s.label.clone(), s.flags.clone())).collect();
+        let job = |entry: &str| format!(".github/workflows/ci.yml job build ({entry})");
+        assert_eq!(
+            shown,
+            [
+                (
+                    job("name=precompiled headers, os=ubuntu-latest, flags=-DP_PRECOMPILE=ON"),
+                    vec!["-DP_BUILD_TESTS=ON".to_owned(), "-DP_PRECOMPILE=ON".to_owned()]
+                ),
+                (
+                    job("name=single file, os=ubuntu-latest, flags=-DP_SINGLE_FILE=ON"),
+                    vec!["-DP_BUILD_TESTS=ON".to_owned(), "-DP_SINGLE_FILE=ON".to_owned()]
+                ),
+                (format!("the test switches of {}", sets[0].label), vec!["-DP_BUILD_TESTS=ON".to_owned()]),
+                ("none (the recipe's own options)".to_owned(), vec![]),
+            ],
+            "never the CUDA or Windows job's"
+        );
+        assert!(option_sets(&got, FlagTool::Maven).is_empty());
+        // The lines that send a setup to the next set, and what it records of them.
+        let fatal = "-- Configuring\nCMake Error at CMakeLists.txt:9 (message):\n  P_PRECOMPILE and P_SINGLE_FILE are mutually exclusive\n\n-- Configuring incomplete, errors occurred!\n";
+        assert_eq!(
+            option_failure(fatal).as_deref(),
+            Some("CMake Error at CMakeLists.txt:9 (message): P_PRECOMPILE and P_SINGLE_FILE are mutually exclusive")
+        );
+        let cuda = "-- The CUDA compiler identification is unknown\nCMake Error at /usr/share/cmake-3.25/Modules/CMakeDetermineCUDACompiler.cmake:603 (message):\n  Failed to find nvcc.\n";
+        assert!(option_failure(cuda).unwrap().ends_with("(message): Failed to find nvcc."));
+        assert_eq!(option_failure("src/a.cpp:3:1: error: expected ';'\nninja: build stopped\n"), None);
     }
 }

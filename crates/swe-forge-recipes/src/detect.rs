@@ -27,8 +27,9 @@ pub struct Detection {
     /// Debian packages its CI installs before building (`cipackages.rs`); also in
     /// `requested_versions`, by source, as space-separated names.
     pub ci_packages: Vec<crate::CiPackages>,
-    /// Build options its CI passes to CMake, `configure` and Maven (`ciflags.rs`); also in
-    /// `requested_versions`, as `<file> cmake -D` (and so on), space-separated.
+    /// Build options its CI jobs pass to CMake, `configure` and Maven (`ciflags.rs`), per tool the
+    /// plainest job first; that job's are also in `requested_versions`, as `<file> cmake -D` (and
+    /// so on), space-separated.
     pub ci_flags: Vec<crate::CiFlags>,
     /// Repositories its CI clones in its commands (`ciflags.rs`, [`crate::ci_clones`]); also in
     /// `requested_versions`, as `<file> git clone`, space-separated URLs.
@@ -87,7 +88,11 @@ pub fn detect(repo: &SourceRepo, sha: &str) -> Detection {
         d.requested_versions.entry(c.source.clone()).or_insert_with(|| c.packages.join(" "));
     }
     d.ci_flags = crate::ci_flags(&read, &paths);
-    for c in &d.ci_flags {
+    for c in [crate::FlagTool::Cmake, crate::FlagTool::Configure, crate::FlagTool::Maven]
+        .into_iter()
+        .filter_map(|tool| crate::chosen(&d.ci_flags, tool))
+        .filter(|c| !c.flags.is_empty())
+    {
         d.requested_versions.entry(format!("{} {}", c.source, c.tool.label())).or_insert_with(|| c.flags.join(" "));
     }
     d.ci_clones = crate::ci_clones(&read, &paths);

@@ -1,6 +1,7 @@
 //! Recipes and toolchain choice, without Docker: which recipe a repository's build files call
 //! for (`detect.rs`), the toolchain versions its build files and CI ask for (`requests.rs`), the
-//! packages and build options its CI installs and passes (`cipackages.rs`, `ciflags.rs`), the
+//! packages and build options its CI installs and passes (`cipackages.rs`, `ciflags.rs`, from one job
+//! of those `cijobs.rs` reads), the
 //! version chosen and the search after a setup fails on it (`toolchoice.rs`), the recipe and
 //! toolchain data (`recipes/*.toml`, built in) with per-repository overrides applied
 //! (`recipe.rs`), the commit each repository environment is built at (`env.rs`), the test
@@ -13,6 +14,7 @@
 //! crate chooses.
 
 mod ciflags;
+mod cijobs;
 mod cipackages;
 mod detect;
 mod dockerfile;
@@ -26,7 +28,11 @@ mod sysdeps;
 mod testcmd;
 mod toolchoice;
 
-pub use ciflags::{CiClone, CiFlags, FlagTool, ci_clones, ci_flags, flags_for};
+pub use ciflags::{
+    CiClone, CiFlags, CiOptionSet, FlagTool, choice_reason, chosen, ci_clones, ci_flags, flags_for, option_failure,
+    option_sets,
+};
+pub use cijobs::{CiJob, ci_jobs};
 pub use cipackages::{CiPackages, all_packages, ci_packages};
 pub use detect::{Detection, LOCKFILES, detect};
 pub use dockerfile::{CI_PACKAGES_FILE, effective_toolchain, shell_quote, toolchain_dockerfile};

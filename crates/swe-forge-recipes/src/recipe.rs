@@ -337,41 +337,50 @@ impl Recipe {
         Ok(r)
     }
 
-    /// Appends the CI's build options of `found` to the recipe's calls of the tool each is for:
-    /// CMake options to each configuring `cmake` command of the setup (not `cmake --build`),
-    /// `configure` switches to each `./configure` of the setup, Maven profiles to each `mvn`
-    /// command of the setup, the layer setup and the test command. What was added, for the
-    /// provenance. Nothing when the recipe does not take them.
-    pub fn add_ci_flags(&mut self, found: &[crate::CiFlags]) -> Vec<String> {
+    /// The build tool whose CI options this recipe takes: the first of CMake, `configure` and
+    /// Maven it calls to configure (in its setup, or for Maven its test command too); none when
+    /// it takes none (`ci_build_flags`).
+    pub fn ci_flag_tool(&self) -> Option<crate::FlagTool> {
         use crate::FlagTool;
         if !self.ci_build_flags {
+            return None;
+        }
+        [FlagTool::Cmake, FlagTool::Configure, FlagTool::Maven].into_iter().find(|tool| {
+            let calls = |c: &String| with_flags(c, *tool, "").is_some();
+            self.setup.iter().any(calls) || *tool == FlagTool::Maven && calls(&self.test_command)
+        })
+    }
+
+    /// Appends the CI's build options of `set` (one job's, or fewer: [`crate::option_sets`]) to
+    /// the recipe's calls of their tool: CMake options to each configuring `cmake` command of the
+    /// setup (not `cmake --build`), `configure` switches to each `./configure` of the setup,
+    /// Maven profiles to each `mvn` command of the setup, the layer setup and the test command.
+    /// What was added and where from, for the provenance. Nothing when the recipe does not take
+    /// them or the set is empty.
+    pub fn add_ci_flags(&mut self, set: &crate::CiOptionSet) -> Vec<String> {
+        use crate::FlagTool;
+        if !self.ci_build_flags || set.flags.is_empty() {
             return Vec::new();
         }
-        let mut notes = Vec::new();
-        for tool in [FlagTool::Cmake, FlagTool::Configure, FlagTool::Maven] {
-            let flags = crate::flags_for(found, tool);
-            if flags.is_empty() {
-                continue;
+        let tool = set.tool;
+        let joined = set.flags.iter().map(|f| crate::shell_quote(f)).collect::<Vec<_>>().join(" ");
+        let mut added = false;
+        let mut add = |c: &mut String| {
+            if let Some(with) = with_flags(c, tool, &joined) {
+                *c = with;
+                added = true;
             }
-            let joined = flags.iter().map(|f| crate::shell_quote(f)).collect::<Vec<_>>().join(" ");
-            let mut added = false;
-            let mut add = |c: &mut String| {
-                if let Some(with) = with_flags(c, tool, &joined) {
-                    *c = with;
-                    added = true;
-                }
-            };
-            self.setup.iter_mut().for_each(&mut add);
-            if tool == FlagTool::Maven {
-                self.layer_setup.iter_mut().for_each(&mut add);
-                add(&mut self.test_command);
-            }
-            if added {
-                let sources: Vec<&str> = found.iter().filter(|f| f.tool == tool).map(|f| f.source.as_str()).collect();
-                notes.push(format!("{} `{}` from the CI ({})", tool.label(), flags.join(" "), sources.join(", ")));
-            }
+        };
+        self.setup.iter_mut().for_each(&mut add);
+        if tool == FlagTool::Maven {
+            self.layer_setup.iter_mut().for_each(&mut add);
+            add(&mut self.test_command);
         }
-        notes
+        if added {
+            vec![format!("{} `{}` from the CI ({})", tool.label(), set.flags.join(" "), set.label)]
+        } else {
+            Vec::new()
+        }
     }
 
     /// Puts the install functions of `pm` (`js-deps.sh`, with the manager and the package that
@@ -542,25 +551,22 @@ mod tests {
 
     #[test]
     fn the_cis_build_options_go_to_the_configure_steps_of_the_recipes_that_take_them() {
-        use crate::{CiFlags, FlagTool};
-        let found = vec![
-            CiFlags {
-                source: ".github/workflows/ci.yml".into(),
-                tool: FlagTool::Cmake,
-                flags: vec!["-DFOO_BUILD_TESTS=ON".into()],
-            },
-            CiFlags { source: ".travis.yml".into(), tool: FlagTool::Configure, flags: vec!["--enable-tests".into()] },
-            CiFlags { source: ".travis.yml".into(), tool: FlagTool::Maven, flags: vec!["-Pci".into()] },
-        ];
+        use crate::{CiOptionSet, FlagTool};
+        let set = |tool, label: &str, flag: &str| CiOptionSet { tool, label: label.into(), flags: vec![flag.into()] };
+        let cmake_set = set(FlagTool::Cmake, ".github/workflows/ci.yml job test", "-DFOO_BUILD_TESTS=ON");
+        let configure_set = set(FlagTool::Configure, ".travis.yml", "--enable-tests");
+        let maven_set = set(FlagTool::Maven, ".travis.yml", "-Pci");
         let mut cmake = Recipe::named("c-cmake").unwrap();
         let before = cmake.clone();
-        let notes = cmake.add_ci_flags(&found);
-        assert_eq!(notes, ["cmake -D `-DFOO_BUILD_TESTS=ON` from the CI (.github/workflows/ci.yml)"]);
+        assert_eq!(cmake.ci_flag_tool(), Some(FlagTool::Cmake));
+        let notes = cmake.add_ci_flags(&cmake_set);
+        assert_eq!(notes, ["cmake -D `-DFOO_BUILD_TESTS=ON` from the CI (.github/workflows/ci.yml job test)"]);
         assert!(cmake.setup[0].starts_with("cmake -DFOO_BUILD_TESTS=ON -S . -B build"), "{}", cmake.setup[0]);
         assert_eq!(cmake.setup[1], before.setup[1], "`cmake --build` takes no options");
         assert_eq!(cmake.test_command, before.test_command);
         let mut autotools = Recipe::named("c-autotools").unwrap();
-        autotools.add_ci_flags(&found);
+        assert_eq!(autotools.ci_flag_tool(), Some(FlagTool::Configure));
+        autotools.add_ci_flags(&configure_set);
         let configure = autotools.setup.iter().find(|c| c.contains("./configure")).unwrap();
         assert_eq!(
             configure.matches("./configure --enable-tests").count(),
@@ -568,7 +574,8 @@ mod tests {
             "the first try and the fallback: {configure}"
         );
         let mut maven = Recipe::named("java-maven").unwrap();
-        let notes = maven.add_ci_flags(&found);
+        assert_eq!(maven.ci_flag_tool(), Some(FlagTool::Maven));
+        let notes = maven.add_ci_flags(&maven_set);
         assert_eq!(notes, ["mvn -P `-Pci` from the CI (.travis.yml)"]);
         assert!(maven.setup[0].starts_with("mvn -Pci -B") && maven.layer_setup[0].starts_with("mvn -Pci -B"));
         assert!(maven.test_command.starts_with("mvn -Pci -B"));
@@ -580,11 +587,13 @@ mod tests {
         // A recipe that does not take them, or one an override (a profile) turned them off in.
         let mut go = Recipe::named("go").unwrap();
         let go_before = go.clone();
-        assert!(go.add_ci_flags(&found).is_empty());
+        assert_eq!(go.ci_flag_tool(), None);
+        assert!(go.add_ci_flags(&cmake_set).is_empty());
         assert_eq!(go, go_before);
         let mut off = Recipe::named("c-cmake").unwrap();
         off.apply(&RecipeOverride { ci_build_flags: Some(false), ..RecipeOverride::default() }, &inst(1));
-        assert!(off.add_ci_flags(&found).is_empty());
+        assert_eq!(off.ci_flag_tool(), None);
+        assert!(off.add_ci_flags(&cmake_set).is_empty());
         assert_eq!(off.setup, before.setup);
     }
 

@@ -14,6 +14,7 @@
 //! --before`, `cargo generate-lockfile --publish-time`); it is never in the committed image's config.
 //! `SWE_FORGE_REPO` ([`REPO_VAR`]) names the repository (`org/repo`).
 
+mod cioptions;
 mod driver;
 mod error;
 mod evaluate;

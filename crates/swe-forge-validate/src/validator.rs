@@ -19,6 +19,7 @@ use swe_forge_recipes::{
 };
 use tokio::sync::OnceCell;
 
+use crate::cioptions::CiTry;
 use crate::error::NoRecipe;
 use crate::grading::grade::{GradeInput, Parsers, grade};
 use crate::images::{BuildMode, ImageFailure, ImageRequest, InstanceImage};
@@ -432,8 +433,8 @@ impl Validator {
             .map_err(|e| reject(RejectReason::RepoUnavailable, e.to_string()))?;
         check_patches(&repo, &inst.base.sha, checks)?;
 
-        let Resolved { mut recipe, mut toolchain, detection, mut choice, command_notes } = self
-            .resolve_recipe_with(&repo, inst, attempts)
+        let Resolved { mut recipe, mut toolchain, detection, mut choice, mut command_notes, mut ci } = self
+            .resolve_recipe_with(&repo, inst, attempts, None)
             .map_err(|e| reject(RejectReason::UnsupportedEnvironment, e.to_string()))?;
         // A toolchain the search took after a base run that failed because of the chosen one.
         if let Some((tool, c)) = preset {
@@ -457,52 +458,66 @@ impl Validator {
 
         let base_tree = repo.commit(&inst.base.sha).map(|c| c.tree_id().to_string()).unwrap_or_default();
         let suite_files = is_js_runner(recipe.parser).then(|| js_suite_files(&repo, &inst.base.sha, &inst.test_patch));
-        if let ImageSource::Existing(tag) = image {
-            let target = RunTarget::of(&recipe, parsers, tag);
-            return Ok(Prepared {
-                recipe,
-                toolchain,
-                detection,
-                target,
-                built: None,
-                extras,
-                base_tree,
-                choice,
-                command_notes,
-                suite_files,
-                attempts: attempts.clone(),
-            });
-        }
-        self.reporter.step(&id, Step::BuildingImage);
-        meta.warnings.extend(crate::submodules::missing_warnings(
-            &repo,
-            &inst.base.sha,
-            &self.settings.repos_root,
-            &inst.org,
-        ));
-        let building = Building { recipe: &mut recipe, toolchain: &mut toolchain, choice: &mut choice, attempts };
-        let image = self.build_image(&repo, inst, &extras, building, &mut meta.warnings).await?;
-        meta.image = Some(image.tag.clone());
-        meta.image_id = self.engine.image_id(&image.tag).await.ok().flatten();
-        meta.warnings.extend(image.warnings.iter().cloned());
-        let target = RunTarget::of(&recipe, parsers, image.tag.clone());
+        let (tag, built) = match image {
+            ImageSource::Existing(tag) => (tag, None),
+            ImageSource::Build => {
+                self.reporter.step(&id, Step::BuildingImage);
+                let root = &self.settings.repos_root;
+                meta.warnings.extend(crate::submodules::missing_warnings(&repo, &inst.base.sha, root, &inst.org));
+                let notes = &mut command_notes;
+                let building = Building {
+                    recipe: &mut recipe,
+                    toolchain: &mut toolchain,
+                    choice: &mut choice,
+                    attempts,
+                    notes,
+                    ci: &mut ci,
+                };
+                let image = match self.build_image(&repo, inst, &extras, building, &mut meta.warnings).await {
+                    Ok(image) => image,
+                    Err(r) => {
+                        // What was chosen and tried goes on the record, with the line that says why.
+                        let tried = crate::cioptions::Tried {
+                            recipe: &recipe,
+                            detection: &detection,
+                            choice: choice.as_ref(),
+                            command_notes: &command_notes,
+                            ci: &ci,
+                            base_tree: &base_tree,
+                            extras: &extras,
+                        };
+                        let mut provenance = crate::cioptions::failed_provenance(&tried, &r.detail);
+                        provenance.build_attempts = attempts.clone();
+                        meta.provenance = Some(provenance);
+                        return Err(r);
+                    }
+                };
+                meta.image = Some(image.tag.clone());
+                meta.image_id = self.engine.image_id(&image.tag).await.ok().flatten();
+                meta.warnings.extend(image.warnings.iter().cloned());
+                (image.tag.clone(), Some(image))
+            }
+        };
+        let target = RunTarget::of(&recipe, parsers, tag);
         Ok(Prepared {
             recipe,
             toolchain,
             detection,
             target,
-            built: Some(image),
+            built,
             extras,
             base_tree,
             choice,
             command_notes,
+            ci,
             suite_files,
             attempts: attempts.clone(),
         })
     }
 
-    /// The instance image of `inst`, made or reused. A build that fails because of the toolchain
-    /// moves `building` on to the next one the search gives; engine failures (a restart
+    /// The instance image of `inst`, made or reused. A build that fails with signs of the CI's
+    /// options moves `building` on to the next set with fewer (`cioptions.rs`), one that fails
+    /// because of the toolchain on to the next one the search gives; engine failures (a restart
     /// mid-build) are retried with backoff, as runs are. A toolchain found by a search is kept for
     /// the repository's later instances.
     async fn build_image(
@@ -513,14 +528,21 @@ impl Validator {
         building: Building<'_>,
         warnings: &mut Vec<String>,
     ) -> Result<InstanceImage, Rejection> {
-        let Building { recipe, toolchain, choice, attempts } = building;
+        let mut building = building;
         let id = &inst.instance_id;
         let env_commit = self.env_commit(inst);
         let mut delay = Duration::from_secs(2);
         let mut tries = 0;
         let image = loop {
-            let req =
-                ImageRequest { repo, inst, recipe, toolchain, env_commit: &env_commit, extras, mode: BuildMode::Reuse };
+            let req = ImageRequest {
+                repo,
+                inst,
+                recipe: building.recipe,
+                toolchain: building.toolchain,
+                env_commit: &env_commit,
+                extras,
+                mode: BuildMode::Reuse,
+            };
             match self.instance_image(&req).await {
                 Ok(x) => break x,
                 Err(ImageFailure::Build(detail)) => {
@@ -534,21 +556,23 @@ impl Validator {
                             RejectReason::NeedsNetwork,
                             format!(
                                 "the setup needs the submodule {path} ({url}), which no local copy holds; its folder is empty\n\n{}",
-                                with_attempts(detail, choice.as_ref())
+                                with_attempts(detail, building.choice.as_ref())
                             ),
                         ));
                     }
-                    if let Some(a) = self.retry_after_setup(&detail, recipe, toolchain, attempts).await? {
+                    if let Some(a) =
+                        self.retry_after_setup(&detail, building.recipe, building.toolchain, building.attempts).await?
+                    {
                         self.reporter
                             .note(&format!("{id}: the setup failed; trying again with {} {}", a.kind, a.action));
-                        crate::retries::apply_attempts(recipe, std::slice::from_ref(&a));
-                        let t = Toolchain::named(&recipe.toolchain)
+                        crate::retries::apply_attempts(building.recipe, std::slice::from_ref(&a));
+                        let t = Toolchain::named(&building.recipe.toolchain)
                             .map_err(|e| Rejection::new(RejectReason::ImageBuildFailed, e.to_string()))?;
-                        *toolchain = effective_toolchain(t, recipe);
-                        attempts.push(a);
+                        *building.toolchain = effective_toolchain(t, building.recipe);
+                        building.attempts.push(a);
                         continue;
                     }
-                    self.after_failed_build(id, detail, recipe, toolchain, choice)?
+                    self.after_failed_build(repo, inst, detail, &mut building)?
                 }
                 Err(ImageFailure::Infra(e)) if tries < self.settings.infra_retries => {
                     self.pause_before_retry(id, &error_chain(&e), &mut tries, &mut delay, warnings).await;
@@ -558,7 +582,7 @@ impl Validator {
                 }
             }
         };
-        if let Some((tool, c)) = choice.as_ref()
+        if let Some((tool, c)) = building.choice.as_ref()
             && !c.attempts.is_empty()
         {
             let key = (format!("{}/{}", inst.org, inst.repo), *tool);
@@ -594,6 +618,8 @@ impl Validator {
             test_command_notes: p.command_notes.clone(),
             setup_notes,
             build_attempts: p.attempts.clone(),
+            ci_options: p.ci.provenance(),
+            setup_error: String::new(),
         }
     }
 
@@ -747,16 +773,18 @@ impl Validator {
     /// an override names one), with overrides applied, made as the record's provenance says its
     /// image was (`build_attempts`).
     pub(crate) fn resolve_recipe(&self, repo: &SourceRepo, inst: &Instance) -> Result<Resolved, NoRecipe> {
-        self.resolve_recipe_with(repo, inst, &crate::retries::recorded_attempts(inst))
+        self.resolve_recipe_with(repo, inst, &crate::retries::recorded_attempts(inst), None)
     }
 
     /// [`Validator::resolve_recipe`] after `attempts` (the build system they moved to, the
-    /// fallbacks they took, the system packages they installed).
+    /// fallbacks they took, the system packages they installed), with the CI's option set `ci_at`
+    /// ([`CiTry::new`]; None: the record's, else the first).
     pub(crate) fn resolve_recipe_with(
         &self,
         repo: &SourceRepo,
         inst: &Instance,
         attempts: &[BuildAttempt],
+        ci_at: Option<usize>,
     ) -> Result<Resolved, NoRecipe> {
         let key = format!("{}/{}", inst.org, inst.repo);
         let over = self.settings.overrides.get(&key).cloned().unwrap_or_default();
@@ -795,7 +823,8 @@ impl Validator {
         if let Some((_, c)) = &mut choice {
             c.overridden = recipe.toolchain != c.toolchain;
         }
-        let mut command_notes = recipe.add_ci_flags(&detection.ci_flags);
+        let ci = CiTry::new(&detection, &recipe, inst, ci_at);
+        let mut command_notes = ci.current().map(|set| recipe.add_ci_flags(set)).unwrap_or_default();
         // The package manager (a recipe named by an override, over a tree detection took for
         // another language, reads it from the tree here).
         let pm = detection.package_manager.clone().unwrap_or_else(|| {
@@ -805,7 +834,14 @@ impl Validator {
         command_notes.extend(recipe.use_package_manager(&pm));
         command_notes.extend(self.test_command(repo, inst, &mut recipe));
         let toolchain = Toolchain::named(&recipe.toolchain)?;
-        Ok(Resolved { toolchain: effective_toolchain(toolchain, &recipe), recipe, detection, choice, command_notes })
+        Ok(Resolved {
+            toolchain: effective_toolchain(toolchain, &recipe),
+            recipe,
+            detection,
+            choice,
+            command_notes,
+            ci,
+        })
     }
 
     /// The test command as it will run, and what changed it: the script the project's CI runs
@@ -849,8 +885,13 @@ impl Validator {
         detection: &Detection,
     ) -> Option<(Tool, ToolchainChoice)> {
         let (tool, _) = self.releases.family_of(&recipe.toolchain)?;
-        let earlier =
-            inst.swe_forge.as_ref().and_then(|m| m.provenance.as_ref()).and_then(|p| p.toolchain_choice.as_ref());
+        // A record whose image was not made carries its choice too, the failed one: not taken.
+        let earlier = inst
+            .swe_forge
+            .as_ref()
+            .filter(|m| m.image.is_some())
+            .and_then(|m| m.provenance.as_ref())
+            .and_then(|p| p.toolchain_choice.as_ref());
         if let Some(c) =
             earlier.filter(|c| !c.overridden && c.family == tool.name() && Toolchain::named(&c.toolchain).is_ok())
         {
@@ -894,27 +935,41 @@ impl Validator {
     /// next toolchain of the search, put into `recipe` and `toolchain` for the next build.
     fn after_failed_build(
         &self,
-        id: &str,
+        repo: &SourceRepo,
+        inst: &Instance,
         detail: String,
-        recipe: &mut Recipe,
-        toolchain: &mut Toolchain,
-        choice: &mut Option<(Tool, ToolchainChoice)>,
+        building: &mut Building<'_>,
     ) -> Result<(), Rejection> {
+        let id = &inst.instance_id;
         // Another toolchain cannot fetch a snapshot or reach a host this one could not.
         if let Some((coordinate, line)) = crate::network::unfetchable_snapshot(&detail) {
-            let detail = with_attempts(detail, choice.as_ref());
+            let detail = with_attempts(detail, building.choice.as_ref());
             return Err(Rejection::new(
                 RejectReason::NeedsNetwork,
                 format!("the setup could not fetch the Maven snapshot {coordinate}: {line}\n\n{detail}"),
             ));
         }
         if let Some((host, line)) = crate::network::unreachable_host(&detail, &self.settings.reachable_hosts) {
-            let detail = with_attempts(detail, choice.as_ref());
+            let detail = with_attempts(detail, building.choice.as_ref());
             return Err(Rejection::new(
                 RejectReason::NeedsNetwork,
                 format!("the setup could not reach {host}: {line}\n\n{detail}"),
             ));
         }
+        // The CI's options failed: the same toolchain with fewer of them.
+        if let Some(line) = building.ci.next_after(&detail) {
+            let fresh = self
+                .resolve_recipe_with(repo, inst, building.attempts, Some(building.ci.at))
+                .map_err(|e| Rejection::new(RejectReason::ImageBuildFailed, e.to_string()))?;
+            let label = building.ci.current().map(|s| s.label.clone()).unwrap_or_default();
+            self.reporter.note(&format!("{id}: the setup failed with the CI's options ({line}); trying {label}"));
+            let toolchain = std::mem::take(&mut building.recipe.toolchain);
+            *building.recipe = fresh.recipe;
+            building.recipe.toolchain = toolchain;
+            *building.notes = fresh.command_notes;
+            return Ok(());
+        }
+        let Building { recipe, toolchain, choice, .. } = building;
         match self.next_toolchain(choice, &detail) {
             // The setup failed because of the toolchain's version: the next one, same recipe.
             Some(next) => {
@@ -922,7 +977,7 @@ impl Validator {
                 let t = Toolchain::named(&next)
                     .map_err(|e| Rejection::new(RejectReason::ImageBuildFailed, e.to_string()))?;
                 recipe.toolchain = next;
-                *toolchain = effective_toolchain(t, recipe);
+                **toolchain = effective_toolchain(t, recipe);
                 Ok(())
             }
             None => Err(Rejection::new(RejectReason::ImageBuildFailed, with_attempts(detail, choice.as_ref()))),
@@ -985,13 +1040,16 @@ fn with_attempts(detail: String, choice: Option<&(Tool, ToolchainChoice)>) -> St
     }
 }
 
-/// What a failed build may change: the recipe, its toolchain and the toolchain choice.
+/// What a failed build may change: the recipe, its toolchain and the toolchain choice, the CI's
+/// options and the notes that name them.
 struct Building<'a> {
     recipe: &'a mut Recipe,
     toolchain: &'a mut Toolchain,
     choice: &'a mut Option<(Tool, ToolchainChoice)>,
     /// What failed builds made validation change so far (`retries.rs`).
     attempts: &'a mut Vec<BuildAttempt>,
+    notes: &'a mut Vec<String>,
+    ci: &'a mut CiTry,
 }
 
 /// The recipe of an instance and what decided its toolchain.
@@ -1003,6 +1061,8 @@ pub(crate) struct Resolved {
     pub choice: Option<(Tool, ToolchainChoice)>,
     /// Where the test command came from and what changed it.
     pub command_notes: Vec<String>,
+    /// The CI's build options in use and those tried.
+    pub ci: CiTry,
 }
 
 /// A patch to check before anything runs, and the rejection when it does not apply.
@@ -1033,6 +1093,7 @@ pub(crate) struct Prepared {
     pub base_tree: String,
     pub choice: Option<(Tool, ToolchainChoice)>,
     pub command_notes: Vec<String>,
+    pub ci: CiTry,
     /// jest and vitest: the test files of the tree with the test patch.
     pub suite_files: Option<u64>,
     /// What failed first builds or runs made validation change (`retries.rs`).

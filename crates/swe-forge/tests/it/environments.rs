@@ -539,10 +539,131 @@ option(CALC_WITH_CHECKS \"Set to ON to build the checks\" OFF)\nif(CALC_BUILD_TE
         provenance
             .test_command_notes
             .iter()
-            .any(|n| n == "cmake -D `-DCALC_WITH_CHECKS=ON` from the CI (.github/workflows/ci.yml)"),
+            .any(|n| n == "cmake -D `-DCALC_WITH_CHECKS=ON` from the CI (.github/workflows/ci.yml job test)"),
         "{:?}",
         provenance.test_command_notes
     );
+}
+
+/// A C++ project whose CI has one job per configuration (issue #56): `precompiled` and
+/// `single-file` each pass one of two options its CMakeLists declares mutually exclusive, `cuda`
+/// enables the CUDA language (no nvcc here). The options come from one job, never the union of
+/// all three (which stops at the FATAL_ERROR): the plainest, `precompiled`, whose configure
+/// fails here (its option asks for a package the CI's runner has and no image here does), so the
+/// setup is tried again with the next-plainest job's, `single-file`, and the record is accepted
+/// with those; the provenance names the job, its options and the attempt before. A second
+/// repository fails to configure with any options: its `image_build_failed` record carries the
+/// provenance gathered (recipe, every set tried, the setup's line that says why).
+#[test]
+fn cmake_options_come_from_one_ci_job_and_a_configure_that_fails_with_them_tries_fewer() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = tmp.path().join("repos");
+    let cmake = "cmake_minimum_required(VERSION 3.10)\nproject(shapes CXX)\nenable_testing()\n\
+option(SHAPES_BUILD_TESTS \"Build the tests\" OFF)\noption(SHAPES_PRECOMPILE \"Precompiled headers\" OFF)\n\
+option(SHAPES_SINGLE_FILE \"One translation unit\" OFF)\noption(SHAPES_CUDA \"CUDA kernels\" OFF)\n\
+if(SHAPES_PRECOMPILE AND SHAPES_SINGLE_FILE)\n  message(FATAL_ERROR \"SHAPES_PRECOMPILE and SHAPES_SINGLE_FILE are mutually exclusive\")\nendif()\n\
+if(SHAPES_PRECOMPILE)\n  find_package(PchTool REQUIRED)\nendif()\nif(SHAPES_CUDA)\n  enable_language(CUDA)\nendif()\n\
+if(SHAPES_BUILD_TESTS)\n  add_executable(tests src/shapes.cpp test/tests.cpp)\n  target_include_directories(tests PRIVATE src)\n\
+  add_test(NAME unit COMMAND tests)\nendif()\n";
+    let job = |name: &str, options: &str| {
+        format!(
+            "  {name}:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/checkout@v4\n      - name: Configure\n        run: cmake -S . -B build -DSHAPES_BUILD_TESTS=ON {options}\n      - run: cmake --build build\n      - run: cd build && ctest --output-on-failure\n"
+        )
+    };
+    let workflow = format!(
+        "name: CI\non: [push, pull_request]\njobs:\n{}{}{}",
+        job("precompiled", "-DSHAPES_PRECOMPILE=ON"),
+        job("single-file", "-DSHAPES_SINGLE_FILE=ON"),
+        job("cuda", "-DSHAPES_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=75"),
+    );
+    let header = |extra: &str| format!("int area(int, int);\n{extra}");
+    let shapes = |extra: &str| format!("#include \"shapes.h\"\nint area(int w, int h) {{ return w * h; }}\n{extra}");
+    let tests = |checks: &str| {
+        format!(
+            "#include \"shapes.h\"\n\nint main() {{\n    if (area(2, 3) != 6) return 1;\n{checks}    return 0;\n}}\n"
+        )
+    };
+    let fx = crate::toolchains::fixture(
+        &repos.join("forge-fixtures/shapes"),
+        "2024-03-01T00:00:00Z",
+        &[
+            ("CMakeLists.txt", cmake),
+            (".github/workflows/ci.yml", &workflow),
+            ("src/shapes.h", &header("")),
+            ("src/shapes.cpp", &shapes("")),
+            ("test/tests.cpp", &tests("")),
+        ],
+        &[("test/tests.cpp", &tests("    if (perimeter(2, 3) != 10) return 1;\n"))],
+        &[
+            ("src/shapes.h", &header("int perimeter(int, int);\n")),
+            ("src/shapes.cpp", &shapes("int perimeter(int w, int h) { return 2 * (w + h); }\n")),
+        ],
+    );
+    let broken = "cmake_minimum_required(VERSION 3.10)\nproject(broken CXX)\n\
+message(FATAL_ERROR \"broken needs the vendor toolchain file\")\n";
+    let bx = crate::toolchains::fixture(
+        &repos.join("forge-fixtures/broken"),
+        "2024-03-01T00:00:00Z",
+        &[
+            ("CMakeLists.txt", broken),
+            (".github/workflows/ci.yml", &format!("jobs:\n{}", job("linux", "-DBROKEN_FAST=ON"))),
+            ("src/a.cpp", "int a() { return 1; }\n"),
+        ],
+        &[("test/t.cpp", "int main() { return 0; }\n")],
+        &[("src/a.cpp", "int a() { return 2; }\n")],
+    );
+    let inst = crate::toolchains::instance("forge-fixtures", "shapes", 3, fx);
+    let failing = crate::toolchains::instance("forge-fixtures", "broken", 1, bx);
+    let cheap = ["--evidence-runs", "0", "--hunk-runs", "0", "--layout-variants", "0"];
+    let out = validate_with(&[&inst, &failing], &repos, &tmp.path().join("out"), None, &cheap);
+    let r = out.iter().find(|r| r.repo == "shapes").unwrap();
+    crate::toolchains::accepted(r);
+    assert_eq!(r.f2p_tests.keys().collect::<Vec<_>>(), ["unit"], "{:?}", r.p2p_tests);
+    let provenance = r.swe_forge.as_ref().unwrap().provenance.as_ref().unwrap();
+    let ci = provenance.ci_options.as_ref().expect("the CI's options are recorded");
+    assert_eq!(ci.tool, "cmake -D");
+    assert_eq!(ci.job, ".github/workflows/ci.yml job single-file", "{ci:#?}");
+    assert_eq!(ci.options, ["-DSHAPES_BUILD_TESTS=ON", "-DSHAPES_SINGLE_FILE=ON"]);
+    assert!(ci.reason.starts_with("the plainest of 3 CI jobs that configure with cmake and run the tests"), "{ci:#?}");
+    assert!(ci.reason.contains(".github/workflows/ci.yml job cuda (cuda*, 2 options)"), "{}", ci.reason);
+    assert_eq!(ci.attempts.len(), 1, "{ci:#?}");
+    assert_eq!(ci.attempts[0].job, ".github/workflows/ci.yml job precompiled");
+    assert_eq!(ci.attempts[0].options, ["-DSHAPES_BUILD_TESTS=ON", "-DSHAPES_PRECOMPILE=ON"]);
+    assert!(ci.attempts[0].error.starts_with("CMake Error at CMakeLists.txt:"), "{:?}", ci.attempts[0]);
+    assert!(
+        provenance.test_command_notes.iter().any(|n| n
+            == "cmake -D `-DSHAPES_BUILD_TESTS=ON -DSHAPES_SINGLE_FILE=ON` from the CI (.github/workflows/ci.yml job single-file)"),
+        "{:?}",
+        provenance.test_command_notes
+    );
+    assert_eq!(provenance.setup_error, "");
+
+    let f = out.iter().find(|r| r.repo == "broken").unwrap();
+    let meta = f.swe_forge.as_ref().unwrap();
+    assert_eq!(meta.rejections[0].reason, swe_forge_core::RejectReason::ImageBuildFailed, "{:?}", meta.rejections);
+    let provenance = meta.provenance.as_ref().expect("a record whose image failed carries its provenance");
+    assert_eq!(provenance.recipe, "c-cmake");
+    assert!(provenance.lockfiles.contains_key("CMakeLists.txt"), "{provenance:#?}");
+    assert!(
+        provenance
+            .setup_error
+            .starts_with("CMake Error at CMakeLists.txt:3 (message): broken needs the vendor toolchain file"),
+        "{provenance:#?}"
+    );
+    let ci = provenance.ci_options.as_ref().unwrap();
+    let tried: Vec<(&str, &[String])> = ci.attempts.iter().map(|a| (a.job.as_str(), a.options.as_slice())).collect();
+    assert_eq!(
+        tried,
+        [
+            (
+                ".github/workflows/ci.yml job linux",
+                &["-DSHAPES_BUILD_TESTS=ON".to_owned(), "-DBROKEN_FAST=ON".to_owned()] as &[String]
+            ),
+            ("the test switches of .github/workflows/ci.yml job linux", &["-DSHAPES_BUILD_TESTS=ON".to_owned()]),
+        ],
+        "{ci:#?}"
+    );
+    assert_eq!((ci.job.as_str(), ci.options.len()), ("none (the recipe's own options)", 0));
 }
 
 /// An autotools project that commits a `configure` made by the tools of its time, which fails
