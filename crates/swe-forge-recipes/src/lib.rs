@@ -1,5 +1,5 @@
 //! Recipes and toolchain choice, without Docker: which recipe a repository's build files call
-//! for (`detect.rs`), the toolchain versions its build files and CI ask for (`requests.rs`), the
+//! for (`detect.rs`; Ant's build.xml in `ant.rs`), the toolchain versions its build files and CI ask for (`requests.rs`), the
 //! packages and build options its CI installs and passes (`cipackages.rs`, `ciflags.rs`), the
 //! version chosen and the search after a setup fails on it (`toolchoice.rs`), the recipe and
 //! toolchain data (`recipes/*.toml`, built in) with per-repository overrides applied
@@ -11,6 +11,7 @@
 //! never starts a container or talks to an engine. `swe-forge-validate` builds and runs what this
 //! crate chooses.
 
+mod ant;
 mod ciflags;
 mod cipackages;
 mod detect;
@@ -24,6 +25,7 @@ mod requests;
 mod testcmd;
 mod toolchoice;
 
+pub use ant::{ant_levels, ant_test_target};
 pub use ciflags::{CiClone, CiFlags, FlagTool, ci_clones, ci_flags, flags_for};
 pub use cipackages::{CiPackages, all_packages, ci_packages};
 pub use detect::{Detection, LOCKFILES, detect};
@@ -32,9 +34,10 @@ pub use env::{DEFAULT_MAX_ENVIRONMENTS, fingerprint, fingerprint_matches, plan_e
 pub use error::{RecipeError, RecipeProblem};
 pub use hash::sha256_hex;
 pub use pkgmanager::{JS_DEPS_SH, PackageManager, package_manager};
-pub use recipe::{Recipe, SETUP_NOTES, Toolchain, check_override};
+pub use recipe::{Recipe, SETUP_NOTES, TEST_TARGET, Toolchain, check_override};
 pub use testcmd::{NO_FAIL_FAST_JS, ci_test_command, no_fail_fast, no_fail_fast_js_step};
 pub use toolchoice::{
-    Choice, DEFAULT_TOOLCHAIN_ATTEMPTS, Direction, Release, Releases, Tool, ToolchainSign, Version, VersionRequest,
-    Want, choose, classify_failure, next_candidate, semver_range_admits,
+    BIGGER_STACK, COMPILER_STACK, Choice, DEFAULT_TOOLCHAIN_ATTEMPTS, Direction, Release, Releases, Tool,
+    ToolchainSign, Version, VersionRequest, Want, bigger_stack_env, choose, classify_failure, next_candidate,
+    raised_stack, semver_range_admits, tested_versions,
 };

@@ -19,6 +19,7 @@ mod evaluate_integrity;
 mod export;
 mod fixtures;
 mod interrupt;
+mod java_builds;
 mod karma;
 mod labels;
 mod layers;
