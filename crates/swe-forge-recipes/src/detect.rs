@@ -42,6 +42,9 @@ pub struct Detection {
     /// The package manager of a JavaScript repository (one with a package.json): its sources are in
     /// `requested_versions` too (`package.json packageManager`, `yarn.lock`, ...).
     pub package_manager: Option<crate::PackageManager>,
+    /// The build file's target that runs the tests, and why it was taken (Ant's `build.xml`:
+    /// [`crate::ant_test_target`]); the recipe's `@TEST_TARGET@` ([`crate::Recipe::use_test_target`]).
+    pub test_target: Option<(String, String)>,
 }
 
 /// The build and lock files recorded at the root (a [`Detection`]'s `lockfiles`), whose sha256
@@ -54,6 +57,7 @@ pub const LOCKFILES: &[&str] = &[
     "rust-toolchain",
     "rust-toolchain.toml",
     "pom.xml",
+    "build.xml",
     "build.gradle",
     "build.gradle.kts",
     "package.json",
@@ -147,6 +151,8 @@ pub fn detect(repo: &SourceRepo, sha: &str) -> Detection {
         if exists("tsconfig.json") || has_dep("typescript") || ts_files > 0 {
             d.language = Some("typescript".into());
         }
+    } else if let Some(build) = read("build.xml") {
+        ant(&build, &mut d);
     } else {
         d.build_systems = c_build_systems(&exists, &read);
         if let Some(first) = d.build_systems.first() {
@@ -183,6 +189,19 @@ fn c_build_systems(exists: &dyn Fn(&str) -> bool, read: &dyn Fn(&str) -> Option<
         out.push("c-make".to_owned());
     }
     out
+}
+
+/// Java before Maven: Ant alone, at the target of build.xml that runs the tests.
+fn ant(build: &str, d: &mut Detection) {
+    match crate::ant_test_target(build) {
+        Some((target, why)) => {
+            d.recipe = Some("java-ant".into());
+            d.test_target = Some((target, why.to_owned()));
+        }
+        None => {
+            d.unsupported = Some("an Ant build.xml with no target that runs tests (`test`, `tests`, `junit`, one with a <junit> task, `check`): name a test command in an override".into());
+        }
+    }
 }
 
 /// Whether C++ sources outnumber C sources.
@@ -301,6 +320,19 @@ mod tests {
         assert_eq!(recipe("node test/run.js && npm run test-typings", "\"should\": \"^11.2.1\""), "js-npm");
         assert_eq!(recipe("echo \\\"Error: no test specified\\\" && exit 1", ""), "js-jest");
         assert_eq!(recipe("", ""), "js-jest");
+    }
+
+    #[test]
+    fn an_ant_build_file_alone_is_built_with_ant_at_its_test_target() {
+        let build = "<project default=\"jar\"><property name=\"v\" value=\"1.6\"/><target name=\"compile\"><javac srcdir=\"src\" source=\"${v}\"/></target><target name=\"test\" depends=\"compile\"><junit/></target></project>";
+        let d = detect_files(&[("build.xml", build), ("src/A.java", "class A {}\n")]);
+        assert_eq!((d.recipe.as_deref(), d.unsupported.as_deref()), (Some("java-ant"), None));
+        assert_eq!(d.test_target, Some(("test".to_owned(), "its name".to_owned())));
+        assert_eq!(d.requested_versions["build.xml javac source"], "1.6");
+        let d = detect_files(&[("build.xml", build), ("pom.xml", "<project/>")]);
+        assert_eq!(d.recipe.as_deref(), Some("java-maven"), "Maven's pom wins");
+        let d = detect_files(&[("build.xml", "<project><target name=\"dist\"/></project>")]);
+        assert!(d.unsupported.unwrap().contains("no target that runs tests"));
     }
 
     #[test]

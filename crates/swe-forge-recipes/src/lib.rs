@@ -1,5 +1,5 @@
 //! Recipes and toolchain choice, without Docker: which recipe a repository's build files call
-//! for (`detect.rs`), the toolchain versions its build files and CI ask for (`requests.rs`), the
+//! for (`detect.rs`; Ant's build.xml in `ant.rs`), the toolchain versions its build files and CI ask for (`requests.rs`), the
 //! packages and build options its CI installs and passes (`cipackages.rs`, `ciflags.rs`, from one job
 //! of those `cijobs.rs` reads), the
 //! version chosen and the search after a setup fails on it (`toolchoice.rs`), the recipe and
@@ -13,6 +13,7 @@
 //! never starts a container or talks to an engine. `swe-forge-validate` builds and runs what this
 //! crate chooses.
 
+mod ant;
 mod ciflags;
 mod cijobs;
 mod cipackages;
@@ -28,6 +29,7 @@ mod sysdeps;
 mod testcmd;
 mod toolchoice;
 
+pub use ant::{ant_levels, ant_test_target};
 pub use ciflags::{
     CiClone, CiFlags, CiOptionSet, FlagTool, choice_reason, chosen, ci_clones, ci_flags, flags_for, option_failure,
     option_sets,
@@ -40,10 +42,11 @@ pub use env::{DEFAULT_MAX_ENVIRONMENTS, fingerprint, fingerprint_matches, plan_e
 pub use error::{RecipeError, RecipeProblem};
 pub use hash::sha256_hex;
 pub use pkgmanager::{JS_DEPS_SH, PackageManager, package_manager};
-pub use recipe::{Fallback, Recipe, SETUP_NOTES, Toolchain, check_override};
+pub use recipe::{Fallback, Recipe, SETUP_NOTES, TEST_TARGET, Toolchain, check_override};
 pub use sysdeps::{Missing, MissingKind, contents_ignore_case, contents_pattern, missing_dependency, pick_package};
 pub use testcmd::{NO_FAIL_FAST_JS, ci_test_command, no_fail_fast, no_fail_fast_js_step};
 pub use toolchoice::{
-    Choice, DEFAULT_TOOLCHAIN_ATTEMPTS, Direction, Release, Releases, Tool, ToolchainSign, Version, VersionRequest,
-    Want, choose, classify_failure, next_candidate, semver_range_admits,
+    BIGGER_STACK, COMPILER_STACK, Choice, DEFAULT_TOOLCHAIN_ATTEMPTS, Direction, Release, Releases, Tool,
+    ToolchainSign, Version, VersionRequest, Want, bigger_stack_env, choose, classify_failure, next_candidate,
+    raised_stack, semver_range_admits, tested_versions,
 };

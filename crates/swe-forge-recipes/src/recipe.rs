@@ -195,6 +195,9 @@ pub struct Fallback {
     pub replace: Vec<[String; 2]>,
 }
 
+/// What a recipe's commands say where the build file's test target goes ([`Recipe::use_test_target`]).
+pub const TEST_TARGET: &str = "@TEST_TARGET@";
+
 /// Where a setup writes, one line each, what it had to do beyond the recipe's first way (a
 /// fallback it took); the provenance's `setup_notes`. Outside the repository, in the image.
 pub const SETUP_NOTES: &str = "/swe-forge/setup-notes";
@@ -236,6 +239,7 @@ const RECIPES: &[(&str, &str)] = &[
     ("go", include_str!("../recipes/go.toml")),
     ("rust", include_str!("../recipes/rust.toml")),
     ("java-maven", include_str!("../recipes/java-maven.toml")),
+    ("java-ant", include_str!("../recipes/java-ant.toml")),
     ("js-jest", include_str!("../recipes/js-jest.toml")),
     ("js-vitest", include_str!("../recipes/js-vitest.toml")),
     ("js-mocha", include_str!("../recipes/js-mocha.toml")),
@@ -445,6 +449,20 @@ impl Recipe {
         }
         edit(&mut self.test_command);
         changed
+    }
+
+    /// Puts the build file's test target (detection's [`crate::Detection::test_target`]) where
+    /// the recipe's commands say `@TEST_TARGET@`; whether any did.
+    pub fn use_test_target(&mut self, target: &str) -> bool {
+        let mut used = false;
+        let quoted = crate::shell_quote(target);
+        for c in self.setup.iter_mut().chain(self.layer_setup.iter_mut()).chain([&mut self.test_command]) {
+            if c.contains(TEST_TARGET) {
+                *c = c.replace(TEST_TARGET, &quoted);
+                used = true;
+            }
+        }
+        used
     }
 
     /// Names of the built-in recipes.

@@ -27,13 +27,15 @@ fn push(out: &mut Vec<VersionRequest>, tool: Tool, source: String, raw: &str, wa
     out.push(VersionRequest { tool, source, raw: raw.trim().to_owned(), want });
 }
 
-/// Java: the levels `pom.xml` asks for.
+/// Java: the levels `pom.xml` asks for, else Ant's `build.xml`.
 fn java_requests(read: Read<'_>, out: &mut Vec<VersionRequest>) {
-    if let Some(pom) = read("pom.xml") {
-        for (source, raw) in pom_levels(&pom) {
-            if let Some(v) = Version::parse(Tool::Java, &raw) {
-                push(out, Tool::Java, source, &raw, Want::Level(v));
-            }
+    let levels = match read("pom.xml") {
+        Some(pom) => pom_levels(&pom),
+        None => read("build.xml").map(|b| crate::ant_levels(&b)).unwrap_or_default(),
+    };
+    for (source, raw) in levels {
+        if let Some(v) = Version::parse(Tool::Java, &raw) {
+            push(out, Tool::Java, source, &raw, Want::Level(v));
         }
     }
 }

@@ -324,6 +324,20 @@ pub fn choose(releases: &Releases, tool: Tool, requests: &[VersionRequest], day:
     Some(Choice { tool, release: release.clone(), reason })
 }
 
+/// The versions of `tool` the project's CI tested (its matrices: [`Want::Tested`] requests), for
+/// the search's order ([`next_candidate`]).
+pub fn tested_versions(requests: &[VersionRequest], tool: Tool) -> Vec<Version> {
+    requests
+        .iter()
+        .filter(|r| r.tool == tool)
+        .filter_map(|r| match &r.want {
+            Want::Tested(vs) => Some(vs.iter().copied()),
+            _ => None,
+        })
+        .flatten()
+        .collect()
+}
+
 fn same_version(tool: Tool, asked: Version, have: Version) -> bool {
     match tool {
         // Go and Rust minors are releases of their own.
@@ -410,6 +424,42 @@ pub enum Direction {
     TooOld,
     /// The toolchain is named but not which way.
     Unknown,
+    /// Too new for the project's language level (Java's `-source 8` warnings made errors by
+    /// `-Werror` on a newer JDK): the version of that level first.
+    Level(u32),
+    /// The compiler ran out of thread stack (javac's `StackOverflowError` on a long file): the
+    /// same version with a bigger stack ([`bigger_stack_env`]), then another version.
+    Stack,
+}
+
+/// The start of the line a [`Direction::Stack`] sign records (a search's attempt): after one,
+/// the compiler runs with a bigger thread stack ([`raised_stack`]).
+pub const COMPILER_STACK: &str = "java.lang.StackOverflowError in javac";
+
+/// The thread stack javac gets after a [`Direction::Stack`] failure.
+pub const BIGGER_STACK: &str = "-Xss64m";
+
+/// Whether a search raised the compiler's thread stack: one of its attempts failed with a
+/// [`Direction::Stack`] sign (its recorded line; attempts are read back from records).
+pub fn raised_stack<'a>(attempt_errors: impl IntoIterator<Item = &'a str>) -> bool {
+    attempt_errors.into_iter().any(|e| e.starts_with(COMPILER_STACK))
+}
+
+/// The variables that give `tool`'s compiler a bigger thread stack over a toolchain's `env`:
+/// Maven's JVM (`MAVEN_OPTS`), where maven-compiler-plugin runs javac unless it forks, and Ant's
+/// (`ANT_OPTS`), where `<javac>` runs unless `fork="yes"`. A forked javac takes only `-J-Xss`
+/// from the build file: not reached.
+pub fn bigger_stack_env(tool: Tool, env: &BTreeMap<String, String>) -> Vec<(String, String)> {
+    if tool != Tool::Java {
+        return Vec::new();
+    }
+    ["MAVEN_OPTS", "ANT_OPTS"]
+        .iter()
+        .map(|k| {
+            let v = env.get(*k).map(|v| format!("{v} {BIGGER_STACK}")).unwrap_or_else(|| BIGGER_STACK.to_owned());
+            ((*k).to_owned(), v)
+        })
+        .collect()
 }
 
 /// A failure that names the toolchain: which family, which way, and the line that says so.
@@ -487,10 +537,53 @@ const GCC14_ERRORS: [&str; 6] = [
     "[-Wdeclaration-missing-parameter-type]",
 ];
 
+/// javac's warnings about a language level older than the JDK (`warning: [options] ...`):
+/// `bootstrap class path not set in conjunction with -source 8`, `source value 8 is obsolete and
+/// will be removed in a future release`, `system modules path not set in conjunction with -source
+/// 11`. Each is followed by the level.
+const LEVEL_WARNINGS: [&str; 4] =
+    ["in conjunction with -source ", "source value ", "target value ", "in conjunction with --release "];
+
+/// The level a javac warning about an old language level names, when the warning was made an
+/// error: the line is an error (`[ERROR] ...`, `error: ...`) or javac said `warnings found and
+/// -Werror specified` (`-Werror`, `<failOnWarning>`).
+fn level_made_error(line: &str, log: &str) -> Option<u32> {
+    let at = LEVEL_WARNINGS.iter().find_map(|w| line.find(w).map(|i| i + w.len()))?;
+    let number: String = line[at..].chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
+    let level = Version::parse(Tool::Java, &number)?.major;
+    let value_warning = !line.contains("in conjunction with");
+    if value_warning && !line.contains("obsolete") {
+        return None;
+    }
+    let error = line.contains("[ERROR]") || line.contains("error:") || log.contains("-Werror specified");
+    error.then_some(level)
+}
+
+/// A `java.lang.StackOverflowError` thrown inside javac: on its line or the 40 after it a frame of
+/// javac (`at com.sun.tools.javac.`), or javac's own report (`An exception has occurred in the
+/// compiler`) in the log. The recorded line starts with [`COMPILER_STACK`].
+fn compiler_stack(lines: &[&str], i: usize, log: &str) -> Option<String> {
+    if !lines[i].contains("java.lang.StackOverflowError") {
+        return None;
+    }
+    let frame = lines[i..].iter().take(41).find(|l| l.contains("at com.sun.tools.javac."));
+    let said = log.lines().find(|l| l.contains("An exception has occurred in the compiler"));
+    let why = frame.or(said.as_ref())?;
+    Some(format!("{COMPILER_STACK}: {}", why.trim()).chars().take(300).collect())
+}
+
 /// The first sign in `log` that the setup failed because of the toolchain's version, if any.
 /// GCC quotes with ‘ ’ under a UTF-8 locale: read as ASCII quotes, as the signs are written.
 pub fn classify_failure(log: &str) -> Option<ToolchainSign> {
-    for line in log.lines() {
+    let all: Vec<&str> = log.lines().collect();
+    for (i, line) in all.iter().copied().enumerate() {
+        if let Some(level) = level_made_error(line, log) {
+            let line = line.trim().chars().take(300).collect();
+            return Some(ToolchainSign { tool: Tool::Java, direction: Direction::Level(level), line });
+        }
+        if let Some(line) = compiler_stack(&all, i, log) {
+            return Some(ToolchainSign { tool: Tool::Java, direction: Direction::Stack, line });
+        }
         let ascii;
         let line = if line.contains(['\u{2018}', '\u{2019}']) {
             ascii = line.replace(['\u{2018}', '\u{2019}'], "'");
@@ -525,29 +618,49 @@ pub fn classify_failure(log: &str) -> Option<ToolchainSign> {
 
 /// The next release to try after `tried` (in the order tried; the last one failed with `sign`):
 /// the nearest untried release beyond the last one in the direction the sign points; when it
-/// does not say, the untried release nearest the first choice (the older on a tie).
+/// does not say, the untried release nearest the first choice (the older on a tie). A language
+/// level's sign ([`Direction::Level`]) takes, of the untried releases older than the last that
+/// still compile the level (none: the search ends), the level's own first, then those the CI
+/// tested (`tested`: its matrix), then the rest, each nearest the level first. After a compiler's stack overflow
+/// ([`Direction::Stack`]) a release the CI tested comes first, nearest the first choice.
 pub fn next_candidate<'a>(
     releases: &'a Releases,
     tool: Tool,
     tried: &[String],
     direction: Direction,
+    tested: &[Version],
 ) -> Option<&'a Release> {
     let list = releases.0.get(&tool)?;
     let anchor = match direction {
-        Direction::Unknown => tried.first()?,
+        Direction::Unknown | Direction::Stack => tried.first()?,
         _ => tried.last()?,
     };
     let at = list.iter().position(|r| &r.toolchain_name(tool) == anchor)?;
     let untried = |r: &&Release| !tried.contains(&r.toolchain_name(tool));
+    let in_ci = |r: &Release| tested.iter().any(|v| same_version(tool, *v, r.v(tool)));
     let mut older = list[..at].iter().rev().filter(untried);
     let mut newer = list[at + 1..].iter().filter(untried);
+    let nearest = |a: Option<&'a Release>, b: Option<&'a Release>| match (a, b) {
+        (Some(a), Some(b)) => Some(if at - index_of(list, a) <= index_of(list, b) - at { a } else { b }),
+        (a, b) => a.or(b),
+    };
     match direction {
         Direction::TooNew => older.next(),
         Direction::TooOld => newer.next(),
-        Direction::Unknown => match (older.next(), newer.next()) {
-            (Some(a), Some(b)) => Some(if at - index_of(list, a) <= index_of(list, b) - at { a } else { b }),
-            (a, b) => a.or(b),
-        },
+        Direction::Unknown => nearest(older.next(), newer.next()),
+        Direction::Stack => {
+            let ci = nearest(older.clone().find(|r| in_ci(r)), newer.clone().find(|r| in_ci(r)));
+            ci.or_else(|| nearest(older.next(), newer.next()))
+        }
+        Direction::Level(level) => {
+            let fits = |r: &&Release| {
+                let v = r.v(tool).major;
+                let oldest = r.accepts_from.as_deref().and_then(|a| Version::parse(tool, a)).map_or(0, |o| o.major);
+                v >= level && oldest <= level
+            };
+            let rank = |r: &&Release| (r.v(tool).major != level, !in_ci(r), r.v(tool).major.abs_diff(level));
+            older.filter(fits).min_by_key(rank)
+        }
     }
 }
 

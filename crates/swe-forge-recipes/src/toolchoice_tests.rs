@@ -214,7 +214,7 @@ fn the_search_goes_the_way_the_failure_points_nearest_first() {
     let r = Releases::builtin();
     let next = |tool, tried: &[&str], d| {
         let tried: Vec<String> = tried.iter().map(|s| (*s).to_owned()).collect();
-        next_candidate(&r, tool, &tried, d).map(|x| x.toolchain_name(tool))
+        next_candidate(&r, tool, &tried, d, &[]).map(|x| x.toolchain_name(tool))
     };
     assert_eq!(next(Tool::Java, &["java"], Direction::TooNew).as_deref(), Some("java17"));
     assert_eq!(next(Tool::Java, &["java", "java17"], Direction::TooNew).as_deref(), Some("java11"));
@@ -224,6 +224,77 @@ fn the_search_goes_the_way_the_failure_points_nearest_first() {
     assert_eq!(next(Tool::Node, &["node16", "node14"], Direction::Unknown).as_deref(), Some("node18"));
     assert_eq!(next(Tool::Node, &["node"], Direction::TooOld).as_deref(), Some("node22"));
     assert_eq!(next(Tool::C, &["cfamily"], Direction::TooNew).as_deref(), Some("cfamily-bullseye"));
+}
+
+#[test]
+fn javac_warnings_about_an_old_source_level_made_errors_point_to_the_jdk_of_that_level() {
+    // maven-compiler-plugin listing the warnings of a failed compile (`-Xlint:all -Werror`).
+    let maven = "[INFO] Compiling 3 source files to /w/target/classes\n[WARNING] bootstrap class path not set in conjunction with -source 8\n[WARNING] source value 8 is obsolete and will be removed in a future release\n[ERROR] COMPILATION ERROR :\n[ERROR] warnings found and -Werror specified\n";
+    let s = classify_failure(maven).unwrap();
+    assert_eq!((s.tool, s.direction), (Tool::Java, Direction::Level(8)));
+    assert_eq!(s.line, "[WARNING] bootstrap class path not set in conjunction with -source 8");
+    for line in [
+        "[ERROR] bootstrap class path not set in conjunction with -source 1.6",
+        "[ERROR] source value 8 is obsolete and will be removed in a future release",
+        "[ERROR] /w/src/A.java: warning: [options] target value 8 is obsolete and will be removed in a future release",
+        "error: warning: [options] system modules path not set in conjunction with -source 11",
+    ] {
+        let s = classify_failure(line).unwrap_or_else(|| panic!("{line}"));
+        assert!(matches!(s.direction, Direction::Level(6 | 8 | 11)), "{line}: {:?}", s.direction);
+    }
+    // Warnings alone (no -Werror): the setup failed for another reason.
+    let warned =
+        "[WARNING] bootstrap class path not set in conjunction with -source 8\n[ERROR] Tests run: 3, Failures: 1\n";
+    assert_eq!(classify_failure(warned), None);
+    assert_eq!(classify_failure("[ERROR] source value 8 is fine"), None);
+    // The search: the JDK of the level first, past the newer ones.
+    let r = Releases::builtin();
+    let next = |tried: &[&str], d, tested: &[Version]| {
+        let tried: Vec<String> = tried.iter().map(|s| (*s).to_owned()).collect();
+        next_candidate(&r, Tool::Java, &tried, d, tested).map(|x| x.toolchain_name(Tool::Java))
+    };
+    assert_eq!(next(&["java"], Direction::Level(8), &[]).as_deref(), Some("java8"));
+    assert_eq!(next(&["java25"], Direction::Level(11), &[]).as_deref(), Some("java11"));
+    assert_eq!(next(&["java", "java11"], Direction::Level(11), &[]), None, "JDK 8 cannot compile 11");
+    // A level no JDK here has (9): the CI's JDKs, then the nearest; never one that refuses it.
+    let matrix = [v(8, 0), v(11, 0), v(17, 0), v(21, 0)];
+    assert_eq!(next(&["java"], Direction::Level(9), &matrix).as_deref(), Some("java11"));
+    assert_eq!(next(&["java25", "java"], Direction::Level(9), &[v(17, 0)]).as_deref(), Some("java17"));
+    assert_eq!(next(&["java", "java11", "java17"], Direction::Level(9), &[]), None, "JDK 8 cannot compile 9");
+    assert_eq!(next(&["java8"], Direction::Level(8), &[]), None);
+}
+
+#[test]
+fn a_stack_overflow_in_javac_raises_its_stack_then_tries_the_matrixs_other_jdk() {
+    let trace = "[ERROR] Failed to execute goal org.apache.maven.plugins:maven-compiler-plugin:3.8.1:testCompile (default-testCompile) on project x: Fatal error compiling: java.lang.StackOverflowError -> [Help 1]\nCaused by: java.lang.StackOverflowError\n    at com.sun.tools.javac.comp.Attr.visitBinary(Attr.java:3922)\n    at com.sun.tools.javac.tree.JCTree$JCBinary.accept(JCTree.java:2120)\n";
+    let s = classify_failure(trace).unwrap();
+    assert_eq!((s.tool, s.direction), (Tool::Java, Direction::Stack));
+    assert_eq!(s.line, format!("{COMPILER_STACK}: at com.sun.tools.javac.comp.Attr.visitBinary(Attr.java:3922)"));
+    let forked = "An exception has occurred in the compiler (17.0.9). Please file a bug\njava.lang.StackOverflowError\n\tat jdk.compiler/com.sun.tools.javac.comp.Attr.attribTree(Attr.java:662)\n";
+    assert_eq!(classify_failure(forked).unwrap().direction, Direction::Stack);
+    // A test's own recursion, in the warm-up run of the suite: not the compiler.
+    let test =
+        "java.lang.StackOverflowError\n\tat com.x.Tree.depth(Tree.java:10)\n\tat com.x.Tree.depth(Tree.java:10)\n";
+    assert_eq!(classify_failure(test), None);
+    assert!(raised_stack([s.line.as_str()]) && !raised_stack(["invalid target release: 17"]));
+    let env = BTreeMap::from([("MAVEN_OPTS".to_owned(), "-Xmx1g".to_owned())]);
+    assert_eq!(
+        bigger_stack_env(Tool::Java, &env),
+        [("MAVEN_OPTS".to_owned(), "-Xmx1g -Xss64m".to_owned()), ("ANT_OPTS".to_owned(), "-Xss64m".to_owned())]
+    );
+    assert!(bigger_stack_env(Tool::Node, &env).is_empty());
+    // Then another JDK: the CI matrix's nearest the first choice, else the nearest.
+    let r = Releases::builtin();
+    let tried = ["java".to_owned(), "java".to_owned()];
+    let next = |tested: &[Version]| next_candidate(&r, Tool::Java, &tried, Direction::Stack, tested).unwrap();
+    assert_eq!(next(&[v(8, 0), v(21, 0)]).toolchain, "java8");
+    assert_eq!(next(&[]).toolchain, "java17");
+    let reqs = [
+        req(Tool::Java, "ci.yml java-version", "[8, 21]", Want::Tested(vec![v(8, 0), v(21, 0)])),
+        req(Tool::Java, "pom.xml maven.compiler.source", "8", Want::Level(v(8, 0))),
+        req(Tool::Node, "ci.yml node-version", "[16]", Want::Tested(vec![v(16, 0)])),
+    ];
+    assert_eq!(tested_versions(&reqs, Tool::Java), [v(8, 0), v(21, 0)]);
 }
 
 #[test]
@@ -249,7 +320,7 @@ fn a_warning_made_an_error_sends_the_search_through_older_compilers_to_the_wrapp
     assert_eq!(classify_failure("src/x.cpp:3:1: error: 'foo' was not declared in this scope\n"), None);
     let r = Releases::builtin();
     let mut tried = vec!["cfamily".to_owned()];
-    while let Some(next) = next_candidate(&r, Tool::C, &tried, Direction::TooNew) {
+    while let Some(next) = next_candidate(&r, Tool::C, &tried, Direction::TooNew, &[]) {
         tried.push(next.toolchain_name(Tool::C));
     }
     assert_eq!(

@@ -14,8 +14,9 @@ use swe_forge_docker::{Backend, BaseSpec, CaBundle, DockerError, Engine, Next, R
 use swe_forge_git::{SourceRepo, apply_patches, unsafe_patch_reason};
 use swe_forge_logparse::{Naming, ParsedLog};
 use swe_forge_recipes::{
-    Detection, Recipe, RecipeError, Releases, Tool, Toolchain, classify_failure, detect, effective_toolchain,
-    next_candidate, sha256_hex,
+    BIGGER_STACK, Detection, Direction, Recipe, RecipeError, Releases, Tool, Toolchain, ToolchainSign, Version,
+    bigger_stack_env, classify_failure, detect, effective_toolchain, next_candidate, raised_stack, sha256_hex,
+    tested_versions,
 };
 use tokio::sync::OnceCell;
 
@@ -313,11 +314,7 @@ impl Validator {
                 }
                 meta.provenance = Some(self.provenance(&prepared, built).await);
             }
-            if prepared.toolchain.warnings_not_errors {
-                let why = wrapper_reason(prepared.choice.as_ref().map(|(_, c)| c));
-                meta.warnings
-                    .push(Warning::WarningsNotErrors.with(format!("built by {}: {why}", prepared.toolchain.name)));
-            }
+            meta.warnings.extend(wrapper_warning(&prepared));
             self.reporter.image_ready(&inst.instance_id);
 
             let mut runs: [Vec<PhaseStatuses>; 3] = Default::default();
@@ -352,7 +349,8 @@ impl Validator {
                     // the image up (the runs start over).
                     if let Some(sign) = &outcome.toolchain_sign {
                         let mut choice = prepared.choice.clone();
-                        if let Some(next) = self.next_toolchain(&mut choice, &sign.line) {
+                        let tested = tested_of(prepared.choice.as_ref(), &prepared.detection);
+                        if let Some(next) = self.next_toolchain(&mut choice, Some(sign.clone()), &tested) {
                             self.reporter.note(&format!(
                                 "{}: the base run failed on toolchain {} ({}); trying {next}",
                                 inst.instance_id, prepared.recipe.toolchain, sign.line
@@ -441,8 +439,8 @@ impl Validator {
             let t =
                 Toolchain::named(&c.toolchain).map_err(|e| reject(RejectReason::ImageBuildFailed, e.to_string()))?;
             recipe.toolchain.clone_from(&c.toolchain);
-            toolchain = effective_toolchain(t, &recipe);
             choice = Some((tool, c));
+            toolchain = with_search_env(t, &mut recipe, choice.as_ref());
         }
         inst.lang = Some(recipe.language.clone());
         meta.test_command = Some(recipe.test_command.clone());
@@ -465,6 +463,7 @@ impl Validator {
                 let root = &self.settings.repos_root;
                 meta.warnings.extend(crate::submodules::missing_warnings(&repo, &inst.base.sha, root, &inst.org));
                 let notes = &mut command_notes;
+                let tested = tested_of(choice.as_ref(), &detection);
                 let building = Building {
                     recipe: &mut recipe,
                     toolchain: &mut toolchain,
@@ -472,6 +471,7 @@ impl Validator {
                     attempts,
                     notes,
                     ci: &mut ci,
+                    tested,
                 };
                 let image = match self.build_image(&repo, inst, &extras, building, &mut meta.warnings).await {
                     Ok(image) => image,
@@ -832,16 +832,11 @@ impl Validator {
             swe_forge_recipes::package_manager(&read)
         });
         command_notes.extend(recipe.use_package_manager(&pm));
+        command_notes.extend(test_target(repo, inst, &detection, &mut recipe));
         command_notes.extend(self.test_command(repo, inst, &mut recipe));
         let toolchain = Toolchain::named(&recipe.toolchain)?;
-        Ok(Resolved {
-            toolchain: effective_toolchain(toolchain, &recipe),
-            recipe,
-            detection,
-            choice,
-            command_notes,
-            ci,
-        })
+        let toolchain = with_search_env(toolchain, &mut recipe, choice.as_ref().filter(|(_, c)| !c.overridden));
+        Ok(Resolved { toolchain, recipe, detection, choice, command_notes, ci })
     }
 
     /// The test command as it will run, and what changed it: the script the project's CI runs
@@ -969,30 +964,47 @@ impl Validator {
             *building.notes = fresh.command_notes;
             return Ok(());
         }
-        let Building { recipe, toolchain, choice, .. } = building;
-        match self.next_toolchain(choice, &detail) {
+        let Building { recipe, toolchain, choice, tested, .. } = building;
+        match self.next_toolchain(choice, classify_failure(&detail), tested) {
             // The setup failed because of the toolchain's version: the next one, same recipe.
             Some(next) => {
                 self.reporter.note(&format!("{id}: the setup failed on toolchain {}; trying {next}", recipe.toolchain));
                 let t = Toolchain::named(&next)
                     .map_err(|e| Rejection::new(RejectReason::ImageBuildFailed, e.to_string()))?;
                 recipe.toolchain = next;
-                **toolchain = effective_toolchain(t, recipe);
+                **toolchain = with_search_env(t, recipe, choice.as_ref());
                 Ok(())
             }
             None => Err(Rejection::new(RejectReason::ImageBuildFailed, with_attempts(detail, choice.as_ref()))),
         }
     }
 
-    fn next_toolchain(&self, choice: &mut Option<(Tool, ToolchainChoice)>, detail: &str) -> Option<String> {
+    /// The next toolchain after a failure with `sign`, onto the choice's attempts: the same one
+    /// with the compiler's bigger thread stack after its first stack overflow, else the next
+    /// version of the search (`tested`: the versions the CI's matrix names, preferred).
+    fn next_toolchain(
+        &self,
+        choice: &mut Option<(Tool, ToolchainChoice)>,
+        sign: Option<ToolchainSign>,
+        tested: &[Version],
+    ) -> Option<String> {
         let (tool, c) = choice.as_mut()?;
-        let sign = classify_failure(detail).filter(|s| s.tool == *tool && !c.overridden)?;
+        let sign = sign.filter(|s| s.tool == *tool && !c.overridden)?;
+        let raised = raised_stack(c.attempts.iter().map(|a| a.error.as_str()));
         c.attempts.push(ToolchainAttempt { toolchain: c.toolchain.clone(), error: sign.line });
         if c.attempts.len() >= self.settings.toolchain_attempts.max(1) as usize {
             return None;
         }
+        if sign.direction == Direction::Stack && !raised && !bigger_stack_env(*tool, &BTreeMap::new()).is_empty() {
+            let vars: Vec<String> = bigger_stack_env(*tool, &BTreeMap::new()).into_iter().map(|(k, _)| k).collect();
+            c.reason.push_str(&format!(
+                "; the compiler's thread stack raised after its stack overflow ({BIGGER_STACK} in {})",
+                vars.join(" and ")
+            ));
+            return Some(c.toolchain.clone());
+        }
         let tried: Vec<String> = c.attempts.iter().map(|a| a.toolchain.clone()).collect();
-        let next = next_candidate(&self.releases, *tool, &tried, sign.direction)?;
+        let next = next_candidate(&self.releases, *tool, &tried, sign.direction, tested)?;
         c.toolchain = next.toolchain_name(*tool);
         c.version.clone_from(&next.version);
         Some(c.toolchain.clone())
@@ -1041,7 +1053,7 @@ fn with_attempts(detail: String, choice: Option<&(Tool, ToolchainChoice)>) -> St
 }
 
 /// What a failed build may change: the recipe, its toolchain and the toolchain choice, the CI's
-/// options and the notes that name them.
+/// options and the notes that name them; and the versions the CI tested, which the search prefers.
 struct Building<'a> {
     recipe: &'a mut Recipe,
     toolchain: &'a mut Toolchain,
@@ -1050,6 +1062,48 @@ struct Building<'a> {
     attempts: &'a mut Vec<BuildAttempt>,
     notes: &'a mut Vec<String>,
     ci: &'a mut CiTry,
+    tested: Vec<Version>,
+}
+
+/// The build file's test target in the recipe's commands that ask for it (`@TEST_TARGET@`), from
+/// the detection or, for a recipe an override named, build.xml; what was put, for the notes.
+fn test_target(repo: &SourceRepo, inst: &Instance, detection: &Detection, recipe: &mut Recipe) -> Option<String> {
+    let wants = |c: &String| c.contains(swe_forge_recipes::TEST_TARGET);
+    if !(wants(&recipe.test_command) || recipe.setup.iter().chain(&recipe.layer_setup).any(wants)) {
+        return None;
+    }
+    let (target, why) = detection
+        .test_target
+        .clone()
+        .or_else(|| {
+            let build = repo.file_at(&inst.base.sha, "build.xml")?;
+            swe_forge_recipes::ant_test_target(&String::from_utf8_lossy(&build)).map(|(t, w)| (t, w.to_owned()))
+        })
+        .unwrap_or_else(|| ("test".into(), "none found: `test`".into()));
+    recipe.use_test_target(&target).then(|| format!("build.xml target `{target}` ({why})"))
+}
+
+/// The warning on a record whose image was built by compilers that drop the project's `-Werror`.
+fn wrapper_warning(prepared: &Prepared) -> Option<String> {
+    let why = wrapper_reason(prepared.choice.as_ref().map(|(_, c)| c));
+    let name = &prepared.toolchain.name;
+    prepared.toolchain.warnings_not_errors.then(|| Warning::WarningsNotErrors.with(format!("built by {name}: {why}")))
+}
+
+/// The versions of the chosen family the CI's matrices name, which the search prefers.
+fn tested_of(choice: Option<&(Tool, ToolchainChoice)>, detection: &Detection) -> Vec<Version> {
+    choice.map(|(tool, _)| tested_versions(&detection.requests, *tool)).unwrap_or_default()
+}
+
+/// `t` for `recipe`, with the variables of the choice's search: the compiler's bigger thread
+/// stack once an attempt overflowed it (in `recipe.env`, which goes into the image).
+fn with_search_env(t: Toolchain, recipe: &mut Recipe, choice: Option<&(Tool, ToolchainChoice)>) -> Toolchain {
+    if let Some((tool, c)) = choice
+        && raised_stack(c.attempts.iter().map(|a| a.error.as_str()))
+    {
+        recipe.env.extend(bigger_stack_env(*tool, &t.env));
+    }
+    effective_toolchain(t, recipe)
 }
 
 /// The recipe of an instance and what decided its toolchain.

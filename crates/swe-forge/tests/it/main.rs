@@ -20,6 +20,7 @@ mod export;
 mod first_runs;
 mod fixtures;
 mod interrupt;
+mod java_builds;
 mod karma;
 mod labels;
 mod layers;

@@ -59,7 +59,7 @@ pub(crate) fn instance(
     r
 }
 
-fn choice(r: &Instance) -> &ToolchainChoice {
+pub(crate) fn choice(r: &Instance) -> &ToolchainChoice {
     let prov = r.swe_forge.as_ref().unwrap().provenance.as_ref().unwrap_or_else(|| panic!("{r:?}"));
     prov.toolchain_choice.as_ref().unwrap_or_else(|| panic!("{prov:?}"))
 }
