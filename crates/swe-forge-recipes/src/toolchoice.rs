@@ -504,6 +504,8 @@ const SIGNS: &[(Tool, Direction, &str)] = &[
     (Tool::Go, Direction::TooOld, "note: module requires Go "),
     (Tool::Rust, Direction::TooOld, "or newer, while the currently active rustc version is"),
     (Tool::Rust, Direction::TooOld, "feature `edition2024` is required"),
+    // cargo 1.80 and later: `rustc 1.85.1 is not supported by the following package:`.
+    (Tool::Rust, Direction::TooOld, "is not supported by the following package"),
     // glibc 2.34 made MINSIGSTKSZ and SIGSTKSZ run-time values (sysconf).
     (Tool::C, Direction::TooNew, "MINSIGSTKSZ"),
     (Tool::C, Direction::TooNew, "sigStackSize"),

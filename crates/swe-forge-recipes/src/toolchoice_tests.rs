@@ -183,6 +183,11 @@ fn setup_failures_that_name_the_toolchain() {
     assert_eq!(classify_failure(go).unwrap().tool, Tool::Go);
     let rust = "error: package `foo v1.0.0` cannot be built because it requires rustc 1.88 or newer, while the currently active rustc version is 1.85.1";
     assert_eq!(classify_failure(rust).unwrap().tool, Tool::Rust);
+    // A dependency cargo resolved without a lockfile wants a newer rustc (uuid of 2021 on 1.85).
+    let dep =
+        "error: rustc 1.85.1 is not supported by the following package:\n  trybuild@1.0.122 requires rustc 1.88\n";
+    let s = classify_failure(dep).unwrap();
+    assert_eq!((s.tool, s.direction), (Tool::Rust, Direction::TooOld));
     assert_eq!(classify_failure("[ERROR] Tests run: 3, Failures: 1\nBUILD FAILURE\n"), None);
     let lombok = "[ERROR] Fatal error compiling: java.lang.NoSuchFieldError: Class com.sun.tools.javac.tree.JCTree$JCImport does not have member field 'com.sun.tools.javac.tree.JCTree qualid'";
     let s = classify_failure(lombok).unwrap();
