@@ -560,19 +560,29 @@ impl Validator {
                             ),
                         ));
                     }
-                    if let Some(a) =
-                        self.retry_after_setup(&detail, building.recipe, building.toolchain, building.attempts).await?
+                    // A system package that provides what the setup lacked, else fewer CI options
+                    // or another toolchain; a lack no package fills is the cause when nothing helps.
+                    let unfilled = match self
+                        .retry_after_setup(&detail, building.recipe, building.toolchain, building.attempts)
+                        .await
                     {
-                        self.reporter
-                            .note(&format!("{id}: the setup failed; trying again with {} {}", a.kind, a.action));
-                        crate::retries::apply_attempts(building.recipe, std::slice::from_ref(&a));
-                        let t = Toolchain::named(&building.recipe.toolchain)
-                            .map_err(|e| Rejection::new(RejectReason::ImageBuildFailed, e.to_string()))?;
-                        *building.toolchain = effective_toolchain(t, building.recipe);
-                        building.attempts.push(a);
-                        continue;
-                    }
-                    self.after_failed_build(repo, inst, detail, &mut building)?
+                        Ok(Some(a)) => {
+                            self.reporter
+                                .note(&format!("{id}: the setup failed; trying again with {} {}", a.kind, a.action));
+                            crate::retries::apply_attempts(building.recipe, std::slice::from_ref(&a));
+                            let t = Toolchain::named(&building.recipe.toolchain)
+                                .map_err(|e| Rejection::new(RejectReason::ImageBuildFailed, e.to_string()))?;
+                            *building.toolchain = with_search_env(t, building.recipe, building.choice.as_ref());
+                            building.attempts.push(a);
+                            continue;
+                        }
+                        Ok(None) => None,
+                        Err(r) => Some(r),
+                    };
+                    self.after_failed_build(repo, inst, detail, &mut building).map_err(|r| match unfilled {
+                        Some(u) if r.reason != RejectReason::NeedsNetwork => u,
+                        _ => r,
+                    })?
                 }
                 Err(ImageFailure::Infra(e)) if tries < self.settings.infra_retries => {
                     self.pause_before_retry(id, &error_chain(&e), &mut tries, &mut delay, warnings).await;
