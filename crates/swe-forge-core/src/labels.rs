@@ -214,9 +214,10 @@ pub struct Evidence {
 pub struct LayoutRun {
     /// The variant: `blank_line` or `offset_hunks` ([`crate::LayoutVariant::as_str`]).
     pub variant: String,
-    /// Whether it resolves the instance on its final lists (its unstable tests left out).
+    /// Whether it gave a verdict: then it did on the final lists what the gold patch did (the
+    /// tests it failed that every gold run passed are `unstable`, out of the lists).
     pub held: bool,
-    /// Listed tests that passed with the gold patch and were missing or failed under it.
+    /// Listed tests that passed in every gold run and were missing or failed under it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unstable: Vec<String>,
     /// Why it gave no verdict (the variant did not apply, the run did not end), when it gave none.

@@ -45,11 +45,14 @@ js_deps() {
     yarn)
       if [ -z "$(git ls-files -- yarn.lock)" ]; then
         npm_install --no-audit --no-fund --no-save "$@"
-      elif ! yarn install --frozen-lockfile --non-interactive --network-timeout 600000 "$@"; then
+      # --ignore-engines: an `engines` field only warns, as under npm (a dev tool of the lockfile
+      # that asks for a newer Node than the project's own runs on it).
+      elif ! yarn install --frozen-lockfile --ignore-engines --non-interactive --network-timeout 600000 "$@"; then
         js_note "yarn install --frozen-lockfile failed (yarn.lock does not match package.json); installed with --pure-lockfile, the lockfile left as committed"
-        yarn install --pure-lockfile --non-interactive --network-timeout 600000 "$@"
+        yarn install --pure-lockfile --ignore-engines --non-interactive --network-timeout 600000 "$@" || rc=$?
       fi
-      rm -rf /usr/local/share/.cache/yarn /root/.cache/yarn ;;
+      rm -rf /usr/local/share/.cache/yarn /root/.cache/yarn
+      return "$rc" ;;
     yarn-berry)
       if ! yarn install --immutable "$@"; then
         js_note "yarn install --immutable failed (yarn.lock does not match package.json); installed without it, the lockfile put back as committed"
@@ -80,7 +83,7 @@ js_deps() {
 js_prefetch() {
   js_manager
   case "${SWE_FORGE_PM:-npm}" in
-    yarn) yarn install --pure-lockfile --non-interactive --network-timeout 600000; rm -rf /usr/local/share/.cache/yarn /root/.cache/yarn ;;
+    yarn) yarn install --pure-lockfile --ignore-engines --non-interactive --network-timeout 600000; rm -rf /usr/local/share/.cache/yarn /root/.cache/yarn ;;
     yarn-berry) yarn install --no-immutable; rm -rf /tmp/swe-forge-yarn ;;
     pnpm) pnpm install --no-frozen-lockfile --store-dir /tmp/swe-forge-pnpm; rm -rf /tmp/swe-forge-pnpm ;;
     *) npm_install --no-audit --no-fund --no-save ;;

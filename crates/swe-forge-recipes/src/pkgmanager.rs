@@ -261,11 +261,14 @@ mod tests {
         let (log, notes) = install(&yarn, Some("yarn.lock"), "nothing");
         assert_eq!(
             log,
-            "yarn --version\nnpm install -g --force --no-audit --no-fund yarn@1.22.22\nyarn install --frozen-lockfile --non-interactive --network-timeout 600000\n"
+            "yarn --version\nnpm install -g --force --no-audit --no-fund yarn@1.22.22\nyarn install --frozen-lockfile --ignore-engines --non-interactive --network-timeout 600000\n"
         );
         assert_eq!(notes, "");
         let (log, notes) = install(&yarn, Some("yarn.lock"), "\"yarn install --frozen-lockfile\"*");
-        assert!(log.ends_with("yarn install --pure-lockfile --non-interactive --network-timeout 600000\n"), "{log}");
+        assert!(
+            log.ends_with("yarn install --pure-lockfile --ignore-engines --non-interactive --network-timeout 600000\n"),
+            "{log}"
+        );
         assert!(notes.starts_with("yarn install --frozen-lockfile failed"), "{notes}");
         let pnpm = pm(&[("pnpm-lock.yaml", "lockfileVersion: '6.0'\n")]);
         let (log, _) = install(&pnpm, Some("pnpm-lock.yaml"), "nothing");

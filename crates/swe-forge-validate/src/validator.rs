@@ -335,7 +335,9 @@ impl Validator {
                     // The fix phase's last run is the instance's last when no evidence or hunk
                     // run follows: no container is started ahead for a run that does not come.
                     let last = pi + 1 == Phase::ALL.len() && attempt == self.settings.reruns;
-                    let more = self.settings.evidence_runs > 0 || self.hunk_plan(&fix_patch) > 0;
+                    let more = self.settings.evidence_runs > 0
+                        || self.settings.layout_variants > 0
+                        || self.hunk_plan(&fix_patch) > 0;
                     let request = RunRequest {
                         phase,
                         attempt,
@@ -402,12 +404,9 @@ impl Validator {
             let q = meta.quality.get_or_insert_with(Default::default);
             swe_forge_quality::apply(q, swe_forge_quality::read(inst));
         }
-        if rejections.is_empty() && self.settings.layout_variants > 0 {
-            let last = self.settings.evidence_runs == 0 && self.hunk_plan(&inst.fix_patch) == 0;
-            rejections.extend(self.layout_runs(inst, meta, last).await);
-        }
-        if rejections.is_empty() && (self.settings.evidence_runs > 0 || self.settings.hunk_runs > 0) {
-            self.gather_evidence(inst, meta).await;
+        let s = &self.settings;
+        if rejections.is_empty() && (s.evidence_runs > 0 || s.hunk_runs > 0 || s.layout_variants > 0) {
+            rejections.extend(self.gather_evidence(inst, meta).await);
         }
     }
 

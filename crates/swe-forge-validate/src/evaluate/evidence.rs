@@ -9,8 +9,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
 use swe_forge_core::{
-    Control, Evidence, Flakiness, ForgeMeta, HunkAblation, Instance, QUALITY_VERSION, Quality, QualityFlag, TestStatus,
-    ValidationStatus, patch_hunks, without_hunk,
+    Control, Evidence, Flakiness, ForgeMeta, HunkAblation, Instance, QUALITY_VERSION, Quality, QualityFlag, Rejection,
+    TestStatus, ValidationStatus, patch_hunks, without_hunk,
 };
 use swe_forge_docker::Next;
 
@@ -19,9 +19,9 @@ use crate::Validator;
 
 /// The listed tests of one evaluation and what each did: its status, or None when it was flaky
 /// between the evaluation's own reruns. None when the evaluation gave no verdict.
-type Listed = BTreeMap<String, Option<TestStatus>>;
+pub(crate) type Listed = BTreeMap<String, Option<TestStatus>>;
 
-fn listed(ev: &Evaluation) -> Option<Listed> {
+pub(crate) fn listed(ev: &Evaluation) -> Option<Listed> {
     // An engine failure says nothing of the tests.
     let v = ev.verdict.as_ref().filter(|_| ev.outcome != Outcome::Error)?;
     let passed = v.f2p_passed.iter().chain(&v.p2p_passed).map(|t| (t.clone(), Some(TestStatus::Pass)));
@@ -99,19 +99,35 @@ fn prediction(inst: &Instance, model: String, patch: &str) -> Prediction {
 
 impl Validator {
     /// The runs of an instance validation just accepted (`inst` with its lists, `meta` its block
-    /// so far): the evidence runs (`evidence_runs` > 0), then the hunk runs (`hunk_runs` > 0).
-    pub(crate) async fn gather_evidence(&self, inst: &Instance, meta: &mut ForgeMeta) {
-        let mut accepted = inst.clone();
-        let mut m = meta.clone();
-        m.status = ValidationStatus::Accepted;
-        accepted.swe_forge = Some(m);
+    /// so far): the gold runs (`evidence_runs` > 0), the layout variants (`layout_variants` > 0),
+    /// which compare with the gold runs and may take tests out of `inst`'s lists, the negative
+    /// controls, then the hunk runs (`hunk_runs` > 0). The rejection when the layout variants
+    /// leave no FAIL_TO_PASS test (nothing runs after them then).
+    pub(crate) async fn gather_evidence(&self, inst: &mut Instance, meta: &mut ForgeMeta) -> Option<Rejection> {
+        let accepted = |inst: &Instance, meta: &ForgeMeta| {
+            let mut accepted = inst.clone();
+            let mut m = meta.clone();
+            m.status = ValidationStatus::Accepted;
+            accepted.swe_forge = Some(m);
+            accepted
+        };
         let hunk_runs = self.hunk_plan(&inst.fix_patch);
-        if self.settings.evidence_runs > 0 {
-            self.evidence(&accepted, meta, hunk_runs > 0).await;
+        let k = self.settings.evidence_runs;
+        let gold = if k > 0 { self.gold_runs(&accepted(inst, meta), meta).await } else { Vec::new() };
+        if self.settings.layout_variants > 0 {
+            let last = k == 0 && hunk_runs == 0;
+            if let Some(r) = self.layout_runs(inst, meta, &gold, last).await {
+                return Some(r);
+            }
+        }
+        let accepted = accepted(inst, meta);
+        if k > 0 {
+            self.controls(&accepted, meta, hunk_runs > 0, &gold).await;
         }
         if hunk_runs > 0 {
             self.hunk_runs(&accepted, meta, hunk_runs).await;
         }
+        None
     }
 
     /// How many hunk runs `fix_patch` gets: one per hunk of shipped code
@@ -122,22 +138,31 @@ impl Validator {
         if hunks < 2 { 0 } else { hunks.min(self.settings.hunk_runs as usize) }
     }
 
-    /// The gold patch `evidence_runs` times (each must resolve), then the negative controls: the
-    /// empty patch as many times and the test patch as the prediction once (neither may resolve
-    /// or pass a FAIL_TO_PASS test). A control that could not run (engine, timeout) is left out:
-    /// the evidence is then incomplete. With two runs or more, the listed tests whose status
-    /// differs between the gold runs, or between the empty-patch runs, are the flakiness.
-    async fn evidence(&self, accepted: &Instance, meta: &mut ForgeMeta, more: bool) {
+    /// The gold patch `evidence_runs` times through evaluation (each must resolve), onto
+    /// `meta.evidence`; what each run said of the listed tests.
+    pub(crate) async fn gold_runs(&self, accepted: &Instance, meta: &mut ForgeMeta) -> Vec<Listed> {
         let out = self.settings.work_dir.join("evidence");
-        let k = self.settings.evidence_runs;
         let mut evidence = meta.evidence.take().unwrap_or_default();
         let mut gold = Vec::new();
-        for i in 1..=k {
+        for i in 1..=self.settings.evidence_runs {
             let pred = prediction(accepted, format!("gold-{i}"), &accepted.fix_patch);
             let ev = self.evaluate_with(accepted, &pred, &out, Mode::default()).await;
             gold.extend(listed(&ev));
             gold_run(&mut evidence, meta, i, ev);
         }
+        meta.evidence = Some(evidence);
+        gold
+    }
+
+    /// The negative controls after the gold runs (`gold`): the empty patch `evidence_runs` times
+    /// and the test patch as the prediction once (neither may resolve or pass a FAIL_TO_PASS
+    /// test). A control that could not run (engine, timeout) is left out: the evidence is then
+    /// incomplete. With two runs or more, the listed tests whose status differs between the gold
+    /// runs, or between the empty-patch runs, are the flakiness.
+    async fn controls(&self, accepted: &Instance, meta: &mut ForgeMeta, more: bool, gold: &[Listed]) {
+        let out = self.settings.work_dir.join("evidence");
+        let k = self.settings.evidence_runs;
+        let mut evidence = meta.evidence.take().unwrap_or_default();
         let mut empty = Vec::new();
         let controls = (1..=k).map(|i| ("empty_patch", i, "")).chain([("test_patch_alone", 1, &*accepted.test_patch)]);
         for (name, i, patch) in controls {
@@ -157,7 +182,7 @@ impl Validator {
         if k >= 2 {
             let f = Flakiness {
                 runs: k,
-                gold_disagreements: disagreements(&gold, false),
+                gold_disagreements: disagreements(gold, false),
                 empty_disagreements: disagreements(&empty, true),
             };
             let q = quality(meta);

@@ -1,19 +1,20 @@
 //! Layout evidence: an accepted instance's gold patch laid out otherwise
 //! ([`swe_forge_core::LayoutVariant`]: a blank line before the first change of each code file,
 //! hunks placed by their context a few lines off), each graded as a prediction through
-//! evaluation's own path. A listed test that passed with the gold patch and is missing or fails
-//! under a variant depends on where the fix puts its lines, so a correct fix laid out otherwise
+//! evaluation's own path. A listed test that passed with the gold patch through that same path and
+//! is missing or fails under a variant depends on where the fix puts its lines, so a correct fix laid out otherwise
 //! would fail it: it leaves FAIL_TO_PASS and PASS_TO_PASS (`swe_forge.labels.unstable`), and an
 //! instance left without FAIL_TO_PASS is rejected `unstable_tests`. What each variant did is
 //! `swe_forge.evidence.layout`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use swe_forge_core::{
     ForgeMeta, Instance, LayoutRun, LayoutVariant, RejectReason, Rejection, TestStatus, ValidationStatus,
 };
 use swe_forge_docker::Next;
 
+use super::evidence::{Listed, listed};
 use super::{Evaluation, Mode, Outcome, Prediction};
 use crate::Validator;
 
@@ -58,12 +59,28 @@ pub(crate) fn leave_out(inst: &mut Instance, unstable: &BTreeMap<String, String>
     ))
 }
 
+/// The listed tests that passed in every gold run (`gold`: what each said of them).
+fn passed_in_every(gold: &[Listed]) -> BTreeSet<String> {
+    let Some((first, rest)) = gold.split_first() else { return BTreeSet::new() };
+    let passed = |l: &Listed, t: &String| l.get(t) == Some(&Some(TestStatus::Pass));
+    first.keys().filter(|t| passed(first, t) && rest.iter().all(|l| passed(l, t))).cloned().collect()
+}
+
 impl Validator {
     /// The first `layout_variants` layout variants of an accepted instance's fix patch, each
-    /// graded as a prediction. Unstable tests leave `inst`'s lists (and are named in
-    /// `meta.labels.unstable`); the rejection when none of FAIL_TO_PASS is left. `last` says no
-    /// run follows these (the image may go).
-    pub(crate) async fn layout_runs(&self, inst: &mut Instance, meta: &mut ForgeMeta, last: bool) -> Option<Rejection> {
+    /// graded as a prediction and compared with the gold patch through the same path (`gold`:
+    /// the evidence's gold runs; one more gold run here when there are none). A listed test that
+    /// passed in every gold run and not under a variant is unstable: it leaves `inst`'s lists
+    /// (and is named in `meta.labels.unstable`); the rejection when none of FAIL_TO_PASS is
+    /// left. A test the gold patch itself does not pass through evaluation says nothing of the
+    /// layout (the evidence says why). `last` says no run follows these (the image may go).
+    pub(crate) async fn layout_runs(
+        &self,
+        inst: &mut Instance,
+        meta: &mut ForgeMeta,
+        gold: &[Listed],
+        last: bool,
+    ) -> Option<Rejection> {
         let code = |path: &str| swe_forge_quality::is_shipped_code(path);
         let variants: Vec<(LayoutVariant, String)> = LayoutVariant::ALL
             .into_iter()
@@ -78,42 +95,43 @@ impl Validator {
         m.status = ValidationStatus::Accepted;
         accepted.swe_forge = Some(m);
         let out = self.settings.work_dir.join("evidence");
+        let run = |label: String, patch: String, next: Next| {
+            let pred = Prediction { instance_id: inst.instance_id.clone(), model: label.clone(), patch };
+            let mode = Mode { run_empty: false, next, label: Some(label) };
+            let accepted = &accepted;
+            let out = &out;
+            async move { self.evaluate_with(accepted, &pred, out, mode).await }
+        };
+        let own_gold: Vec<Listed>;
+        let gold = if gold.is_empty() {
+            own_gold =
+                listed(&run("layout-gold".into(), inst.fix_patch.clone(), Next::Same).await).into_iter().collect();
+            &own_gold[..]
+        } else {
+            gold
+        };
+        let passed = passed_in_every(gold);
         let mut runs = Vec::new();
         let mut unstable: BTreeMap<String, String> = BTreeMap::new();
         for (i, (variant, patch)) in variants.iter().enumerate() {
-            let label = format!("layout-{}", variant.as_str());
             let next = if last && i + 1 == variants.len() { Next::Nothing } else { Next::Same };
-            let mode = Mode { run_empty: false, next, label: Some(label.clone()) };
-            let pred = Prediction { instance_id: inst.instance_id.clone(), model: label, patch: patch.clone() };
-            let ev = self.evaluate_with(&accepted, &pred, &out, mode).await;
+            let ev = run(format!("layout-{}", variant.as_str()), patch.clone(), next).await;
+            let name = variant.as_str().to_owned();
             match unstable_in(&ev) {
                 Ok(failed) => {
+                    let failed: Vec<(String, TestStatus)> =
+                        failed.into_iter().filter(|(t, _)| passed.contains(t)).collect();
                     for (id, status) in &failed {
-                        unstable
-                            .entry(id.clone())
-                            .or_insert_with(|| format!("{}: {}", variant.as_str(), status.as_str()));
+                        unstable.entry(id.clone()).or_insert_with(|| format!("{name}: {}", status.as_str()));
                     }
-                    runs.push(LayoutRun {
-                        variant: variant.as_str().to_owned(),
-                        held: false,
-                        unstable: failed.into_keys().collect(),
-                        detail: None,
-                    });
+                    let unstable = failed.into_iter().map(|(t, _)| t).collect();
+                    runs.push(LayoutRun { variant: name, held: true, unstable, detail: None });
                 }
                 Err(why) => {
-                    meta.warnings.push(format!("layout: the {} variant gave no verdict: {why}", variant.as_str()));
-                    runs.push(LayoutRun {
-                        variant: variant.as_str().to_owned(),
-                        held: false,
-                        unstable: Vec::new(),
-                        detail: Some(why),
-                    });
+                    meta.warnings.push(format!("layout: the {name} variant gave no verdict: {why}"));
+                    runs.push(LayoutRun { variant: name, held: false, unstable: Vec::new(), detail: Some(why) });
                 }
             }
-        }
-        // A variant holds when it resolves the lists as they end: its own unstable tests are out.
-        for r in &mut runs {
-            r.held = r.detail.is_none();
         }
         let rejection = leave_out(inst, &unstable);
         if let Some(labels) = meta.labels.as_mut() {
@@ -163,6 +181,20 @@ mod tests {
         // No verdict: a variant that does not apply or does not end says nothing of the tests.
         assert_eq!(unstable_in(&ev(Outcome::PatchDoesNotApply, None)).unwrap_err(), "patch_does_not_apply why");
         assert!(unstable_in(&ev(Outcome::Error, None)).is_err());
+    }
+
+    #[test]
+    fn only_tests_every_gold_run_passed_can_be_unstable() {
+        let l = |items: &[(&str, Option<TestStatus>)]| -> Listed {
+            items.iter().map(|(t, s)| ((*t).to_owned(), *s)).collect()
+        };
+        let pass = Some(TestStatus::Pass);
+        let gold = [
+            l(&[("a", pass), ("b", pass), ("c", Some(TestStatus::None)), ("f", None)]),
+            l(&[("a", pass), ("b", Some(TestStatus::Fail)), ("c", Some(TestStatus::None)), ("f", pass)]),
+        ];
+        assert_eq!(passed_in_every(&gold).into_iter().collect::<Vec<_>>(), ["a"]);
+        assert!(passed_in_every(&[]).is_empty());
     }
 
     #[test]

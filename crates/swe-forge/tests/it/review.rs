@@ -431,7 +431,9 @@ fn flag_for_review(r: &mut Instance, meta: &mut ForgeMeta) {
             .map(|name| Control { name: name.into(), f2p_passed: vec![], resolved: false })
             .to_vec(),
         network: vec![],
-        layout: vec![],
+        layout: ["blank_line", "offset_hunks"]
+            .map(|v| swe_forge_core::LayoutRun { variant: v.into(), held: true, ..Default::default() })
+            .to_vec(),
     });
     meta.warnings.push(swe_forge_core::Warning::TimeBomb.with("fix run: certificate has expired"));
 }
@@ -515,7 +517,7 @@ fn keyboard_review_with_decisions_tests_and_logs_then_curate() {
     assert_eq!(b.eval("document.querySelector('#d-signals tr[data-flag=unspecific] .state').textContent"), "clear");
     assert_eq!(
         b.eval("document.getElementById('d-evidence').textContent"),
-        "gold patch resolved 3 of 3 · control empty_patch: held · control test_patch_alone: held"
+        "gold patch resolved 3 of 3 · layout variants 2 of 2 (blank_line held, offset_hunks held) · control empty_patch: held · control test_patch_alone: held"
     );
     assert_eq!(
         b.eval("document.querySelector('#d-warnings li.time_bomb').textContent"),
