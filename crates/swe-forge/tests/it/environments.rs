@@ -576,8 +576,8 @@ if(SHAPES_BUILD_TESTS)\n  add_executable(tests src/shapes.cpp test/tests.cpp)\n 
         job("single-file", "-DSHAPES_SINGLE_FILE=ON"),
         job("cuda", "-DSHAPES_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=75"),
     );
-    let header = |extra: &str| format!("int area(int, int);\n{extra}");
-    let shapes = |extra: &str| format!("#include \"shapes.h\"\nint area(int w, int h) {{ return w * h; }}\n{extra}");
+    let header = "int area(int, int);\n";
+    let shapes = |body: &str| format!("#include \"shapes.h\"\nint area(int w, int h) {{ return {body}; }}\n");
     let tests = |checks: &str| {
         format!(
             "#include \"shapes.h\"\n\nint main() {{\n    if (area(2, 3) != 6) return 1;\n{checks}    return 0;\n}}\n"
@@ -589,15 +589,14 @@ if(SHAPES_BUILD_TESTS)\n  add_executable(tests src/shapes.cpp test/tests.cpp)\n 
         &[
             ("CMakeLists.txt", cmake),
             (".github/workflows/ci.yml", &workflow),
-            ("src/shapes.h", &header("")),
-            ("src/shapes.cpp", &shapes("")),
+            ("src/shapes.h", header),
+            ("src/shapes.cpp", &shapes("w * h")),
             ("test/tests.cpp", &tests("")),
         ],
-        &[("test/tests.cpp", &tests("    if (perimeter(2, 3) != 10) return 1;\n"))],
-        &[
-            ("src/shapes.h", &header("int perimeter(int, int);\n")),
-            ("src/shapes.cpp", &shapes("int perimeter(int w, int h) { return 2 * (w + h); }\n")),
-        ],
+        // The test patch builds without the fix (a target that does not build would be `Not Run`
+        // with it, set apart under the strict rule): a shape of negative width has no area.
+        &[("test/tests.cpp", &tests("    if (area(-2, 3) != 0) return 1;\n"))],
+        &[("src/shapes.cpp", &shapes("w < 0 || h < 0 ? 0 : w * h"))],
     );
     let broken = "cmake_minimum_required(VERSION 3.10)\nproject(broken CXX)\n\
 message(FATAL_ERROR \"broken needs the vendor toolchain file\")\n";
