@@ -506,6 +506,9 @@ const SIGNS: &[(Tool, Direction, &str)] = &[
     (Tool::Rust, Direction::TooOld, "feature `edition2024` is required"),
     // cargo 1.80 and later: `rustc 1.85.1 is not supported by the following package:`.
     (Tool::Rust, Direction::TooOld, "is not supported by the following package"),
+    // rustc 1.80's `unexpected_cfgs` lint made an error by the crate's `deny(warnings)`: a
+    // rustc before the lint builds it, as the project's CI of its time did.
+    (Tool::Rust, Direction::TooNew, "error: unexpected `cfg` condition name"),
     // glibc 2.34 made MINSIGSTKSZ and SIGSTKSZ run-time values (sysconf).
     (Tool::C, Direction::TooNew, "MINSIGSTKSZ"),
     (Tool::C, Direction::TooNew, "sigStackSize"),

@@ -188,6 +188,11 @@ fn setup_failures_that_name_the_toolchain() {
         "error: rustc 1.85.1 is not supported by the following package:\n  trybuild@1.0.122 requires rustc 1.88\n";
     let s = classify_failure(dep).unwrap();
     assert_eq!((s.tool, s.direction), (Tool::Rust, Direction::TooOld));
+    // A lint newer than the crate, made an error by its `#![cfg_attr(test, deny(warnings))]`.
+    let cfg = "error: unexpected `cfg` condition name: `httparse_simd`\n --> src/lib.rs:7:14\n";
+    let s = classify_failure(cfg).unwrap();
+    assert_eq!((s.tool, s.direction), (Tool::Rust, Direction::TooNew));
+    assert_eq!(classify_failure("warning: unexpected `cfg` condition name: `x`\n"), None, "a warning builds");
     assert_eq!(classify_failure("[ERROR] Tests run: 3, Failures: 1\nBUILD FAILURE\n"), None);
     let lombok = "[ERROR] Fatal error compiling: java.lang.NoSuchFieldError: Class com.sun.tools.javac.tree.JCTree$JCImport does not have member field 'com.sun.tools.javac.tree.JCTree qualid'";
     let s = classify_failure(lombok).unwrap();
