@@ -93,6 +93,15 @@ fn set_flag(q: &mut Quality, flag: QualityFlag, raised: bool) {
     if raised { q.raise(flag) } else { q.lower(flag) }
 }
 
+/// `inst` as evaluation takes it: with `meta` as its block, accepted.
+pub(crate) fn accepted(inst: &Instance, meta: &ForgeMeta) -> Instance {
+    let mut accepted = inst.clone();
+    let mut m = meta.clone();
+    m.status = ValidationStatus::Accepted;
+    accepted.swe_forge = Some(m);
+    accepted
+}
+
 fn prediction(inst: &Instance, model: String, patch: &str) -> Prediction {
     Prediction { instance_id: inst.instance_id.clone(), model, patch: patch.to_owned() }
 }
@@ -104,13 +113,6 @@ impl Validator {
     /// controls, then the hunk runs (`hunk_runs` > 0). The rejection when the layout variants
     /// leave no FAIL_TO_PASS test (nothing runs after them then).
     pub(crate) async fn gather_evidence(&self, inst: &mut Instance, meta: &mut ForgeMeta) -> Option<Rejection> {
-        let accepted = |inst: &Instance, meta: &ForgeMeta| {
-            let mut accepted = inst.clone();
-            let mut m = meta.clone();
-            m.status = ValidationStatus::Accepted;
-            accepted.swe_forge = Some(m);
-            accepted
-        };
         let hunk_runs = self.hunk_plan(&inst.fix_patch);
         let k = self.settings.evidence_runs;
         let gold = if k > 0 { self.gold_runs(&accepted(inst, meta), meta).await } else { Vec::new() };

@@ -9,12 +9,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use swe_forge_core::{
-    ForgeMeta, Instance, LayoutRun, LayoutVariant, RejectReason, Rejection, TestStatus, ValidationStatus,
-};
+use swe_forge_core::{ForgeMeta, Instance, LayoutRun, LayoutVariant, RejectReason, Rejection, TestStatus};
 use swe_forge_docker::Next;
 
-use super::evidence::{Listed, listed};
+use super::evidence::{Listed, accepted, listed};
 use super::{Evaluation, Mode, Outcome, Prediction};
 use crate::Validator;
 
@@ -90,10 +88,7 @@ impl Validator {
         if variants.is_empty() {
             return None;
         }
-        let mut accepted = inst.clone();
-        let mut m = meta.clone();
-        m.status = ValidationStatus::Accepted;
-        accepted.swe_forge = Some(m);
+        let accepted = accepted(inst, meta);
         let out = self.settings.work_dir.join("evidence");
         let run = |label: String, patch: String, next: Next| {
             let pred = Prediction { instance_id: inst.instance_id.clone(), model: label.clone(), patch };
