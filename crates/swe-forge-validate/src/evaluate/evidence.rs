@@ -261,11 +261,12 @@ fn gold_run(evidence: &mut Evidence, meta: &mut ForgeMeta, k: u32, ev: Evaluatio
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::grading::grade::Verdict;
 
-    fn ev(outcome: Outcome, verdict: Option<Verdict>) -> Evaluation {
+    /// An evaluation that ended as `outcome` with `verdict` (the layout runs' tests use it too).
+    pub(crate) fn ev(outcome: Outcome, verdict: Option<Verdict>) -> Evaluation {
         Evaluation {
             instance_id: "o__r-1".into(),
             model: "m".into(),

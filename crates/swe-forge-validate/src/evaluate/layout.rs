@@ -139,25 +139,10 @@ impl Validator {
 
 #[cfg(test)]
 mod tests {
+    use super::super::evidence::tests::ev;
     use super::*;
     use crate::grading::grade::Verdict;
     use swe_forge_core::Transition;
-
-    fn ev(outcome: Outcome, verdict: Option<Verdict>) -> Evaluation {
-        Evaluation {
-            instance_id: "o__r-1".into(),
-            model: "layout-blank_line".into(),
-            outcome,
-            detail: Some("why".into()),
-            verdict,
-            image: None,
-            runs: Vec::new(),
-            logs: String::new(),
-            dropped_files: Vec::new(),
-            warnings: Vec::new(),
-            wall_ms: 0,
-        }
-    }
 
     #[test]
     fn a_listed_test_that_did_not_pass_under_a_variant_is_unstable() {
@@ -174,7 +159,7 @@ mod tests {
         );
         assert!(unstable_in(&ev(Outcome::Resolved, Some(Verdict::default()))).unwrap().is_empty());
         // No verdict: a variant that does not apply or does not end says nothing of the tests.
-        assert_eq!(unstable_in(&ev(Outcome::PatchDoesNotApply, None)).unwrap_err(), "patch_does_not_apply why");
+        assert_eq!(unstable_in(&ev(Outcome::PatchDoesNotApply, None)).unwrap_err(), "patch_does_not_apply");
         assert!(unstable_in(&ev(Outcome::Error, None)).is_err());
     }
 
