@@ -35,7 +35,8 @@ pub use layout::{PARSED_SUFFIX, RunLogs};
 pub use lines::{BoundedLines, MAX_LINE, bounded_lines};
 pub use markdown::{Align, MarkdownTable};
 pub use patch::{
-    DiffLine, DiffLines, FileDiff, PatchHunk, PatchShape, diff_lines, file_diffs, patch_hunks, without_hunk,
+    DiffLine, DiffLines, FileDiff, PatchHunk, PatchShape, diff_lines, file_diffs, partition_hunks, patch_hunks,
+    without_hunk,
 };
 pub use quality::{
     Flakiness, HunkAblation, Leakage, QUALITY_VERSION, Quality, QualityFlag, Specificity, UnnamedIdentifier,
@@ -50,6 +51,9 @@ pub use record::{
     Decision, Difficulty, DifficultyFeatures, DifficultyLabel, Duplicate, LabelSource, Review, TimeToFix, Verdict,
 };
 pub use status::{Phase, PhaseStatuses, TestStatus, Transition};
-pub use testfiles::{TEST_DIRS, is_js_suite_file, is_test_path, runner_config_rule, test_change_rule, test_path_rule};
+pub use testfiles::{
+    TEST_DIRS, is_js_suite_file, is_test_path, restored_test_files, runner_config_rule, test_change_rule,
+    test_path_rule,
+};
 pub use variants::{HUNK_OFFSET, LayoutVariant};
 pub use warning::Warning;

@@ -329,6 +329,35 @@ pub fn without_hunk(diff: &str, index: usize) -> Option<String> {
     found.then_some(out)
 }
 
+/// One file's diff cut in two by hunk: the hunks `take` says yes to, and the others, each half a
+/// diff of that file (its headers, then its hunks) that applies alone to the old file: a hunk's
+/// new start `c` is moved back by what the earlier hunks of the other half added or removed.
+/// A half with no hunk is empty. `take` is asked once per hunk, with the hunk's text (its header
+/// line first). A diff with no hunk (a rename, a binary file) is all in the second half.
+pub fn partition_hunks(file: &str, mut take: impl FnMut(&str) -> bool) -> (String, String) {
+    let starts: Vec<usize> =
+        diff_lines(file).filter(|(_, l)| matches!(l, DiffLine::HunkStart(_))).map(|(at, _)| at).collect();
+    let Some(&first) = starts.first() else {
+        return (String::new(), file.to_owned());
+    };
+    let hunk = |i: usize| &file[starts[i]..starts.get(i + 1).copied().unwrap_or(file.len())];
+    let mut halves = [String::new(), String::new()];
+    // What each half's hunks so far added minus what they removed.
+    let mut deltas = [0i64, 0];
+    for i in 0..starts.len() {
+        let text = hunk(i);
+        let side = usize::from(!take(text));
+        let delta = text.lines().next().and_then(hunk_counts).map_or(0, |(old, new)| new as i64 - old as i64);
+        if halves[side].is_empty() {
+            halves[side].push_str(&file[..first]);
+        }
+        halves[side].push_str(&shift_new_start(text, deltas[1 - side]));
+        deltas[side] += delta;
+    }
+    let [taken, rest] = halves;
+    (taken, rest)
+}
+
 /// `hunk` with the new start `c` of its `@@ -a,b +c,d @@` line moved back by `delta`; a header
 /// without a new start is kept as it is.
 fn shift_new_start(hunk: &str, delta: i64) -> String {
@@ -357,6 +386,21 @@ fn diff_git_path(rest: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_file_cut_by_hunk_gives_two_diffs_that_each_apply_to_the_old_file() {
+        let file = "diff --git a/src/a.rs b/src/a.rs\nindex 1..2 100644\n--- a/src/a.rs\n+++ b/src/a.rs\n@@ -1,2 +1,3 @@\n a\n+b\n c\n@@ -10,2 +11,4 @@ mod tests {\n x\n+y\n+z\n w\n@@ -20,3 +23,2 @@\n p\n-q\n r\n";
+        let (tests, rest) = partition_hunks(file, |h| h.contains("mod tests"));
+        let headers = "diff --git a/src/a.rs b/src/a.rs\nindex 1..2 100644\n--- a/src/a.rs\n+++ b/src/a.rs\n";
+        // Alone on the old file, the second hunk starts where it did: the first added nothing here.
+        assert_eq!(tests, format!("{headers}@@ -10,2 +10,4 @@ mod tests {{\n x\n+y\n+z\n w\n"));
+        // The third hunk is no longer behind the two lines the test hunk added.
+        assert_eq!(rest, format!("{headers}@@ -1,2 +1,3 @@\n a\n+b\n c\n@@ -20,3 +21,2 @@\n p\n-q\n r\n"));
+        let (none, all) = partition_hunks(file, |_| false);
+        assert_eq!((none.as_str(), all.as_str()), ("", file));
+        let rename = "diff --git a/a.go b/b.go\nsimilarity index 100%\nrename from a.go\nrename to b.go\n";
+        assert_eq!(partition_hunks(rename, |_| true), (String::new(), rename.to_owned()));
+    }
 
     #[test]
     fn counts_files_hunks_and_lines() {

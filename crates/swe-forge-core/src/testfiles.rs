@@ -219,9 +219,35 @@ pub fn test_change_rule(path: &str, diff: &str) -> Option<String> {
         .or_else(|| runner_config_rule(path, diff).map(|r| format!("test runner configuration: {r}")))
 }
 
+/// The files a grader puts back to the base before it applies the test patch, so that a model's
+/// change to a test cannot count: every path the test patch names, except the source files whose
+/// tests live inside them. Those are the files the fix patch changes too (a Rust file whose
+/// `#[cfg(test)]` module the pull request edited, split by hunk) and Rust `.rs` files that are
+/// no test path (a test module added to a file the fix leaves alone): putting them back would
+/// undo the model's change to the code beside the tests; the test patch is applied over it.
+pub fn restored_test_files(test_patch: &str, fix_patch: &str) -> Vec<String> {
+    let fixed = crate::PatchShape::of(fix_patch).touched;
+    crate::PatchShape::of(test_patch)
+        .touched
+        .into_iter()
+        .filter(|p| (is_test_path(p) || !p.ends_with(".rs")) && !fixed.contains(p))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn source_files_with_tests_inside_are_not_put_back() {
+        let diff = |p: &str| format!("diff --git a/{p} b/{p}\n--- a/{p}\n+++ b/{p}\n@@ -1 +1 @@\n-a\n+b\n");
+        let test_patch =
+            [diff("tests/api.rs"), diff("src/ring.rs"), diff("src/queue.rs"), diff("testdata/x.json")].concat();
+        let fix_patch = [diff("src/ring.rs"), diff("src/lib.rs")].concat();
+        assert_eq!(restored_test_files(&test_patch, &fix_patch), ["tests/api.rs", "testdata/x.json"]);
+        let go = [diff("stack_test.go"), diff("testdata/in.txt")].concat();
+        assert_eq!(restored_test_files(&go, &diff("stack.go")), ["stack_test.go", "testdata/in.txt"]);
+    }
 
     #[test]
     fn js_suite_files_follow_jests_default_patterns() {

@@ -22,7 +22,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
-use swe_forge_core::{ForgeMeta, Framework, Instance, PatchShape};
+use swe_forge_core::{ForgeMeta, Framework, Instance, restored_test_files};
 
 use crate::ExportError;
 use crate::error::NotATask;
@@ -327,7 +327,7 @@ fn test_script(inst: &Instance, parser: &str, results_parser: &str, names_arg: &
          swe_forge_restore() {{ if git cat-file -e \"HEAD:$1\" 2>/dev/null; then git checkout -q HEAD -- \"$1\"; else rm -rf -- \"$1\"; fi; }}\n",
         id = inst.instance_id
     );
-    for path in PatchShape::of(&inst.test_patch).touched {
+    for path in restored_test_files(&inst.test_patch, &inst.fix_patch) {
         s.push_str(&format!("swe_forge_restore {}\n", quote(&path)));
     }
     s.push_str(&format!(

@@ -16,7 +16,7 @@ use std::io::Write;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
-use swe_forge_core::{Framework, Instance, PatchShape};
+use swe_forge_core::{Framework, Instance, restored_test_files};
 
 use crate::ExportError;
 use crate::table::{
@@ -181,6 +181,7 @@ impl SweBenchRow {
             eval_script: if has_image {
                 eval_script(
                     &inst.test_patch,
+                    &inst.fix_patch,
                     parser.map_or("", Framework::name),
                     results_parser.map_or("", Framework::name),
                     names,
@@ -219,7 +220,8 @@ fn env_tag(image: &str) -> Option<&str> {
 
 /// The evaluation script of an instance image for SWE-bench 5, run after the model's patch is
 /// applied in `/testbed`: every path the test patch names put back to the base commit (the
-/// image's only commit) or removed, the test patch written to `/swe-forge/test.patch` (heredocs
+/// image's only commit) or removed, except source files with tests inside them
+/// (`swe_forge_core::restored_test_files`, which reads `fix_patch` for that), the test patch written to `/swe-forge/test.patch` (heredocs
 /// here have delimiters their text never contains), no fix patch; then, between SWE-bench's
 /// output markers, `/swe-forge/run-tests` (which applies the test patch and runs the tests) with
 /// its log kept in a file and printed with every line behind `| ` (so that no line of it reads
@@ -228,6 +230,7 @@ fn env_tag(image: &str) -> Option<&str> {
 /// records it.
 pub fn eval_script(
     test_patch: &str,
+    fix_patch: &str,
     parser: &str,
     results_parser: &str,
     names: Option<&BTreeMap<String, String>>,
@@ -238,7 +241,7 @@ pub fn eval_script(
     s.push_str(
         "swe_forge_restore() { if git cat-file -e \"HEAD:$1\" 2>/dev/null; then git checkout -q HEAD -- \"$1\"; else rm -rf -- \"$1\"; fi; }\n",
     );
-    for path in PatchShape::of(test_patch).touched {
+    for path in restored_test_files(test_patch, fix_patch) {
         s.push_str(&format!("swe_forge_restore {}\n", quote(&path)));
     }
     heredoc(&mut s, TEST_PATCH, "EOF_SWE_FORGE_TEST_PATCH", test_patch);
@@ -507,7 +510,7 @@ mod tests {
         assert_eq!(env_tag("127.0.0.1:5000/swe-forge/o__r:env-1-rebuild"), Some("env-1-rebuild"));
         assert_eq!(env_tag("127.0.0.1:5000/swe-forge/o__r"), None, "a registry port is no tag");
         assert_eq!(env_tag(""), None);
-        assert_eq!(row.eval_script, eval_script("T", "", "", None));
+        assert_eq!(row.eval_script, eval_script("T", "", "", "", None));
         assert_eq!((row.log_parser.as_str(), row.eval_type.as_str()), ("", "pass_and_fail"));
         inst.swe_forge.as_mut().unwrap().parser = Some(Framework::GoTestJson);
         assert_eq!(SweBenchRow::from_instance(&inst).log_parser, "parse_log_jest_json");
@@ -523,7 +526,7 @@ mod tests {
         let patch = "diff --git a/it's_test.go b/it's_test.go\nnew file mode 100644\n--- /dev/null\n+++ b/it's_test.go\n\
             @@ -0,0 +1,2 @@\n+EOF_SWE_FORGE_TEST_PATCH\n+package p\n\
             diff --git a/old_test.go b/new_test.go\nrename from old_test.go\nrename to new_test.go\nEOF_SWE_FORGE_TEST_PATCH\n";
-        let script = eval_script(patch, "go-test-json", "", None);
+        let script = eval_script(patch, "", "go-test-json", "", None);
         assert!(script.starts_with("#!/bin/bash\nset -uxo pipefail\ncd /testbed\n"), "{script}");
         for path in ["'it'\\''s_test.go'", "'old_test.go'", "'new_test.go'"] {
             assert!(script.contains(&format!("swe_forge_restore {path}\n")), "{path}: {script}");

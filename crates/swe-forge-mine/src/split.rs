@@ -10,7 +10,7 @@
 
 use serde::{Deserialize, Serialize};
 pub use swe_forge_core::is_test_path;
-use swe_forge_core::{DiffLine, TEST_DIRS, diff_lines, file_diffs};
+use swe_forge_core::{DiffLine, TEST_DIRS, diff_lines, file_diffs, partition_hunks};
 
 /// A diff divided into its two halves.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -92,11 +92,24 @@ pub fn split_patch(diff: &str) -> SplitPatch {
         if test {
             out.test_patch.push_str(f.text);
             out.test_files.push(f.path);
-        } else {
-            if f.path.ends_with(".rs") && edits_inline_rust_tests(f.text) {
+            continue;
+        }
+        if !f.path.ends_with(".rs") {
+            out.fix_patch.push_str(f.text);
+            out.fix_files.push(f.path);
+            continue;
+        }
+        // A Rust source file: the hunks inside its test module go with the tests.
+        let (tests, code) = partition_hunks(f.text, is_rust_test_module_hunk);
+        if !tests.is_empty() {
+            out.test_patch.push_str(&tests);
+            out.test_files.push(f.path.clone());
+        }
+        if !code.is_empty() {
+            if edits_inline_rust_tests(&code) {
                 out.flags.push(SplitFlag::RustInlineTests(f.path.clone()));
             }
-            out.fix_patch.push_str(f.text);
+            out.fix_patch.push_str(&code);
             out.fix_files.push(f.path);
         }
     }
@@ -108,6 +121,60 @@ pub fn split_patch(diff: &str) -> SplitPatch {
 
 fn is_code_path(path: &str) -> bool {
     path.rsplit_once('.').is_some_and(|(_, e)| CODE_EXTS.contains(&e))
+}
+
+/// A hunk of a Rust source file that changes only its test module: either git's context line
+/// (the last unindented line before the hunk) opens a test module (`mod tests {`, `mod test {`,
+/// `mod parse_tests {`; not `pub`, which ships to users) and no change follows the module's
+/// unindented closing `}`, or every line the hunk adds is one new `#[cfg(test)]` module, closed
+/// within the hunk, and it removes nothing.
+fn is_rust_test_module_hunk(hunk: &str) -> bool {
+    let mut lines = diff_lines(hunk).map(|(_, l)| l);
+    let Some(DiffLine::HunkStart(header)) = lines.next() else { return false };
+    let body: Vec<DiffLine> = lines.collect();
+    let context = header.splitn(3, "@@").nth(2).unwrap_or("").trim();
+    if opens_test_module(context) {
+        let closed = body
+            .iter()
+            .position(|l| matches!(l, DiffLine::Context("}") | DiffLine::Added("}") | DiffLine::Removed("}")));
+        return closed
+            .is_none_or(|at| body[at..].iter().all(|l| matches!(l, DiffLine::Context(_) | DiffLine::NoNewline)));
+    }
+    if body.iter().any(|l| matches!(l, DiffLine::Removed(_))) {
+        return false;
+    }
+    let added: Vec<&str> = body
+        .iter()
+        .filter_map(|l| if let DiffLine::Added(t) = l { Some(*t) } else { None })
+        .skip_while(|t| t.trim().is_empty())
+        .collect();
+    let Some(last) = added.iter().rposition(|t| !t.trim().is_empty()) else { return false };
+    let mut items = added[..=last].iter().filter(|t| !t.trim().is_empty());
+    if items.next().map(|t| t.trim()) != Some("#[cfg(test)]") || !items.next().is_some_and(|t| opens_test_module_any(t))
+    {
+        return false;
+    }
+    // The module closes on the last added line and nowhere before: one module, nothing after it.
+    let closes = added[..=last].iter().filter(|t| **t == "}").count();
+    added[last] == "}" && closes == 1
+}
+
+/// `mod tests {` and the like, as git's hunk context shows it: a test-named module, not public.
+fn opens_test_module(line: &str) -> bool {
+    !line.starts_with("pub") && opens_test_module_any(line)
+}
+
+/// `mod <name> {` (any visibility) whose name says tests: `test`, `tests`, `*_test(s)`, `test(s)_*`.
+fn opens_test_module_any(line: &str) -> bool {
+    let line = line.trim();
+    let rest = line.split_once("mod ").filter(|(vis, _)| vis.is_empty() || vis.starts_with("pub")).map(|(_, r)| r);
+    let Some(rest) = rest else { return false };
+    let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+    let after = rest[name.len()..].trim_start();
+    after.starts_with('{')
+        && (matches!(name.as_str(), "test" | "tests")
+            || ["_test", "_tests"].iter().any(|s| name.ends_with(s))
+            || ["test_", "tests_"].iter().any(|p| name.starts_with(p)))
 }
 
 /// An added or removed line, or the hunk's context header, mentions a Rust test module or test
@@ -188,6 +255,29 @@ mod tests {
         assert!(!split_patch(&file_diff("stack.go", "a")).is_candidate());
         assert!(!split_patch(&file_diff("stack_test.go", "a")).is_candidate());
         assert!(!split_patch("").is_candidate());
+    }
+
+    #[test]
+    fn hunks_of_a_rust_test_module_are_told_from_the_code_around_it() {
+        let hunk = |ctx: &str, body: &str| format!("@@ -10,3 +10,4 @@{ctx}\n{body}");
+        let inside = " x\n+    #[test]\n+    fn t() {}\n y\n";
+        assert!(is_rust_test_module_hunk(&hunk(" mod tests {", inside)));
+        assert!(is_rust_test_module_hunk(&hunk(" mod parse_tests {", inside)));
+        // Public test helpers ship to users; other modules and functions are code.
+        assert!(!is_rust_test_module_hunk(&hunk(" pub mod test {", inside)));
+        assert!(!is_rust_test_module_hunk(&hunk(" impl Ring {", inside)));
+        assert!(!is_rust_test_module_hunk(&hunk("", inside)));
+        // A change after the module's closing brace is code.
+        let past_end = "     }\n }\n \n+fn after() {}\n";
+        assert!(!is_rust_test_module_hunk(&hunk(" mod tests {", past_end)));
+        assert!(is_rust_test_module_hunk(&hunk(" mod tests {", "+    fn u() {}\n }\n")));
+        // A whole new test module; not one that is followed by code, nor a bare attribute.
+        let new_module = " }\n+\n+#[cfg(test)]\n+mod tests {\n+    #[test]\n+    fn t() {\n+    }\n+}\n";
+        assert!(is_rust_test_module_hunk(&hunk(" impl Ring {", new_module)));
+        let then_code = format!("{new_module}+fn more() {{\n+}}\n");
+        assert!(!is_rust_test_module_hunk(&hunk(" impl Ring {", &then_code)));
+        assert!(!is_rust_test_module_hunk(&hunk("", "+#[cfg(test)]\n+use x;\n")));
+        assert!(!is_rust_test_module_hunk(&hunk("", "-fn gone() {}\n+#[cfg(test)]\n+mod tests {\n+}\n")));
     }
 
     #[test]

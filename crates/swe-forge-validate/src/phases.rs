@@ -72,7 +72,8 @@ pub(crate) fn script(phase: Phase, recipe: &Recipe) -> String {
     s
 }
 
-/// The script of an evaluation run: the model's patch applied, every file the test patch names
+/// The script of an evaluation run: the model's patch applied, every file of `test_files` (the
+/// test patch's files but source files with tests inside: `swe_forge_core::restored_test_files`)
 /// put back to its base version (a model must not pass by editing the tests), the test patch
 /// applied, the `canary` steps (evaluation only: `evaluate::canary`), then the run phase (the
 /// pre-test steps and the test command).

@@ -230,3 +230,71 @@ fn a_second_run_resumes_and_writes_no_duplicate() {
     assert_eq!(std::fs::read_to_string(&out).unwrap(), first);
     assert_eq!(journal.funnels()[0].seen, 5);
 }
+
+const RING: &str = "//! A ring.\n\npub struct Ring {\n    items: Vec<u32>,\n}\n\nimpl Ring {\n    pub fn new() -> Ring {\n        Ring { items: Vec::new() }\n    }\n\n    pub fn push(&mut self, x: u32) {\n        self.items.push(x);\n    }\n\n    pub fn len(&self) -> usize {\n        self.items.len()\n    }\n}\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn starts_empty() {\n        assert_eq!(Ring::new().len(), 0);\n    }\n}\n";
+
+const QUEUE: &str = "//! A queue.\n\npub fn depth() -> usize {\n    0\n}\n";
+
+/// A Rust crate whose pull request 21 fixes `Ring::push` and adds a test to the `#[cfg(test)]`
+/// module of the same file, and adds a test module to another file the fix leaves alone.
+fn inline_tests_repo(dir: &Path) {
+    git(dir, &["init", "-q", "-b", "main"]);
+    write(dir, "Cargo.toml", "[package]\nname = \"ring\"\nversion = \"0.1.0\"\n");
+    write(dir, "src/ring.rs", RING);
+    write(dir, "src/queue.rs", QUEUE);
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "-q", "-m", "Initial commit"]);
+    git(dir, &["checkout", "-q", "-b", "fix"]);
+    let fixed = RING
+        .replace("        self.items.push(x);\n", "        if !self.items.contains(&x) {\n            self.items.push(x);\n        }\n")
+        .replace(
+            "        assert_eq!(Ring::new().len(), 0);\n    }\n",
+            "        assert_eq!(Ring::new().len(), 0);\n    }\n\n    #[test]\n    fn a_value_pushed_twice_is_held_once() {\n        let mut r = Ring::new();\n        r.push(1);\n        r.push(1);\n        assert_eq!(r.len(), 1);\n    }\n",
+        );
+    write(dir, "src/ring.rs", &fixed);
+    write(
+        dir,
+        "src/queue.rs",
+        &format!(
+            "{QUEUE}\n#[cfg(test)]\nmod tests {{\n    #[test]\n    fn is_empty() {{\n        assert_eq!(super::depth(), 0);\n    }}\n}}\n"
+        ),
+    );
+    git(dir, &["commit", "-q", "-am", "Push holds a value once\n\nFixes #20"]);
+    git(dir, &["update-ref", "refs/pull/21/head", "HEAD"]);
+    git(dir, &["checkout", "-q", "main"]);
+    git(dir, &["merge", "-q", "--no-ff", "fix", "-m", "Merge pull request #21 from dev/fix"]);
+}
+
+#[test]
+fn tests_inside_rust_source_files_go_to_the_test_patch_by_hunk() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("acme").join("ring");
+    std::fs::create_dir_all(&dir).unwrap();
+    inline_tests_repo(&dir);
+    let out = tmp.path().join("out.jsonl");
+    let mut journal = open_journal(&out);
+    mine_mirror(&MirrorOptions::new(&dir), &mut journal, &Quiet).unwrap();
+    let mined = read_candidates(&out);
+    assert_eq!(mined.len(), 1, "without the split the pull request has no test patch");
+    let c = &mined[0];
+    assert_eq!(c.mining.test_files, ["src/queue.rs", "src/ring.rs"]);
+    assert_eq!(c.mining.fix_files, ["src/ring.rs"]);
+    assert!(c.record.test_patch.contains("+    fn a_value_pushed_twice_is_held_once() {"), "{}", c.record.test_patch);
+    assert!(!c.record.test_patch.contains("contains(&x)"), "{}", c.record.test_patch);
+    assert!(c.record.fix_patch.contains("contains(&x)") && !c.record.fix_patch.contains("#[test]"));
+    // Each half applies alone to the base, and both in either order give the pull request's tree.
+    let head = git(&dir, &["rev-parse", "refs/pull/21/head^{tree}"]);
+    let (test, fix) = (c.record.test_patch.as_str(), c.record.fix_patch.as_str());
+    for patches in [vec![test], vec![fix], vec![test, fix], vec![fix, test]] {
+        git(&dir, &["checkout", "-q", "-f", &c.record.base.sha]);
+        for (i, p) in patches.iter().enumerate() {
+            let file = tmp.path().join(format!("{i}.patch"));
+            std::fs::write(&file, p).unwrap();
+            git(&dir, &["apply", file.to_str().unwrap()]);
+        }
+        if patches.len() == 2 {
+            git(&dir, &["add", "-A"]);
+            assert_eq!(git(&dir, &["write-tree"]), head);
+        }
+    }
+}

@@ -11,7 +11,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use swe_forge_core::{
     ALL_TESTS, ForgeMeta, Instance, PatchShape, Phase, PhaseRun, PhaseStatuses, RejectReason, Rejection, RunLogs,
-    ValidationStatus, file_diffs, test_change_rule,
+    ValidationStatus, file_diffs, restored_test_files, test_change_rule,
 };
 use swe_forge_docker::Next;
 
@@ -250,7 +250,7 @@ impl Validator {
         let (patch, dropped) = drop_test_changes(&pred.patch);
         ev.dropped_files = dropped;
         let pred = &Prediction { patch, ..pred.clone() };
-        let test_files = PatchShape::of(&inst.test_patch).touched;
+        let test_files = restored_test_files(&inst.test_patch, &inst.fix_patch);
         let (target, prefix) = self.eval_target(inst, pred, meta, &test_files).await?;
         ev.image = Some(target.image.clone());
         let canary = Canary::plan(&target.parsers, &inst.test_patch, inst.fixed_tests.keys());

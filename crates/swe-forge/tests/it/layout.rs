@@ -3,7 +3,9 @@
 //! gets doctest ids without line numbers (the examples that only moved stay PASS_TO_PASS); a
 //! test that checks a line number passes with the gold patch and fails under its `blank_line`
 //! layout variant, so it leaves the lists as unstable; and the gold patch with one more line at
-//! the top of its first hunk is graded resolved by `evaluate`.
+//! the top of its first hunk is graded resolved by `evaluate`, although the test patch also adds
+//! a `#[cfg(test)]` module to the file that patch changes (the file is not put back to the base
+//! before the test patch is applied, which would undo the fix).
 
 use serde_json::json;
 
@@ -64,6 +66,10 @@ fn fixed() -> String {
     )
 }
 
+/// The pull request's test in the crate's own `#[cfg(test)]` module, at the end of the file the
+/// fix changes.
+const INLINE_TESTS: &str = "\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn a_key_put_twice_holds_its_last_value() {\n        let mut m = Map::new();\n        m.insert(\"a\", 1);\n        m.insert(\"a\", 2);\n        assert_eq!(m.items, [(\"a\".to_owned(), 2)]);\n    }\n}\n";
+
 #[test]
 fn doctests_keep_their_ids_when_lines_move_and_a_line_number_test_leaves_the_lists() {
     let tmp = tempfile::tempdir().unwrap();
@@ -80,7 +86,7 @@ fn doctests_keep_their_ids_when_lines_move_and_a_line_number_test_leaves_the_lis
         &dir,
         "2024-03-01T00:00:00Z",
         &[("Cargo.toml", cargo), ("src/lib.rs", BASE)],
-        &[("tests/insert.rs", &tests)],
+        &[("tests/insert.rs", &tests), ("src/lib.rs", &format!("{BASE}{INLINE_TESTS}"))],
         &[("src/lib.rs", &fix)],
     );
     let base = fx.0.clone();
@@ -98,7 +104,8 @@ fn doctests_keep_their_ids_when_lines_move_and_a_line_number_test_leaves_the_lis
         ["docmap::doc::src/lib.rs - Map::insert", "docmap::doc::src/lib.rs - Map::new"],
         "the doctests the fix only moved are PASS_TO_PASS"
     );
-    assert_eq!(f2p.len(), 2, "{f2p:?}");
+    assert_eq!(f2p.len(), 3, "{f2p:?}");
+    assert!(f2p.iter().any(|t| t.ends_with("tests::a_key_put_twice_holds_its_last_value")), "{f2p:?}");
     assert!(f2p.iter().any(|t| t.ends_with("a_key_put_twice_is_one_key")), "{f2p:?}");
     assert!(f2p.contains(&"docmap::doc::src/lib.rs - Map::insert (doctest 2)".to_owned()), "{f2p:?}");
     // The test of a line number passed with the gold patch and failed under the blank line.
