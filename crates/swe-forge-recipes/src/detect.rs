@@ -116,7 +116,7 @@ pub fn detect(repo: &SourceRepo, sha: &str) -> Detection {
     } else if exists("build.gradle") || exists("build.gradle.kts") {
         d.unsupported =
             Some("Gradle build: no Gradle distribution can be downloaded on this network; add a Maven override or a gradle wrapper cache".into());
-    } else if let Some(pkg) = read("package.json") {
+    } else if let Some(pkg) = read("package.json").filter(|pkg| js_tests(pkg) || !has_other_build(&exists)) {
         let json: serde_json::Value = serde_json::from_str(&pkg).unwrap_or_default();
         let has_dep = |name: &str| {
             ["dependencies", "devDependencies"].iter().any(|k| json.get(k).and_then(|m| m.get(name)).is_some())
@@ -167,6 +167,36 @@ pub fn detect(repo: &SourceRepo, sha: &str) -> Detection {
         d.language = Some("cpp".into());
     }
     d
+}
+
+/// Whether a package.json runs tests: a test script other than npm's placeholder, or a test runner
+/// among its dependencies. One that does neither (a C library published on npm too) yields to the
+/// tree's other build files.
+fn js_tests(pkg: &str) -> bool {
+    let json: serde_json::Value = serde_json::from_str(pkg).unwrap_or_default();
+    let test_script = json.pointer("/scripts/test").and_then(|v| v.as_str()).unwrap_or("");
+    let runner = ["jest", "vitest", "mocha", "karma", "ava", "tap", "jasmine", "uvu", "node:test"]
+        .iter()
+        .any(|r| ["dependencies", "devDependencies"].iter().any(|k| json.get(k).and_then(|m| m.get(r)).is_some()));
+    runner || (!test_script.trim().is_empty() && !test_script.contains("no test specified"))
+}
+
+/// Build files of another kind than package.json: Ant's, or a C-family build system.
+fn has_other_build(exists: &dyn Fn(&str) -> bool) -> bool {
+    [
+        "build.xml",
+        "CMakeLists.txt",
+        "meson.build",
+        "configure.ac",
+        "configure.in",
+        "Makefile.am",
+        "configure",
+        "Makefile",
+        "makefile",
+        "GNUmakefile",
+    ]
+    .iter()
+    .any(|f| exists(f))
 }
 
 /// The C-family build systems of a tree, as recipe names, in detection's order: CMake, meson,
@@ -270,6 +300,24 @@ mod tests {
         let d = detect_files(&[("Makefile", "all:\n\tcc x.cc\n"), ("x.cc", "int main(){}\n")]);
         assert_eq!(d.recipe, None);
         assert!(d.unsupported.unwrap().contains("without a `check` or `test` target"));
+    }
+
+    #[test]
+    fn a_package_json_that_runs_no_tests_yields_to_the_c_build() {
+        let npm_meta =
+            r#"{"name": "z", "version": "1.0.0", "scripts": {"test": "echo \"Error: no test specified\" && exit 1"}}"#;
+        let make = "all: t\n\tcc -o t t.c\ntest: all\n\t./t\n";
+        let d = detect_files(&[("package.json", npm_meta), ("Makefile", make), ("t.c", "int main(){}\n")]);
+        assert_eq!(d.recipe.as_deref(), Some("c-make"));
+        // A test script, or a runner among the dependencies, keeps the JavaScript recipe.
+        let scripted = r#"{"name": "z", "scripts": {"test": "node test.js"}}"#;
+        let d = detect_files(&[("package.json", scripted), ("Makefile", make), ("t.c", "int main(){}\n")]);
+        assert_eq!(d.recipe.as_deref(), Some("js-npm"));
+        let jest = r#"{"name": "z", "devDependencies": {"jest": "29"}}"#;
+        let d = detect_files(&[("package.json", jest), ("CMakeLists.txt", "add_library(z z.c)\n")]);
+        assert_eq!(d.recipe.as_deref(), Some("js-jest"));
+        // Alone, a package.json without tests still gets the JavaScript default.
+        assert_eq!(detect_files(&[("package.json", npm_meta)]).recipe.as_deref(), Some("js-jest"));
     }
 
     #[test]
