@@ -1,13 +1,17 @@
-//! ctest targets read at the grain of the GoogleTest cases their binaries ran. A suite registered
+//! ctest targets read at the grain of the test cases their binaries ran. A suite registered
 //! as one ctest target (`add_test(NAME unit COMMAND unit_tests)`) is one result for hundreds of
 //! cases; run under `GTEST_OUTPUT=xml:<results>/gtest/` every gtest binary ctest starts writes
 //! its own report, `gtest/<binary>.xml` (`<binary>_1.xml`, `_2.xml`, … when one binary runs
-//! again, as `gtest_discover_tests` does once per case), and `ctest --show-only=json-v1` saved as
-//! `ctest-tests.json` says which binary each target runs.
+//! again, as `gtest_discover_tests` does once per case); Catch2 and doctest read no reporter from
+//! the environment, so the `c-cmake` recipe's test launcher (CMake's `CMAKE_TEST_LAUNCHER` and
+//! `CMAKE_CROSSCOMPILING_EMULATOR`) adds their JUnit reporter to a binary ctest starts without
+//! options and names the report `cases/<binary>.xml` the same way. `ctest --show-only=json-v1`
+//! saved as `ctest-tests.json` says which binary each target runs.
 //!
-//! Rules of [`ParsedLog::read_gtest_cases`]:
+//! Rules of [`ParsedLog::read_binary_cases`]:
 //! - A target whose binary (any word of its command, by file name) wrote a report gives way to
-//!   the cases of that binary's reports: `<Suite>.<Test>` as `gtest-xml` names them, the worst
+//!   the cases of that binary's reports: `<Suite>.<Test>` as `gtest-xml` names them, the test
+//!   case as `catch2-junit` names it (Catch2's and doctest's JUnit), the worst
 //!   status when a case is reported twice. Multi-SWE-bench name: the case's id (its handlers,
 //!   which read ctest's lines only, name the target instead).
 //! - A target whose binary wrote no report keeps its own id and status: a binary that crashed
@@ -27,6 +31,12 @@ use crate::{ParsedLog, junit, list, worst};
 
 /// Folder of the results directory the gtest binaries write their reports into.
 pub const GTEST_RESULTS_DIR: &str = "gtest/";
+/// Folder of the results directory the test launcher has Catch2 and doctest binaries write their
+/// JUnit reports into.
+pub const CASES_RESULTS_DIR: &str = "cases/";
+/// Each folder of per-binary reports and the dialect its reports are read in.
+const REPORT_DIRS: [(&str, Framework); 2] =
+    [(GTEST_RESULTS_DIR, Framework::GtestXml), (CASES_RESULTS_DIR, Framework::Catch2Junit)];
 /// File of the results directory holding `ctest --show-only=json-v1`.
 pub const CTEST_TESTS_JSON: &str = "ctest-tests.json";
 
@@ -58,11 +68,11 @@ fn binary_of<'a>(stem: &str, binaries: &BTreeSet<&'a str>) -> Option<&'a str> {
     (!n.is_empty() && n.bytes().all(|c| c.is_ascii_digit())).then(|| binaries.get(head).copied()).flatten()
 }
 
-/// Words of every warning of [`ParsedLog::read_gtest_cases`] that says at which grain a run was
+/// Words of every warning of [`ParsedLog::read_binary_cases`] that says at which grain a run was
 /// read, which a validation keeps in the record.
-const GRAIN_NOTE: &str = "GoogleTest case(s)";
+const GRAIN_NOTE: &str = "test case(s)";
 
-/// Whether `warning` is one of [`ParsedLog::read_gtest_cases`]' notes on the grain a run was
+/// Whether `warning` is one of [`ParsedLog::read_binary_cases`]' notes on the grain a run was
 /// read at (targets read as cases, failed targets kept beside them).
 pub fn is_grain_note(warning: &str) -> bool {
     warning.contains(GRAIN_NOTE)
@@ -70,16 +80,17 @@ pub fn is_grain_note(warning: &str) -> bool {
 
 impl ParsedLog {
     /// Replaces the ctest targets of this parse (a `ctest` or `ctest-junit` one) by the
-    /// GoogleTest cases their binaries reported in `files` (the run's result files), by the
-    /// rules of the module doc; a warning says how many. Without reports, or without
-    /// `ctest-tests.json` to tie them to targets, the parse stays as it is.
-    pub fn read_gtest_cases(&mut self, files: &[(String, Vec<u8>)]) {
-        let reports: Vec<(&str, &[u8])> = files
+    /// test cases their binaries reported in `files` (the run's result files: GoogleTest's,
+    /// Catch2's and doctest's reports), by the rules of the module doc; a warning says how many.
+    /// Without reports, or without `ctest-tests.json` to tie them to targets, the parse stays as
+    /// it is.
+    pub fn read_binary_cases(&mut self, files: &[(String, Vec<u8>)]) {
+        let reports: Vec<(&str, &[u8], Framework)> = files
             .iter()
             .filter_map(|(path, bytes)| {
-                let name = path.strip_prefix(GTEST_RESULTS_DIR)?;
-                let stem = name.strip_suffix(".xml")?;
-                (!stem.contains('/')).then_some((stem, &bytes[..]))
+                let (dir, framework) = REPORT_DIRS.iter().find(|(dir, _)| path.starts_with(dir))?;
+                let stem = path[dir.len()..].strip_suffix(".xml")?;
+                (!stem.contains('/')).then_some((stem, &bytes[..], *framework))
             })
             .collect();
         if reports.is_empty() {
@@ -91,7 +102,7 @@ impl ParsedLog {
             .and_then(|(_, bytes)| serde_json::from_slice::<CtestInfo>(bytes).ok())
         else {
             self.warnings.push(format!(
-                "{} GoogleTest report(s) but no readable {CTEST_TESTS_JSON} to tie them to ctest targets; the targets are kept",
+                "{} test case report(s) but no readable {CTEST_TESTS_JSON} to tie them to ctest targets; the targets are kept",
                 reports.len()
             ));
             return;
@@ -101,9 +112,9 @@ impl ParsedLog {
         // Each binary's cases, from all its reports.
         let mut by_binary: BTreeMap<&str, junit::Parser> = BTreeMap::new();
         let mut stray = Vec::new();
-        for (stem, bytes) in &reports {
+        for (stem, bytes, framework) in &reports {
             match binary_of(stem, &binaries) {
-                Some(b) => by_binary.entry(b).or_insert_with(|| junit::Parser::new(Framework::GtestXml)).read(*bytes),
+                Some(b) => by_binary.entry(b).or_insert_with(|| junit::Parser::new(*framework)).read(*bytes),
                 None => stray.push(*stem),
             }
         }
@@ -137,12 +148,12 @@ impl ParsedLog {
                 self.tests.insert(id.clone(), merged);
                 self.msb_names.entry(id.clone()).or_insert_with(|| id.clone());
             }
-            self.warnings.extend(p.warnings.iter().map(|w| format!("{GTEST_RESULTS_DIR}{b}: {w}")));
+            self.warnings.extend(p.warnings.iter().map(|w| format!("{b}: {w}")));
         }
         if !replaced.is_empty() {
             let names: Vec<&str> = replaced.iter().map(String::as_str).collect();
             self.warnings.push(format!(
-                "{} ctest target(s) read as the {count} {GRAIN_NOTE} their binaries reported ({GTEST_RESULTS_DIR}*.xml): {}",
+                "{} ctest target(s) read as the {count} {GRAIN_NOTE} their binaries reported ({GTEST_RESULTS_DIR}*.xml, {CASES_RESULTS_DIR}*.xml): {}",
                 names.len(),
                 list(&names)
             ));
@@ -157,7 +168,7 @@ impl ParsedLog {
         }
         if !stray.is_empty() {
             self.warnings.push(format!(
-                "{} GoogleTest report(s) of no ctest target's binary, left out: {}",
+                "{} test case report(s) of no ctest target's binary, left out: {}",
                 stray.len(),
                 list(&stray)
             ));
@@ -209,7 +220,7 @@ mod tests {
             // A second run of the same binary (gtest numbers the file): its cases join.
             file("gtest/unit_tests_1.xml", report(&[("Other", "Works", true)])),
         ];
-        p.read_gtest_cases(&files);
+        p.read_binary_cases(&files);
         let got: Vec<(&str, TestStatus)> = p.tests.iter().map(|(k, v)| (k.as_str(), *v)).collect();
         // crash_tests wrote no report (crashed before its end): the target stays, as does the
         // script that is no gtest binary.
@@ -220,10 +231,44 @@ mod tests {
         assert_eq!(p.msb_names.get("Math.Adds").map(String::as_str), Some("Math.Adds"));
         assert!(!p.msb_names.contains_key("unit"));
         assert!(
-            p.warnings.iter().any(|w| w.contains("1 ctest target(s) read as the 3 GoogleTest case(s)")),
+            p.warnings.iter().any(|w| w.contains("1 ctest target(s) read as the 3 test case(s)")),
             "{:?}",
             p.warnings
         );
+    }
+
+    #[test]
+    fn catch2_and_doctest_reports_name_their_test_cases() {
+        let json = r#"{"tests":[{"name":"utests","command":["/b/tests/catch_tests"]},
+            {"name":"doc","command":["/b/doc_tests"]}]}"#;
+        let mut p = targets(&[("utests", Fail), ("doc", Pass)]);
+        // Catch2 3's report (as Debian's catch2 3.7 writes it): a section after the case's `/`.
+        let catch2 = br#"<?xml version="1.0" encoding="UTF-8"?>
+<testsuites><testsuite name="catch_tests" errors="0" failures="1" skipped="0" tests="2">
+<testcase classname="catch_tests.global" name="adds numbers" time="0.000" status="run"/>
+<testcase classname="catch_tests.global" name="fails here/inner" time="0.000" status="run">
+<failure message="1 == 2" type="REQUIRE">FAILED</failure></testcase>
+</testsuite></testsuites>"#;
+        // Catch2 2 writes no `status`; doctest writes `status="run"`.
+        let catch2_v2 = br#"<testsuites><testsuite name="catch_tests"><testcase classname="catch_tests.global" name="logs" time="0.1"/></testsuite></testsuites>"#;
+        let doctest = br#"<testsuites><testsuite name="doc_tests"><testcase classname="a.cpp" name="parses" status="run"/></testsuite></testsuites>"#;
+        let files = [
+            file(CTEST_TESTS_JSON, json.as_bytes().to_vec()),
+            file("cases/catch_tests.xml", catch2.to_vec()),
+            file("cases/catch_tests_1.xml", catch2_v2.to_vec()),
+            file("cases/doc_tests.xml", doctest.to_vec()),
+        ];
+        p.read_binary_cases(&files);
+        let got: Vec<(&str, TestStatus)> = p.tests.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+        assert_eq!(got, [("adds numbers", Pass), ("fails here", Fail), ("logs", Pass), ("parses", Pass)]);
+        assert!(
+            p.warnings.iter().any(|w| w.contains("2 ctest target(s) read as the 4 test case(s)")),
+            "{:?}",
+            p.warnings
+        );
+        // The ctest-junit parse of the same files never takes a case report for ctest's own.
+        let ctest = crate::parse_files(Framework::CtestJunit, &files);
+        assert!(ctest.tests.is_empty(), "{:?}", ctest.tests);
     }
 
     #[test]
@@ -242,7 +287,7 @@ mod tests {
             file("gtest/unit_tests.xml", listing.to_vec()),
             file("gtest/unit_tests_1.xml", report(&[("Math", "Adds", true)])),
         ];
-        p.read_gtest_cases(&files);
+        p.read_binary_cases(&files);
         let got: Vec<(&str, TestStatus)> = p.tests.iter().map(|(k, v)| (k.as_str(), *v)).collect();
         assert_eq!(got, [("Math.Adds", Pass), ("Math.Crashes", Fail)]);
         assert!(p.warnings.iter().any(|w| w.contains("kept as targets: Math.Crashes")), "{:?}", p.warnings);
@@ -252,9 +297,9 @@ mod tests {
     fn without_the_target_list_or_reports_nothing_changes() {
         let before = targets(&[("unit", Pass)]);
         let mut p = before.clone();
-        p.read_gtest_cases(&[file("ctest.xml", Vec::new())]);
+        p.read_binary_cases(&[file("ctest.xml", Vec::new())]);
         assert_eq!(p, before);
-        p.read_gtest_cases(&[file("gtest/unit_tests.xml", report(&[("Math", "Adds", true)]))]);
+        p.read_binary_cases(&[file("gtest/unit_tests.xml", report(&[("Math", "Adds", true)]))]);
         assert_eq!(p.tests, before.tests);
         assert!(p.warnings[0].contains("no readable ctest-tests.json"), "{:?}", p.warnings);
     }

@@ -100,7 +100,7 @@ mod verdict;
 mod vitest_text;
 mod xml_bound;
 
-pub use ctest_cases::{CTEST_TESTS_JSON, GTEST_RESULTS_DIR, is_grain_note};
+pub use ctest_cases::{CASES_RESULTS_DIR, CTEST_TESTS_JSON, GTEST_RESULTS_DIR, is_grain_note};
 pub use error::{MsbNamingError, UnknownNaming};
 pub use exit_code::{exit_code_consistent, no_tests_ran};
 pub use msb::{CtestNames, GoSubtests, MsbNaming, RepoNaming, msb_rollup};
@@ -298,8 +298,11 @@ pub fn parse_reader(framework: Framework, reader: impl Read) -> ParsedLog {
 pub fn parse_files(framework: Framework, files: &[(String, Vec<u8>)]) -> ParsedLog {
     let mut sorted: Vec<&(String, Vec<u8>)> = files
         .iter()
-        // The GoogleTest reports beside ctest's are read by `ParsedLog::read_gtest_cases`.
-        .filter(|(path, _)| framework != Framework::CtestJunit || !path.starts_with(GTEST_RESULTS_DIR))
+        // The test case reports beside ctest's are read by `ParsedLog::read_binary_cases`.
+        .filter(|(path, _)| {
+            framework != Framework::CtestJunit
+                || !(path.starts_with(GTEST_RESULTS_DIR) || path.starts_with(CASES_RESULTS_DIR))
+        })
         .filter(|(path, _)| match framework.result_file_extension() {
             Some(ext) => path.rsplit_once('.').is_some_and(|(_, e)| e.eq_ignore_ascii_case(ext)),
             None => true,

@@ -395,18 +395,20 @@ fn evidence_holds_for_a_good_instance_and_catches_a_gold_patch_that_needs_a_test
     assert!(md.contains("| the gold patch did not always resolve through evaluation | 1 |"), "{md}");
 }
 
-/// A GoogleTest suite registered as one ctest target (`add_test(NAME unit COMMAND unit_tests)`)
-/// is graded case by case: the binary writes its report under `GTEST_OUTPUT`, and FAIL_TO_PASS
-/// names the case the test patch adds, PASS_TO_PASS the cases that passed all along, never the
-/// target `unit`.
+/// A GoogleTest suite and a Catch2 suite, each registered as one ctest target (`add_test(NAME unit
+/// COMMAND unit_tests)`), are graded case by case: the gtest binary writes its report under
+/// `GTEST_OUTPUT`, the Catch2 binary through the recipe's test launcher, and FAIL_TO_PASS names
+/// the cases the test patch adds, PASS_TO_PASS the cases that passed all along, never the targets.
 #[test]
-fn a_gtest_suite_registered_as_one_ctest_target_is_graded_by_its_cases() {
+fn a_gtest_and_a_catch2_suite_each_one_ctest_target_are_graded_by_their_cases() {
     let tmp = tempfile::tempdir().unwrap();
     let repos = tmp.path().join("repos");
     let cmake = "cmake_minimum_required(VERSION 3.16)\nproject(ops CXX)\nset(CMAKE_CXX_STANDARD 17)\n\
                  add_library(ops src/ops.cpp)\ntarget_include_directories(ops PUBLIC src)\n\n\
                  enable_testing()\nfind_package(GTest REQUIRED)\nadd_executable(unit_tests tests/ops_test.cpp)\n\
-                 target_link_libraries(unit_tests ops GTest::gtest_main)\nadd_test(NAME unit COMMAND unit_tests)\n";
+                 target_link_libraries(unit_tests ops GTest::gtest_main)\nadd_test(NAME unit COMMAND unit_tests)\n\
+                 find_package(Catch2 3 REQUIRED)\nadd_executable(catch_tests tests/ops_catch.cpp)\n\
+                 target_link_libraries(catch_tests ops Catch2::Catch2WithMain)\nadd_test(NAME catch COMMAND catch_tests)\n";
     let header = "#pragma once\n\nint add(int a, int b);\nint sub(int a, int b);\nint mul(int a, int b);\n";
     let source = |mul: &str| {
         format!(
@@ -419,6 +421,11 @@ fn a_gtest_suite_registered_as_one_ctest_target_is_graded_by_its_cases() {
              TEST(Ops, Subtracts) {{ EXPECT_EQ(sub(2, 3), -1); }}\n{extra}"
         )
     };
+    let catch2 = |extra: &str| {
+        format!(
+            "#include <catch2/catch_test_macros.hpp>\n\n#include \"ops.h\"\n\nTEST_CASE(\"adds\") {{ REQUIRE(add(2, 3) == 5); }}\n{extra}"
+        )
+    };
     let fx = fixture(
         &repos.join("forge-fixtures/gtestone"),
         "2024-03-01T00:00:00Z",
@@ -427,8 +434,15 @@ fn a_gtest_suite_registered_as_one_ctest_target_is_graded_by_its_cases() {
             ("src/ops.h", header),
             ("src/ops.cpp", &source("a + b")),
             ("tests/ops_test.cpp", &tests("")),
+            ("tests/ops_catch.cpp", &catch2("")),
         ],
-        &[("tests/ops_test.cpp", &tests("TEST(Ops, Multiplies) { EXPECT_EQ(mul(2, 3), 6); }\n"))],
+        &[
+            ("tests/ops_test.cpp", &tests("TEST(Ops, Multiplies) { EXPECT_EQ(mul(2, 3), 6); }\n")),
+            (
+                "tests/ops_catch.cpp",
+                &catch2("TEST_CASE(\"multiplies\") { SECTION(\"small\") { REQUIRE(mul(2, 3) == 6); } }\n"),
+            ),
+        ],
         &[("src/ops.cpp", &source("a * b"))],
     );
     let inst = instance("forge-fixtures", "gtestone", 3, fx);
@@ -441,11 +455,11 @@ fn a_gtest_suite_registered_as_one_ctest_target_is_graded_by_its_cases() {
     );
     let r = &out[0];
     accepted(r);
-    assert_eq!(keys(&r.fixed_tests), ["Ops.Multiplies"], "{:?}", r.swe_forge);
-    assert_eq!(keys(&r.p2p_tests), ["Ops.Adds", "Ops.Subtracts"], "{:?}", r.p2p_tests);
+    assert_eq!(keys(&r.fixed_tests), ["Ops.Multiplies", "multiplies"], "{:?}", r.swe_forge);
+    assert_eq!(keys(&r.p2p_tests), ["Ops.Adds", "Ops.Subtracts", "adds"], "{:?}", r.p2p_tests);
     let warnings = &r.swe_forge.as_ref().unwrap().warnings;
     assert!(
-        warnings.iter().any(|w| w.contains("fix run: 1 ctest target(s) read as the 3 GoogleTest case(s)")),
+        warnings.iter().any(|w| w.contains("fix run: 2 ctest target(s) read as the 5 test case(s)")),
         "{warnings:?}"
     );
 }
