@@ -1,7 +1,8 @@
 //! First runs that fail for want of something another environment has (issue #56): a C project
 //! whose test includes a header of a Debian `-dev` package no build file names gets the package
 //! (found in the suite's `Contents` index) and says so in its provenance; a tree whose CMake
-//! file builds the library only, and whose autotools run the tests, is validated with autotools.
+//! file builds the library only, and whose autotools run the tests, is validated with autotools;
+//! an `ExternalProject` whose library Ninja cannot see is built with the Makefile generator.
 
 use swe_forge_core::{BuildAttempt, Instance};
 
@@ -137,4 +138,46 @@ fn a_tree_whose_cmake_file_runs_no_test_is_validated_with_its_autotools() {
     assert_eq!(a[0].found, "no test in any phase with c-cmake");
     assert!(a[0].line.contains("No tests were found"), "{a:?}");
     assert_eq!(a[0].source, "the tree's build systems: c-cmake, c-autotools");
+}
+
+/// A CMake project whose test links the library an `ExternalProject` installs, by path, without
+/// declaring it a byproduct: Ninja stops before building anything (`missing and no known rule to
+/// make it`), the setup is configured again with the Makefile generator, which builds the
+/// external project first, and the instance is accepted with the fallback in its provenance.
+#[test]
+fn an_external_project_ninja_cannot_see_is_built_with_makefiles() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = tmp.path().join("repos");
+    let cmake = "cmake_minimum_required(VERSION 3.10)\nproject(extuse C)\ninclude(ExternalProject)\n\
+                 ExternalProject_Add(mathx_ext SOURCE_DIR ${CMAKE_SOURCE_DIR}/mathx BUILD_ALWAYS 1\n\
+                 \x20 CMAKE_ARGS -DCMAKE_INSTALL_PREFIX=${CMAKE_BINARY_DIR}/prefix)\n\
+                 enable_testing()\nadd_executable(test_math tests/test_math.c)\nadd_dependencies(test_math mathx_ext)\n\
+                 target_include_directories(test_math PRIVATE ${CMAKE_SOURCE_DIR}/mathx)\n\
+                 target_link_libraries(test_math ${CMAKE_BINARY_DIR}/prefix/lib/libmathx.a)\n\
+                 add_test(NAME test_math COMMAND test_math)\n";
+    let sub = "cmake_minimum_required(VERSION 3.10)\nproject(mathx C)\nadd_library(mathx mathx.c)\n\
+               install(TARGETS mathx ARCHIVE DESTINATION lib)\n";
+    let test = |body: &str| format!("#include \"mathx.h\"\n\nint main(void) {{\n    return {body} ? 0 : 1;\n}}\n");
+    let fx = fixture(
+        &repos.join("forge-fixtures/extuse"),
+        "2022-03-01T00:00:00Z",
+        &[
+            ("CMakeLists.txt", cmake),
+            ("mathx/CMakeLists.txt", sub),
+            ("mathx/mathx.h", SUB_HEADER),
+            ("mathx/mathx.c", &SUB_SOURCE.replace("a - b", "a + b")),
+            ("tests/test_math.c", &test("mathx_add(2, 3) == 5")),
+        ],
+        &[("tests/test_math.c", &test("mathx_add(2, 3) == 5 && mathx_sub(5, 3) == 2"))],
+        &[("mathx/mathx.c", SUB_SOURCE)],
+    );
+    let inst = instance("forge-fixtures", "extuse", 2, fx);
+    let out = validate_with(&[&inst], &repos, &tmp.path().join("out"), None, CHEAP);
+    let r = &out[0];
+    accepted(r);
+    assert_eq!(keys(&r.fixed_tests), ["test_math"], "{:?}", r.fixed_tests);
+    let a = attempts(r);
+    assert_eq!(a.len(), 1, "{a:?}");
+    assert_eq!((a[0].kind.as_str(), a[0].action.as_str()), ("fallback", "Unix Makefiles"));
+    assert!(a[0].line.contains("missing and no known rule to make it"), "{a:?}");
 }
