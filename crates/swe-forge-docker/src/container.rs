@@ -451,12 +451,7 @@ impl Engine {
         // With a frame, stderr carries only the frame (the script's stderr is merged into stdout).
         let mut frame = Vec::new();
         let output = (&mut sink, nonce.is_some().then_some(&mut frame));
-        // A container started ahead says at once that its command came: one that has not within
-        // TAKE_PATIENCE never got it (its stdin took none of what was written; seen with two
-        // clients on one engine) and is given up, so the run starts again on a fresh container
-        // instead of waiting for the container's own wait to end.
-        let take_within = warm.then_some(TAKE_PATIENCE);
-        let timed_out = self.read_output(id, spec.timeout, take_within, &mut attached.output, output).await?;
+        let timed_out = self.read_output(id, spec.timeout, &mut attached.output, output).await?;
         stages.run = step.elapsed();
         let step = Instant::now();
         if warm {
@@ -514,13 +509,11 @@ impl Engine {
 
     /// Reads the output of container `id` from `logs` until it ends: into the log sink, and
     /// stderr into the frame (at most [`FRAME_CAP`] bytes) when a frame is expected. After
-    /// `timeout` the container is killed; says whether that happened. With `take_within`, a
-    /// container that printed nothing by then is killed and the run is [`DockerError::WarmLost`].
+    /// `timeout` the container is killed; says whether that happened.
     async fn read_output<L>(
         &self,
         id: &str,
         timeout: Duration,
-        take_within: Option<Duration>,
         logs: &mut L,
         (sink, mut frame): (&mut LogSink, Option<&mut Vec<u8>>),
     ) -> Result<bool, DockerError>
@@ -535,7 +528,6 @@ impl Engine {
             // way when it ended still arrives).
             let mut seen = false;
             let mut ended = false;
-            let give_up = take_within.map(|d| tokio::time::Instant::now() + d);
             let mut check = tokio::time::interval_at(tokio::time::Instant::now() + ALIVE_CHECK, ALIVE_CHECK);
             loop {
                 let item = if seen {
@@ -546,13 +538,6 @@ impl Engine {
                         _ = check.tick() => {
                             if ended {
                                 break;
-                            }
-                            if give_up.is_some_and(|at| tokio::time::Instant::now() >= at) {
-                                let _ = self.docker.kill_container(id, None::<KillContainerOptions>).await;
-                                return Err(DockerError::WarmLost {
-                                    container: id.to_owned(),
-                                    message: format!("it did not take its command within {} s", TAKE_PATIENCE.as_secs()),
-                                });
                             }
                             ended = !self.running(id).await?;
                             continue;
@@ -778,9 +763,6 @@ fn command_taken(id: &str, frame: &mut Vec<u8>) -> Result<(), DockerError> {
 
 /// How often a run that printed nothing yet checks that its container still runs.
 const ALIVE_CHECK: Duration = Duration::from_secs(2);
-
-/// How long a container started ahead may take to say that its command came.
-const TAKE_PATIENCE: Duration = Duration::from_secs(60);
 
 /// Most bytes of a run's stderr kept for its end frame: the results cap and room for the header.
 const FRAME_CAP: usize = (256 << 20) + (64 << 10);
