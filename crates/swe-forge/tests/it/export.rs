@@ -457,6 +457,14 @@ fn an_output_that_is_the_input_or_another_output_is_refused_and_skipped_records_
         "--jsonl and --parquet name the same file",
     );
     assert!(!new.exists());
+    // A dangling symlink to the other output is that output (before: exit 0, the JSONL lost).
+    let link = tmp.path().join("link.parquet");
+    std::os::unix::fs::symlink(&new, &link).unwrap();
+    refused(
+        &["--jsonl", new.to_str().unwrap(), "--parquet", link.to_str().unwrap()],
+        "--jsonl and --parquet name the same file",
+    );
+    assert!(!new.exists());
     // 22 published records (never validated here) and one rejected one are skipped, and said so.
     let o = swe_forge(&["export", "--records", input_s, "--jsonl", tmp.path().join("o.jsonl").to_str().unwrap()]);
     assert!(o.status.success(), "{}", text(&o));
