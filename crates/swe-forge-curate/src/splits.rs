@@ -317,6 +317,22 @@ mod tests {
         assert_eq!(ids(&tmp.path().join("date/before-2025-01-01.jsonl")), ["a__r-1"]);
     }
 
+    /// The cutoff compares UTC days: a merge at 23:30 on New Year's Eve in New York is on the
+    /// first of January in UTC (before, the day as written put it before the cutoff).
+    #[test]
+    fn the_cutoff_compares_utc_days() {
+        let tmp = tempfile::tempdir().unwrap();
+        let options =
+            SplitOptions { out_dir: tmp.path().to_owned(), cutoff: Some("2024-01-01".into()), ..Default::default() };
+        let records = [
+            record("ny", 1, None, Some("2023-12-31T23:30:00-05:00")),
+            record("tokyo", 2, None, Some("2024-01-01T08:00:00+09:00")),
+        ];
+        write_splits(&records.iter().collect::<Vec<_>>(), &options).unwrap();
+        assert_eq!(ids(&tmp.path().join("date/from-2024-01-01.jsonl")), ["ny__r-1"]);
+        assert_eq!(ids(&tmp.path().join("date/before-2024-01-01.jsonl")), ["tokyo__r-2"]);
+    }
+
     fn record(org: &str, number: u64, lang: Option<&str>, merged: Option<&str>) -> Instance {
         let mut r = swe_forge_test_support::record(org, "r", number);
         r.lang = lang.map(str::to_owned);

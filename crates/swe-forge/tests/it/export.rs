@@ -60,6 +60,7 @@ fn sample_records() -> Vec<Instance> {
     meta.warnings = vec!["exit code 1 with no failed test".into()];
     go.swe_forge = Some(meta);
     let mut rejected = records[1].clone();
+    (rejected.org, rejected.repo, rejected.number) = ("variant".into(), "rejected".into(), 2);
     rejected.instance_id = "variant__rejected-2".into();
     rejected.body = None;
     let mut meta = ForgeMeta::new(ValidationStatus::Rejected);
