@@ -280,7 +280,12 @@ impl Validator {
         let mut meta = ForgeMeta::new(ValidationStatus::Rejected);
         meta.merged_at = inst.swe_forge.as_ref().and_then(|m| m.merged_at.clone());
         meta.created_at = inst.swe_forge.as_ref().and_then(|m| m.created_at.clone());
-        let rejections = match self.validate_steps(&mut inst, &mut meta).await {
+        // A patch that changes nothing is decided before anything is read or run.
+        let steps = match empty_patch(&inst.test_patch, &inst.fix_patch) {
+            Some(empty) => Err(empty),
+            None => self.validate_steps(&mut inst, &mut meta).await,
+        };
+        let rejections = match steps {
             Ok(r) => r,
             Err(r) => vec![r],
         };
@@ -298,9 +303,6 @@ impl Validator {
     /// the rejections of the finished runs (limits hit, keep rules).
     async fn validate_steps(&self, inst: &mut Instance, meta: &mut ForgeMeta) -> Result<Vec<Rejection>, Rejection> {
         let (test_patch, fix_patch) = (inst.test_patch.clone(), inst.fix_patch.clone());
-        if let Some(empty) = empty_patch(&test_patch, &fix_patch) {
-            return Err(empty);
-        }
         let checks = [
             PatchCheck { name: "test_patch", patch: &test_patch, not_applying: RejectReason::TestPatchDoesNotApply },
             PatchCheck { name: "fix_patch", patch: &fix_patch, not_applying: RejectReason::FixPatchDoesNotApply },
@@ -1342,7 +1344,7 @@ mod tests {
 
     use super::*;
 
-    /// The decision `validate_steps` takes first, before the repository or an engine: a patch
+    /// The decision `validate` takes first, before the repository or an engine: a patch
     /// that changes nothing rejects the instance `no_fixed_tests`, naming the patch.
     #[test]
     fn an_empty_fix_or_test_patch_is_rejected_before_anything_runs() {
