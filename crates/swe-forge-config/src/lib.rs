@@ -31,6 +31,10 @@ pub use schema::{pipeline_schema, profile_schema};
 /// `--pipeline /dev/zero` ends in an error instead of filling the memory.
 pub const MAX_CONFIG_BYTES: u64 = 16 << 20;
 
+/// The least memory limit of a container, in MiB: below it no test run gets far (`--memory-mb 1`
+/// ended every instance as `infrastructure`), so a smaller one is refused where it is given.
+pub const MIN_MEMORY_MB: u64 = 64;
+
 /// The text of a pipeline or profile file, at most [`MAX_CONFIG_BYTES`] of it.
 pub(crate) fn read_config(path: &std::path::Path) -> std::io::Result<String> {
     use std::io::Read;

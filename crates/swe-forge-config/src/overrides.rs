@@ -258,7 +258,7 @@ mod tests {
         let o: RecipeOverride =
             toml::from_str("merged_after = \"2024-01-01\"\nmerged_before = \"2024-03-01\"\n").unwrap();
         assert!(o.matches(&merged_on(Some("2024-01-01T00:00:00Z"))));
-        assert!(o.matches(&merged_on(Some("2024-02-29 23:59"))));
+        assert!(o.matches(&merged_on(Some("2024-02-29 23:59:00Z"))));
         assert!(!o.matches(&merged_on(Some("2023-12-31T23:59:59Z"))));
         assert!(!o.matches(&merged_on(Some("2024-03-01"))));
         assert!(!o.matches(&merged_on(None)), "an undated record matches no date range");

@@ -144,7 +144,7 @@ pub struct ValidateSection {
 
 impl ValidateSection {
     /// Limits that make no sense are refused: no job at a time, a time limit of 0 (every run
-    /// would end as `timeout`), no memory, no process, no CPU, no toolchain tried.
+    /// would end as `timeout`), less memory than [`crate::MIN_MEMORY_MB`], no process, no CPU, no toolchain tried.
     fn check(&self, origin: &str) -> Result<(), ConfigError> {
         let zero = [
             ("jobs", self.jobs.map(|v| v as u64)),
@@ -162,6 +162,15 @@ impl ValidateSection {
                     message: "must be at least 1".into(),
                 });
             }
+        }
+        if let Some(m) = self.memory_mb
+            && m < crate::MIN_MEMORY_MB
+        {
+            return Err(ConfigError::Invalid {
+                origin: origin.to_owned(),
+                key: "validate.memory_mb".into(),
+                message: format!("must be at least {} (MiB): less and no test run gets far", crate::MIN_MEMORY_MB),
+            });
         }
         if let Some(c) = self.cpus
             && !(c.is_finite() && c > 0.0)
@@ -395,6 +404,7 @@ mod tests {
             ("phase_timeout_secs = 0", "validate.phase_timeout_secs"),
             ("setup_timeout_secs = 0", "validate.setup_timeout_secs"),
             ("memory_mb = 0", "validate.memory_mb"),
+            ("memory_mb = 63", "validate.memory_mb"),
             ("pids_limit = -1", "validate.pids_limit"),
             ("cpus = 0.0", "validate.cpus"),
             ("toolchain_attempts = 0", "validate.toolchain_attempts"),

@@ -8,7 +8,7 @@ use jiff::tz::Offset;
 
 use crate::DateError;
 
-/// A real day of the proleptic Gregorian calendar, written `YYYY-MM-DD`.
+/// A real day of the proleptic Gregorian calendar from year 0001, written `YYYY-MM-DD`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Day(Date);
 
@@ -24,6 +24,10 @@ impl Day {
             return None;
         }
         let (y, m, d) = (s[..4].parse().ok()?, s[5..7].parse().ok()?, s[8..].parse().ok()?);
+        // Year 0000 is no year of the calendar a date is written in (1 BC comes before 0001).
+        if y == 0 {
+            return None;
+        }
         Date::new(y, m, d).ok().map(Day)
     }
 
@@ -95,8 +99,11 @@ fn instant(secs: i64) -> jiff::Timestamp {
     jiff::Timestamp::from_second(secs).unwrap_or(if secs < 0 { jiff::Timestamp::MIN } else { jiff::Timestamp::MAX })
 }
 
-/// A point in time as records carry it: RFC 3339 (`2024-01-02T03:04:05Z`) or a bare day
-/// (`2024-01-02`), checked when made or read, so its day can be taken without slicing text.
+/// A point in time as records carry it: RFC 3339 (`2024-01-02T03:04:05Z`,
+/// `2024-01-01T23:30:00-05:00`, with `T` or a space, fractions of a second allowed) or a bare
+/// day (`2024-01-02`), checked when made or read: a day that does not exist, year 0000, an
+/// hour, minute or second out of range (`T25:61:61Z`) or a time without its offset is refused.
+/// Its day ([`Timestamp::date`]) is the UTC day, as GitHub and the cutoffs count days.
 /// It orders as its text, which for these shapes is the order of its day first.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Timestamp {
@@ -105,23 +112,49 @@ pub struct Timestamp {
 }
 
 impl Timestamp {
-    /// `s` as a timestamp: a real `YYYY-MM-DD` day, then nothing or `T`/space and ASCII text.
+    /// `s` as a timestamp: a real `YYYY-MM-DD` day, alone or followed by `T` (or a space) and
+    /// `HH:MM:SS`, an optional fraction and `Z` or `±HH:MM`, each in range.
     pub fn parse(s: &str) -> Result<Timestamp, DateError> {
-        let day = s.get(..10).and_then(Day::parse);
-        match day {
-            Some(day) if s.len() == 10 || (matches!(s.as_bytes()[10], b'T' | b' ') && s.is_ascii()) => {
-                Ok(Timestamp { text: s.to_owned(), day })
-            }
-            _ => Err(DateError::NotATimestamp(s.to_owned())),
+        let bad = || DateError::NotATimestamp(s.to_owned());
+        let day = s.get(..10).and_then(Day::parse).ok_or_else(bad)?;
+        if s.len() == 10 {
+            return Ok(Timestamp { text: s.to_owned(), day });
         }
+        let b = s.as_bytes();
+        let time = s.is_ascii()
+            && s.len() >= 20
+            && matches!(b[10], b'T' | b't' | b' ')
+            && b[13] == b':'
+            && b[16] == b':'
+            && [11, 12, 14, 15, 17, 18].iter().all(|&i| b[i].is_ascii_digit());
+        let rest = if time { &s[19..] } else { return Err(bad()) };
+        let rest = match rest.strip_prefix('.') {
+            Some(f) => f.trim_start_matches(|c: char| c.is_ascii_digit()),
+            None => rest,
+        };
+        let offset = rest.eq_ignore_ascii_case("z")
+            || (rest.len() == 6
+                && matches!(rest.as_bytes()[0], b'+' | b'-')
+                && rest.as_bytes()[3] == b':'
+                && [1, 2, 4, 5].iter().all(|&i| rest.as_bytes()[i].is_ascii_digit()));
+        // jiff checks the ranges (hour 0-23, minute and second 0-59, a leap second 60).
+        if !offset {
+            return Err(bad());
+        }
+        let instant = s.replacen(' ', "T", 1).parse::<jiff::Timestamp>().map_err(|_| bad())?;
+        let utc = Day::of_second(instant.as_second());
+        if utc.0.year() < 1 {
+            return Err(bad());
+        }
+        Ok(Timestamp { text: s.to_owned(), day: utc })
     }
 
-    /// The day, `YYYY-MM-DD`, as written.
+    /// The day, `YYYY-MM-DD`, as written (in the time's own offset).
     pub fn day(&self) -> &str {
         &self.text[..10]
     }
 
-    /// The day, to compare as a date.
+    /// The UTC day, to compare as a date (`2023-12-31T23:30:00-05:00` is on 2024-01-01).
     pub fn date(&self) -> Day {
         self.day
     }
@@ -160,7 +193,17 @@ mod tests {
         assert_eq!(Day::parse("2024-02-29").unwrap().to_string(), "2024-02-29");
         assert_eq!(Day::parse("2000-02-29").unwrap().to_string(), "2000-02-29");
         assert_eq!(Day::parse("0001-01-01").unwrap().to_string(), "0001-01-01");
-        for bad in ["2024-13-45", "2023-02-29", "1900-02-29", "2024-04-31", "2024-00-10", "2024-1-1", "24-01-01x", ""] {
+        for bad in [
+            "2024-13-45",
+            "2023-02-29",
+            "1900-02-29",
+            "2024-04-31",
+            "2024-00-10",
+            "2024-1-1",
+            "24-01-01x",
+            "",
+            "0000-01-01",
+        ] {
             assert_eq!(Day::parse(bad), None, "{bad}");
         }
         let d: Result<Day, _> = serde_json::from_str("\"2024-02-30\"");
@@ -207,14 +250,37 @@ mod tests {
             ("2024-01-02", Day::parse("2024-01-02").unwrap(), "2024-01-02T03:04:05Z")
         );
         assert_eq!(Timestamp::parse("2024-02-29").unwrap().day(), "2024-02-29");
-        for bad in ["2024", "2023-02-29T00:00:00Z", "2024-01-0é", "2024-01-02X", "", "2024-01-02T00:00:0é"] {
+        // The day of a time in another offset is its UTC day.
+        let late = Timestamp::parse("2023-12-31T23:30:00-05:00").unwrap();
+        assert_eq!((late.day(), late.date().to_string()), ("2023-12-31", "2024-01-01".to_owned()));
+        let early = Timestamp::parse("2024-01-01 00:30:00.250+02:00").unwrap();
+        assert_eq!(early.date().to_string(), "2023-12-31");
+        assert_eq!(Timestamp::parse("2016-12-31T23:59:60Z").unwrap().date().to_string(), "2016-12-31");
+        for bad in [
+            "2024",
+            "2023-02-29T00:00:00Z",
+            "2024-01-0é",
+            "2024-01-02X",
+            "",
+            "2024-01-02T00:00:0é",
+            "2024-01-02T25:61:61Z",
+            "2024-01-02T23:60:00Z",
+            "2024-01-02T03:04:05",
+            "2024-01-02 03:04",
+            "2024-01-02T03:04:05+5",
+            "2024-01-02T03:04:05Zjunk",
+            "0000-01-01T00:00:00Z",
+            "0001-01-01T00:30:00+01:00",
+        ] {
             assert_eq!(Timestamp::parse(bad), Err(DateError::NotATimestamp(bad.into())), "{bad}");
         }
         let t: Result<Timestamp, _> = serde_json::from_str("\"2024-13-01\"");
         assert!(t.unwrap_err().to_string().contains("not an RFC 3339 date"));
         assert_eq!(
-            serde_json::to_string(&Timestamp::parse("2024-01-02 03:04").unwrap()).unwrap(),
-            "\"2024-01-02 03:04\""
+            serde_json::to_string(&Timestamp::parse("2024-01-02 03:04:05+01:00").unwrap()).unwrap(),
+            "\"2024-01-02 03:04:05+01:00\""
         );
+        let t: Result<Timestamp, _> = serde_json::from_str("\"2024-06-01T25:61:61Z\"");
+        assert!(t.unwrap_err().to_string().contains("2024-06-01T25:61:61Z"));
     }
 }

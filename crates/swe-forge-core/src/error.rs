@@ -27,6 +27,16 @@ pub enum RecordError {
         /// What is wrong with it.
         why: &'static str,
     },
+    /// A record's `instance_id` is not the one its org, repo and number give.
+    #[error("line {line}: field `instance_id`: {instance_id:?} {why}")]
+    WrongId {
+        /// 1-based line number in the JSONL input.
+        line: usize,
+        /// The id the record carries.
+        instance_id: String,
+        /// What it should be.
+        why: String,
+    },
     /// Two records share an instance id.
     #[error("line {line}: instance {instance_id} already appeared on line {first}")]
     Duplicate {

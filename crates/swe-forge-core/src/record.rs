@@ -637,6 +637,15 @@ impl Instance {
         format!("{}__{}-{}", self.org, self.repo, self.number)
     }
 
+    /// What is wrong with the record's `instance_id` when it is not [`Instance::expected_id`]:
+    /// an id naming another pull request would have the record's runs, images and reviews filed
+    /// under the wrong instance.
+    pub fn id_problem(&self) -> Option<String> {
+        let expected = self.expected_id();
+        (self.instance_id != expected)
+            .then(|| format!("is not {expected:?}, the id its org, repo and number give (org__repo-number)"))
+    }
+
     /// Stores the derived categories and the three run results on the record.
     pub fn set_results(
         &mut self,
@@ -806,6 +815,9 @@ impl<R: BufRead> JsonlRecords<R> {
             if let Some(why) = path_component_problem(value) {
                 return Err(RecordError::UnsafeName { line: idx + 1, field, value: value.clone(), why });
             }
+        }
+        if let Some(why) = inst.id_problem() {
+            return Err(RecordError::WrongId { line: idx + 1, instance_id: inst.instance_id, why });
         }
         if let Some(first) = self.seen.insert(inst.instance_id.clone(), idx + 1)
             && !self.repeats

@@ -60,6 +60,43 @@ fn names_that_would_leave_their_folder_and_repeated_ids_are_refused() {
     assert_eq!(swe_forge_core::read_jsonl_log(format!("{good}\n{good}\n").as_bytes()).unwrap().len(), 2);
 }
 
+/// A record whose `instance_id` names another pull request (or another repository) is refused
+/// where records are read, naming the line and the id it should have; before, it was read and its
+/// runs, images and reviews filed under the wrong instance. Dates out of range (`T25:61:61Z`, year
+/// 0000) are refused the same way, naming the field.
+#[test]
+fn ids_that_name_another_pull_request_and_impossible_dates_are_refused() {
+    let good = std::fs::read_to_string(DEVSET).unwrap().lines().next().unwrap().to_string();
+    let record: serde_json::Value = serde_json::from_str(&good).unwrap();
+    let expected = record["instance_id"].as_str().unwrap().to_owned();
+    let mut other = record.clone();
+    other["number"] = serde_json::json!(record["number"].as_u64().unwrap() + 1);
+    let err = swe_forge_core::read_jsonl(format!("{other}\n").as_bytes()).unwrap_err().to_string();
+    assert!(err.starts_with(&format!("line 1: field `instance_id`: {expected:?} is not ")), "{err}");
+    let mut renamed = record.clone();
+    renamed["instance_id"] = serde_json::json!("someone__else-1");
+    let err = swe_forge_core::read_jsonl(format!("{good}\n{renamed}\n").as_bytes()).unwrap_err().to_string();
+    assert!(err.contains(&format!("line 2: field `instance_id`: \"someone__else-1\" is not {expected:?}")), "{err}");
+    // No id at all is the expected one.
+    let mut blank = record.clone();
+    blank["instance_id"] = serde_json::json!("");
+    let read = swe_forge_core::read_jsonl(format!("{blank}\n").as_bytes()).unwrap();
+    assert_eq!(read[0].instance_id, expected);
+
+    let meta = serde_json::to_value(swe_forge_core::ForgeMeta::new(swe_forge_core::ValidationStatus::Candidate));
+    for (field, date) in [
+        ("created_at", "2024-06-01T25:61:61Z"),
+        ("merged_at", "0000-01-01T00:00:00Z"),
+        ("merged_at", "2024-06-01T12:00:00"),
+    ] {
+        let mut dated = record.clone();
+        dated["swe_forge"] = meta.as_ref().unwrap().clone();
+        dated["swe_forge"][field] = serde_json::json!(date);
+        let err = swe_forge_core::read_jsonl(format!("{dated}\n").as_bytes()).unwrap_err().to_string();
+        assert!(err.starts_with(&format!("line 1: field `swe_forge.{field}`")) && err.contains(date), "{err}");
+    }
+}
+
 #[test]
 fn records_validate_against_the_published_schema() {
     let schema: serde_json::Value = serde_json::from_str(

@@ -2,8 +2,10 @@
 //! `date/before-<cutoff>.jsonl`, `date/from-<cutoff>.jsonl` and `date/undated.jsonl` (by
 //! `swe_forge.merged_at`, for a contamination cutoff), `repo/<org>__<repo>.jsonl` and
 //! `lang/<lang>.jsonl` (the record's `lang`, or the language its patches are written in, see
-//! `language`). Records keep their input order. Each kind's folder is emptied of `.jsonl`
-//! files first, so a split made with another cutoff leaves nothing stale behind.
+//! `language`). Records keep their input order. The `.jsonl` files of a kind's folder that this run
+//! does not write are removed once the new files are in place (with the batch of outputs the
+//! run commits, `swe_forge_fs::Batch`), so a split made with another cutoff leaves nothing stale
+//! behind, and a failure before leaves the old split files all there.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -125,7 +127,8 @@ impl SplitWriter {
         Ok(())
     }
 
-    /// Writes every split file (kinds' folders emptied of `.jsonl` files first, and marked);
+    /// Writes every split file (kinds' folders marked; their other `.jsonl` files removed once the
+    /// new ones are in place);
     /// folders that are not curate's own are refused before anything is touched.
     pub fn finish(self) -> Result<SplitSummary, CurateError> {
         let SplitWriter { options, kinds, files, spool, .. } = self;
@@ -161,9 +164,11 @@ impl SplitWriter {
                 )));
             }
         }
-        for kind in kinds {
+        // The new files first (put in place with the run's other outputs when a batch is open),
+        // then the stale ones go: a failure or a signal before leaves every old split file.
+        let batch = swe_forge_fs::Batch::begin();
+        for kind in &kinds {
             let dir = options.out_dir.join(kind);
-            clear_jsonl(&dir)?;
             std::fs::create_dir_all(&dir).map_err(CurateError::io(&dir))?;
             let marker = dir.join(MARKER);
             std::fs::write(
@@ -173,18 +178,24 @@ impl SplitWriter {
             .map_err(CurateError::io(&marker))?;
         }
         let mut summary = SplitSummary::default();
-        for (path, lines) in files {
-            swe_forge_fs::write_with(&path, |w| {
-                for &slot in &lines {
+        for (path, lines) in &files {
+            swe_forge_fs::write_with(path, |w| {
+                for &slot in lines {
                     spool
                         .read(slot)
                         .and_then(|line| std::io::Write::write_all(w, &line))
-                        .map_err(CurateError::io(&path))?;
+                        .map_err(CurateError::io(path))?;
                 }
                 Ok::<(), CurateError>(())
             })?;
-            summary.files.push((path, lines.len()));
+            summary.files.push((path.clone(), lines.len()));
         }
+        for kind in &kinds {
+            for stale in jsonl_files(&options.out_dir.join(kind)).into_iter().filter(|p| !files.contains_key(p)) {
+                swe_forge_fs::remove_after_commit(&stale)?;
+            }
+        }
+        batch.commit()?;
         Ok(summary)
     }
 }
@@ -205,13 +216,6 @@ fn jsonl_files(dir: &Path) -> Vec<PathBuf> {
         entries.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "jsonl")).collect();
     found.sort();
     found
-}
-
-fn clear_jsonl(dir: &Path) -> Result<(), CurateError> {
-    for path in jsonl_files(dir) {
-        std::fs::remove_file(&path).map_err(CurateError::io(&path))?;
-    }
-    Ok(())
 }
 
 /// Writes records as JSONL with the one output writer (`swe_forge_fs::write_with`: a temporary
@@ -267,6 +271,66 @@ mod tests {
         assert!(tmp.path().join("repo").join(MARKER).exists() && tmp.path().join("lang").join(MARKER).exists());
         write_splits(&[&r], &options).unwrap();
         assert_eq!(ids(&tmp.path().join("repo/o__r.jsonl")), ["o__r-1"]);
+    }
+
+    /// The old split files stay until the new ones are in place: a run that fails (or is
+    /// stopped) after writing its splits, before its outputs are renamed, leaves every old split
+    /// file, also those the new run would not write; before, they were removed first, and a full
+    /// disk or a kill at the wrong moment left none.
+    #[test]
+    fn old_split_files_stay_until_the_new_ones_are_in_place() {
+        let tmp = tempfile::tempdir().unwrap();
+        let options = |cutoff: &str| SplitOptions {
+            out_dir: tmp.path().to_owned(),
+            cutoff: Some(cutoff.to_owned()),
+            by_repo: true,
+            ..Default::default()
+        };
+        let (a, b) = (record("a", 1, None, Some("2024-01-01T00:00:00Z")), record("b", 2, None, None));
+        write_splits(&[&a, &b], &options("2023-01-01")).unwrap();
+        let listing = || {
+            let mut all: Vec<String> = ["date", "repo"]
+                .iter()
+                .flat_map(|k| jsonl_files(&tmp.path().join(k)))
+                .map(|p| p.strip_prefix(tmp.path()).unwrap().display().to_string())
+                .collect();
+            all.sort();
+            all
+        };
+        let old = listing();
+        assert_eq!(old.len(), 5, "{old:?}");
+        {
+            // The run's batch (curate's records and splits) is dropped before its commit.
+            let _run = swe_forge_fs::Batch::begin();
+            write_splits(&[&a], &options("2025-01-01")).unwrap();
+        }
+        assert_eq!(listing(), old, "a run stopped before its commit removed old split files");
+        assert_eq!(ids(&tmp.path().join("repo/b__r.jsonl")), ["b__r-2"]);
+        // Committed, the stale files of the other cutoff and of repository b go.
+        let run = swe_forge_fs::Batch::begin();
+        write_splits(&[&a], &options("2025-01-01")).unwrap();
+        run.commit().unwrap();
+        assert_eq!(
+            listing(),
+            ["date/before-2025-01-01.jsonl", "date/from-2025-01-01.jsonl", "date/undated.jsonl", "repo/a__r.jsonl"]
+        );
+        assert_eq!(ids(&tmp.path().join("date/before-2025-01-01.jsonl")), ["a__r-1"]);
+    }
+
+    /// The cutoff compares UTC days: a merge at 23:30 on New Year's Eve in New York is on the
+    /// first of January in UTC (before, the day as written put it before the cutoff).
+    #[test]
+    fn the_cutoff_compares_utc_days() {
+        let tmp = tempfile::tempdir().unwrap();
+        let options =
+            SplitOptions { out_dir: tmp.path().to_owned(), cutoff: Some("2024-01-01".into()), ..Default::default() };
+        let records = [
+            record("ny", 1, None, Some("2023-12-31T23:30:00-05:00")),
+            record("tokyo", 2, None, Some("2024-01-01T08:00:00+09:00")),
+        ];
+        write_splits(&records.iter().collect::<Vec<_>>(), &options).unwrap();
+        assert_eq!(ids(&tmp.path().join("date/from-2024-01-01.jsonl")), ["ny__r-1"]);
+        assert_eq!(ids(&tmp.path().join("date/before-2024-01-01.jsonl")), ["tokyo__r-2"]);
     }
 
     fn record(org: &str, number: u64, lang: Option<&str>, merged: Option<&str>) -> Instance {

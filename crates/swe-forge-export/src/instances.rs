@@ -575,6 +575,13 @@ fn read_batch(t: &Table, batch: &RecordBatch, first_row: usize, out: &mut Vec<In
             lang: o("lang", i),
             swe_forge,
         });
+        let r = out.last_mut().expect("just pushed");
+        if r.instance_id.is_empty() {
+            r.instance_id = r.expected_id();
+        }
+        if let Some(why) = r.id_problem() {
+            return Err(t.value_err(row, "instance_id", format!("{:?} {why}", r.instance_id)));
+        }
     }
     Ok(())
 }
@@ -623,9 +630,11 @@ mod tests {
 
     const DIGEST: &str = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
 
+    /// A record of `o/r` numbered as its id `o__r-<number>` says.
     fn bare(id: &str) -> Instance {
+        let number: u64 = id.rsplit_once('-').and_then(|(_, n)| n.parse().ok()).unwrap_or(1);
         serde_json::from_value(serde_json::json!({
-            "org": "o", "repo": "r", "number": 1, "state": "closed", "title": "t", "body": null,
+            "org": "o", "repo": "r", "number": number, "state": "closed", "title": "t", "body": null,
             "base": {"label": "o:main", "ref": "main", "sha": "abc"}, "resolved_issues": [],
             "fix_patch": "F", "test_patch": "T", "instance_id": id
         }))
@@ -719,6 +728,19 @@ mod tests {
 
     /// A table of layout 2 (before the flat columns): the file the writer made then, with those
     /// columns left out and `swe_forge.table_version` = 2.
+    /// A row whose `instance_id` is not its org, repo and number's is refused when the table is
+    /// read, naming the row (as a JSONL line is); before, it was read as it came.
+    #[test]
+    fn a_row_whose_id_names_another_pull_request_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("i.parquet");
+        let mut records = records();
+        records[1].instance_id = "o__r-9".into();
+        write_instances_parquet(&path, &records, &Producer::default()).unwrap();
+        let err = read_instances_parquet(&path).unwrap_err().to_string();
+        assert!(err.contains("row 1, column `instance_id`: \"o__r-9\" is not \"o__r-2\""), "{err}");
+    }
+
     #[test]
     fn tables_of_layout_2_without_flat_columns_are_read() {
         let dir = tempfile::tempdir().unwrap();

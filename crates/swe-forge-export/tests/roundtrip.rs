@@ -34,6 +34,7 @@ fn devset() -> Vec<Instance> {
 fn devset_with_variants() -> Vec<Instance> {
     let mut all = devset();
     let mut accepted = all[0].clone();
+    (accepted.org, accepted.repo, accepted.number) = ("variant".into(), "accepted".into(), 1);
     accepted.instance_id = "variant__accepted-1".into();
     accepted.lang = Some("rust".into());
     accepted.hints = Some("a hint\nwith two lines".into());
@@ -45,6 +46,7 @@ fn devset_with_variants() -> Vec<Instance> {
     meta.results_parser = Some(Framework::NextestJunit);
     accepted.swe_forge = Some(meta);
     let mut rejected = all[1].clone();
+    (rejected.org, rejected.repo, rejected.number) = ("variant".into(), "rejected".into(), 2);
     rejected.instance_id = "variant__rejected-2".into();
     rejected.body = None;
     rejected.resolved_issues.clear();
@@ -488,6 +490,7 @@ fn large_tables_are_written_in_bounded_row_groups() {
     let records: Vec<Instance> = (0..4500)
         .map(|i| {
             let mut r = base[i % base.len()].clone();
+            (r.org, r.repo, r.number) = ("big".into(), "set".into(), i as u64);
             r.instance_id = format!("big__set-{i}");
             r
         })

@@ -7,6 +7,8 @@
 //!   `-` (stdout) are written through. [`Batch`] renames the outputs of one run together;
 //!   [`remove_pending_temps`] is what a signal handler calls. [`write_file`] and [`write_with`]
 //!   write a whole file through it (the one atomic file writer: no crate wraps `Output` again).
+//! - [`same_file`]: whether two paths, existing or not, end at one file (two outputs of a command,
+//!   or an output and its input, must not).
 //! - [`read_tree`] and [`read_capped`]: result folders and logs read without following symlinks
 //!   out of the tree or into loops, without blocking on FIFOs, and with at most [`READ_CAP`]
 //!   bytes of each file in memory (head and tail kept).
@@ -17,11 +19,13 @@
 
 mod error;
 mod output;
+mod same;
 mod spool;
 mod tree;
 
 pub use error::OutputError;
-pub use output::{Batch, Output, PendingDir, remove_pending_temps, write_file, write_with};
+pub use output::{Batch, Output, PendingDir, remove_after_commit, remove_pending_temps, write_file, write_with};
+pub use same::same_file;
 pub use spool::{Slot, Spool};
 pub use tree::{Capped, READ_CAP, Skipped, Tree, read_capped, read_file_capped, read_tree};
 

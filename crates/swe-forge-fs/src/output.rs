@@ -174,8 +174,8 @@ impl Output {
             dest: std::mem::take(&mut temp.dest),
         };
         let batched = BATCH.with(|b| match b.borrow_mut().as_mut() {
-            Some(outputs) => {
-                outputs.push(closed);
+            Some(pending) => {
+                pending.outputs.push(closed);
                 None
             }
             None => Some(closed),
@@ -220,37 +220,94 @@ impl Write for Output {
 }
 
 thread_local! {
-    static BATCH: RefCell<Option<Vec<Closed>>> = const { RefCell::new(None) };
+    static BATCH: RefCell<Option<Pending>> = const { RefCell::new(None) };
+}
+
+/// What a [`Batch`] does at its commit: the outputs to rename, then the files to remove.
+#[derive(Default)]
+struct Pending {
+    outputs: Vec<Closed>,
+    removals: Vec<PathBuf>,
 }
 
 /// The outputs of one run, renamed into place together: between [`Batch::begin`] and
 /// [`Batch::commit`], [`Output::commit`] on this thread writes and syncs its temporary file but
 /// leaves the rename to [`Batch::commit`], which renames them all in a row while holding the
-/// lock [`remove_pending_temps`] takes. A batch dropped without commit (an error) removes every
-/// temporary file: the previous outputs all stay. One batch per thread at a time.
+/// lock [`remove_pending_temps`] takes, then removes the files [`remove_after_commit`] was given
+/// (stale outputs the new ones replace). A batch dropped without commit (an error) removes every
+/// temporary file and removes nothing: the previous outputs all stay. A batch begun while
+/// another is open on the thread joins it: its outputs and removals wait for the outer one's
+/// commit, and its own commit and drop do nothing.
 pub struct Batch {
+    /// Whether this batch joined one begun before it on the thread.
+    joined: bool,
     /// A batch belongs to the thread that began it.
     _thread: std::marker::PhantomData<*const ()>,
 }
 
 impl Batch {
-    /// Starts collecting this thread's committed outputs.
+    /// Starts collecting this thread's committed outputs (or joins the batch already open).
     pub fn begin() -> Batch {
-        BATCH.with(|b| *b.borrow_mut() = Some(Vec::new()));
-        Batch { _thread: std::marker::PhantomData }
+        let joined = BATCH.with(|b| {
+            let mut b = b.borrow_mut();
+            let joined = b.is_some();
+            b.get_or_insert_with(Pending::default);
+            joined
+        });
+        Batch { joined, _thread: std::marker::PhantomData }
     }
 
-    /// Renames every collected output into place.
+    /// Renames every collected output into place, then removes the files given to
+    /// [`remove_after_commit`]; for a joined batch, nothing until the outer one commits.
     pub fn commit(self) -> Result<(), OutputError> {
-        let outputs = BATCH.with(|b| b.borrow_mut().take()).unwrap_or_default();
-        rename_all(outputs)
+        if self.joined {
+            return Ok(());
+        }
+        let pending = BATCH.with(|b| b.borrow_mut().take()).unwrap_or_default();
+        // A file the batch has just written is never removed, whatever it was given.
+        let written: BTreeSet<PathBuf> =
+            pending.outputs.iter().flat_map(|o| [o.path.clone(), o.dest.clone()]).collect();
+        rename_all(pending.outputs)?;
+        for path in pending.removals.into_iter().filter(|p| !written.contains(p)) {
+            match std::fs::remove_file(&path) {
+                Err(e) if e.kind() != io::ErrorKind::NotFound => {
+                    return Err(OutputError { action: "removing the stale output", path, source: e });
+                }
+                _ => {}
+            }
+        }
+        Ok(())
     }
 }
 
 impl Drop for Batch {
     fn drop(&mut self) {
-        let outputs = BATCH.with(|b| b.borrow_mut().take());
-        drop(outputs);
+        if !self.joined {
+            let pending = BATCH.with(|b| b.borrow_mut().take());
+            drop(pending);
+        }
+    }
+}
+
+/// Removes `path` once the batch open on this thread has put its outputs in place, or now when
+/// none is open: a stale output the new ones replace (a split file no record goes to any more)
+/// goes only after they exist, and stays when the batch is dropped.
+pub fn remove_after_commit(path: &Path) -> Result<(), OutputError> {
+    let queued = BATCH.with(|b| match b.borrow_mut().as_mut() {
+        Some(pending) => {
+            pending.removals.push(path.to_owned());
+            true
+        }
+        None => false,
+    });
+    match queued {
+        true => Ok(()),
+        false => match std::fs::remove_file(path) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => {
+                Err(OutputError { action: "removing the stale output", path: path.to_owned(), source: e })
+            }
+            _ => Ok(()),
+        },
     }
 }
 

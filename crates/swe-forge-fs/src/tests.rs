@@ -128,6 +128,73 @@ fn a_batch_renames_all_its_outputs_or_none() {
     assert_eq!(names(dir.path()), ["a.jsonl", "b.parquet"]);
 }
 
+/// A batch begun inside another joins it (before, it threw the outer batch's outputs away), and
+/// a stale file given to `remove_after_commit` goes only once the new files are in place: a
+/// batch dropped before its commit leaves every old file.
+#[test]
+fn a_nested_batch_joins_the_outer_one_and_stale_files_go_after_the_commit() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b, stale) = (dir.path().join("a"), dir.path().join("b"), dir.path().join("stale"));
+    for p in [&a, &b, &stale] {
+        std::fs::write(p, "old").unwrap();
+    }
+    {
+        let _outer = Batch::begin();
+        write(&a, "new a").unwrap();
+        let inner = Batch::begin();
+        write(&b, "new b").unwrap();
+        crate::remove_after_commit(&stale).unwrap();
+        // The file being written is never removed, whatever the caller asks.
+        crate::remove_after_commit(&b).unwrap();
+        inner.commit().unwrap();
+        assert_eq!(std::fs::read_to_string(&b).unwrap(), "old", "the inner commit waits for the outer one");
+        assert!(stale.exists(), "nothing removed before the outer commit");
+    }
+    assert_eq!(names(dir.path()), ["a", "b", "stale"], "a dropped batch leaves the old files, no temporary file");
+    assert_eq!(std::fs::read_to_string(&a).unwrap(), "old");
+    let outer = Batch::begin();
+    write(&a, "new a").unwrap();
+    let inner = Batch::begin();
+    write(&b, "new b").unwrap();
+    crate::remove_after_commit(&stale).unwrap();
+    crate::remove_after_commit(&b).unwrap();
+    inner.commit().unwrap();
+    outer.commit().unwrap();
+    assert_eq!(names(dir.path()), ["a", "b"]);
+    assert_eq!(std::fs::read_to_string(&a).unwrap(), "new a");
+    assert_eq!(std::fs::read_to_string(&b).unwrap(), "new b");
+    // With no batch open the removal is at once.
+    crate::remove_after_commit(&a).unwrap();
+    crate::remove_after_commit(&dir.path().join("never-there")).unwrap();
+    assert_eq!(names(dir.path()), ["b"]);
+}
+
+/// Two spellings of one file are one file, existing or not; a dangling symlink is the file it
+/// will create (`export --jsonl a --parquet link`, `link` -> `a`, lost the JSONL).
+#[test]
+fn same_file_sees_through_spellings_and_dangling_symlinks() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir(d.join("sub")).unwrap();
+    let same = crate::same_file;
+    assert!(same(&d.join("new"), &d.join("sub/../new")));
+    assert!(!same(&d.join("new"), &d.join("other")));
+    symlink(d.join("a"), d.join("link")).unwrap();
+    assert!(same(&d.join("a"), &d.join("link")), "a dangling symlink to a is a");
+    symlink("a", d.join("relative")).unwrap();
+    symlink("relative", d.join("chain")).unwrap();
+    assert!(same(&d.join("chain"), &d.join("a")), "a chain of relative links");
+    symlink("sub", d.join("dirlink")).unwrap();
+    assert!(same(&d.join("dirlink/x"), &d.join("sub/x")));
+    symlink(d.join("nowhere/deeper"), d.join("deep")).unwrap();
+    assert!(same(&d.join("deep"), &d.join("nowhere/x/../deeper")));
+    symlink("loop", d.join("loop")).unwrap();
+    assert!(!same(&d.join("loop"), &d.join("a")), "a loop resolves to nothing");
+    std::fs::write(d.join("a"), "x").unwrap();
+    assert!(same(&d.join("a"), &d.join("chain")));
+    assert!(same(Path::new("-"), Path::new("-")) && !same(Path::new("-"), &d.join("a")));
+}
+
 /// A batch holds the names of its outputs, not open files: a thousand outputs (a split file per
 /// repository, say) fit under the usual limit of 1,024 descriptors.
 #[test]

@@ -53,6 +53,8 @@ struct Block {
     ignored: usize,
     /// Tests whose `test name ... ` line had no status yet, oldest first.
     pending: Vec<String>,
+    /// Tests libtest said have been running for over 60 seconds and that have no status yet.
+    hung: Vec<String>,
 }
 
 impl Block {
@@ -182,8 +184,24 @@ impl Parser {
         self.section.as_ref().map_or_else(|| format!("test binary {UNKNOWN_BINARY}"), Section::label)
     }
 
-    /// Ends the current block; `why` says what ended it when no `test result:` line did.
+    /// Ends the current block; `why` says what ended it when no `test result:` line did. A test
+    /// libtest said has been running for over 60 seconds and that never finished hung: FAIL (its
+    /// binary was killed, by the recipe's watchdog or the run's limit).
     fn close_block(&mut self, why: &str) {
+        let hung = self.block.as_mut().map(|b| std::mem::take(&mut b.hung)).unwrap_or_default();
+        if !hung.is_empty() {
+            let names: Vec<&str> = hung.iter().map(String::as_str).collect();
+            let label = self.label();
+            self.parsed.warnings.push(format!(
+                "{label} stopped ({why}) while {} test(s) had been running for over 60 seconds; FAIL (hung): {}",
+                names.len(),
+                list(&names)
+            ));
+            for name in &hung {
+                self.forget_pending(name);
+                self.record(name, TestStatus::Fail);
+            }
+        }
         let Some(block) = self.block.take() else { return };
         let reported = block.reported();
         let missing = block.expected.is_some_and(|e| e > reported);
@@ -247,6 +265,9 @@ impl Parser {
     /// Records test `name` (as libtest names it) of the current section.
     fn record(&mut self, name: &str, status: TestStatus) {
         self.count(status);
+        if let Some(block) = self.block.as_mut() {
+            block.hung.retain(|h| h != name);
+        }
         let (prefix, doc) = match &self.section {
             Some(s) => (s.prefix.as_str(), s.doc),
             None => (UNKNOWN_BINARY, false),
@@ -383,6 +404,13 @@ impl Parser {
             self.suite_finished(summary_counts(rest));
         } else if let Some(n) = running_count(line) {
             self.suite_started(Some(n));
+        } else if let Some(name) =
+            line.strip_prefix("test ").and_then(|r| r.strip_suffix(" has been running for over 60 seconds"))
+        {
+            let block = self.block();
+            if !block.hung.iter().any(|h| h == name) {
+                block.hung.push(name.to_owned());
+            }
         } else if let Some(status) = lone_status(line) {
             if let Some(name) = self.block.as_mut().and_then(|b| b.pending.pop()) {
                 self.record(&name, status);

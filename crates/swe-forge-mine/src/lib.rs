@@ -57,6 +57,11 @@ pub trait Reporter: Sync {
     fn listed(&self, repo: &str, count: usize);
     /// One pull request was decided.
     fn decided(&self, repo: &str, number: u64, decision: Decision);
+    /// Something of `repo` was skipped or is doubtful (a mirror's ref that names no pull
+    /// request); by default a warning in the log.
+    fn warned(&self, repo: &str, message: &str) {
+        tracing::warn!(repo, "{message}");
+    }
 }
 
 /// A reporter that reports nothing.
@@ -101,9 +106,16 @@ pub(crate) fn new_record(org: &str, repo: &str, number: u64, title: &str, body: 
 
 /// Gives a candidate its dates under `swe_forge` (status `candidate`), where validation, curate's
 /// splits and the exports read them: `merged_at` and `created_at` (RFC 3339; one that does not
-/// parse is left out).
+/// parse, `T25:61:61Z` or year 0000, is left out with a warning).
 pub(crate) fn set_dates(record: &mut Instance, merged_at: Option<&str>, created_at: Option<&str>) {
-    let parse = |t: Option<&str>| t.and_then(|t| swe_forge_core::Timestamp::parse(t).ok());
+    let id = record.instance_id.clone();
+    let parse = |t: Option<&str>| {
+        t.and_then(|t| {
+            swe_forge_core::Timestamp::parse(t)
+                .inspect_err(|e| tracing::warn!(instance = %id, "{e}: the date is left out"))
+                .ok()
+        })
+    };
     let (merged_at, created_at) = (parse(merged_at), parse(created_at));
     if merged_at.is_none() && created_at.is_none() {
         return;

@@ -95,7 +95,11 @@ pub fn mine_mirror(opts: &MirrorOptions, journal: &mut Journal, reporter: &dyn R
         message: format!("no base branch in {} (give one with --branch)", opts.path.display()),
     })?;
     journal.note_repo(&full_name);
-    let found = find_prs(git, tip).map_err(err("find pull requests"))?;
+    let mut warnings = Vec::new();
+    let found = find_prs(git, tip, &mut warnings).map_err(err("find pull requests"))?;
+    for warning in warnings {
+        reporter.warned(&full_name, &warning);
+    }
     reporter.listed(&full_name, found.len());
     for (number, f) in found {
         if !opts.window.contains(f.time) || journal.is_decided(&full_name, number) {
@@ -260,7 +264,44 @@ fn first_authored(git: &Repository, head: Oid, base: Oid) -> Option<i64> {
     walked.ok().flatten().or_else(own)
 }
 
-fn find_prs(git: &Repository, tip: Oid) -> Result<BTreeMap<u64, Found>, git2::Error> {
+/// The mirror's `refs/pull/<N>/head` refs by pull request number. A ref whose number is not
+/// decimal digits (`refs/pull/abc/head`) is skipped, and of two refs of one number
+/// (`refs/pull/0012/head` and `refs/pull/12/head`) the one GitHub writes is kept, the other
+/// skipped; each with a line in `warnings`.
+fn pull_refs<'r>(
+    git: &'r Repository,
+    warnings: &mut Vec<String>,
+) -> Result<BTreeMap<u64, git2::Reference<'r>>, git2::Error> {
+    let mut refs: BTreeMap<u64, (String, git2::Reference<'r>)> = BTreeMap::new();
+    for r in git.references_glob("refs/pull/*/head")? {
+        let r = r?;
+        let name = String::from_utf8_lossy(r.name_bytes()).into_owned();
+        let number = name.strip_prefix("refs/pull/").and_then(|n| n.strip_suffix("/head"));
+        let Some(n) =
+            number.filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())).and_then(|n| n.parse().ok())
+        else {
+            warnings.push(format!("{name}: not a pull request number, skipped"));
+            continue;
+        };
+        let canonical = format!("refs/pull/{n}/head");
+        match refs.remove(&n) {
+            None => {
+                refs.insert(n, (name, r));
+            }
+            Some((first, kept)) => {
+                let (keep, skip) = if name == canonical { ((name, r), first) } else { ((first, kept), name) };
+                warnings.push(format!(
+                    "{skip} and {} both name pull request {n}: {} is mined, {skip} skipped",
+                    keep.0, keep.0
+                ));
+                refs.insert(n, keep);
+            }
+        }
+    }
+    Ok(refs.into_iter().map(|(n, (_, r))| (n, r)).collect())
+}
+
+fn find_prs(git: &Repository, tip: Oid, warnings: &mut Vec<String>) -> Result<BTreeMap<u64, Found>, git2::Error> {
     let mut found: BTreeMap<u64, Found> = BTreeMap::new();
     let mut walk = git.revwalk()?;
     walk.push(tip)?;
@@ -309,13 +350,7 @@ fn find_prs(git: &Repository, tip: Oid) -> Result<BTreeMap<u64, Found>, git2::Er
             });
         }
     }
-    for r in git.references_glob("refs/pull/*/head")? {
-        let r = r?;
-        let Some(n) =
-            r.name().ok().and_then(|n| n.strip_prefix("refs/pull/")?.strip_suffix("/head")?.parse::<u64>().ok())
-        else {
-            continue;
-        };
+    for (n, r) in pull_refs(git, warnings)? {
         // A ref that names no commit (a blob, a tree: a broken or hand-made mirror) makes no
         // candidate; it does not stop the repository's other pull requests.
         let head = match r.peel_to_commit() {

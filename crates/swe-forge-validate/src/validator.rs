@@ -280,7 +280,12 @@ impl Validator {
         let mut meta = ForgeMeta::new(ValidationStatus::Rejected);
         meta.merged_at = inst.swe_forge.as_ref().and_then(|m| m.merged_at.clone());
         meta.created_at = inst.swe_forge.as_ref().and_then(|m| m.created_at.clone());
-        let rejections = match self.validate_steps(&mut inst, &mut meta).await {
+        // A patch that changes nothing is decided before anything is read or run.
+        let steps = match empty_patch(&inst.test_patch, &inst.fix_patch) {
+            Some(empty) => Err(empty),
+            None => self.validate_steps(&mut inst, &mut meta).await,
+        };
+        let rejections = match steps {
             Ok(r) => r,
             Err(r) => vec![r],
         };
@@ -1020,6 +1025,20 @@ impl Validator {
     }
 }
 
+/// A test or fix patch that changes no file (empty, blank, or text without a file's diff) makes
+/// no test go from failing to passing: the instance is rejected `no_fixed_tests`, saying which
+/// patch, before the repository is read or any container runs (before, three runs came first).
+pub(crate) fn empty_patch(test_patch: &str, fix_patch: &str) -> Option<Rejection> {
+    let (name, what) = [("test_patch", test_patch), ("fix_patch", fix_patch)]
+        .into_iter()
+        .find(|(_, patch)| swe_forge_core::file_diffs(patch).is_empty())?;
+    let what = if what.trim().is_empty() { "is empty" } else { "holds no file's diff" };
+    Some(Rejection::new(
+        RejectReason::NoFixedTests,
+        format!("{name} {what}: it changes nothing, so no test can go from failing to passing; nothing was run"),
+    ))
+}
+
 /// The checks before anything is built: every patch under evaluation's size limit (so that no
 /// accepted instance has a gold patch evaluation refuses) and safe, and all of them applying,
 /// in order, to the base commit.
@@ -1324,6 +1343,24 @@ mod tests {
     }
 
     use super::*;
+
+    /// The decision `validate` takes first, before the repository or an engine: a patch
+    /// that changes nothing rejects the instance `no_fixed_tests`, naming the patch.
+    #[test]
+    fn an_empty_fix_or_test_patch_is_rejected_before_anything_runs() {
+        let patch = "diff --git a/x.go b/x.go\n--- a/x.go\n+++ b/x.go\n@@ -1 +1 @@\n-a\n+b\n";
+        assert!(empty_patch(patch, patch).is_none());
+        for (test, fix, says) in [
+            (patch, "", "fix_patch is empty"),
+            ("", patch, "test_patch is empty"),
+            (patch, " \n\n", "fix_patch is empty"),
+            ("just words\n", patch, "test_patch holds no file's diff"),
+        ] {
+            let r = empty_patch(test, fix).unwrap_or_else(|| panic!("{test:?} {fix:?} passed"));
+            assert_eq!(r.reason, RejectReason::NoFixedTests);
+            assert!(r.detail.starts_with(says), "{}", r.detail);
+        }
+    }
 
     #[test]
     fn the_wrappers_warning_says_why_the_wrapper_was_used() {

@@ -136,8 +136,8 @@ pub struct RunnerArgs {
     /// Timeout of each test run, in seconds.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub timeout: Option<u64>,
-    /// Memory limit of each container, in MiB.
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    /// Memory limit of each container, in MiB (at least 64).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(swe_forge_config::MIN_MEMORY_MB..))]
     pub memory_mb: Option<u64>,
     /// Extra CA certificates (PEM bundle) for setup steps that reach the network; mounted, never
     /// copied into an image.
@@ -583,10 +583,10 @@ pub struct MineArgs {
     #[arg(long, conflicts_with = "pipeline")]
     pub mirror: Option<PathBuf>,
     /// First day (YYYY-MM-DD, or YYYY-MM-DDTHH:MM:SSZ) of the merge window.
-    #[arg(long)]
+    #[arg(long, value_parser = window_bound)]
     pub since: Option<String>,
     /// Last day of the merge window (inclusive).
-    #[arg(long)]
+    #[arg(long, value_parser = window_bound)]
     pub until: Option<String>,
     /// Candidate records (JSONL); also the progress file of a resumed mine.
     #[arg(long, short, required_unless_present = "pipeline")]
@@ -739,6 +739,19 @@ fn top_help() -> String {
         "{}\nExample:\n  swe-forge run pipelines/demo.toml        # or: swe-forge <COMMAND> --help",
         crate::exit::Exit::help()
     )
+}
+
+/// `--since`, `--until`: a real day or a UTC second, as the mining window reads them.
+fn window_bound(s: &str) -> Result<String, String> {
+    swe_forge_mine::parse_time(s, false).map(|_| s.to_owned()).map_err(|e| e.to_string())
+}
+
+/// `--dedup-threshold` and other shares: a number from 0 to 1 (`NaN` is none).
+pub fn unit_share(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
+        _ => Err(format!("{s:?} is not a number from 0 to 1 (e.g. 0.8)")),
+    }
 }
 
 /// `--cpus`: a finite number above 0.

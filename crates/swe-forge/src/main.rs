@@ -20,6 +20,7 @@ mod ship;
 mod synthetic;
 mod terminal;
 mod validation;
+mod written;
 
 use std::process::ExitCode;
 

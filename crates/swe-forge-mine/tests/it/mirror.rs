@@ -298,3 +298,51 @@ fn tests_inside_rust_source_files_go_to_the_test_patch_by_hunk() {
         }
     }
 }
+
+/// Warnings a mine gives, kept to be read.
+#[derive(Default)]
+struct Warnings(std::sync::Mutex<Vec<String>>);
+
+impl swe_forge_mine::Reporter for Warnings {
+    fn listed(&self, _repo: &str, _count: usize) {}
+    fn decided(&self, _repo: &str, _number: u64, _decision: Decision) {}
+    fn warned(&self, repo: &str, message: &str) {
+        self.0.lock().unwrap().push(format!("{repo}: {message}"));
+    }
+}
+
+/// `refs/pull/0013/head` and `refs/pull/13/head` both name PR 13: the one GitHub writes is mined
+/// and the collision reported (before, whichever came first was mined, silently); a ref whose
+/// number is no number is skipped with a warning (before, silently).
+#[test]
+fn refs_that_collide_or_name_no_number_are_reported() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("acme").join("lib");
+    std::fs::create_dir_all(&dir).unwrap();
+    merge_and_squash_repo(&dir);
+    let other = git(&dir, &["rev-parse", "refs/pull/11/head"]);
+    git(&dir, &["update-ref", "refs/pull/0013/head", &other]);
+    git(&dir, &["update-ref", "refs/pull/abc/head", &other]);
+    git(&dir, &["update-ref", "refs/pull/+9/head", &other]);
+    let out = tmp.path().join("out.jsonl");
+    let mut journal = open_journal(&out);
+    let warnings = Warnings::default();
+    mine_mirror(&MirrorOptions::new(&dir), &mut journal, &warnings).unwrap();
+    let mined = read_candidates(&out);
+    let pr13 = mined.iter().find(|c| c.record.number == 13).expect("PR 13 mined");
+    assert_eq!(pr13.mining.head_sha, git(&dir, &["rev-parse", "refs/pull/13/head"]));
+    let warnings = warnings.0.into_inner().unwrap();
+    assert!(
+        warnings.contains(
+            &"acme/lib: refs/pull/0013/head and refs/pull/13/head both name pull request 13: refs/pull/13/head is \
+              mined, refs/pull/0013/head skipped"
+                .to_owned()
+        ),
+        "{warnings:?}"
+    );
+    for name in ["abc", "+9"] {
+        let line = format!("acme/lib: refs/pull/{name}/head: not a pull request number, skipped");
+        assert!(warnings.contains(&line), "{warnings:?}");
+    }
+    assert_eq!(warnings.len(), 3, "{warnings:?}");
+}

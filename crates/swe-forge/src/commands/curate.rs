@@ -37,7 +37,7 @@ pub struct CurateArgs {
     #[command(flatten)]
     pub keep: KeepArgs,
     /// Smallest similarity (0-1) of two fix patches that makes them duplicates.
-    #[arg(long, default_value_t = 0.8)]
+    #[arg(long, default_value_t = 0.8, value_parser = crate::cli::unit_share)]
     pub dedup_threshold: f64,
     /// Do not look for duplicates.
     #[arg(long)]
@@ -348,9 +348,6 @@ fn calibrate(dataset: &Path, labels_path: &Path, fit: bool) -> Result<()> {
 /// What curate applies: the keep rule, dedup, the labels file (its unknown ids reported by
 /// `warn`) and the reviews and decisions of the store.
 fn options(args: &CurateArgs, warn: impl FnOnce(Keys<'_, String, HumanLabel>, &Path)) -> Result<CurateOptions> {
-    if !(0.0..=1.0).contains(&args.dedup_threshold) {
-        bail!("--dedup-threshold must be between 0 and 1");
-    }
     let mut options = CurateOptions {
         keep_rule: args.keep.rule(),
         dedup: (!args.no_dedup).then_some(DedupOptions { threshold: args.dedup_threshold }),

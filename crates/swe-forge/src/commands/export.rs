@@ -13,6 +13,7 @@ use crate::cli::{ExportArgs, ExportFormat};
 use crate::exit::Usage;
 use crate::exporting::{RecordSinks, create_parents, producer};
 use crate::records::{open_records, read_logs};
+use swe_forge_fs::same_file;
 
 pub fn export_command(args: ExportArgs) -> Result<()> {
     let files = args.jsonl.is_some() || args.parquet.is_some() || args.tests_parquet.is_some();
@@ -118,40 +119,6 @@ impl Sinks {
             Sinks::Harbor(w) => Ok(w.write(&record, names.as_ref())?),
         }
     }
-}
-
-/// Whether `a` and `b` are one file: the same device and inode when both exist, else the same
-/// absolute path (`-` is only the same as `-`).
-fn same_file(a: &Path, b: &Path) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    if a.as_os_str() == "-" || b.as_os_str() == "-" {
-        return a == b;
-    }
-    match (std::fs::metadata(a), std::fs::metadata(b)) {
-        (Ok(x), Ok(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
-        _ => resolved(a).is_some_and(|x| resolved(b).is_some_and(|y| x == y)),
-    }
-}
-
-/// Where a path that may not exist yet points: its longest existing ancestor with symlinks
-/// resolved, then the rest with `.` and `..` taken as written (`d/../s.out` is `s.out`).
-fn resolved(p: &Path) -> Option<std::path::PathBuf> {
-    use std::path::{Component, PathBuf};
-    let abs = std::path::absolute(p).ok()?;
-    let parts: Vec<Component<'_>> = abs.components().collect();
-    let (mut out, rest) = (0..=parts.len()).rev().find_map(|i| {
-        std::fs::canonicalize(parts[..i].iter().collect::<PathBuf>()).ok().map(|real| (real, &parts[i..]))
-    })?;
-    for part in rest {
-        match part {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    Some(out)
 }
 
 /// Where `--naming msb` finds a record's three runs.

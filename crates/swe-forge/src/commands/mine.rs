@@ -14,6 +14,7 @@ use swe_forge_mine::{
 };
 
 use crate::cli::{IssueLinks, MineArgs};
+use crate::exit::Usage;
 use crate::terminal::clean;
 use swe_forge_config::Pipeline;
 
@@ -78,6 +79,12 @@ pub async fn mine_command(args: MineArgs) -> Result<()> {
 
 fn resolve(args: &MineArgs) -> Result<Settings> {
     let limits = Limits { max_files: args.max_files, max_fix_lines: args.max_fix_lines };
+    // Flags that contradict each other are a usage error (exit 2), as clap's own.
+    if let (Some(since), Some(until)) = (&args.since, &args.until)
+        && swe_forge_mine::parse_time(since, false)? > swe_forge_mine::parse_time(until, true)?
+    {
+        return Err(Usage(format!("--since {since} is after --until {until}: the merge window holds no time")).into());
+    }
     let window = Window::parse(args.since.as_deref(), args.until.as_deref())?;
     let (out, jobs, funnel, cache_dir) = if let Some(p) = &args.pipeline {
         let pipeline = Pipeline::load(p)?;

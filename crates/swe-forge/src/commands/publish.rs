@@ -18,6 +18,7 @@ use swe_forge_curate::{Heuristic, is_kept};
 
 use crate::exit::Usage;
 use crate::records::open_records;
+use crate::written::Written;
 
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Example:\n  swe-forge publish --dataset curated.jsonl --out hub/ --license apache-2.0")]
@@ -53,6 +54,11 @@ pub struct PublishArgs {
     /// The card's title and the dataset's pretty name. Default: the dataset's file name.
     #[arg(long)]
     pub title: Option<String>,
+    /// Replace a README.md or LICENSE.md in --out that swe-forge did not write (or that was edited
+    /// since), and remove Parquet files under --out/data/ it did not write. Without it they are
+    /// refused, named (the files written are listed in --out/.swe-forge-written).
+    #[arg(long)]
+    pub force: bool,
 }
 
 pub fn publish_command(args: PublishArgs) -> Result<()> {
@@ -107,20 +113,31 @@ pub fn publish_command(args: PublishArgs) -> Result<()> {
     {
         bail!("no split file of {} holds an accepted record: nothing to publish", dir.display());
     }
-    clear_parquet(&args.out.join("data"))?;
+    // Only files an earlier publish or report wrote, unchanged since, are replaced or removed.
+    let license_out = other_license.as_ref().filter(|_| args.license_link.is_none()).map(|(_, link)| link.as_str());
+    let mut written = Written::read(&args.out)?;
+    written.check_replace(&[&["README.md"], license_out.as_slice()].concat(), args.force)?;
+    let stale = written.stale_parquet(args.force)?;
     for (name, slots) in &splits {
         publication.split(name, slots)?;
     }
     let (configs, repos) = publication.finish()?;
+    let new: Vec<String> = configs.iter().flat_map(|c| c.splits.iter().map(|(split, _)| c.path(split))).collect();
+    // The files of the earlier publication this one did not write again go once the new are there.
+    for rel in stale.iter().filter(|r| !new.contains(r)) {
+        written.remove(rel)?;
+    }
+    for rel in &new {
+        written.record(rel)?;
+    }
     for config in &configs {
         for (split, rows) in &config.splits {
             outln!("{rows:>6}  {}", args.out.join(config.path(split)).display());
         }
     }
-    if let Some((_, link)) = &other_license
-        && args.license_link.is_none()
-    {
+    if let Some(link) = license_out {
         swe_forge_fs::write_file(args.out.join(link), license_file(&repos).as_bytes())?;
+        written.record(link)?;
     }
     let card = card.write()?;
     let hub = HubCard {
@@ -133,6 +150,8 @@ pub fn publish_command(args: PublishArgs) -> Result<()> {
     let body = std::fs::read_to_string(&card).with_context(|| format!("reading {}", card.display()))?;
     let text = format!("{}{body}\n{}", swe_forge_card::front_matter(&hub), files_section(&hub.configs));
     swe_forge_fs::write_file(&card, text.as_bytes())?;
+    written.record("README.md")?;
+    written.save()?;
     outln!("{}", card.display());
     Ok(())
 }
@@ -490,24 +509,6 @@ fn split_files(dir: &Path) -> Result<Vec<(String, PathBuf)>> {
         splits.push((name, file));
     }
     Ok(splits)
-}
-
-/// Removes the Parquet files an earlier publication left in `data/` and in its configurations'
-/// folders (`data/<config>/`, removed when empty), so no stale split or configuration remains.
-/// Symlinks are not followed.
-fn clear_parquet(data: &Path) -> Result<()> {
-    let Ok(entries) = std::fs::read_dir(data) else { return Ok(()) };
-    for entry in entries.flatten() {
-        let (path, kind) = (entry.path(), entry.file_type().with_context(|| format!("reading {}", data.display()))?);
-        if kind.is_dir() {
-            clear_parquet(&path)?;
-            // Left when it holds anything but Parquet files.
-            let _ = std::fs::remove_dir(&path);
-        } else if kind.is_file() && path.extension().is_some_and(|e| e == "parquet") {
-            std::fs::remove_file(&path).with_context(|| format!("removing {}", path.display()))?;
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@ use swe_forge_card::ReportOptions;
 use swe_forge_curate::Heuristic;
 
 use crate::records::{folder_out, open_records};
+use crate::written::Written;
 
 #[derive(Debug, clap::Args)]
 pub struct ReportArgs {
@@ -19,10 +20,16 @@ pub struct ReportArgs {
     /// The card's title. Default: the dataset's file name.
     #[arg(long)]
     pub title: Option<String>,
+    /// Replace a README.md in --out that swe-forge did not write, or that was edited since
+    /// (refused without it; the files written are listed in --out/.swe-forge-written).
+    #[arg(long)]
+    pub force: bool,
 }
 
 pub fn report_command(args: ReportArgs) -> Result<()> {
     folder_out("--out", &args.out)?;
+    let mut written = Written::read(&args.out)?;
+    written.check_replace(&["README.md"], args.force)?;
     let title = args.title.clone().unwrap_or_else(|| {
         args.dataset.file_stem().map_or_else(|| "Dataset".into(), |s| s.to_string_lossy().into_owned())
     });
@@ -33,6 +40,8 @@ pub fn report_command(args: ReportArgs) -> Result<()> {
         card.add(&record?);
     }
     let card = card.write()?;
+    written.record("README.md")?;
+    written.save()?;
     outln!("{}", card.display());
     Ok(())
 }

@@ -12,6 +12,14 @@ use crate::settings::{apply_engine_args, apply_pipeline};
 use crate::validation::{print_summary, validate_records};
 
 pub async fn validate_command(args: ValidateArgs) -> Result<()> {
+    // The output replaces its file as records are validated: the input must not be it (export
+    // refuses the same).
+    if args.records.as_os_str() != "-" && swe_forge_fs::same_file(&args.out, &args.records) {
+        anyhow::bail!(
+            "-o {} is the input (--records): refusing to overwrite the records being read; give another path",
+            args.out.display()
+        );
+    }
     let path = args.records.clone();
     let records = off_thread(move || read_records(&path)).await?;
     let work_dir = args.work_dir.clone().unwrap_or_else(|| args.out.with_extension("work"));

@@ -60,6 +60,7 @@ fn sample_records() -> Vec<Instance> {
     meta.warnings = vec!["exit code 1 with no failed test".into()];
     go.swe_forge = Some(meta);
     let mut rejected = records[1].clone();
+    (rejected.org, rejected.repo, rejected.number) = ("variant".into(), "rejected".into(), 2);
     rejected.instance_id = "variant__rejected-2".into();
     rejected.body = None;
     let mut meta = ForgeMeta::new(ValidationStatus::Rejected);
@@ -454,6 +455,14 @@ fn an_output_that_is_the_input_or_another_output_is_refused_and_skipped_records_
     let roundabout = tmp.path().join("d").join("..").join("s.out");
     refused(
         &["--jsonl", new.to_str().unwrap(), "--parquet", roundabout.to_str().unwrap()],
+        "--jsonl and --parquet name the same file",
+    );
+    assert!(!new.exists());
+    // A dangling symlink to the other output is that output (before: exit 0, the JSONL lost).
+    let link = tmp.path().join("link.parquet");
+    std::os::unix::fs::symlink(&new, &link).unwrap();
+    refused(
+        &["--jsonl", new.to_str().unwrap(), "--parquet", link.to_str().unwrap()],
         "--jsonl and --parquet name the same file",
     );
     assert!(!new.exists());

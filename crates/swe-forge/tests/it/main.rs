@@ -33,6 +33,7 @@ mod pipeline;
 mod prune;
 mod publish;
 mod quality_runs;
+mod refusals;
 mod registry;
 mod revalidate;
 mod review;

@@ -113,6 +113,7 @@ fn publish_writes_the_hub_layout_with_front_matter_card_and_parquet() {
     assert_eq!(
         files,
         [
+            ".swe-forge-written",
             "README.md",
             "data/test-00000-of-00001.parquet",
             "plots/difficulty.svg",
@@ -287,6 +288,58 @@ fn publish_refuses_a_dataset_without_accepted_records() {
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     assert!(text(&o).contains("(22 records: 0 rejected, 22 not validated)"), "{}", text(&o));
     assert!(text(&o).contains("run `swe-forge validate`"), "{}", text(&o));
+}
+
+/// `publish` and `report` replace and remove only files they wrote (listed with their SHA-256 in
+/// `.swe-forge-written`): a Parquet file under `data/` of someone else, a README.md or LICENSE.md
+/// of one's own, or one of theirs edited since, are refused and named, and `--force` replaces
+/// them. Before, publish deleted every `*.parquet` under `data/` and both overwrote the two files.
+#[test]
+fn publish_and_report_touch_only_the_files_they_wrote() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dataset = tmp.path().join("validated.jsonl");
+    fixture(&dataset);
+    let hub = tmp.path().join("hub");
+    std::fs::create_dir_all(hub.join("data/mine")).unwrap();
+    std::fs::write(hub.join("data/mine/keep.parquet"), "someone's table").unwrap();
+    let refused = |o: &std::process::Output, says: &str| {
+        assert_eq!(o.status.code(), Some(1), "{}", text(o));
+        assert!(text(o).contains(says), "{}", text(o));
+        assert!(text(o).contains("--force"), "{}", text(o));
+    };
+    refused(&publish(&dataset, &hub, &[]), "data/mine/keep.parquet");
+    assert_eq!(std::fs::read_to_string(hub.join("data/mine/keep.parquet")).unwrap(), "someone's table");
+    assert!(!hub.join("README.md").exists(), "nothing written");
+    std::fs::remove_dir_all(hub.join("data")).unwrap();
+
+    for own in ["README.md", "LICENSE.md"] {
+        std::fs::write(hub.join(own), "my own words").unwrap();
+        refused(&publish(&dataset, &hub, &[]), &format!("{own} was not written by swe-forge"));
+        assert_eq!(std::fs::read_to_string(hub.join(own)).unwrap(), "my own words");
+        std::fs::remove_file(hub.join(own)).unwrap();
+    }
+    std::fs::write(hub.join("README.md"), "my own words").unwrap();
+    refused(
+        &swe_forge(&["report", "--dataset", dataset.to_str().unwrap(), "--out", hub.to_str().unwrap()]),
+        "README.md",
+    );
+    assert_eq!(std::fs::read_to_string(hub.join("README.md")).unwrap(), "my own words");
+
+    // --force replaces it; then its own files are its own: a second run replaces them.
+    let o = publish(&dataset, &hub, &["--force"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(hub.join("LICENSE.md").exists());
+    let o = publish(&dataset, &hub, &[]);
+    assert!(o.status.success(), "{}", text(&o));
+    let o = swe_forge(&["report", "--dataset", dataset.to_str().unwrap(), "--out", hub.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o));
+    let o = publish(&dataset, &hub, &[]);
+    assert!(o.status.success(), "{}", text(&o));
+    // An edit makes the file the editor's.
+    let license = std::fs::read_to_string(hub.join("LICENSE.md")).unwrap();
+    std::fs::write(hub.join("LICENSE.md"), format!("{license}\nAnd a word of mine.\n")).unwrap();
+    refused(&publish(&dataset, &hub, &[]), "LICENSE.md was not written by swe-forge, or was edited since");
+    assert!(std::fs::read_to_string(hub.join("LICENSE.md")).unwrap().ends_with("And a word of mine.\n"));
 }
 
 /// Every file under `dir`, as a path relative to it with `/` separators.
