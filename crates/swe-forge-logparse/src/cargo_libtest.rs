@@ -20,7 +20,9 @@
 //! and neither do doctests. A status may come on a later line than its `test name ... `
 //! (tests printing with `--nocapture`). Tests without status when a binary stops (crash:
 //! `error: test failed` / `process didn't exit successfully` before `test result:`, or the
-//! log ends) are left out with a warning; summary counts that disagree with the parsed
+//! log ends) are left out with a warning, except those libtest said `has been running for over
+//! 60 seconds`: they hung, and are FAIL and in [`ParsedLog::timed_out`] (the rust recipe's
+//! watchdog kills a test binary that runs too long); summary counts that disagree with the parsed
 //! results, and `error: could not compile` lines, give a warning too.
 
 use std::collections::HashMap;
@@ -200,6 +202,7 @@ impl Parser {
             for name in &hung {
                 self.forget_pending(name);
                 self.record(name, TestStatus::Fail);
+                self.parsed.timed_out.insert(self.id.clone());
             }
         }
         let Some(block) = self.block.take() else { return };

@@ -1,7 +1,8 @@
 //! The rust recipe's test command, run with the host's cargo on a real workspace (no engine is
 //! needed for this one): a root package with `[workspace] members` has its member crates tested
 //! too, and when a member's tests do not build the root package's tests still run, with a line
-//! that says so.
+//! that says so; a test binary that hangs is killed by the command's watchdog and the binaries
+//! after it still run.
 
 use std::path::Path;
 use std::process::Command;
@@ -27,7 +28,12 @@ fn workspace(dir: &Path) {
 }
 
 fn run(dir: &Path, command: &str) -> String {
+    run_with(dir, command, &[])
+}
+
+fn run_with(dir: &Path, command: &str, env: &[(&str, &str)]) -> String {
     let out = Command::new("bash")
+        .envs(env.iter().copied())
         .arg("-c")
         .arg(command)
         .current_dir(dir)
@@ -51,4 +57,24 @@ fn a_root_package_tests_its_workspace_members_and_the_root_alone_when_they_do_no
     let log = run(tmp.path(), &recipe.test_command);
     assert!(log.contains("swe-forge: the tests of the workspace members do not build"), "{log}");
     assert!(log.contains("test top_works ... ok") && !log.contains("member_works ... ok"), "{log}");
+}
+
+#[test]
+fn a_test_binary_that_hangs_is_killed_and_the_next_binaries_run() {
+    let recipe = Recipe::named("rust").unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    write(tmp.path(), "Cargo.toml", "[package]\nname = \"hang\"\nversion = \"0.1.0\"\nedition = \"2021\"\n");
+    write(tmp.path(), "src/lib.rs", "#[test]\nfn quick() {}\n");
+    write(
+        tmp.path(),
+        "tests/a_deadlock.rs",
+        "#[test]\nfn deadlocks() { loop { std::thread::sleep(std::time::Duration::from_millis(50)); } }\n",
+    );
+    write(tmp.path(), "tests/b_later.rs", "#[test]\nfn after() {}\n");
+    // Built first, so that the limit counts the test binary's run only.
+    assert!(run(tmp.path(), "cargo test --no-run 2>&1; echo built").contains("built"));
+    let log = run_with(tmp.path(), &recipe.test_command, &[("SWE_FORGE_TEST_BINARY_LIMIT", "2")]);
+    assert!(log.contains("swe-forge: test binary a_deadlock-") && log.contains("ran for over 2 s; killed"), "{log}");
+    assert!(log.contains("(signal: 9, SIGKILL: kill)"), "{log}");
+    assert!(log.contains("test after ... ok") && log.contains("test quick ... ok"), "{log}");
 }
