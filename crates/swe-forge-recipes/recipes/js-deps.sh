@@ -37,6 +37,15 @@ js_manager() {
 # Yarn 2 and later: into node_modules (the runs' commands call node_modules/.bin), its cache
 # outside the repository and removed afterwards.
 export YARN_NODE_LINKER=node-modules YARN_ENABLE_GLOBAL_CACHE=true YARN_GLOBAL_FOLDER=/tmp/swe-forge-yarn YARN_ENABLE_TELEMETRY=0
+# Browser and application binaries that packages fetch in their install scripts, from hosts a
+# setup may not reach (Cypress's download server, Electron's and chromedriver's release pages,
+# Playwright's and Puppeteer's browser stores): not fetched. A 2019 library whose devDependencies
+# held Cypress failed its whole install on `download.cypress.io`; a unit suite needs none of them,
+# and a suite that drives a browser fails in its runs, visibly (karma's recipe uses Debian's
+# Chromium instead).
+export CYPRESS_INSTALL_BINARY=0 ELECTRON_SKIP_BINARY_DOWNLOAD=1 PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 \
+  PUPPETEER_SKIP_DOWNLOAD=true PUPPETEER_SKIP_CHROMIUM_DOWNLOAD=true CHROMEDRIVER_SKIP_DOWNLOAD=true \
+  GECKODRIVER_SKIP_DOWNLOAD=true
 js_lockfile_back() { git checkout -q -- "$@" 2>/dev/null || true; }
 js_deps() {
   js_manager

@@ -213,13 +213,19 @@ mod tests {
     /// yarn and pnpm that log their arguments and fail as `fail` says: the commands each manager
     /// runs, and the notes of every fallback.
     fn install(pm: &PackageManager, lockfile: Option<&str>, fail: &str) -> (String, String) {
+        let (log, notes, _) = install_env(pm, lockfile, fail);
+        (log, notes)
+    }
+
+    /// As [`install`], with the download switches each manager saw, one line per call.
+    fn install_env(pm: &PackageManager, lockfile: Option<&str>, fail: &str) -> (String, String, String) {
         let tmp = tempfile::tempdir().unwrap();
         let (bin, repo) = (tmp.path().join("bin"), tmp.path().join("repo"));
         std::fs::create_dir_all(&bin).unwrap();
         std::fs::create_dir_all(&repo).unwrap();
         for tool in ["npm", "yarn", "pnpm"] {
             let stub = format!(
-                "#!/bin/sh\necho \"{tool} $*\" >> {log}\n[ \"$1\" = --version ] && exit 1\ncase \"{tool} $*\" in {fail}) echo 'npm error code ERESOLVE'; exit 1;; esac\nexit 0\n",
+                "#!/bin/sh\necho \"{tool} $*\" >> {log}\necho \"$CYPRESS_INSTALL_BINARY $ELECTRON_SKIP_BINARY_DOWNLOAD $PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD $PUPPETEER_SKIP_DOWNLOAD\" >> {log}.env\n[ \"$1\" = --version ] && exit 1\ncase \"{tool} $*\" in {fail}) echo 'npm error code ERESOLVE'; exit 1;; esac\nexit 0\n",
                 log = tmp.path().join("log").display()
             );
             std::fs::write(bin.join(tool), stub).unwrap();
@@ -252,7 +258,15 @@ mod tests {
             String::from_utf8_lossy(&out.stderr)
         );
         let read = |p: &std::path::Path| std::fs::read_to_string(p).unwrap_or_default();
-        (read(&tmp.path().join("log")), read(&notes))
+        (read(&tmp.path().join("log")), read(&notes), read(&tmp.path().join("log.env")))
+    }
+
+    #[test]
+    fn installs_fetch_no_browser_or_app_binaries() {
+        for (pm, lockfile) in [(pm(&[("yarn.lock", "# yarn lockfile v1\n")]), Some("yarn.lock")), (pm(&[]), None)] {
+            let (log, _, env) = install_env(&pm, lockfile, "nothing");
+            assert!(!env.is_empty() && env.lines().all(|l| l == "0 1 1 true"), "{log}{env}");
+        }
     }
 
     #[test]
