@@ -445,6 +445,9 @@ MSB_EXPECTED = [
      "we fail them (grpc-go: under their parent's name)"),
     ("cargo-test/ansi", "*", "ours", r".*",
      "`--color always`: colour codes before ok/FAILED/ignored defeat ripgrep's `test (\\S+) ... ok` regexes"),
+    ("cargo-test/hung_killed", "FAIL", "ours", r"deadlocks",
+     "killed by the rust recipe's watchdog: no result line; we fail the test libtest said "
+     "`has been running for over 60 seconds`"),
     ("cargo-test/nocapture_split_status", "*", "ours", r"tests::(fails|nested::deep_test)",
      "--nocapture: the test's output splits `test x ...` from its status, ripgrep's regexes want one line"),
     ("maven-surefire/junit5_mixed", "FAIL", "ours", r"com\.example\.CalcTest",

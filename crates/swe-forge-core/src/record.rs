@@ -357,6 +357,8 @@ impl BuildAttempt {
     pub const FALLBACK: &'static str = "fallback";
     /// Another build system of the tree.
     pub const BUILD_SYSTEM: &'static str = "build_system";
+    /// The runs as an unprivileged test user, the suite having refused to run as root.
+    pub const TEST_USER: &'static str = "test_user";
 }
 
 /// The build options an image's setup took from the project's CI.

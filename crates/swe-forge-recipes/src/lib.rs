@@ -25,6 +25,7 @@ mod hash;
 mod pkgmanager;
 mod recipe;
 mod requests;
+mod root;
 mod sysdeps;
 mod testcmd;
 mod toolchoice;
@@ -43,6 +44,7 @@ pub use error::{RecipeError, RecipeProblem};
 pub use hash::sha256_hex;
 pub use pkgmanager::{JS_DEPS_SH, PackageManager, package_manager};
 pub use recipe::{Fallback, Recipe, SETUP_NOTES, TEST_TARGET, Toolchain, check_override};
+pub use root::root_refusal;
 pub use sysdeps::{Missing, MissingKind, contents_ignore_case, contents_pattern, missing_dependency, pick_package};
 pub use testcmd::{NO_FAIL_FAST_JS, ci_test_command, no_fail_fast, no_fail_fast_js_step};
 pub use toolchoice::{

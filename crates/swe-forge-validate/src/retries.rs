@@ -66,6 +66,9 @@ pub(crate) fn apply_attempts(recipe: &mut Recipe, attempts: &[BuildAttempt]) {
             BuildAttempt::FALLBACK => {
                 recipe.take_fallback(&a.action);
             }
+            BuildAttempt::TEST_USER if recipe.test_user.is_none() => {
+                recipe.test_user = Some(a.action.clone());
+            }
             BuildAttempt::SYSTEM_PACKAGE if !recipe.system_packages.contains(&a.action) => {
                 recipe.system_packages.push(a.action.clone());
             }
@@ -87,6 +90,23 @@ pub(crate) fn fallback_attempt(recipe: &Recipe, detail: &str) -> Option<BuildAtt
         source: format!("recipe {}", recipe.name),
     })
 }
+
+/// The unprivileged user the runs move to after a base run refused root (`line`), unless
+/// `attempts` did so already.
+pub(crate) fn test_user_attempt(line: &str, attempts: &[BuildAttempt]) -> Option<BuildAttempt> {
+    (!attempts.iter().any(|a| a.kind == BuildAttempt::TEST_USER)).then(|| BuildAttempt {
+        kind: BuildAttempt::TEST_USER.into(),
+        action: TEST_USER.into(),
+        found: "the suite refuses to run as root".into(),
+        line: line.to_owned(),
+        log: "run".into(),
+        source: "the base run's output".into(),
+    })
+}
+
+/// The user [`test_user_attempt`] runs the tests as (made in the instance image, owner of the
+/// repository).
+const TEST_USER: &str = "swe-forge";
 
 /// The build system of `systems` (the tree's, in detection's order) after `current` that
 /// `attempts` did not try; none when `current` is not one of them (an override's recipe).

@@ -27,6 +27,7 @@ use crate::images::{BuildMode, ImageFailure, ImageRequest, InstanceImage};
 use crate::phases::{
     APPLY_FAILED_EXIT, APPLY_FAILED_MARKER, EXIT_MARKER, FIX_PATCH, RESULTS_DIR, TEST_PATCH, command_ms, script,
 };
+use crate::retries::test_user_attempt;
 use crate::truncation::{RunFacts, has};
 use crate::{RecipeOverride, ValidateError};
 
@@ -352,21 +353,13 @@ impl Validator {
                         next: if last && !more { Next::Nothing } else { Next::Same },
                     };
                     let outcome = self.run_once(&inst.instance_id, &prepared.target, &request, &logs, meta).await?;
-                    // A base run that ran no test and names the toolchain: the next version, from
-                    // the image up (the runs start over).
-                    if let Some(sign) = &outcome.toolchain_sign {
-                        let mut choice = prepared.choice.clone();
-                        let tested = tested_of(prepared.choice.as_ref(), &prepared.detection);
-                        if let Some(next) = self.next_toolchain(&mut choice, Some(sign.clone()), &tested) {
-                            self.reporter.note(&format!(
-                                "{}: the base run failed on toolchain {} ({}); trying {next}",
-                                inst.instance_id, prepared.recipe.toolchain, sign.line
-                            ));
-                            *meta = fresh.clone();
-                            preset = choice;
-                            self.backend.done_with(&prepared.target.image);
-                            continue 'toolchain;
-                        }
+                    // A base run that names the toolchain, or that refused to run as root: the
+                    // image and the runs start over (the next toolchain, or a test user).
+                    if let Some(next) = self.restart_after(inst, &prepared, &outcome, &mut attempts) {
+                        *meta = fresh.clone();
+                        preset = next;
+                        self.backend.done_with(&prepared.target.image);
+                        continue 'toolchain;
                     }
                     for r in outcome.limits {
                         if !rejections.iter().any(|x| x.reason == r.reason) {
@@ -399,6 +392,37 @@ impl Validator {
             self.after_grade(inst, meta, &mut rejections).await;
             return Ok(rejections);
         }
+    }
+
+    /// Whether a run's outcome starts the instance over, and with which toolchain choice: the
+    /// next toolchain when a base run that ran no test names the toolchain's version, the same
+    /// choice with an unprivileged test user (an attempt added to `attempts`) when a base run
+    /// refused to run as root.
+    fn restart_after(
+        &self,
+        inst: &Instance,
+        prepared: &Prepared,
+        outcome: &RunOutcome,
+        attempts: &mut Vec<BuildAttempt>,
+    ) -> Option<Option<(Tool, ToolchainChoice)>> {
+        if let Some(sign) = &outcome.toolchain_sign {
+            let mut choice = prepared.choice.clone();
+            let tested = tested_of(prepared.choice.as_ref(), &prepared.detection);
+            if let Some(next) = self.next_toolchain(&mut choice, Some(sign.clone()), &tested) {
+                self.reporter.note(&format!(
+                    "{}: the base run failed on toolchain {} ({}); trying {next}",
+                    inst.instance_id, prepared.recipe.toolchain, sign.line
+                ));
+                return Some(choice);
+            }
+        }
+        let a = outcome.root_refusal.as_deref().and_then(|line| test_user_attempt(line, attempts))?;
+        self.reporter.note(&format!(
+            "{}: the base run refused to run as root ({}); running as {}",
+            inst.instance_id, a.line, a.action
+        ));
+        attempts.push(a);
+        Some(prepared.choice.clone())
     }
 
     /// After the grade of an instance that kept it: the quality signals of its text, then the
@@ -734,7 +758,14 @@ impl Validator {
         let missing = (request.attempt == 0 && parsed.tests.is_empty())
             .then(|| swe_forge_recipes::missing_dependency(&String::from_utf8_lossy(&out.log)))
             .flatten();
-        Ok(RunOutcome { parsed, limits, toolchain_sign, facts, notes, missing })
+        let root_refusal = (request.phase == Phase::Run && request.attempt == 0 && target.user.is_none())
+            .then(|| {
+                std::iter::once(&out.log[..])
+                    .chain(out.files.iter().map(|(_, bytes)| &bytes[..]))
+                    .find_map(|b| swe_forge_recipes::root_refusal(&String::from_utf8_lossy(b)))
+            })
+            .flatten();
+        Ok(RunOutcome { parsed, limits, toolchain_sign, facts, notes, missing, root_refusal })
     }
 
     /// Runs `spec`, retrying engine failures (not test failures) with backoff: 2, 4, 8, 16 s.
@@ -1250,6 +1281,9 @@ pub(crate) struct RunOutcome {
     pub notes: Vec<String>,
     /// A first run that reported no test: the system dependency its log shows missing.
     pub missing: Option<swe_forge_recipes::Missing>,
+    /// A base run (the first) whose output (its log or a result file) says the suite refuses to
+    /// run as root: that line.
+    pub root_refusal: Option<String>,
 }
 
 /// The `swe-forge: canary …` lines of the first 64 KiB of a run's log.

@@ -2,7 +2,8 @@
 //! whose test includes a header of a Debian `-dev` package no build file names gets the package
 //! (found in the suite's `Contents` index) and says so in its provenance; a tree whose CMake
 //! file builds the library only, and whose autotools run the tests, is validated with autotools;
-//! an `ExternalProject` whose library Ninja cannot see is built with the Makefile generator.
+//! an `ExternalProject` whose library Ninja cannot see is built with the Makefile generator; a
+//! suite that refuses to run as root runs as an unprivileged test user.
 
 use swe_forge_core::{BuildAttempt, Instance};
 
@@ -180,4 +181,43 @@ fn an_external_project_ninja_cannot_see_is_built_with_makefiles() {
     assert_eq!(a.len(), 1, "{a:?}");
     assert_eq!((a[0].kind.as_str(), a[0].action.as_str()), ("fallback", "Unix Makefiles"));
     assert!(a[0].line.contains("missing and no known rule to make it"), "{a:?}");
+}
+
+/// A suite that refuses to run as root (as libuv's runner does: every target fails at once, the
+/// line only in ctest's output of the target): the base run's output says so, the instance is
+/// built again with an unprivileged test user, and accepted with that attempt in its provenance.
+#[test]
+fn a_suite_that_refuses_root_runs_as_a_test_user() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = tmp.path().join("repos");
+    let cmake = "cmake_minimum_required(VERSION 3.10)\nproject(rootless C)\nadd_library(mathx src/mathx.c)\n\
+                 target_include_directories(mathx PUBLIC src)\nenable_testing()\n\
+                 add_executable(test_math tests/test_math.c)\ntarget_link_libraries(test_math mathx)\n\
+                 add_test(NAME test_math COMMAND test_math)\n";
+    let test = |check: &str| {
+        format!(
+            "#include <stdio.h>\n#include <unistd.h>\n#include \"mathx.h\"\n\nint main(void) {{\n    if (geteuid() == 0) {{\n        puts(\"This test suite cannot be run as root.\");\n        return 1;\n    }}\n    return {check} ? 0 : 1;\n}}\n"
+        )
+    };
+    let fx = fixture(
+        &repos.join("forge-fixtures/rootless"),
+        "2023-03-01T00:00:00Z",
+        &[
+            ("CMakeLists.txt", cmake),
+            ("src/mathx.h", SUB_HEADER),
+            ("src/mathx.c", &SUB_SOURCE.replace("a - b", "a + b")),
+            ("tests/test_math.c", &test("mathx_add(2, 3) == 5")),
+        ],
+        &[("tests/test_math.c", &test("mathx_add(2, 3) == 5 && mathx_sub(5, 3) == 2"))],
+        &[("src/mathx.c", SUB_SOURCE)],
+    );
+    let inst = instance("forge-fixtures", "rootless", 3, fx);
+    let out = validate_with(&[&inst], &repos, &tmp.path().join("out"), None, CHEAP);
+    let r = &out[0];
+    accepted(r);
+    assert_eq!(keys(&r.fixed_tests), ["test_math"], "{:?}", r.fixed_tests);
+    let a = attempts(r);
+    assert_eq!(a.len(), 1, "{a:?}");
+    assert_eq!((a[0].kind.as_str(), a[0].action.as_str()), ("test_user", "swe-forge"));
+    assert_eq!(a[0].line, "This test suite cannot be run as root.", "{a:?}");
 }
