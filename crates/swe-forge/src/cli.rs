@@ -309,9 +309,14 @@ pub struct ExportArgs {
     /// Parquet output, one row per (accepted instance, test).
     #[arg(long)]
     pub tests_parquet: Option<PathBuf>,
-    /// Export rejected and unvalidated records too.
+    /// Export rejected and unvalidated records too, and those a review decision drops or holds
+    /// back (marked with it).
     #[arg(long)]
     pub all: bool,
+    /// The review decisions to apply: a record a decision drops or holds back (`drop`,
+    /// `needs_work`) is not exported, unless --all.
+    #[command(flatten)]
+    pub store: crate::decisions::StoreArgs,
 }
 
 /// The shape of exported instances.

@@ -10,12 +10,81 @@ use swe_forge_core::{Instance, ValidationStatus};
 use swe_forge_logparse::Naming;
 
 use crate::cli::{ExportArgs, ExportFormat};
+use crate::decisions::dropped_by_decision;
 use crate::exit::Usage;
 use crate::exporting::{RecordSinks, create_parents, producer};
 use crate::records::{open_records, read_logs};
 use swe_forge_fs::same_file;
 
 pub fn export_command(args: ExportArgs) -> Result<()> {
+    check_outputs(&args)?;
+    let mut decisions = args.store.open(&args.records, "export")?;
+    let kept = match (args.naming, &args.work_dir) {
+        // `--work-dir` asks for the kept runs, parsed again with this build's parsers; without it
+        // each record's own names serve, and the default work folder only for older records.
+        (Naming::Msb, Some(dir)) => Some(KeptRuns::Only(dir.clone())),
+        (Naming::Msb, None) => Some(KeptRuns::Fallback(args.records.with_extension("work"))),
+        // `--naming` offers `canonical` and `msb` only.
+        (Naming::Canonical | Naming::Auto, _) => None,
+    };
+    let (jsonl, parquet, tests) = (args.jsonl.as_deref(), args.parquet.as_deref(), args.tests_parquet.as_deref());
+    // Every file is written to a temporary file first; all are renamed together at the end, so
+    // an error or a signal leaves all the previous files (`docs/reliability.md`). Records are read
+    // and written one at a time: memory does not grow with the dataset.
+    let batch = swe_forge_fs::Batch::begin();
+    let mut sinks = match args.format {
+        ExportFormat::Records => Sinks::Records(RecordSinks::create(jsonl, parquet, tests)?),
+        ExportFormat::Swebench => Sinks::Swebench(SwebenchSinks::create(jsonl, parquet, tests)?),
+        ExportFormat::Harbor => Sinks::Harbor(swe_forge_export::HarborWriter::create(
+            args.dir.as_deref().expect("checked above"),
+            &producer(),
+        )?),
+    };
+    let (mut rejected, mut candidates, mut decided) = (0usize, 0usize, 0usize);
+    let (mut total, mut exported) = (0usize, 0usize);
+    for record in open_records(&args.records)? {
+        let mut record = record?;
+        total += 1;
+        crate::decisions::apply(&mut decisions, &mut record);
+        if !(args.all || record.status() == ValidationStatus::Accepted) {
+            match record.status() {
+                ValidationStatus::Rejected => rejected += 1,
+                ValidationStatus::Candidate => candidates += 1,
+                ValidationStatus::Accepted => {}
+            }
+            continue;
+        }
+        if !args.all && dropped_by_decision(&record) {
+            decided += 1;
+            continue;
+        }
+        let (record, names) = match &kept {
+            Some(kept) => msb_named(record, kept)?,
+            None => (record, None),
+        };
+        sinks.write(record, names)?;
+        exported += 1;
+    }
+    crate::decisions::report(&decisions, "export");
+    if exported < total {
+        eprintln!(
+            "skipping {} of {total} records: {rejected} rejected, {candidates} never validated, {decided} dropped or \
+             held back by a review decision (--all exports them too)",
+            total - exported,
+        );
+    }
+    match sinks {
+        Sinks::Records(s) => s.finish()?,
+        Sinks::Swebench(s) => s.finish()?,
+        Sinks::Harbor(w) => w.finish()?,
+    }
+    batch.commit()?;
+    eprintln!("exported {exported} instances");
+    Ok(())
+}
+
+/// Refuses flags that do not go together and outputs that are the input or each other.
+fn check_outputs(args: &ExportArgs) -> Result<()> {
     let files = args.jsonl.is_some() || args.parquet.is_some() || args.tests_parquet.is_some();
     // Flags that do not go together are usage errors (exit 2), as clap's own.
     let usage = |m: &str| -> Result<()> { Err(Usage(m.to_owned()).into()) };
@@ -44,62 +113,6 @@ pub fn export_command(args: ExportArgs) -> Result<()> {
             bail!("{other} and {flag} name the same file {}: give each output its own path", path.display());
         }
     }
-    let kept = match (args.naming, &args.work_dir) {
-        // `--work-dir` asks for the kept runs, parsed again with this build's parsers; without it
-        // each record's own names serve, and the default work folder only for older records.
-        (Naming::Msb, Some(dir)) => Some(KeptRuns::Only(dir.clone())),
-        (Naming::Msb, None) => Some(KeptRuns::Fallback(args.records.with_extension("work"))),
-        // `--naming` offers `canonical` and `msb` only.
-        (Naming::Canonical | Naming::Auto, _) => None,
-    };
-    let (jsonl, parquet, tests) = (args.jsonl.as_deref(), args.parquet.as_deref(), args.tests_parquet.as_deref());
-    // Every file is written to a temporary file first; all are renamed together at the end, so
-    // an error or a signal leaves all the previous files (`docs/reliability.md`). Records are read
-    // and written one at a time: memory does not grow with the dataset.
-    let batch = swe_forge_fs::Batch::begin();
-    let mut sinks = match args.format {
-        ExportFormat::Records => Sinks::Records(RecordSinks::create(jsonl, parquet, tests)?),
-        ExportFormat::Swebench => Sinks::Swebench(SwebenchSinks::create(jsonl, parquet, tests)?),
-        ExportFormat::Harbor => Sinks::Harbor(swe_forge_export::HarborWriter::create(
-            args.dir.as_deref().expect("checked above"),
-            &producer(),
-        )?),
-    };
-    let (mut rejected, mut candidates) = (0usize, 0usize);
-    let (mut total, mut exported) = (0usize, 0usize);
-    for record in open_records(&args.records)? {
-        let record = record?;
-        total += 1;
-        if !(args.all || record.status() == ValidationStatus::Accepted) {
-            match record.status() {
-                ValidationStatus::Rejected => rejected += 1,
-                ValidationStatus::Candidate => candidates += 1,
-                ValidationStatus::Accepted => {}
-            }
-            continue;
-        }
-        let (record, names) = match &kept {
-            Some(kept) => msb_named(record, kept)?,
-            None => (record, None),
-        };
-        sinks.write(record, names)?;
-        exported += 1;
-    }
-    if exported < total {
-        eprintln!(
-            "skipping {} of {total} records: {} rejected, {} never validated (--all exports them too)",
-            total - exported,
-            rejected,
-            candidates
-        );
-    }
-    match sinks {
-        Sinks::Records(s) => s.finish()?,
-        Sinks::Swebench(s) => s.finish()?,
-        Sinks::Harbor(w) => w.finish()?,
-    }
-    batch.commit()?;
-    eprintln!("exported {exported} instances");
     Ok(())
 }
 
