@@ -217,7 +217,8 @@ pub struct ValidateArgs {
     pub pipeline: Option<PathBuf>,
     /// Print the summary as one JSON object on stdout (records, accepted, the funnel, and per
     /// instance its id, status, FAIL_TO_PASS and PASS_TO_PASS counts and rejection reasons)
-    /// instead of a table and the funnel.
+    /// instead of a table and the funnel. With `-o -` the records go to stdout and the summary,
+    /// JSON or not, to stderr.
     #[arg(long)]
     pub json: bool,
     #[command(flatten)]

@@ -23,7 +23,8 @@ pub struct CurateArgs {
     /// The records to curate (JSONL).
     #[arg(long, visible_alias = "records")]
     pub dataset: PathBuf,
-    /// Where the curated records go (JSONL); every record, with its marks, unless --kept-only.
+    /// Where the curated records go (JSONL; `-` is stdout, which then carries only them); every
+    /// record, with its marks, unless --kept-only.
     #[arg(long, short, required_unless_present = "calibrate")]
     pub out: Option<PathBuf>,
     /// The reviews and decisions made with `swe-forge review`: a decision wins over the keep
@@ -74,7 +75,8 @@ pub struct CurateArgs {
     #[arg(long, requires = "calibrate")]
     pub fit: bool,
     /// Print the summary as one JSON object on stdout (counts, the output, the split files)
-    /// instead of a sentence.
+    /// instead of a sentence. With `-o -` the records go to stdout and the summary, JSON or not,
+    /// to stderr.
     #[arg(long, conflicts_with = "calibrate")]
     pub json: bool,
 }
@@ -88,6 +90,9 @@ pub enum SplitBy {
 }
 
 pub fn curate_command(args: CurateArgs) -> Result<()> {
+    if let Some(out) = &args.out {
+        crate::exit::output_to(out);
+    }
     if let Some(labels) = &args.calibrate {
         return calibrate(&args.dataset, labels, args.fit);
     }

@@ -19,6 +19,9 @@ use swe_forge_fs::same_file;
 pub fn export_command(args: ExportArgs) -> Result<()> {
     check_outputs(&args)?;
     let mut decisions = args.store.open(&args.records, "export")?;
+    for out in [&args.jsonl, &args.parquet, &args.tests_parquet].into_iter().flatten() {
+        crate::exit::output_to(out);
+    }
     let kept = match (args.naming, &args.work_dir) {
         // `--work-dir` asks for the kept runs, parsed again with this build's parsers; without it
         // each record's own names serve, and the default work folder only for older records.
