@@ -284,6 +284,10 @@ pub struct ExportArgs {
     /// Validated records (JSONL, or an instances Parquet table swe-forge wrote).
     #[arg(long, visible_alias = "dataset")]
     pub records: PathBuf,
+    /// The output, as every other command names it: a `.parquet` file is --parquet, a folder with
+    /// `--format harbor` is --dir, anything else (`-` is stdout) is --jsonl.
+    #[arg(long, short, value_name = "PATH")]
+    pub out: Option<PathBuf>,
     /// JSONL output of the accepted instances (in --format).
     #[arg(long)]
     pub jsonl: Option<PathBuf>,

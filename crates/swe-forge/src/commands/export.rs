@@ -16,7 +16,8 @@ use crate::exporting::{RecordSinks, create_parents, producer};
 use crate::records::{open_records, read_logs};
 use swe_forge_fs::same_file;
 
-pub fn export_command(args: ExportArgs) -> Result<()> {
+pub fn export_command(mut args: ExportArgs) -> Result<()> {
+    resolve_out(&mut args)?;
     check_outputs(&args)?;
     let mut decisions = args.store.open(&args.records, "export")?;
     for out in [&args.jsonl, &args.parquet, &args.tests_parquet].into_iter().flatten() {
@@ -86,13 +87,30 @@ pub fn export_command(args: ExportArgs) -> Result<()> {
     Ok(())
 }
 
+/// `-o PATH` as the flag it stands for: `--dir` with `--format harbor`, `--parquet` for a
+/// `.parquet` file, else `--jsonl`; given with that flag too, a usage error.
+fn resolve_out(args: &mut ExportArgs) -> Result<()> {
+    let Some(out) = args.out.take() else { return Ok(()) };
+    let parquet = out.extension().is_some_and(|e| e.eq_ignore_ascii_case("parquet"));
+    let (flag, slot) = match args.format {
+        ExportFormat::Harbor => ("--dir", &mut args.dir),
+        _ if parquet => ("--parquet", &mut args.parquet),
+        _ => ("--jsonl", &mut args.jsonl),
+    };
+    if slot.is_some() {
+        return Err(Usage(format!("-o {} is {flag} here, which is given too: give one of them", out.display())).into());
+    }
+    *slot = Some(out);
+    Ok(())
+}
+
 /// Refuses flags that do not go together and outputs that are the input or each other.
 fn check_outputs(args: &ExportArgs) -> Result<()> {
     let files = args.jsonl.is_some() || args.parquet.is_some() || args.tests_parquet.is_some();
     // Flags that do not go together are usage errors (exit 2), as clap's own.
     let usage = |m: &str| -> Result<()> { Err(Usage(m.to_owned()).into()) };
     match (args.format, &args.dir) {
-        (ExportFormat::Harbor, None) => usage("--format harbor writes task folders: give --dir DIR")?,
+        (ExportFormat::Harbor, None) => usage("--format harbor writes task folders: give --dir DIR (or -o DIR)")?,
         (ExportFormat::Harbor, Some(_)) if files => usage(
             "--format harbor writes only task folders (--dir): --jsonl, --parquet and --tests-parquet do not go with it",
         )?,
@@ -101,7 +119,7 @@ fn check_outputs(args: &ExportArgs) -> Result<()> {
         }
         (ExportFormat::Records | ExportFormat::Swebench, Some(_)) => usage("--dir is for --format harbor")?,
         (ExportFormat::Records | ExportFormat::Swebench, None) if !files => {
-            usage("nothing to export: give --jsonl, --parquet and/or --tests-parquet")?
+            usage("nothing to export: give -o, --jsonl, --parquet and/or --tests-parquet")?
         }
         _ => {}
     }
