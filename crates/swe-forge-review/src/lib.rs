@@ -24,4 +24,4 @@ mod workdir;
 pub use error::ReviewError;
 pub use rows::{decision_from_row, review_from_row};
 pub use server::{Limits, ReviewServer, ServerOptions, WorkDir};
-pub use workdir::find_work_dir;
+pub use workdir::{find_store, find_work_dir, store_for};

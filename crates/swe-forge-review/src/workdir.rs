@@ -7,6 +7,9 @@
 //! that holds a `logs/` folder: `X.work`, `X-work`, `X-validated.work`, then, for a dataset
 //! named `X-validated.jsonl` (or `X.validated.jsonl`), `X-work` and `X.work`; else the only
 //! folder of `D` holding both `logs/` and `state.sqlite` (a work folder of another name).
+//!
+//! The state store that keeps the dataset's reviews and decisions is found from there
+//! ([`store_for`]): review writes to it, and curate, report, publish and export read it.
 
 use std::path::{Path, PathBuf};
 
@@ -31,6 +34,26 @@ pub fn find_work_dir(dataset: &Path) -> Option<PathBuf> {
         .filter(|p| has_logs(p) && p.join("state.sqlite").is_file())
         .collect();
     (others.len() == 1).then(|| others.remove(0))
+}
+
+/// The state store of `dataset`'s reviews and decisions when no `--store` names one:
+/// `<dataset>.work/state.sqlite` when that file exists (where earlier versions kept reviews), else
+/// `<work_dir>/state.sqlite` (the work folder given, or [`find_work_dir`]'s), else
+/// `<dataset>.work/state.sqlite`. Review makes it when missing; the readers of decisions read it
+/// only when it exists.
+pub fn store_for(dataset: &Path, work_dir: Option<&Path>) -> PathBuf {
+    let old_store = dataset.with_extension("work").join("state.sqlite");
+    match work_dir {
+        _ if old_store.is_file() => old_store,
+        Some(w) => w.join("state.sqlite"),
+        None => old_store,
+    }
+}
+
+/// [`store_for`] the work folder found next to `dataset` ([`find_work_dir`]): the store
+/// `swe-forge review --dataset <dataset>` writes to when given no `--store` and no `--work-dir`.
+pub fn find_store(dataset: &Path) -> PathBuf {
+    store_for(dataset, find_work_dir(dataset).as_deref())
 }
 
 #[cfg(test)]
@@ -62,5 +85,20 @@ mod tests {
         std::fs::create_dir_all(other.path().join("more/logs")).unwrap();
         std::fs::write(other.path().join("more/state.sqlite"), b"").unwrap();
         assert_eq!(find_work_dir(&other.path().join("data.jsonl")), None, "two candidates: none chosen");
+    }
+
+    #[test]
+    fn the_store_is_the_old_one_else_the_work_folder_s() {
+        let tmp = tempfile::tempdir().unwrap();
+        let d = tmp.path();
+        let dataset = d.join("demo.jsonl");
+        assert_eq!(find_store(&dataset), d.join("demo.work/state.sqlite"), "nothing there: where review makes it");
+        std::fs::create_dir_all(d.join("demo-work/logs")).unwrap();
+        assert_eq!(find_store(&dataset), d.join("demo-work/state.sqlite"));
+        assert_eq!(store_for(&dataset, Some(&d.join("elsewhere"))), d.join("elsewhere/state.sqlite"));
+        std::fs::create_dir_all(d.join("demo.work")).unwrap();
+        std::fs::write(d.join("demo.work/state.sqlite"), b"").unwrap();
+        assert_eq!(find_store(&dataset), d.join("demo.work/state.sqlite"), "an existing old store wins");
+        assert_eq!(store_for(&dataset, Some(&d.join("elsewhere"))), d.join("demo.work/state.sqlite"));
     }
 }

@@ -217,7 +217,8 @@ pub struct ValidateArgs {
     pub pipeline: Option<PathBuf>,
     /// Print the summary as one JSON object on stdout (records, accepted, the funnel, and per
     /// instance its id, status, FAIL_TO_PASS and PASS_TO_PASS counts and rejection reasons)
-    /// instead of a table and the funnel.
+    /// instead of a table and the funnel. With `-o -` the records go to stdout and the summary,
+    /// JSON or not, to stderr.
     #[arg(long)]
     pub json: bool,
     #[command(flatten)]
@@ -283,6 +284,10 @@ pub struct ExportArgs {
     /// Validated records (JSONL, or an instances Parquet table swe-forge wrote).
     #[arg(long, visible_alias = "dataset")]
     pub records: PathBuf,
+    /// The output, as every other command names it: a `.parquet` file is --parquet, a folder with
+    /// `--format harbor` is --dir, anything else (`-` is stdout) is --jsonl.
+    #[arg(long, short, value_name = "PATH")]
+    pub out: Option<PathBuf>,
     /// JSONL output of the accepted instances (in --format).
     #[arg(long)]
     pub jsonl: Option<PathBuf>,
@@ -309,9 +314,14 @@ pub struct ExportArgs {
     /// Parquet output, one row per (accepted instance, test).
     #[arg(long)]
     pub tests_parquet: Option<PathBuf>,
-    /// Export rejected and unvalidated records too.
+    /// Export rejected and unvalidated records too, and those a review decision drops or holds
+    /// back (marked with it).
     #[arg(long)]
     pub all: bool,
+    /// The review decisions to apply: a record a decision drops or holds back (`drop`,
+    /// `needs_work`) is not exported, unless --all.
+    #[command(flatten)]
+    pub store: crate::decisions::StoreArgs,
 }
 
 /// The shape of exported instances.

@@ -85,10 +85,29 @@ impl std::fmt::Display for Usage {
 
 impl std::error::Error for Usage {}
 
-/// Writes one line to stdout; a reader that went away ends the process with
-/// [`Exit::BrokenPipe`] at once (nothing more can be said), any other write error with
-/// [`Exit::Failure`].
+/// Whether the command writes its data (records) to stdout: then [`outln!`]'s lines go to stderr.
+static DATA_ON_STDOUT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Takes note of an output of the command: when it is stdout (`-`, `/dev/stdout`), stdout carries
+/// data only from then on, and the summaries [`outln!`] prints go to stderr.
+pub fn output_to(path: &std::path::Path) {
+    let stdout = path.as_os_str() == "-"
+        || ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"].iter().any(|s| path.as_os_str() == *s);
+    if stdout {
+        DATA_ON_STDOUT.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// Writes one line to stdout (to stderr when stdout carries the data, [`output_to`]); a reader
+/// that went away ends the process with [`Exit::BrokenPipe`] at once (nothing more can be said),
+/// any other write error with [`Exit::Failure`].
 pub fn print_line(args: std::fmt::Arguments<'_>) {
+    if DATA_ON_STDOUT.load(std::sync::atomic::Ordering::Relaxed) {
+        let mut err = io::stderr().lock();
+        // Nothing better to do when stderr is gone.
+        let _ = err.write_fmt(args).and_then(|()| err.write_all(b"\n"));
+        return;
+    }
     let mut out = io::stdout().lock();
     if let Err(e) = out.write_fmt(args).and_then(|()| out.write_all(b"\n")) {
         end_on_write_error(&e);

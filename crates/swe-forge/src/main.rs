@@ -9,6 +9,7 @@
 mod exit;
 mod cli;
 mod commands;
+mod decisions;
 mod engine;
 mod exporting;
 mod interrupt;

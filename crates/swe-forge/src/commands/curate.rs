@@ -12,9 +12,10 @@ use swe_forge_curate::{
     CurateIndex, CurateOptions, DedupOptions, Heuristic, HumanLabel, SplitOptions, SplitWriter, kept_records,
     quality_flags,
 };
-use swe_forge_review::{decision_from_row, review_from_row};
+use swe_forge_review::review_from_row;
 
 use crate::cli::KeepArgs;
+use crate::decisions::{StoreArgs, applied_line};
 use crate::records::{open_records, read_records};
 
 #[derive(Debug, clap::Args)]
@@ -22,14 +23,15 @@ pub struct CurateArgs {
     /// The records to curate (JSONL).
     #[arg(long, visible_alias = "records")]
     pub dataset: PathBuf,
-    /// Where the curated records go (JSONL); every record, with its marks, unless --kept-only.
+    /// Where the curated records go (JSONL; `-` is stdout, which then carries only them); every
+    /// record, with its marks, unless --kept-only.
     #[arg(long, short, required_unless_present = "calibrate")]
     pub out: Option<PathBuf>,
-    /// The state store holding the reviews and decisions made with `swe-forge review`. A
-    /// decision wins over the keep rule: `drop` and `needs_work` leave the kept set (--kept-only,
-    /// splits, publish) and stay marked in the full output (`swe_forge.decision`).
-    #[arg(long)]
-    pub store: Option<PathBuf>,
+    /// The reviews and decisions made with `swe-forge review`: a decision wins over the keep
+    /// rule, `drop` and `needs_work` leave the kept set (--kept-only, splits, publish) and stay
+    /// marked in the full output (`swe_forge.decision`).
+    #[command(flatten)]
+    pub store: StoreArgs,
     /// Human difficulty labels (JSON lines with instance_id and label, or `id<TAB>label` lines);
     /// they override the heuristic.
     #[arg(long)]
@@ -73,7 +75,8 @@ pub struct CurateArgs {
     #[arg(long, requires = "calibrate")]
     pub fit: bool,
     /// Print the summary as one JSON object on stdout (counts, the output, the split files)
-    /// instead of a sentence.
+    /// instead of a sentence. With `-o -` the records go to stdout and the summary, JSON or not,
+    /// to stderr.
     #[arg(long, conflicts_with = "calibrate")]
     pub json: bool,
 }
@@ -87,6 +90,9 @@ pub enum SplitBy {
 }
 
 pub fn curate_command(args: CurateArgs) -> Result<()> {
+    if let Some(out) = &args.out {
+        crate::exit::output_to(out);
+    }
     if let Some(labels) = &args.calibrate {
         return calibrate(&args.dataset, labels, args.fit);
     }
@@ -94,11 +100,12 @@ pub fn curate_command(args: CurateArgs) -> Result<()> {
         return curate_stream(args);
     }
     let mut records = read_records(&args.dataset)?;
-    let options = options(&args, |ids, path| {
+    let (options, store) = options(&args, |ids, path| {
         let known: BTreeSet<&str> = records.iter().map(|r| r.instance_id.as_str()).collect();
         warn_unknown_labels(path, ids, |id| known.contains(id));
     })?;
     let summary = swe_forge_curate::curate(&mut records, &options);
+    report_store(&summary, store.as_deref());
     let mut kept: Vec<&Instance> = kept_records(&records);
     let before = kept.len();
     if args.require_evidence {
@@ -242,7 +249,7 @@ fn curate_stream(args: CurateArgs) -> Result<()> {
     for r in open_records(&args.dataset)? {
         index.add(&r?);
     }
-    let options = options(&args, |ids, path| warn_unknown_labels(path, ids, |id| index.contains(id)))?;
+    let (options, store) = options(&args, |ids, path| warn_unknown_labels(path, ids, |id| index.contains(id)))?;
     let out = args.out.as_deref().context("--out is required")?;
     let seen = index.len();
     let mut marks = index.marks(&options);
@@ -290,6 +297,7 @@ fn curate_stream(args: CurateArgs) -> Result<()> {
     writer.finish().with_context(|| format!("writing {}", out.display()))?;
     let split_files = splits.map(SplitWriter::finish).transpose()?.map(|s| s.files).unwrap_or_default();
     batch.commit()?;
+    report_store(&summary, store.as_deref());
     let counts = Counts {
         without_evidence: args.require_evidence.then_some(without_evidence),
         flagged: args.require_quality.then_some(flagged),
@@ -346,8 +354,12 @@ fn calibrate(dataset: &Path, labels_path: &Path, fit: bool) -> Result<()> {
 }
 
 /// What curate applies: the keep rule, dedup, the labels file (its unknown ids reported by
-/// `warn`) and the reviews and decisions of the store.
-fn options(args: &CurateArgs, warn: impl FnOnce(Keys<'_, String, HumanLabel>, &Path)) -> Result<CurateOptions> {
+/// `warn`) and the reviews and decisions of the store (whose path comes second).
+fn options(
+    args: &CurateArgs,
+    warn: impl FnOnce(Keys<'_, String, HumanLabel>, &Path),
+) -> Result<(CurateOptions, Option<PathBuf>)> {
+    let mut store_path = None;
     let mut options = CurateOptions {
         keep_rule: args.keep.rule(),
         dedup: (!args.no_dedup).then_some(DedupOptions { threshold: args.dedup_threshold }),
@@ -358,20 +370,19 @@ fn options(args: &CurateArgs, warn: impl FnOnce(Keys<'_, String, HumanLabel>, &P
         options.labels = swe_forge_curate::read_labels(path)?;
         warn(options.labels.keys(), path);
     }
-    if let Some(path) = &args.store {
-        if !path.exists() {
-            bail!("state store {} does not exist", path.display());
-        }
-        let store = swe_forge_store::Store::open(path)?;
+    if let Some(store) = args.store.open(&args.dataset, "curate")? {
         let rule = options.keep_rule;
-        options.reviews =
-            store.latest_reviews()?.into_iter().map(|(id, row)| (id, review_from_row(&row, &rule))).collect();
-        // A decision whose verdict this build does not know is left out, as if not made.
-        options.decisions = store
-            .latest_decisions()?
-            .into_iter()
-            .filter_map(|(id, row)| Some((id, decision_from_row(&row)?)))
-            .collect();
+        options.reviews = store.reviews.iter().map(|(id, row)| (id.clone(), review_from_row(row, &rule))).collect();
+        options.decisions = store.decisions;
+        store_path = Some(store.path);
     }
-    Ok(options)
+    Ok((options, store_path))
+}
+
+/// Says on stderr how many decisions and reviews of `store` curate applied.
+fn report_store(summary: &swe_forge_curate::CurateSummary, store: Option<&Path>) {
+    if let Some(store) = store {
+        let line = applied_line(summary.decided, summary.dropped_by_decision, summary.needs_work, store);
+        eprintln!("curate: {line}; {} reviews applied", summary.reviewed);
+    }
 }

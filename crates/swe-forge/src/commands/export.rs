@@ -10,39 +10,18 @@ use swe_forge_core::{Instance, ValidationStatus};
 use swe_forge_logparse::Naming;
 
 use crate::cli::{ExportArgs, ExportFormat};
+use crate::decisions::dropped_by_decision;
 use crate::exit::Usage;
 use crate::exporting::{RecordSinks, create_parents, producer};
 use crate::records::{open_records, read_logs};
 use swe_forge_fs::same_file;
 
-pub fn export_command(args: ExportArgs) -> Result<()> {
-    let files = args.jsonl.is_some() || args.parquet.is_some() || args.tests_parquet.is_some();
-    // Flags that do not go together are usage errors (exit 2), as clap's own.
-    let usage = |m: &str| -> Result<()> { Err(Usage(m.to_owned()).into()) };
-    match (args.format, &args.dir) {
-        (ExportFormat::Harbor, None) => usage("--format harbor writes task folders: give --dir DIR")?,
-        (ExportFormat::Harbor, Some(_)) if files => usage(
-            "--format harbor writes only task folders (--dir): --jsonl, --parquet and --tests-parquet do not go with it",
-        )?,
-        (ExportFormat::Harbor, Some(dir)) if same_file(dir, &args.records) => {
-            bail!("--dir {} is the input (--records)", dir.display())
-        }
-        (ExportFormat::Records | ExportFormat::Swebench, Some(_)) => usage("--dir is for --format harbor")?,
-        (ExportFormat::Records | ExportFormat::Swebench, None) if !files => {
-            usage("nothing to export: give --jsonl, --parquet and/or --tests-parquet")?
-        }
-        _ => {}
-    }
-    let outputs = [("--jsonl", &args.jsonl), ("--parquet", &args.parquet), ("--tests-parquet", &args.tests_parquet)];
-    let outputs: Vec<(&str, &Path)> = outputs.iter().filter_map(|(f, p)| p.as_deref().map(|p| (*f, p))).collect();
-    for (i, (flag, path)) in outputs.iter().enumerate() {
-        // `-` as input is stdin, as output stdout: never the same file.
-        if path.as_os_str() != "-" && same_file(path, &args.records) {
-            bail!("{flag} {} is the input (--records): refusing to overwrite the records being read", path.display());
-        }
-        if let Some((other, _)) = outputs[..i].iter().find(|(_, q)| same_file(path, q)) {
-            bail!("{other} and {flag} name the same file {}: give each output its own path", path.display());
-        }
+pub fn export_command(mut args: ExportArgs) -> Result<()> {
+    resolve_out(&mut args)?;
+    check_outputs(&args)?;
+    let mut decisions = args.store.open(&args.records, "export")?;
+    for out in [&args.jsonl, &args.parquet, &args.tests_parquet].into_iter().flatten() {
+        crate::exit::output_to(out);
     }
     let kept = match (args.naming, &args.work_dir) {
         // `--work-dir` asks for the kept runs, parsed again with this build's parsers; without it
@@ -65,17 +44,22 @@ pub fn export_command(args: ExportArgs) -> Result<()> {
             &producer(),
         )?),
     };
-    let (mut rejected, mut candidates) = (0usize, 0usize);
+    let (mut rejected, mut candidates, mut decided) = (0usize, 0usize, 0usize);
     let (mut total, mut exported) = (0usize, 0usize);
     for record in open_records(&args.records)? {
-        let record = record?;
+        let mut record = record?;
         total += 1;
+        crate::decisions::apply(&mut decisions, &mut record);
         if !(args.all || record.status() == ValidationStatus::Accepted) {
             match record.status() {
                 ValidationStatus::Rejected => rejected += 1,
                 ValidationStatus::Candidate => candidates += 1,
                 ValidationStatus::Accepted => {}
             }
+            continue;
+        }
+        if !args.all && dropped_by_decision(&record) {
+            decided += 1;
             continue;
         }
         let (record, names) = match &kept {
@@ -85,12 +69,12 @@ pub fn export_command(args: ExportArgs) -> Result<()> {
         sinks.write(record, names)?;
         exported += 1;
     }
+    crate::decisions::report(&decisions, "export");
     if exported < total {
         eprintln!(
-            "skipping {} of {total} records: {} rejected, {} never validated (--all exports them too)",
+            "skipping {} of {total} records: {rejected} rejected, {candidates} never validated, {decided} dropped or \
+             held back by a review decision (--all exports them too)",
             total - exported,
-            rejected,
-            candidates
         );
     }
     match sinks {
@@ -100,6 +84,56 @@ pub fn export_command(args: ExportArgs) -> Result<()> {
     }
     batch.commit()?;
     eprintln!("exported {exported} instances");
+    Ok(())
+}
+
+/// `-o PATH` as the flag it stands for: `--dir` with `--format harbor`, `--parquet` for a
+/// `.parquet` file, else `--jsonl`; given with that flag too, a usage error.
+fn resolve_out(args: &mut ExportArgs) -> Result<()> {
+    let Some(out) = args.out.take() else { return Ok(()) };
+    let parquet = out.extension().is_some_and(|e| e.eq_ignore_ascii_case("parquet"));
+    let (flag, slot) = match args.format {
+        ExportFormat::Harbor => ("--dir", &mut args.dir),
+        _ if parquet => ("--parquet", &mut args.parquet),
+        _ => ("--jsonl", &mut args.jsonl),
+    };
+    if slot.is_some() {
+        return Err(Usage(format!("-o {} is {flag} here, which is given too: give one of them", out.display())).into());
+    }
+    *slot = Some(out);
+    Ok(())
+}
+
+/// Refuses flags that do not go together and outputs that are the input or each other.
+fn check_outputs(args: &ExportArgs) -> Result<()> {
+    let files = args.jsonl.is_some() || args.parquet.is_some() || args.tests_parquet.is_some();
+    // Flags that do not go together are usage errors (exit 2), as clap's own.
+    let usage = |m: &str| -> Result<()> { Err(Usage(m.to_owned()).into()) };
+    match (args.format, &args.dir) {
+        (ExportFormat::Harbor, None) => usage("--format harbor writes task folders: give --dir DIR (or -o DIR)")?,
+        (ExportFormat::Harbor, Some(_)) if files => usage(
+            "--format harbor writes only task folders (--dir): --jsonl, --parquet and --tests-parquet do not go with it",
+        )?,
+        (ExportFormat::Harbor, Some(dir)) if same_file(dir, &args.records) => {
+            bail!("--dir {} is the input (--records)", dir.display())
+        }
+        (ExportFormat::Records | ExportFormat::Swebench, Some(_)) => usage("--dir is for --format harbor")?,
+        (ExportFormat::Records | ExportFormat::Swebench, None) if !files => {
+            usage("nothing to export: give -o, --jsonl, --parquet and/or --tests-parquet")?
+        }
+        _ => {}
+    }
+    let outputs = [("--jsonl", &args.jsonl), ("--parquet", &args.parquet), ("--tests-parquet", &args.tests_parquet)];
+    let outputs: Vec<(&str, &Path)> = outputs.iter().filter_map(|(f, p)| p.as_deref().map(|p| (*f, p))).collect();
+    for (i, (flag, path)) in outputs.iter().enumerate() {
+        // `-` as input is stdin, as output stdout: never the same file.
+        if path.as_os_str() != "-" && same_file(path, &args.records) {
+            bail!("{flag} {} is the input (--records): refusing to overwrite the records being read", path.display());
+        }
+        if let Some((other, _)) = outputs[..i].iter().find(|(_, q)| same_file(path, q)) {
+            bail!("{other} and {flag} name the same file {}: give each output its own path", path.display());
+        }
+    }
     Ok(())
 }
 

@@ -16,6 +16,7 @@ use swe_forge_card::{HubCard, HubConfig, ReportOptions};
 use swe_forge_core::{Instance, MarkdownTable, ValidationStatus};
 use swe_forge_curate::{Heuristic, is_kept};
 
+use crate::decisions::StoreArgs;
 use crate::exit::Usage;
 use crate::records::open_records;
 use crate::written::Written;
@@ -24,9 +25,12 @@ use crate::written::Written;
 #[command(after_help = "Example:\n  swe-forge publish --dataset curated.jsonl --out hub/ --license apache-2.0")]
 pub struct PublishArgs {
     /// The dataset: validated (or curated) records, JSONL or an instances Parquet table. Only
-    /// records validation accepted, not dropped by a review and not duplicates are published.
+    /// records validation accepted, not dropped by a review decision (the store's, see --store)
+    /// or a curated review, and not duplicates are published.
     #[arg(long, visible_alias = "records")]
     pub dataset: PathBuf,
+    #[command(flatten)]
+    pub store: StoreArgs,
     /// The folder to write: README.md, plots/ and data/<split>-00000-of-00001.parquet.
     #[arg(long, short)]
     pub out: PathBuf,
@@ -72,6 +76,7 @@ pub fn publish_command(args: PublishArgs) -> Result<()> {
         args.dataset.file_stem().map_or_else(|| "Dataset".into(), |s| s.to_string_lossy().into_owned())
     });
     let split_files = args.splits.as_deref().map(split_files).transpose()?;
+    let mut decisions = args.store.open(&args.dataset, "publish")?;
 
     // Records are read one at a time: the card and the census keep a few numbers of each, the
     // publication keeps the records it ships in a temporary file. Nothing in --out changes
@@ -86,7 +91,8 @@ pub fn publish_command(args: PublishArgs) -> Result<()> {
         splits.push(("test".to_owned(), Vec::new()));
     }
     for r in open_records(&args.dataset)? {
-        let r = r?;
+        let mut r = r?;
+        crate::decisions::apply(&mut decisions, &mut r);
         card.add(&r);
         census.add(&r);
         if split_files.is_none() && is_kept(&r) {
@@ -97,7 +103,8 @@ pub fn publish_command(args: PublishArgs) -> Result<()> {
     for (name, file) in split_files.iter().flatten() {
         let mut slots = Vec::new();
         for r in open_records(file)? {
-            let r = r?;
+            let mut r = r?;
+            crate::decisions::apply(&mut decisions, &mut r);
             if is_kept(&r) {
                 slots.push(publication.keep(&r)?);
             }
@@ -108,6 +115,7 @@ pub fn publish_command(args: PublishArgs) -> Result<()> {
         }
         splits.push((name.clone(), slots));
     }
+    crate::decisions::report(&decisions, "publish");
     if let Some(dir) = &args.splits
         && splits.is_empty()
     {

@@ -10,6 +10,7 @@ use crate::validation::SummaryTable;
 
 pub fn regrade_command(args: RegradeArgs) -> Result<()> {
     let to_stdout = args.out.as_os_str() == "-";
+    crate::exit::output_to(&args.out);
     let context = crate::exporting::jsonl_context(&args.out);
     let mut out = swe_forge_export::JsonlWriter::create(&args.out).with_context(|| context.clone())?;
     // The table goes to stdout as the records come, unless the records themselves go there.

@@ -6,6 +6,7 @@ use anyhow::Result;
 use swe_forge_card::ReportOptions;
 use swe_forge_curate::Heuristic;
 
+use crate::decisions::StoreArgs;
 use crate::records::{folder_out, open_records};
 use crate::written::Written;
 
@@ -14,6 +15,8 @@ pub struct ReportArgs {
     /// The dataset (JSONL records; curated ones carry difficulty, reviews and duplicate marks).
     #[arg(long, visible_alias = "records")]
     pub dataset: PathBuf,
+    #[command(flatten)]
+    pub store: StoreArgs,
     /// Folder for README.md and plots/.
     #[arg(long, short)]
     pub out: PathBuf,
@@ -27,6 +30,7 @@ pub struct ReportArgs {
 }
 
 pub fn report_command(args: ReportArgs) -> Result<()> {
+    let mut decisions = args.store.open(&args.dataset, "report")?;
     folder_out("--out", &args.out)?;
     let mut written = Written::read(&args.out)?;
     written.check_replace(&["README.md"], args.force)?;
@@ -37,8 +41,11 @@ pub fn report_command(args: ReportArgs) -> Result<()> {
     let mut card =
         swe_forge_card::Card::new(ReportOptions { out_dir: args.out.clone(), title, heuristic: Heuristic::CALIBRATED });
     for record in open_records(&args.dataset)? {
-        card.add(&record?);
+        let mut record = record?;
+        crate::decisions::apply(&mut decisions, &mut record);
+        card.add(&record);
     }
+    crate::decisions::report(&decisions, "report");
     let card = card.write()?;
     written.record("README.md")?;
     written.save()?;

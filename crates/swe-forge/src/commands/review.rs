@@ -42,11 +42,9 @@ pub fn review_command(args: ReviewArgs) -> Result<()> {
         Some(w) => WorkDir::Given(w.clone()),
         None => swe_forge_review::find_work_dir(&args.dataset).map_or(WorkDir::None, WorkDir::Found),
     };
-    let old_store = args.dataset.with_extension("work").join("state.sqlite");
     let store = args.store.clone().unwrap_or_else(|| match &work_dir {
-        _ if old_store.is_file() => old_store.clone(),
-        WorkDir::Given(w) | WorkDir::Found(w) => w.join("state.sqlite"),
-        WorkDir::None => old_store.clone(),
+        WorkDir::Given(w) | WorkDir::Found(w) => swe_forge_review::store_for(&args.dataset, Some(w)),
+        WorkDir::None => swe_forge_review::store_for(&args.dataset, None),
     });
     if let Some(parent) = store.parent().filter(|p| !p.as_os_str().is_empty() && !p.exists()) {
         std::fs::create_dir_all(parent).with_context(|| format!("making {}", parent.display()))?;

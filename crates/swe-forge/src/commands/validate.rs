@@ -12,6 +12,7 @@ use crate::settings::{apply_engine_args, apply_pipeline};
 use crate::validation::{print_summary, validate_records};
 
 pub async fn validate_command(args: ValidateArgs) -> Result<()> {
+    crate::exit::output_to(&args.out);
     // The output replaces its file as records are validated: the input must not be it (export
     // refuses the same).
     if args.records.as_os_str() != "-" && swe_forge_fs::same_file(&args.out, &args.records) {

@@ -1,6 +1,7 @@
 //! `swe-forge curate` and `swe-forge report` on a fixture dataset made from the devset: human
 //! labels over the heuristic, a backport found as a duplicate, date/repository/language splits,
-//! schema-valid output, the calibration report, and the dataset card with its plots.
+//! schema-valid output, the calibration report, the dataset card with its plots, and `-o -`
+//! leaving stdout to the records alone.
 
 use std::path::Path;
 
@@ -311,4 +312,30 @@ fn curate_require_quality_keeps_the_unflagged_and_the_card_gives_each_flags_shar
         "{card}"
     );
     assert!(card.contains("Shares are of the 21 kept instances that carry quality signals; 0 carry none"), "{card}");
+}
+
+/// `curate -o -` writes the records to stdout and nothing else, with or without `-q` and `--json`:
+/// its summary goes to stderr.
+#[test]
+fn curate_to_stdout_writes_only_records_there() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dataset = tmp.path().join("validated.jsonl");
+    let records = fixture(&dataset);
+    for extra in [&[][..], &["-q"], &["--json"]] {
+        let mut args = vec!["curate", "--dataset", dataset.to_str().unwrap(), "-o", "-", "--no-store"];
+        args.extend(extra);
+        let o = swe_forge(&args);
+        assert!(o.status.success(), "{extra:?}: {}", text(&o));
+        let stdout = String::from_utf8(o.stdout.clone()).unwrap();
+        let lines: Vec<&str> = stdout.lines().collect();
+        assert_eq!(lines.len(), records.len(), "{extra:?}: {stdout}");
+        for line in lines {
+            let r: swe_forge_core::Instance =
+                serde_json::from_str(line).unwrap_or_else(|e| panic!("{extra:?}: not a record ({e}): {line}"));
+            assert!(!r.instance_id.is_empty());
+        }
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        let summary = if extra == ["--json"] { "\"out\":\"-\"" } else { "written to -" };
+        assert!(stderr.contains(summary), "{extra:?}: the summary: {stderr}");
+    }
 }

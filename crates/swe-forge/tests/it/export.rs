@@ -497,7 +497,7 @@ fn a_harbor_export_takes_a_folder_and_refuses_what_it_cannot_write() {
     };
     // Outputs missing or flags that do not go together: usage errors (2), as clap's.
     let usage = |args: &[&str], why: &str| refused_with(2, args, why);
-    usage(&[], "nothing to export: give --jsonl, --parquet and/or --tests-parquet");
+    usage(&[], "nothing to export: give -o, --jsonl, --parquet and/or --tests-parquet");
     usage(&["--format", "harbor"], "give --dir DIR");
     usage(&["--format", "harbor", "--dir", &p("h"), "--jsonl", &p("x.jsonl")], "only task folders");
     usage(&["--dir", &p("h")], "--dir is for --format harbor");
@@ -517,6 +517,37 @@ fn a_harbor_export_takes_a_folder_and_refuses_what_it_cannot_write() {
     std::fs::create_dir(dir.path().join("mine")).unwrap();
     std::fs::write(dir.path().join("mine/a.txt"), "x").unwrap();
     refused_with(1, &["--format", "harbor", "--dir", &p("mine")], "not a Harbor export");
+}
+
+/// `-o` names the output as in every other command: a `.parquet` file is `--parquet`, a folder
+/// with `--format harbor` is `--dir`, anything else is `--jsonl` (`-` is stdout, which then
+/// carries only the records); given with the flag it stands for, a usage error.
+#[test]
+fn export_takes_o_as_every_command_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("input.jsonl");
+    let mut records = sample_records();
+    let go = records.iter_mut().find(|r| r.instance_id == "forge-fixtures__gostack-1").unwrap();
+    go.swe_forge.as_mut().unwrap().image_id = Some("sha256:0123".into());
+    write_records(&input, &records);
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_owned();
+    let input = p("input.jsonl");
+    export(&["--records", &input, "--jsonl", &p("a.jsonl"), "--parquet", &p("a.parquet")]);
+    export(&["--records", &input, "-o", &p("b.jsonl")]);
+    export(&["--records", &input, "-o", &p("b.parquet")]);
+    assert_eq!(std::fs::read(p("a.jsonl")).unwrap(), std::fs::read(p("b.jsonl")).unwrap());
+    assert_eq!(
+        swe_forge_export::read_records(p("a.parquet")).unwrap(),
+        swe_forge_export::read_records(p("b.parquet")).unwrap()
+    );
+    export(&["--records", &input, "--format", "harbor", "-o", &p("h")]);
+    assert!(dir.path().join("h/forge-fixtures__gostack-1/task.toml").is_file());
+    let o = swe_forge(&["export", "--records", &input, "-o", "-"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(o.stdout, std::fs::read(p("a.jsonl")).unwrap(), "stdout holds the records only");
+    let o = swe_forge(&["export", "--records", &input, "-o", &p("c.jsonl"), "--jsonl", &p("d.jsonl")]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("is --jsonl here, which is given too"), "{}", text(&o));
 }
 
 /// A record keeps both namings of its tests (`swe_forge.msb_names`): validate's output, moved to

@@ -13,6 +13,7 @@ mod backend_swarm;
 mod bad_input;
 mod breaker;
 mod curate;
+mod decisions;
 mod environments;
 mod evaluate;
 mod evaluate_integrity;

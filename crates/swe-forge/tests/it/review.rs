@@ -1,7 +1,7 @@
 //! `swe-forge review` end to end: a generated 5,000-instance dataset is served, the page is driven
 //! in headless Chromium (load, filter, review with the keyboard, save, reload and see the
 //! decision), the server's paging is timed, foreign requests are refused, and `swe-forge curate`
-//! carries the decisions into the records.
+//! and `publish` carry the decisions into the records and the published folder.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -442,7 +442,7 @@ fn flag_for_review(r: &mut Instance, meta: &mut ForgeMeta) {
 /// demo put it, the per-test table naming the `pass_to_fail` test and its log section, decisions
 /// (keep, needs work) with reasons, the address naming the instance shown (a changed hash opens
 /// it, back returns), a layout that leaves the logs readable at 800, 1400 and 2560 px, and
-/// `curate` carrying the decisions. With SWE_FORGE_SCREENSHOTS=DIR the three widths are saved
+/// `curate` and `publish` carrying the decisions (found next to the dataset without `--store`). With SWE_FORGE_SCREENSHOTS=DIR the three widths are saved
 /// as PNGs there, with the first screen of a flagged instance (docs/review/ holds them).
 #[test]
 fn keyboard_review_with_decisions_tests_and_logs_then_curate() {
@@ -643,20 +643,21 @@ fn keyboard_review_with_decisions_tests_and_logs_then_curate() {
         verdict(2),
         Some((swe_forge_core::Verdict::NeedsWork, "TestLen is not in FAIL_TO_PASS but the issue is about it".into()))
     );
+    // Without --store, curate and publish find the page's store next to the dataset, as review
+    // did: the instance held back in the page is neither kept nor published.
     let kept = tmp.path().join("kept.jsonl");
-    let o = swe_forge(&[
-        "curate",
-        "--dataset",
-        dataset.to_str().unwrap(),
-        "--store",
-        store.to_str().unwrap(),
-        "--no-dedup",
-        "--kept-only",
-        "--out",
-        kept.to_str().unwrap(),
-    ]);
+    let (d, k) = (dataset.to_str().unwrap(), kept.to_str().unwrap());
+    let o = swe_forge(&["curate", "--dataset", d, "--no-dedup", "--kept-only", "-o", k]);
     assert!(o.status.success(), "{}", text(&o));
+    let applied = format!("2 review decisions applied (0 drop, 1 needs_work) from {}", store.display());
+    assert!(text(&o).contains(&format!("curate: {applied}")), "{}", text(&o));
     assert_eq!(curated(&kept).iter().map(|r| r.instance_id.as_str()).collect::<Vec<_>>(), [ids[0]]);
+    let hub = tmp.path().join("hub");
+    let o = swe_forge(&["publish", "--dataset", dataset.to_str().unwrap(), "--out", hub.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains(&format!("publish: {applied}")), "{}", text(&o));
+    let rows = swe_forge_export::read_records(hub.join("data/test-00000-of-00001.parquet")).unwrap();
+    assert_eq!(rows.iter().map(|r| r.instance_id.as_str()).collect::<Vec<_>>(), [ids[0]]);
 }
 
 /// No work folder next to the dataset: the server says so on stderr and the page warns.
