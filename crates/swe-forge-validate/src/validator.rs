@@ -759,11 +759,7 @@ impl Validator {
             .then(|| swe_forge_recipes::missing_dependency(&String::from_utf8_lossy(&out.log)))
             .flatten();
         let root_refusal = (request.phase == Phase::Run && request.attempt == 0 && target.user.is_none())
-            .then(|| {
-                std::iter::once(&out.log[..])
-                    .chain(out.files.iter().map(|(_, bytes)| &bytes[..]))
-                    .find_map(|b| swe_forge_recipes::root_refusal(&String::from_utf8_lossy(b)))
-            })
+            .then(|| root_refusal(&out))
             .flatten();
         Ok(RunOutcome { parsed, limits, toolchain_sign, facts, notes, missing, root_refusal })
     }
@@ -1284,6 +1280,14 @@ pub(crate) struct RunOutcome {
     /// A base run (the first) whose output (its log or a result file) says the suite refuses to
     /// run as root: that line.
     pub root_refusal: Option<String>,
+}
+
+/// The line of a run's output (its log, then its result files) that says the suite refuses to run
+/// as root.
+fn root_refusal(out: &swe_forge_docker::RunOutput) -> Option<String> {
+    std::iter::once(&out.log[..])
+        .chain(out.files.iter().map(|(_, bytes)| &bytes[..]))
+        .find_map(|b| swe_forge_recipes::root_refusal(&String::from_utf8_lossy(b)))
 }
 
 /// The `swe-forge: canary …` lines of the first 64 KiB of a run's log.
