@@ -75,6 +75,7 @@ mod catch2_text;
 mod catch2_xml;
 mod ctest;
 mod ctest_cases;
+mod ctest_tap;
 mod detect;
 mod error;
 mod exit_code;
@@ -101,6 +102,7 @@ mod vitest_text;
 mod xml_bound;
 
 pub use ctest_cases::{CASES_RESULTS_DIR, CTEST_TESTS_JSON, GTEST_RESULTS_DIR, is_grain_note};
+pub use ctest_tap::CTEST_JUNIT;
 pub use error::{MsbNamingError, UnknownNaming};
 pub use exit_code::{exit_code_consistent, no_tests_ran};
 pub use msb::{CtestNames, GoSubtests, MsbNaming, RepoNaming, msb_rollup};

@@ -76,8 +76,8 @@ impl Parsers {
     }
 
     /// One run's statuses: from its result files when they hold a result and there is a parser
-    /// for them, from its log otherwise; ctest targets as the GoogleTest cases their binaries
-    /// reported (`ParsedLog::read_binary_cases`); when neither holds a test, from the log's verdict lines of a
+    /// for them, from its log otherwise; ctest targets as the test cases their binaries
+    /// reported (`ParsedLog::read_binary_cases`) or the TAP they printed (`ParsedLog::read_target_tap`); when neither holds a test, from the log's verdict lines of a
     /// hand-written runner (`Testing x: OK`, run by the build where ctest finds nothing).
     pub fn parse(&self, log: &[u8], files: &[(String, Vec<u8>)]) -> ParsedLog {
         let from_log = || {
@@ -98,6 +98,7 @@ impl Parsers {
         // ctest targets whose gtest binaries reported their cases are read as those cases.
         if matches!(self.log, Framework::Ctest) || self.results == Some(Framework::CtestJunit) {
             parsed.read_binary_cases(files);
+            parsed.read_target_tap(files);
             parsed.name_ctest_targets(Framework::Ctest, self.naming.ctest);
         }
         // A project's own test script may print another format than the recipe's parser reads

@@ -3,7 +3,8 @@
 //! (found in the suite's `Contents` index) and says so in its provenance; a tree whose CMake
 //! file builds the library only, and whose autotools run the tests, is validated with autotools;
 //! an `ExternalProject` whose library Ninja cannot see is built with the Makefile generator; a
-//! suite that refuses to run as root runs as an unprivileged test user.
+//! suite that refuses to run as root runs as an unprivileged test user; a runner that prints TAP
+//! under one ctest target is graded by its tests.
 
 use swe_forge_core::{BuildAttempt, Instance};
 
@@ -220,4 +221,47 @@ fn a_suite_that_refuses_root_runs_as_a_test_user() {
     assert_eq!(a.len(), 1, "{a:?}");
     assert_eq!((a[0].kind.as_str(), a[0].action.as_str()), ("test_user", "swe-forge"));
     assert_eq!(a[0].line, "This test suite cannot be run as root.", "{a:?}");
+}
+
+/// A C project whose own runner, one ctest target, prints TAP (as libuv's does): the target is
+/// read as the tests of its TAP from ctest's JUnit report, and FAIL_TO_PASS names the test the
+/// test patch adds, PASS_TO_PASS the others, never the target.
+#[test]
+fn a_runner_that_prints_tap_under_one_ctest_target_is_graded_by_its_tests() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = tmp.path().join("repos");
+    let cmake = "cmake_minimum_required(VERSION 3.10)\nproject(taprun C)\nadd_library(mathx src/mathx.c)\n\
+                 target_include_directories(mathx PUBLIC src)\nenable_testing()\n\
+                 add_executable(runner tests/runner.c)\ntarget_link_libraries(runner mathx)\n\
+                 add_test(NAME suite COMMAND runner)\n";
+    let runner = |checks: &[(&str, &str)]| {
+        let mut body = format!("    int failed = 0;\n    printf(\"1..{}\\n\");\n", checks.len());
+        for (i, (name, check)) in checks.iter().enumerate() {
+            body.push_str(&format!(
+                "    if ({check}) printf(\"ok {n} - {name}\\n\"); else {{ printf(\"not ok {n} - {name}\\n\"); failed = 1; }}\n",
+                n = i + 1
+            ));
+        }
+        format!("#include <stdio.h>\n#include \"mathx.h\"\n\nint main(void) {{\n{body}    return failed;\n}}\n")
+    };
+    let base = [("adds", "mathx_add(2, 3) == 5"), ("adds_negatives", "mathx_add(-2, -3) == -5")];
+    let with_sub = [base[0], base[1], ("subtracts", "mathx_sub(5, 3) == 2")];
+    let fx = fixture(
+        &repos.join("forge-fixtures/taprun"),
+        "2023-03-01T00:00:00Z",
+        &[
+            ("CMakeLists.txt", cmake),
+            ("src/mathx.h", SUB_HEADER),
+            ("src/mathx.c", &SUB_SOURCE.replace("a - b", "a + b")),
+            ("tests/runner.c", &runner(&base)),
+        ],
+        &[("tests/runner.c", &runner(&with_sub))],
+        &[("src/mathx.c", SUB_SOURCE)],
+    );
+    let inst = instance("forge-fixtures", "taprun", 5, fx);
+    let out = validate_with(&[&inst], &repos, &tmp.path().join("out"), None, CHEAP);
+    let r = &out[0];
+    accepted(r);
+    assert_eq!(keys(&r.fixed_tests), ["suite::subtracts"], "{:?}", r.swe_forge);
+    assert_eq!(keys(&r.p2p_tests), ["suite::adds", "suite::adds_negatives"], "{:?}", r.p2p_tests);
 }
