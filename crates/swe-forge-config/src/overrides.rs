@@ -212,11 +212,80 @@ impl RecipeOverride {
                 return Err(invalid(format!("{key}.apt_suites"), format!("{s:?} is not a Debian suite name")));
             }
         }
+        self.check_names(origin, key)?;
         for (i, v) in self.variants.iter().enumerate() {
             v.check_fields(origin, &format!("{key}.variants[{i}]"))?;
         }
         Ok(())
     }
+
+    /// The names spliced into a Dockerfile or a setup line: the test user (`useradd`, `chown`,
+    /// `runuser`), recipe, toolchain and language names, the environment commit, and each extra
+    /// source's repository, revision and path (`COPY extra/<i>/ <path>/`). None may hold a space,
+    /// a line feed or a shell character.
+    fn check_names(&self, origin: &str, key: &str) -> Result<(), ConfigError> {
+        let invalid =
+            |field: String, message: String| ConfigError::Invalid { origin: origin.to_owned(), key: field, message };
+        if let Some(u) = &self.test_user
+            && !is_user_name(u)
+        {
+            return Err(invalid(
+                format!("{key}.test_user"),
+                format!("{u:?} is not a user name ([a-z_][a-z0-9_-]*, at most 32)"),
+            ));
+        }
+        let names = [
+            ("recipe", self.recipe.as_deref(), ".+-_"),
+            ("toolchain", self.toolchain.as_deref(), ".+-_"),
+            ("language", self.language.as_deref(), ".+-_#"),
+            ("env_commit", self.env_commit.as_deref(), ".+-_/~^@{}"),
+        ];
+        for (field, value, extra) in names {
+            if let Some(v) = value
+                && !is_plain(v, extra)
+            {
+                return Err(invalid(
+                    format!("{key}.{field}"),
+                    format!("{v:?} is not a plain name (letters, digits, {extra})"),
+                ));
+            }
+        }
+        for (i, x) in self.extra_sources.iter().enumerate() {
+            let field = |f: &str| format!("{key}.extra_sources[{i}].{f}");
+            if !is_plain(&x.repo, "._-/") {
+                return Err(invalid(field("repo"), format!("{:?} is not `org/name`", x.repo)));
+            }
+            if !is_plain(&x.rev, ".+-_/~^@{}") {
+                return Err(invalid(field("rev"), format!("{:?} is not a tag, branch or commit", x.rev)));
+            }
+            if !(x.path.starts_with('/')
+                && x.path.len() > 1
+                && x.path[1..].chars().all(|c| c.is_ascii_alphanumeric() || "._-/+@".contains(c)))
+            {
+                return Err(invalid(
+                    field("path"),
+                    format!(
+                        "{:?} is not an absolute path of letters, digits and `._-/+@` (no space, no line feed)",
+                        x.path
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Not empty, not an option (`-x`), and only ASCII letters, digits and the characters of `extra`.
+fn is_plain(s: &str, extra: &str) -> bool {
+    !s.is_empty() && !s.starts_with('-') && s.chars().all(|c| c.is_ascii_alphanumeric() || extra.contains(c))
+}
+
+/// A login name `useradd` takes as is: `[a-z_][a-z0-9_-]*`, at most 32 characters.
+fn is_user_name(s: &str) -> bool {
+    let mut chars = s.chars();
+    s.len() <= 32
+        && chars.next().is_some_and(|c| c.is_ascii_lowercase() || c == '_')
+        && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-')
 }
 
 /// `overrides."<key>"` as a TOML path.

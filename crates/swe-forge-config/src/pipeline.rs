@@ -82,6 +82,33 @@ pub struct BaseSection {
     pub mirror: Option<String>,
 }
 
+impl BaseSection {
+    /// The suite goes into the base image's tag and a `LABEL` line, the mirror onto
+    /// debootstrap's command line: a suite is a plain name, a mirror a URL without a space or a
+    /// control character.
+    fn check(&self, origin: &str) -> Result<(), ConfigError> {
+        let invalid = |key: &str, message: String| ConfigError::Invalid {
+            origin: origin.to_owned(),
+            key: format!("base.{key}"),
+            message,
+        };
+        if let Some(s) = &self.suite
+            && (s.is_empty()
+                || s.starts_with('-')
+                || !s.chars().all(|c| c.is_ascii_alphanumeric() || "._-".contains(c)))
+        {
+            return Err(invalid("suite", format!("{s:?} is not a Debian suite name")));
+        }
+        if let Some(m) = &self.mirror
+            && (!(m.starts_with("http://") || m.starts_with("https://") || m.starts_with("file:/"))
+                || m.chars().any(|c| c.is_whitespace() || c.is_control()))
+        {
+            return Err(invalid("mirror", format!("{m:?} is not an http(s) or file URL without spaces")));
+        }
+        Ok(())
+    }
+}
+
 /// `[validate]`: validation limits; a key left out keeps the command's default.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -276,6 +303,7 @@ impl Pipeline {
             o.check(origin, &override_key(key))?;
         }
         p.validate.check(origin)?;
+        p.base.check(origin)?;
         Ok(p)
     }
 
@@ -388,11 +416,39 @@ mod tests {
             ("extra_packages = [\"git && touch /pwn\"]", "`overrides.\"o/r\".extra_packages`"),
             ("apt_suites = [\"sid\\nRUN x\"]", "`overrides.\"o/r\".apt_suites`"),
             ("[[overrides.\"o/r\".variants]]\nenv = { \"=\" = \"\" }", "`overrides.\"o/r\".variants[0].env`"),
+            (
+                "extra_sources = [{ repo = \"o/d\", rev = \"v1\", path = \"/opt/x\\nRUN mkdir /pwned #\" }]",
+                "`overrides.\"o/r\".extra_sources[0].path`",
+            ),
+            ("extra_sources = [{ repo = \"o/d\", rev = \"v1\", path = \"/opt/a b\" }]", "extra_sources[0].path`"),
+            ("extra_sources = [{ repo = \"o/d\\nx\", rev = \"v1\", path = \"/opt/x\" }]", "extra_sources[0].repo`"),
+            ("extra_sources = [{ repo = \"o/d\", rev = \"v1;id\", path = \"/opt/x\" }]", "extra_sources[0].rev`"),
+            ("test_user = \"tester\\nRUN touch /pwn\"", "`overrides.\"o/r\".test_user`"),
+            ("test_user = \"t; rm -rf /\"", "`overrides.\"o/r\".test_user`"),
+            ("toolchain = \"node-20\\nRUN touch /pwn\"", "`overrides.\"o/r\".toolchain`"),
+            ("recipe = \"js-jest x\"", "`overrides.\"o/r\".recipe`"),
+            ("env_commit = \"abc$(id)\"", "`overrides.\"o/r\".env_commit`"),
+            ("[[overrides.\"o/r\".variants]]\ntest_user = \"a\\nb\"", "`overrides.\"o/r\".variants[0].test_user`"),
         ] {
             let text = format!("{MINIMAL}[overrides.\"o/r\"]\n{body}\n");
             let err = Pipeline::from_toml(&text, "pipeline p.toml").map(|_| ()).unwrap_err().to_string();
             assert!(err.contains(says), "{body}: {err}");
         }
+        for (base, says) in
+            [("suite = \"trixie\\nLABEL x=1\"", "`base.suite`"), ("mirror = \"http://m x\"", "`base.mirror`")]
+        {
+            let err =
+                Pipeline::from_toml(&format!("{MINIMAL}[base]\n{base}\n"), "p").map(|_| ()).unwrap_err().to_string();
+            assert!(err.contains(says), "{base}: {err}");
+        }
+        Pipeline::from_toml(
+            &format!("{MINIMAL}[base]\nsuite = \"bookworm\"\nmirror = \"http://deb.debian.org/debian\"\n"),
+            "p",
+        )
+        .unwrap();
+        let fine = "test_user = \"swe_forge-1\"\ntoolchain = \"go-1.22\"\nlanguage = \"c++\"\nenv_commit = \"v1.2^{commit}\"\n\
+                    extra_sources = [{ repo = \"nlohmann/json_test_data\", rev = \"v3.1.0\", path = \"/swe-forge/extra/json_test-data\" }]";
+        Pipeline::from_toml(&format!("{MINIMAL}[overrides.\"o/r\"]\n{fine}\n"), "p").unwrap();
         let fine = "env = { JAVA_TOOL_OPTIONS = \"-Xmx2g -Dfile.encoding=UTF-8\", _X1 = \"\" }\nextra_packages = [\"libssl-dev\", \"g++-12/bookworm\", \"x=1.2+b1\"]";
         Pipeline::from_toml(&format!("{MINIMAL}[overrides.\"o/r\"]\n{fine}\n"), "p").unwrap();
     }

@@ -124,6 +124,10 @@ fn bad_path(path: &str) -> Option<&'static str> {
     if rest.is_empty() || rest.split('/').any(|c| c.is_empty() || c == "." || c == "..") {
         return Some("must be an absolute path without empty, `.` or `..` components");
     }
+    if !rest.chars().all(|c| c.is_ascii_alphanumeric() || "._-/+@".contains(c)) {
+        // It is spliced into the Dockerfile's `COPY` line: a line feed would start an instruction.
+        return Some("must hold only letters, digits and `._-/+@` (no space, no line feed)");
+    }
     let repo = REPO_DIR.trim_start_matches('/');
     if rest == repo || rest.starts_with(&format!("{repo}/")) || repo.starts_with(&format!("{rest}/")) {
         return Some("must be outside the repository's folder");
@@ -216,7 +220,17 @@ mod tests {
         for ok in ["/swe-forge/extra/json_test_data", "/opt/data", "/testbed2"] {
             assert_eq!(bad_path(ok), None, "{ok}");
         }
-        for bad in ["relative", "/", "/testbed", "/testbed/x", "/a/../testbed", "/a//b", "/a/./b"] {
+        for bad in [
+            "relative",
+            "/",
+            "/testbed",
+            "/testbed/x",
+            "/a/../testbed",
+            "/a//b",
+            "/a/./b",
+            "/opt/x\nRUN mkdir /pwned #",
+            "/a b",
+        ] {
             assert!(bad_path(bad).is_some(), "{bad}");
         }
         let tmp = tempfile::tempdir().unwrap();

@@ -375,7 +375,7 @@ fn setup_script(
         toolchain.setup_prelude,
         recipe.setup.join("\n")
     );
-    if let Some(user) = &recipe.test_user {
+    if let Some(user) = recipe.test_user.as_deref().map(shell_quote) {
         // The unprivileged test user owns the repository (and nothing else). On top of an
         // environment only files it does not own yet change (a chown copies a file into the layer).
         let chown = if whole_tree_chown {
@@ -719,7 +719,7 @@ impl Validator {
             }
         } else {
             script.push_str(&format!("cd {REPO_DIR}\n{LEAK_CHECK}"));
-            if let Some(user) = &recipe.test_user {
+            if let Some(user) = recipe.test_user.as_deref().map(shell_quote) {
                 script.push_str(&format!("find {REPO_DIR} ! -user {user} -exec chown -h {user}: {{}} +\n"));
             }
         }
@@ -812,7 +812,7 @@ fn prefetch_script(
         fetched = shell_quote(&fetched),
         failed = shell_quote(&failed),
     ));
-    if let Some(user) = &recipe.test_user {
+    if let Some(user) = recipe.test_user.as_deref().map(shell_quote) {
         s.push_str(&format!("find {REPO_DIR} ! -user {user} -exec chown -h {user}: {{}} +\n"));
     }
     s

@@ -121,7 +121,7 @@ fn apply(path: &str) -> String {
 /// [`FIX_PATCH`] it is the run phase, with the test patch only the test phase.
 pub(crate) fn run_tests_script(recipe: &Recipe) -> String {
     let mut s = String::from("#!/bin/bash\n# swe-forge instance contract: schemas/instance-image.md\n");
-    if let Some(user) = &recipe.test_user {
+    if let Some(user) = recipe.test_user.as_deref().map(swe_forge_recipes::shell_quote) {
         s.push_str(&format!(
             "if [ \"$(id -u)\" = 0 ] && id -u {user} >/dev/null 2>&1; then exec runuser -u {user} -- /bin/bash \"$0\" \"$@\"; fi\n"
         ));
