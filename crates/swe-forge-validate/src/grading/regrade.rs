@@ -4,7 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
-use swe_forge_core::{Instance, LabelRule, Phase, PhaseStatuses, RejectReason, Rejection, RunLogs, ValidationStatus};
+use swe_forge_core::{
+    Instance, LabelRule, Phase, PhaseRun, PhaseStatuses, RejectReason, Rejection, RunLogs, ValidationStatus,
+};
 
 use super::grade::{GradeInput, KEEP_RULE_REASONS, Parsers, grade};
 use crate::truncation::RunFacts;
@@ -19,6 +21,18 @@ pub enum RegradeError {
         instance: String,
         /// The expected file.
         path: PathBuf,
+    },
+    /// A kept log is not the log the run wrote: its size or sha256 is not the record's
+    /// (`log_bytes`, `log_sha256`). Grading it would give the record another verdict than its
+    /// runs gave, without a word.
+    #[error("{instance}: log {path} is not the one its run wrote ({why})")]
+    EditedLog {
+        /// The instance.
+        instance: String,
+        /// The kept log.
+        path: PathBuf,
+        /// How it differs.
+        why: String,
     },
     /// The record names no parser, or its repository's naming rules do not load.
     #[error("{instance}: the parsers the record names")]
@@ -53,16 +67,21 @@ pub fn regrade(inst: &Instance, work_dir: &Path) -> Result<Instance, RegradeErro
     let mut msb_names = std::collections::BTreeMap::new();
     for run in new_meta.runs.iter_mut() {
         let label = RunLogs::label(run.phase, run.attempt);
+        let path = logs.log(&label);
+        let kept = swe_forge_fs::read_file_capped(&path, swe_forge_fs::READ_CAP)
+            .map_err(|_| RegradeError::MissingLog { instance: id.clone(), path: path.clone() })?;
+        check_kept_log(&kept.bytes, kept.truncated, run).map_err(|why| RegradeError::EditedLog {
+            instance: id.clone(),
+            path: path.clone(),
+            why,
+        })?;
         let parsed = parsers
             .reparse(&logs, &label)
             .ok_or_else(|| RegradeError::MissingLog { instance: id.clone(), path: logs.log(&label) })?;
         run.tests = parsed.tests.len() as u64;
         let slot = Phase::ALL.iter().position(|p| *p == run.phase).unwrap_or(0);
         if run.attempt == 0 {
-            let log = swe_forge_fs::read_file_capped(&logs.log(&label), swe_forge_fs::READ_CAP)
-                .map(|r| r.bytes)
-                .unwrap_or_default();
-            input.facts[slot] = RunFacts::of(&log, run.exit_code, run.timed_out, &command);
+            input.facts[slot] = RunFacts::of(&kept.bytes, run.exit_code, run.timed_out, &command);
         }
         msb_names.extend(parsed.msb_names);
         runs[slot].push(parsed.tests);
@@ -88,4 +107,88 @@ pub fn regrade(inst: &Instance, work_dir: &Path) -> Result<Instance, RegradeErro
         if new_meta.rejections.is_empty() { ValidationStatus::Accepted } else { ValidationStatus::Rejected };
     out.swe_forge = Some(new_meta);
     Ok(out)
+}
+
+/// Whether `kept` (read whole unless `cut`) is the log `run` wrote, as the record tells it: the
+/// whole log, `log_bytes` long with sha256 `log_sha256`; or, beyond the log cap, its head and
+/// tail around the line that says how many bytes were dropped, which add up to `log_bytes` (the
+/// dropped middle cannot be hashed: a log kept so is checked by its size alone). A record without
+/// a hash (none was written before runs were recorded) is not checked. Why not, when it is not.
+pub(crate) fn check_kept_log(kept: &[u8], cut: bool, run: &PhaseRun) -> Result<(), String> {
+    if run.log_sha256.is_empty() {
+        return Ok(());
+    }
+    if cut {
+        return Err("longer than any kept log".into());
+    }
+    if kept.len() as u64 == run.log_bytes {
+        use sha2::Digest as _;
+        let sha: String = sha2::Sha256::digest(kept).iter().map(|b| format!("{b:02x}")).collect();
+        return if sha.eq_ignore_ascii_case(&run.log_sha256) {
+            Ok(())
+        } else {
+            Err(format!("sha256 {sha}, the run's {}", run.log_sha256))
+        };
+    }
+    const START: &[u8] = b"\n[swe-forge: ";
+    const END: &[u8] = b" bytes of log dropped here]\n";
+    let dropped = memchr::memmem::find(kept, START).and_then(|at| {
+        let digits = &kept[at + START.len()..];
+        let n = digits.iter().take_while(|b| b.is_ascii_digit()).count();
+        let marker = START.len() + n + END.len();
+        (n > 0 && digits[n..].starts_with(END))
+            .then(|| std::str::from_utf8(&digits[..n]).ok()?.parse::<u64>().ok().map(|d| (d, marker)))
+            .flatten()
+    });
+    match dropped {
+        Some((d, marker)) if (kept.len() - marker) as u64 + d == run.log_bytes => Ok(()),
+        _ => Err(format!("{} bytes, the run's log {} bytes", kept.len(), run.log_bytes)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run_of(log: &[u8]) -> PhaseRun {
+        use sha2::Digest as _;
+        PhaseRun {
+            phase: Phase::Fix,
+            exit_code: Some(0),
+            duration_ms: 1,
+            timed_out: false,
+            log_sha256: sha2::Sha256::digest(log).iter().map(|b| format!("{b:02x}")).collect(),
+            log_bytes: log.len() as u64,
+            tests: 1,
+            attempt: 0,
+            command_ms: None,
+        }
+    }
+
+    #[test]
+    fn a_kept_log_must_be_the_runs_log() {
+        let log = b"--- PASS: TestA (0.00s)\n--- PASS: TestB (0.00s)\nok\n";
+        let run = run_of(log);
+        assert_eq!(check_kept_log(log, false, &run), Ok(()));
+        let edited = b"--- FAIL: TestA (0.00s)\n--- PASS: TestB (0.00s)\nok\n";
+        let why = check_kept_log(edited, false, &run).unwrap_err();
+        assert!(why.contains("sha256") && why.contains(&run.log_sha256), "{why}");
+        assert!(check_kept_log(b"--- PASS: TestB (0.00s)\nok\n", false, &run).unwrap_err().contains("bytes"));
+        assert!(check_kept_log(log, true, &run).is_err(), "a log cut when read is not the kept one");
+        let unhashed = PhaseRun { log_sha256: String::new(), ..run };
+        assert_eq!(check_kept_log(b"anything", false, &unhashed), Ok(()), "nothing to check against");
+    }
+
+    #[test]
+    fn a_log_kept_as_head_and_tail_adds_up_to_the_runs_size() {
+        // 100 bytes of log, 40 kept: head, the line the engine's log sink writes, tail.
+        let kept = [&[b'x'; 20][..], b"\n[swe-forge: 60 bytes of log dropped here]\n", &[b'y'; 20]].concat();
+        let run = PhaseRun { log_bytes: 100, ..run_of(b"whole log") };
+        assert_eq!(check_kept_log(&kept, false, &run), Ok(()));
+        let mut longer = kept.clone();
+        longer.extend_from_slice(b"PASS\n");
+        assert!(check_kept_log(&longer, false, &run).is_err());
+        let other = PhaseRun { log_bytes: 101, ..run };
+        assert!(check_kept_log(&kept, false, &other).is_err());
+    }
 }

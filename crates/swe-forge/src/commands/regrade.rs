@@ -1,6 +1,7 @@
 //! `swe-forge regrade`: validated records re-derived from their kept logs, no container run.
 //! Records are read, re-graded and written one at a time: memory does not grow with the dataset
-//! (the output file is put in place at the end, so an error leaves the previous one).
+//! (the output file is put in place at the end, so an error leaves the previous one). A record
+//! whose kept log is not the one its run wrote (size or sha256) is written as it was, and said.
 
 use anyhow::{Context, Result};
 
@@ -15,10 +16,18 @@ pub fn regrade_command(args: RegradeArgs) -> Result<()> {
     let mut out = swe_forge_export::JsonlWriter::create(&args.out).with_context(|| context.clone())?;
     // The table goes to stdout as the records come, unless the records themselves go there.
     let mut table = (!to_stdout).then(SummaryTable::start);
-    let (mut total, mut changed) = (0usize, 0usize);
+    let (mut total, mut changed, mut edited) = (0usize, 0usize, 0usize);
     for r in open_records(&args.records)? {
         let r = r?;
-        let new = swe_forge_validate::regrade(&r, &args.work_dir)?;
+        let new = match swe_forge_validate::regrade(&r, &args.work_dir) {
+            // An edited log is that instance's: it keeps its verdict, and the others are graded.
+            Err(e @ swe_forge_validate::RegradeError::EditedLog { .. }) => {
+                edited += 1;
+                eprintln!("  {}: left as it was", crate::terminal::clean(&e.to_string()));
+                r.clone()
+            }
+            other => other?,
+        };
         if new.status() != r.status() || new.fixed_tests != r.fixed_tests || new.p2p_tests != r.p2p_tests {
             changed += 1;
             // Said as it is found: the list of changes is never held.
@@ -45,5 +54,45 @@ pub fn regrade_command(args: RegradeArgs) -> Result<()> {
         t.end();
     }
     eprintln!("re-graded {total} records without running a container; {changed} changed");
+    if edited > 0 {
+        eprintln!(
+            "{edited} left as they were: a kept log is not the one its run wrote (its size or sha256 is not the record's)"
+        );
+    }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn records(path: &std::path::Path) -> Vec<swe_forge_core::Instance> {
+        std::fs::read_to_string(path).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+    }
+
+    /// A kept fix log edited after its run (every test now fails) would turn an accepted
+    /// instance rejected: it is left as it was, and the others are re-graded.
+    #[test]
+    fn an_edited_log_leaves_its_instance_as_it_was() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (input, work) = (tmp.path().join("in.jsonl"), tmp.path().join("work"));
+        crate::synthetic::write_synthetic(&input, 3, Some(&work)).unwrap();
+        let before = records(&input);
+        let regrade = |name: &str| {
+            let out = tmp.path().join(name);
+            regrade_command(RegradeArgs { records: input.clone(), work_dir: work.clone(), out: out.clone() }).unwrap();
+            records(&out)
+        };
+        let same = regrade("same.jsonl");
+        assert!(same.iter().zip(&before).all(|(a, b)| a.status() == b.status() && a.fixed_tests == b.fixed_tests));
+        let fix_log = work.join("logs").join(&before[1].instance_id).join("fix.log");
+        let text = std::fs::read_to_string(&fix_log).unwrap();
+        std::fs::write(&fix_log, text.replace(" ... ok", " ... FAILED")).unwrap();
+        let edited = regrade("edited.jsonl");
+        assert!(edited[1] == before[1], "the instance of the edited log is left as it was");
+        assert!(edited[0] == same[0] && edited[2] == same[2], "the others are re-graded");
+        let e = swe_forge_validate::regrade(&before[1], &work).unwrap_err();
+        assert!(matches!(e, swe_forge_validate::RegradeError::EditedLog { .. }), "{e}");
+        assert!(e.to_string().contains("fix.log is not the one its run wrote (1131 bytes, the run's log 1039 bytes)"), "{e}");
+    }
 }

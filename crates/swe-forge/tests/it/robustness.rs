@@ -284,7 +284,8 @@ fn regrade_re_derives_from_kept_logs_without_an_engine() {
     let (same, report) = regrade("same.jsonl");
     assert_eq!(same, before, "{report}");
     assert!(report.contains("0 changed"), "{report}");
-    // A log that lost the fixed test's lines: the instance no longer has a fixed test.
+    // A log edited since its run (it lost the fixed test's lines): not the run's log (its sha256 is
+    // not the record's), so the instance is left as it was, and said; the others are re-graded.
     let fix_log = tmp.path().join("work/logs/forge-fixtures__gostack-1/fix.log");
     let kept: String = std::fs::read_to_string(&fix_log)
         .unwrap()
@@ -292,7 +293,34 @@ fn regrade_re_derives_from_kept_logs_without_an_engine() {
         .filter(|l| !l.contains("TestPopEmptyReturnsError"))
         .map(|l| format!("{l}\n"))
         .collect();
-    std::fs::write(&fix_log, kept).unwrap();
+    std::fs::write(&fix_log, &kept).unwrap();
+    let (edited, report) = regrade("edited.jsonl");
+    assert_eq!(edited, before, "{report}");
+    assert!(report.contains("0 changed") && report.contains("1 left as they were"), "{report}");
+    assert!(
+        report.contains("forge-fixtures__gostack-1: log") && report.contains("fix.log is not the one its run wrote"),
+        "{report}"
+    );
+    // The same log as a record of it says it is (a record made from that log): re-graded, and the
+    // instance no longer has a fixed test.
+    let sha = {
+        use sha2::Digest as _;
+        format!("{:x}", sha2::Sha256::digest(kept.as_bytes()))
+    };
+    let mut records = before.clone();
+    for r in &mut records {
+        for run in &mut r.swe_forge.as_mut().unwrap().runs {
+            if r.instance_id == "forge-fixtures__gostack-1"
+                && run.phase == swe_forge_core::Phase::Fix
+                && run.attempt == 0
+            {
+                run.log_sha256 = sha.clone();
+                run.log_bytes = kept.len() as u64;
+            }
+        }
+    }
+    let lines: String = records.iter().map(|r| format!("{}\n", serde_json::to_string(r).unwrap())).collect();
+    std::fs::write(&validated, lines).unwrap();
     let (changed, report) = regrade("changed.jsonl");
     assert!(report.contains("1 changed"), "{report}");
     let go = get(&changed, "forge-fixtures__gostack-1");
