@@ -8,9 +8,11 @@
 //! - A regular file reached through `/dev` or `/proc` (`/dev/stdout` redirected to a file):
 //!   appended through the link, as a shell would.
 //! - Anything else (a regular file, a new file, or a symlink to either): an unpredictable
-//!   temporary file `.<name>.XXXXXX.tmp` created with `O_EXCL` next to the real destination
-//!   (the symlink's final target, never the symlink), flushed, synced and renamed over it. The
-//!   symlink stays a symlink; the file keeps the mode of the one it replaces.
+//!   temporary file `.<name>.pid<pid>.XXXXXX.tmp` created with `O_EXCL` next to the real
+//!   destination (the symlink's final target, never the symlink), flushed, synced and renamed
+//!   over it. The symlink stays a symlink; the file keeps the mode of the one it replaces.
+//!   Temporary files of the same destination whose writer process is gone (killed with `-9`,
+//!   which no handler sees) are removed when the next one is made.
 //!
 //! Temporary files are removed when an output is dropped without being committed (an error),
 //! and by [`remove_pending_temps`], which the binary calls on SIGINT and SIGTERM. A [`Batch`]
@@ -375,10 +377,12 @@ fn parent(path: &Path) -> &Path {
 /// A registered temporary file next to `dest`, with `dest`'s mode when it exists (0666 less
 /// the umask otherwise).
 fn temp_for(dest: &Path, permissions: Option<std::fs::Permissions>) -> io::Result<Temp> {
-    let prefix = match dest.file_name() {
+    let stem = match dest.file_name() {
         Some(name) => format!(".{}.", name.to_string_lossy()),
         None => ".swe-forge-output.".to_owned(),
     };
+    remove_stale_temps(parent(dest), &stem);
+    let prefix = format!("{stem}pid{}.", std::process::id());
     let mut builder = tempfile::Builder::new();
     builder.prefix(&prefix).suffix(".tmp");
     #[cfg(unix)]
@@ -396,6 +400,38 @@ fn temp_for(dest: &Path, permissions: Option<std::fs::Permissions>) -> io::Resul
     let file = builder.tempfile_in(parent(dest))?;
     set.insert(file.path().to_owned());
     Ok(Temp { file: Some(file), dest: dest.to_owned() })
+}
+
+/// Removes the temporary files in `dir` named `<stem>pid<pid>.<random>.tmp` whose process `pid`
+/// is gone (as `/proc` tells: without `/proc`, none is), left by a writer killed before it could
+/// remove them; returns how many. Those of this process, of a live process, or without a pid
+/// (made by a version before pids were in the names) stay. Best effort: a file that cannot be
+/// removed stays.
+pub(crate) fn remove_stale_temps(dir: &Path, stem: &str) -> usize {
+    if !Path::new("/proc/self").exists() {
+        return 0;
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else { return 0 };
+    let me = std::process::id();
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(|n| stale_pid(n, stem)) else { continue };
+        let gone = pid != me && !Path::new("/proc").join(pid.to_string()).exists();
+        if gone && entry.file_type().is_ok_and(|t| t.is_file()) && std::fs::remove_file(entry.path()).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
+}
+
+/// The writer's pid in a temporary file's name `<stem>pid<pid>.<random>.tmp`, where `<random>`
+/// holds no dot (so another output's `<stem>x.pid<pid>...` is not taken for one of this stem).
+fn stale_pid(name: &str, stem: &str) -> Option<u32> {
+    let rest = name.strip_prefix(stem)?.strip_prefix("pid")?.strip_suffix(".tmp")?;
+    let (pid, random) = rest.split_once('.')?;
+    let plain = !random.is_empty() && random.chars().all(|c| c.is_ascii_alphanumeric());
+    (plain && !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit())).then(|| pid.parse().ok()).flatten()
 }
 
 /// Writes `path` with whatever `body` writes to the buffered writer it is given, then commits it

@@ -285,3 +285,42 @@ fn a_file_nested_a_thousand_folders_deep_is_read_and_a_deep_loop_once() {
     assert_eq!(tree.skipped.len(), 1, "{:?}", tree.skipped.iter().map(|s| &s.why).collect::<Vec<_>>());
     assert_eq!(tree.skipped[0].why, "folder already read (symlink loop)");
 }
+
+/// A writer killed with `-9` leaves its temporary file: the next write of the same output removes
+/// it once its process is gone, and leaves those of live writers, of other outputs and of older
+/// versions (no pid in the name) alone.
+#[test]
+fn temporaries_of_a_dead_writer_go_at_the_next_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut dead = Command::new("true").spawn().unwrap();
+    let dead_pid = dead.id();
+    dead.wait().unwrap();
+    let mut live = Command::new("sleep").arg("30").spawn().unwrap();
+    let stale = format!(".out.jsonl.pid{dead_pid}.AbC123.tmp");
+    let kept = [
+        format!(".out.jsonl.pid{}.XyZ789.tmp", live.id()),
+        ".out.jsonl.Qw3rty.tmp".to_owned(),
+        format!(".other.jsonl.pid{dead_pid}.AbC123.tmp"),
+        format!(".out.jsonl.x.pid{dead_pid}.AbC123.tmp"),
+    ];
+    for n in kept.iter().chain([&stale]) {
+        std::fs::write(dir.path().join(n), "partial").unwrap();
+    }
+    write(&dir.path().join("out.jsonl"), "whole\n").unwrap();
+    let mut want: Vec<String> = kept.to_vec();
+    want.push("out.jsonl".to_owned());
+    want.sort();
+    assert_eq!(names(dir.path()), want);
+    live.kill().unwrap();
+    live.wait().unwrap();
+    // Its writer gone too, the live one's file goes at the next write.
+    write(&dir.path().join("out.jsonl"), "again\n").unwrap();
+    assert_eq!(names(dir.path()).len(), 4, "{:?}", names(dir.path()));
+    assert!(crate::output::remove_stale_temps(dir.path(), ".out.jsonl.") == 0);
+    // This process's own temporary file carries its pid, and stays while it writes.
+    let out = Output::create(dir.path().join("out.jsonl")).unwrap();
+    let own = format!(".out.jsonl.pid{}.", std::process::id());
+    assert!(names(dir.path()).iter().any(|n| n.starts_with(&own)), "{:?}", names(dir.path()));
+    assert_eq!(crate::output::remove_stale_temps(dir.path(), ".out.jsonl."), 0);
+    drop(out);
+}

@@ -93,6 +93,9 @@ mod tests {
         assert!(edited[0] == same[0] && edited[2] == same[2], "the others are re-graded");
         let e = swe_forge_validate::regrade(&before[1], &work).unwrap_err();
         assert!(matches!(e, swe_forge_validate::RegradeError::EditedLog { .. }), "{e}");
-        assert!(e.to_string().contains("fix.log is not the one its run wrote (1131 bytes, the run's log 1039 bytes)"), "{e}");
+        assert!(
+            e.to_string().contains("fix.log is not the one its run wrote (1131 bytes, the run's log 1039 bytes)"),
+            "{e}"
+        );
     }
 }
