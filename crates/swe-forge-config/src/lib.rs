@@ -35,6 +35,26 @@ pub const MAX_CONFIG_BYTES: u64 = 16 << 20;
 /// ended every instance as `infrastructure`), so a smaller one is refused where it is given.
 pub const MIN_MEMORY_MB: u64 = 64;
 
+/// The memory limit of a container when none is given, in MiB: 8 GiB, or half the machine's
+/// memory when that is less ([`default_memory_mb`]), so that one test run cannot take the machine.
+pub const DEFAULT_MEMORY_MB: u64 = 8192;
+
+/// The memory limit of a container when none is given, in MiB, from the text of `/proc/meminfo`
+/// (None: not readable): [`DEFAULT_MEMORY_MB`], or half of `MemTotal` when that is less, never
+/// below [`MIN_MEMORY_MB`].
+pub fn default_memory_mb(meminfo: Option<&str>) -> u64 {
+    let total_mb = meminfo.and_then(|text| {
+        let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
+        let mut words = line["MemTotal:".len()..].split_whitespace();
+        let kb: u64 = words.next()?.parse().ok()?;
+        (words.next() == Some("kB")).then_some(kb / 1024)
+    });
+    match total_mb {
+        Some(mb) => (mb / 2).clamp(MIN_MEMORY_MB, DEFAULT_MEMORY_MB),
+        None => DEFAULT_MEMORY_MB,
+    }
+}
+
 /// The text of a pipeline or profile file, at most [`MAX_CONFIG_BYTES`] of it.
 pub(crate) fn read_config(path: &std::path::Path) -> std::io::Result<String> {
     use std::io::Read;
@@ -47,4 +67,19 @@ pub(crate) fn read_config(path: &std::path::Path) -> std::io::Result<String> {
         ));
     }
     Ok(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_memory_limit_is_8_gib_or_half_the_machine() {
+        let info = |kb: u64| format!("MemTotal:       {kb} kB\nMemFree:         3532284 kB\n");
+        assert_eq!(default_memory_mb(Some(&info(24_683_772))), 8192, "a 24 GB machine");
+        assert_eq!(default_memory_mb(Some(&info(8 << 20))), 4096, "an 8 GiB machine: half of it");
+        assert_eq!(default_memory_mb(Some(&info(64 << 10))), MIN_MEMORY_MB, "never below the least limit");
+        assert_eq!(default_memory_mb(None), 8192, "no /proc/meminfo");
+        assert_eq!(default_memory_mb(Some("MemTotal: lots\n")), 8192, "unreadable");
+    }
 }

@@ -44,5 +44,5 @@ pub use images::{COMMIT_TIME_VAR, REPO_VAR};
 pub use swe_forge_config::{ExtraSource, RecipeOverride};
 pub use swe_forge_core::PARSED_SUFFIX;
 pub use truncation::RunFacts;
-pub use validator::{Reporter, Settings, Silent, Step, Validator};
+pub use validator::{Reporter, Settings, Silent, Step, Validator, default_memory_mb};
 pub use verify::{VOLATILE, VerifyReport};

@@ -48,7 +48,7 @@ pub struct Settings {
     pub phase_timeout: Duration,
     /// Timeout of the setup step of an instance image.
     pub setup_timeout: Duration,
-    /// Memory limit of every container.
+    /// Memory limit of every container (None: no limit).
     pub memory_bytes: Option<i64>,
     /// Extra CA certificates for setup steps that reach the network.
     pub ca_bundle: Option<CaBundle>,
@@ -98,8 +98,15 @@ pub struct Settings {
     pub label_rule: LabelRule,
 }
 
+/// The memory limit of a container when none is given, in MiB: this machine's share
+/// ([`swe_forge_config::default_memory_mb`] of `/proc/meminfo`).
+pub fn default_memory_mb() -> u64 {
+    swe_forge_config::default_memory_mb(std::fs::read_to_string("/proc/meminfo").ok().as_deref())
+}
+
 impl Settings {
-    /// Settings with default limits for repositories under `repos_root`.
+    /// Settings with default limits for repositories under `repos_root`; the memory limit of
+    /// every container is [`default_memory_mb`].
     pub fn new(repos_root: PathBuf, work_dir: PathBuf) -> Settings {
         Settings {
             repos_root,
@@ -109,7 +116,7 @@ impl Settings {
             jobs: 1,
             phase_timeout: Duration::from_secs(30 * 60),
             setup_timeout: Duration::from_secs(60 * 60),
-            memory_bytes: None,
+            memory_bytes: Some((default_memory_mb() as i64) << 20),
             ca_bundle: None,
             reruns: 0,
             pids_limit: Some(4096),

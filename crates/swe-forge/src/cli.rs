@@ -136,9 +136,10 @@ pub struct RunnerArgs {
     /// Timeout of each test run, in seconds.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub timeout: Option<u64>,
-    /// Memory limit of each container, in MiB (at least 64).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(swe_forge_config::MIN_MEMORY_MB..))]
-    pub memory_mb: Option<u64>,
+    /// Memory limit of each container, in MiB (at least 64), or `none` for no limit [default:
+    /// 8192, or half of this machine's memory when that is less].
+    #[arg(long, value_parser = memory_mb, value_name = "MIB|none")]
+    pub memory_mb: Option<MemoryMb>,
     /// Extra CA certificates (PEM bundle) for setup steps that reach the network; mounted, never
     /// copied into an image.
     #[arg(long, env = "SWE_FORGE_CA_BUNDLE")]
@@ -764,6 +765,24 @@ pub fn unit_share(s: &str) -> Result<f64, String> {
     }
 }
 
+/// `--memory-mb`: a limit in MiB, or none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MemoryMb(pub Option<u64>);
+
+/// `--memory-mb`: `none`, or a number of MiB of at least [`swe_forge_config::MIN_MEMORY_MB`].
+fn memory_mb(s: &str) -> Result<MemoryMb, String> {
+    if s == "none" {
+        return Ok(MemoryMb(None));
+    }
+    match s.parse::<u64>() {
+        Ok(m) if m >= swe_forge_config::MIN_MEMORY_MB => Ok(MemoryMb(Some(m))),
+        _ => Err(format!(
+            "{s:?} is not `none` or a number of MiB of at least {} (less and no test run gets far)",
+            swe_forge_config::MIN_MEMORY_MB
+        )),
+    }
+}
+
 /// `--cpus`: a finite number above 0.
 fn positive_cpus(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
@@ -809,5 +828,18 @@ mod tests {
         assert!(help(&["images", "list"]).contains("--json"));
         assert!(help(&["curate"]).contains("--json"));
         assert!(help(&[]).contains("--color <COLOR>"));
+    }
+
+    #[test]
+    fn the_memory_limit_has_a_default_shown_in_help_and_none_is_no_limit() {
+        for path in [&["validate"][..], &["evaluate"], &["run"]] {
+            let h = help(path);
+            assert!(h.contains("--memory-mb <MIB|none>") && h.contains("[default: 8192, or half"), "{h}");
+        }
+        assert_eq!(super::memory_mb("none"), Ok(super::MemoryMb(None)));
+        assert_eq!(super::memory_mb("64"), Ok(super::MemoryMb(Some(64))));
+        for bad in ["0", "63", "-1", "lots", ""] {
+            assert!(super::memory_mb(bad).is_err(), "{bad}");
+        }
     }
 }

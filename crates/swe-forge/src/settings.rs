@@ -134,8 +134,8 @@ pub fn apply_runner_args(settings: &mut Settings, a: &RunnerArgs) {
     if let Some(t) = a.timeout {
         settings.phase_timeout = Duration::from_secs(t);
     }
-    if let Some(m) = a.memory_mb {
-        settings.memory_bytes = Some((m as i64) << 20);
+    if let Some(crate::cli::MemoryMb(m)) = a.memory_mb {
+        settings.memory_bytes = m.map(|m| (m as i64) << 20);
     }
     if let Some(c) = &a.ca_bundle {
         settings.ca_bundle = resolve_ca_bundle(c);
@@ -216,6 +216,23 @@ mod tests {
             swarm_manager: None,
             registry: None,
         }
+    }
+
+    #[test]
+    fn containers_get_a_memory_limit_unless_none_is_asked_for() {
+        let default = Some((swe_forge_validate::default_memory_mb() as i64) << 20);
+        let mut s = Settings::new("repos".into(), "work".into());
+        assert_eq!(s.memory_bytes, default, "no flag, no pipeline key: the default limit");
+        assert!(default.is_some_and(|d| (64 << 20..=8192 << 20).contains(&d)));
+        let toml = "name='x'\n[source]\nrecords='a'\nrepos='b'\n[output]\nvalidated='c'\n[validate]\nmemory_mb = 300\n";
+        apply_pipeline(&mut s, &Pipeline::from_toml(toml, "p").unwrap());
+        assert_eq!(s.memory_bytes, Some(300 << 20));
+        apply_runner_args(&mut s, &RunnerArgs { memory_mb: Some(crate::cli::MemoryMb(Some(500))), ..no_flags() });
+        assert_eq!(s.memory_bytes, Some(500 << 20));
+        apply_runner_args(&mut s, &RunnerArgs { memory_mb: Some(crate::cli::MemoryMb(None)), ..no_flags() });
+        assert_eq!(s.memory_bytes, None, "`--memory-mb none`: no limit");
+        apply_runner_args(&mut s, &no_flags());
+        assert_eq!(s.memory_bytes, None, "no flag keeps what was set");
     }
 
     #[test]
