@@ -112,6 +112,24 @@ pub fn fingerprint_matches(patterns: &[String], path: &str) -> bool {
     patterns.iter().any(|pat| path_matches(pat, path))
 }
 
+/// Whether a patch's version of `path`, a file the fingerprint matches, is put in place for the
+/// prefetch ([`Recipe::prefetch`], which runs with the network): manifests and lockfiles are; the
+/// files that point a package manager at another registry, a wrapper, a plugin or a toolchain to
+/// download are not (`.npmrc`, `.yarnrc*`, anything under `.yarn/`, `.pnpmfile.cjs`, `.nvmrc`,
+/// `.node-version`, `.tool-versions`, `.cargo/config*`, `rust-toolchain*`, anything under
+/// `.mvn/`): the base's stay in place.
+pub fn prefetch_puts_in_place(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let dirs: Vec<&str> = path.split('/').rev().skip(1).collect();
+    let config_name = name == ".npmrc"
+        || name.starts_with(".yarnrc")
+        || name.starts_with(".pnpmfile")
+        || matches!(name, ".nvmrc" | ".node-version" | ".tool-versions")
+        || name.starts_with("rust-toolchain")
+        || (dirs.first() == Some(&".cargo") && name.starts_with("config"));
+    !config_name && !dirs.iter().any(|d| matches!(*d, ".yarn" | ".mvn" | ".cargo"))
+}
+
 /// Whether `path` matches a fingerprint pattern (see [`Recipe::fingerprint`]).
 fn path_matches(pattern: &str, path: &str) -> bool {
     if pattern.contains('/') {
@@ -184,6 +202,43 @@ fn choose_environments(
 mod tests {
 
     use super::*;
+
+    #[test]
+    fn the_prefetch_puts_manifests_in_place_never_a_registry_or_toolchain_configuration() {
+        let js = Recipe::named("js-jest").unwrap();
+        for kept in ["package.json", "packages/a/package.json", "yarn.lock", "package-lock.json", "pnpm-lock.yaml"] {
+            assert!(fingerprint_matches(&js.fingerprint, kept) && prefetch_puts_in_place(kept), "{kept}");
+        }
+        for p in ["go.mod", "go.sum", "sub/go.mod", "Cargo.toml", "Cargo.lock", "pom.xml", "config/x.json"] {
+            assert!(prefetch_puts_in_place(p), "{p}");
+        }
+        for config in [
+            ".npmrc",
+            "packages/a/.npmrc",
+            ".yarnrc",
+            ".yarnrc.yml",
+            ".yarn/releases/yarn-4.1.0.cjs",
+            ".yarn/plugins/x.cjs",
+            ".pnpmfile.cjs",
+            ".nvmrc",
+            ".node-version",
+            ".tool-versions",
+            ".cargo/config",
+            ".cargo/config.toml",
+            "crates/x/.cargo/config.toml",
+            "rust-toolchain",
+            "rust-toolchain.toml",
+            ".mvn/extensions.xml",
+            ".mvn/maven.config",
+        ] {
+            assert!(!prefetch_puts_in_place(config), "{config}");
+        }
+        // The JavaScript fingerprint holds some of them (an environment is not shared across
+        // them): matched, and still not put in place.
+        for config in [".npmrc", ".yarnrc.yml", ".nvmrc"] {
+            assert!(fingerprint_matches(&js.fingerprint, config), "{config}");
+        }
+    }
 
     use swe_forge_test_support::git_at as git;
 

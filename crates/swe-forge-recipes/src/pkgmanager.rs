@@ -14,6 +14,10 @@ const DATA: &str = include_str!("../recipes/package-managers.toml");
 /// The shell functions the JavaScript recipes' setup (`js_deps`) and prefetch (`js_prefetch`) call.
 pub const JS_DEPS_SH: &str = include_str!("../recipes/js-deps.sh");
 
+/// Put after [`JS_DEPS_SH`] in the prefetch only: its `js_prefetch`, with lifecycle scripts off
+/// (the patch's manifests are in place and the network is there).
+pub const JS_PREFETCH_SH: &str = include_str!("../recipes/js-prefetch.sh");
+
 /// One manager of `package-managers.toml`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -219,13 +223,19 @@ mod tests {
 
     /// As [`install`], with the download switches each manager saw, one line per call.
     fn install_env(pm: &PackageManager, lockfile: Option<&str>, fail: &str) -> (String, String, String) {
+        run_steps(pm, lockfile, fail, false)
+    }
+
+    /// The recipe's setup (or its prefetch) run as [`install`] says: the managers' calls, the
+    /// notes, and the download and script switches each manager saw, one line per call.
+    fn run_steps(pm: &PackageManager, lockfile: Option<&str>, fail: &str, prefetch: bool) -> (String, String, String) {
         let tmp = tempfile::tempdir().unwrap();
         let (bin, repo) = (tmp.path().join("bin"), tmp.path().join("repo"));
         std::fs::create_dir_all(&bin).unwrap();
         std::fs::create_dir_all(&repo).unwrap();
         for tool in ["npm", "yarn", "pnpm"] {
             let stub = format!(
-                "#!/bin/sh\necho \"{tool} $*\" >> {log}\necho \"$CYPRESS_INSTALL_BINARY $ELECTRON_SKIP_BINARY_DOWNLOAD $PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD $PUPPETEER_SKIP_DOWNLOAD\" >> {log}.env\n[ \"$1\" = --version ] && exit 1\ncase \"{tool} $*\" in {fail}) echo 'npm error code ERESOLVE'; exit 1;; esac\nexit 0\n",
+                "#!/bin/sh\necho \"{tool} $*\" >> {log}\necho \"$CYPRESS_INSTALL_BINARY $ELECTRON_SKIP_BINARY_DOWNLOAD $PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD $PUPPETEER_SKIP_DOWNLOAD\" >> {log}.env\necho \"{tool} scripts: ${{npm_config_ignore_scripts:-}} ${{YARN_ENABLE_SCRIPTS:-}}\" >> {log}.scripts\n[ \"$1\" = --version ] && exit 1\ncase \"{tool} $*\" in {fail}) echo 'npm error code ERESOLVE'; exit 1;; esac\nexit 0\n",
                 log = tmp.path().join("log").display()
             );
             std::fs::write(bin.join(tool), stub).unwrap();
@@ -240,8 +250,9 @@ mod tests {
         let mut recipe = crate::Recipe::named("js-npm").unwrap();
         recipe.use_package_manager(pm);
         let notes = tmp.path().join("notes");
+        let steps = if prefetch { &recipe.prefetch } else { &recipe.setup };
         let script =
-            format!("set -e\n{}\n", recipe.setup.join("\n")).replace(crate::SETUP_NOTES, &notes.display().to_string());
+            format!("set -e\n{}\n", steps.join("\n")).replace(crate::SETUP_NOTES, &notes.display().to_string());
         let script = script.replace("rm -rf /root/.npm", "true").replace("mkdir -p /swe-forge", "true");
         let out = std::process::Command::new("bash")
             .arg("-c")
@@ -258,7 +269,49 @@ mod tests {
             String::from_utf8_lossy(&out.stderr)
         );
         let read = |p: &std::path::Path| std::fs::read_to_string(p).unwrap_or_default();
-        (read(&tmp.path().join("log")), read(&notes), read(&tmp.path().join("log.env")))
+        let switches = if prefetch { "log.scripts" } else { "log.env" };
+        (read(&tmp.path().join("log")), read(&notes), read(&tmp.path().join(switches)))
+    }
+
+    /// The prefetch installs with the patch's manifests in place and the network: no lifecycle
+    /// script runs, whatever the manager; the setup's install (the base's own code) is as it was.
+    #[test]
+    fn the_prefetch_runs_no_lifecycle_script() {
+        let cases = [
+            (
+                pm(&[("package-lock.json", "{\"lockfileVersion\": 3}")]),
+                Some("package-lock.json"),
+                "npm install --no-audit --no-fund --no-save --ignore-scripts",
+            ),
+            (
+                pm(&[("yarn.lock", "# yarn lockfile v1\n")]),
+                Some("yarn.lock"),
+                "yarn install --pure-lockfile --ignore-engines --ignore-scripts",
+            ),
+            (
+                pm(&[("yarn.lock", "__metadata:\n  version: 8\n")]),
+                Some("yarn.lock"),
+                "yarn install --no-immutable --mode=skip-build",
+            ),
+            (
+                pm(&[("pnpm-lock.yaml", "lockfileVersion: '9.0'\n")]),
+                Some("pnpm-lock.yaml"),
+                "pnpm install --no-frozen-lockfile --ignore-scripts",
+            ),
+        ];
+        for (pm, lockfile, install) in cases {
+            let (log, _, scripts) = run_steps(&pm, lockfile, "nothing", true);
+            assert!(log.lines().any(|l| l.starts_with(install)), "{}: {log}", pm.kind);
+            let calls: Vec<&str> =
+                scripts.lines().filter(|l| !l.starts_with("npm scripts") || pm.kind == "npm").collect();
+            assert!(
+                !calls.is_empty() && calls.iter().all(|l| l.ends_with("scripts: true false")),
+                "{}: {scripts}",
+                pm.kind
+            );
+            let (setup, _, _) = run_steps(&pm, lockfile, "nothing", false);
+            assert!(!setup.contains("ignore-scripts") && !setup.contains("skip-build"), "the base's install: {setup}");
+        }
     }
 
     #[test]

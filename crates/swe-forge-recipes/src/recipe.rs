@@ -388,7 +388,8 @@ impl Recipe {
     }
 
     /// Puts the install functions of `pm` (`js-deps.sh`, with the manager and the package that
-    /// installs it) before the setup, layer setup and prefetch, and runs the project's `test` script
+    /// installs it) before the setup, layer setup and prefetch (the prefetch's `js_prefetch`
+    /// from `js-prefetch.sh`: no lifecycle script runs), and runs the project's `test` script
     /// with the manager (`yarn test`, not `npm test`: its scripts may call `yarn` themselves).
     /// What was chosen, for the provenance. Nothing when the recipe does not take them.
     pub fn use_package_manager(&mut self, pm: &crate::PackageManager) -> Vec<String> {
@@ -401,10 +402,13 @@ impl Recipe {
             crate::shell_quote(pm.package.as_deref().unwrap_or_default()),
             crate::JS_DEPS_SH
         );
-        for steps in [&mut self.setup, &mut self.layer_setup, &mut self.prefetch] {
+        for steps in [&mut self.setup, &mut self.layer_setup] {
             if !steps.is_empty() {
                 steps.insert(0, prelude.clone());
             }
+        }
+        if !self.prefetch.is_empty() {
+            self.prefetch.insert(0, format!("{prelude}{}", crate::pkgmanager::JS_PREFETCH_SH));
         }
         let mut notes = vec![format!(
             "package manager {}, from {}: the dependencies installed with it{}",

@@ -745,7 +745,11 @@ fn add_prefetch(
     if recipe.prefetch.is_empty() || recipe.fingerprint.is_empty() {
         return Ok(false);
     }
-    let wanted = |p: &str| swe_forge_recipes::fingerprint_matches(&recipe.fingerprint, p);
+    // The patch's registry and toolchain configuration is never in place during the fetch: the
+    // base's stays.
+    let wanted = |p: &str| {
+        swe_forge_recipes::fingerprint_matches(&recipe.fingerprint, p) && swe_forge_recipes::prefetch_puts_in_place(p)
+    };
     let manifests = swe_forge_git::patched_files(repo, base, &[&inst.test_patch, &inst.fix_patch], &wanted)?;
     if manifests.is_empty() {
         return Ok(false);
@@ -761,7 +765,8 @@ fn add_prefetch(
 /// The prefetch's script: each manifest as the patches leave it in place of the base's, the
 /// recipe's prefetch commands (a failure is noted, not fatal: the runs then show what is
 /// missing), every manifest put back as at the base and any file the commands left in the tree
-/// that git does not ignore removed, a setup note either way.
+/// that git does not ignore removed, a setup note either way. A tracked file the commands changed
+/// (code that ran during the fetch, with the network) fails the layer.
 fn prefetch_script(
     recipe: &Recipe,
     toolchain: &Toolchain,
@@ -774,7 +779,8 @@ fn prefetch_script(
     let list = names.join(", ");
     let mut s = format!(
         "cd {REPO_DIR}\nexport {COMMIT_TIME_VAR}={commit_time} {REPO_VAR}={}\n{}\nset -e\n\
-         mkdir -p {d}\ngit ls-files -z --others --exclude-standard > {d}/untracked-before\n",
+         mkdir -p {d}\ngit ls-files -z --others --exclude-standard > {d}/untracked-before\n\
+         git diff --binary HEAD | sha256sum > {d}/tracked-before\n",
         shell_quote(org_repo),
         toolchain.setup_prelude
     );
@@ -805,6 +811,8 @@ fn prefetch_script(
     s.push_str(&format!(
         "git ls-files -z --others --exclude-standard | sort -z | comm -z -13 <(sort -z {d}/untracked-before) - | xargs -0 -r rm -f --\n\
          git diff --quiet -- {paths} || {{ echo 'swe-forge: the manifests differ from the base after the prefetch'; exit 1; }}\n\
+         if [ \"$(git diff --binary HEAD | sha256sum)\" != \"$(cat {d}/tracked-before)\" ]; then \
+         echo 'swe-forge: the prefetch changed files of the repository:'; git diff --stat HEAD | tail -20; exit 1; fi\n\
          rm -rf {d}\nmkdir -p \"$(dirname {notes})\"\n\
          if [ \"$rc\" -eq 0 ]; then echo {fetched} >> {notes}; else echo {failed} | tee -a {notes}; fi\n",
         paths = names.iter().map(|p| shell_quote(p)).collect::<Vec<_>>().join(" "),
@@ -854,7 +862,7 @@ mod tests {
         let repo = root.join("testbed");
         let (d, notes) = (root.join("prefetch"), root.join("notes/setup-notes"));
         let setup = format!(
-            "set -e; mkdir -p {r}; cd {r}; git init -q; echo '{{\"a\":1}}' > package.json; echo node_modules > .gitignore; \
+            "set -e; mkdir -p {r}; cd {r}; git init -q; echo '{{\"a\":1}}' > package.json; echo node_modules > .gitignore; echo 'module.exports = 0' > index.js; \
              git add .; git -c user.name=t -c user.email=t@t commit -qm base; mkdir -p {d}/new; echo '{{\"a\":2}}' > {d}/new/package.json; \
              echo lock > {d}/new/package-lock.json",
             r = repo.display(),
@@ -889,7 +897,16 @@ mod tests {
         assert!(!d.exists());
         assert!(std::fs::read_to_string(&notes).unwrap().contains("the dependencies they name were fetched"));
 
-        let (code, out) = sh(&script.replace("cat package.json > node_modules.seen || true\nmkdir -p node_modules && cp package.json node_modules/seen.json && touch stray", "false"));
+        // A fetch that edits a tracked file (a lifecycle script of the patch's manifest) fails the
+        // layer, naming the file.
+        let commands = "cat package.json > node_modules.seen || true\nmkdir -p node_modules && cp package.json node_modules/seen.json && touch stray";
+        assert!(script.contains(commands));
+        let (code, out) = sh(&script.replace(commands, "echo 'module.exports = 1' >> index.js"));
+        assert_eq!(code, Some(1), "{out}");
+        assert!(out.contains("the prefetch changed files of the repository") && out.contains("index.js"), "{out}");
+        assert_eq!(sh(&format!("cd {} && git checkout -q -- index.js", repo.display())).0, Some(0));
+
+        let (code, out) = sh(&script.replace(commands, "false"));
         assert_eq!(code, Some(0), "a failed fetch is noted, not fatal: {out}");
         assert!(out.contains("fetching the dependencies they name failed"), "{out}");
     }

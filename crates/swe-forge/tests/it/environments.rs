@@ -152,6 +152,41 @@ fn a_fix_that_adds_a_package_finds_it_installed_in_the_runs() {
     assert_eq!(String::from_utf8_lossy(&out.stdout), "0\n", "the image's tree is the base's: {}", text(&out));
 }
 
+/// The prefetch runs with the network and the patch's `package.json` in place: a `preinstall`
+/// script the fix adds (which would edit `src/duration.js` and leave a mark) does not run, and the
+/// fix's `.npmrc` (another registry, out of reach) is not in place during the fetch: the package
+/// still comes from the base's registry, and the image's tree is the base's.
+#[test]
+fn the_prefetch_runs_no_script_of_the_patch_and_ignores_its_registry_configuration() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = make_repos(tmp.path());
+    let fixtures = read_records(&root().join("data/fixtures/instances.jsonl"));
+    let mut r = fixtures.into_iter().find(|r| r.instance_id == "forge-fixtures__jsduration-12").unwrap();
+    r.test_patch.push_str(&crate::evaluate_integrity::new_file(
+        "test/pad.test.js",
+        "const leftPad = require('left-pad');\ntest('pads with the package the fix adds', () => {\n  expect(leftPad('7', 3, '0')).toBe('007');\n});\n",
+    ));
+    r.fix_patch.push_str(
+        "diff --git a/package.json b/package.json\n--- a/package.json\n+++ b/package.json\n@@ -3,6 +3,10 @@\n   \"version\": \"0.1.0\",\n   \"description\": \"Parses durations like 1h30m; fixture repository of swe-forge\",\n   \"main\": \"src/duration.js\",\n+  \"dependencies\": {\n+    \"left-pad\": \"1.3.0\"\n+  },\n   \"scripts\": {\n+    \"preinstall\": \"echo '// pwned' >> src/duration.js; touch /tmp/swe-forge-pwned\",\n     \"test\": \"jest\"\n   },\n",
+    );
+    r.fix_patch.push_str(&crate::evaluate_integrity::new_file(".npmrc", "registry=http://registry.invalid/\n"));
+    let done = validate_with(&[&r], &repos, &tmp.path().join("out"), None, &["--hunk-runs", "0"]);
+    let r = &done[0];
+    let meta = r.swe_forge.as_ref().unwrap();
+    let notes = &meta.provenance.as_ref().unwrap().setup_notes;
+    assert!(
+        notes.iter().any(|n| n == "the patches change package.json: the dependencies they name were fetched into the image (the files are the base's)"),
+        "the fix's .npmrc is not among the files put in place, and the fetch reached the base's registry: {notes:?}"
+    );
+    let image = meta.image.as_deref().unwrap();
+    let out = std::process::Command::new("docker")
+        .args(["run", "--rm", "--network", "none", image, "bash", "-c"])
+        .arg("cd /testbed && git status --porcelain; grep -c pwned src/duration.js; ls /tmp/swe-forge-pwned 2>&1 | grep -c 'No such'")
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "0\n1\n", "no script of the patch ran: {}", text(&out));
+}
+
 /// The same for Go: a fix that adds a module to `go.mod` (and its `go.sum`) finds it in the
 /// module cache of the runs, which have no network (the go recipe's `prefetch`, `go mod download`).
 #[test]
