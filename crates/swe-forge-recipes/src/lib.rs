@@ -46,7 +46,7 @@ pub use pkgmanager::{JS_DEPS_SH, PackageManager, package_manager};
 pub use recipe::{Fallback, Recipe, SETUP_NOTES, TEST_TARGET, Toolchain, check_override};
 pub use root::root_refusal;
 pub use sysdeps::{Missing, MissingKind, contents_ignore_case, contents_pattern, missing_dependency, pick_package};
-pub use testcmd::{NO_FAIL_FAST_JS, ci_test_command, no_fail_fast, no_fail_fast_js_step};
+pub use testcmd::{NO_FAIL_FAST_JS, ci_test_command, mocha_options, no_fail_fast, no_fail_fast_js_step};
 pub use toolchoice::{
     BIGGER_STACK, COMPILER_STACK, Choice, DEFAULT_TOOLCHAIN_ATTEMPTS, Direction, Release, Releases, Tool,
     ToolchainSign, Version, VersionRequest, Want, bigger_stack_env, choose, classify_failure, next_candidate,

@@ -171,9 +171,92 @@ pub fn no_fail_fast_js_step() -> String {
     )
 }
 
+/// The mocha options of the project's own `test` script carried into the recipe's mocha command
+/// (`npx mocha --reporter spec`): a project whose script is `nyc mocha --require @babel/register
+/// --reporter dot` loads its sources through Babel, and without `--require` every run stopped at
+/// `SyntaxError: Cannot use import statement outside a module`. The mocha call of `scripts.test`
+/// (or of the one script it runs) keeps its options, spec paths and `VAR=value` words; its
+/// reporter, `--bail` and `--watch` are dropped. Returns the command and where it came from; None
+/// when `command` is not the recipe's mocha command or the script adds nothing.
+pub fn mocha_options(package_json: &[u8], command: &str) -> Option<(String, String)> {
+    const BASE: &str = "npx mocha --reporter spec";
+    if command.trim() != BASE {
+        return None;
+    }
+    let package: serde_json::Value = serde_json::from_slice(package_json).ok()?;
+    let scripts = package.get("scripts")?.as_object()?;
+    let script = |name: &str| scripts.get(name).and_then(|v| v.as_str()).map(str::to_owned);
+    let test = script("test")?;
+    // `npm run test:unit` and the like: the script it runs, one level down.
+    let (name, text) = mocha_segment(&test).map(|_| ("test".to_owned(), test.clone())).or_else(|| {
+        test.split_whitespace()
+            .collect::<Vec<_>>()
+            .windows(3)
+            .find(|w| matches!(w[0], "npm" | "yarn" | "pnpm") && w[1] == "run")
+            .and_then(|w| script(w[2]).map(|t| (w[2].to_owned(), t)))
+    })?;
+    let segment = mocha_segment(&text)?;
+    let words: Vec<&str> = segment.split_whitespace().collect();
+    let at = words.iter().position(|w| *w == "mocha" || w.ends_with("/mocha") || w.ends_with("/_mocha"))?;
+    let env: Vec<&str> = words[..at].iter().copied().filter(|w| w.contains('=') && !w.starts_with('-')).collect();
+    let mut kept = Vec::new();
+    let mut rest = words[at + 1..].iter().copied();
+    while let Some(w) = rest.next() {
+        match w {
+            "--reporter" | "-R" | "--reporter-options" | "-O" => {
+                rest.next();
+            }
+            "--bail" | "-b" | "--watch" | "-w" => {}
+            _ if w.starts_with("--reporter=") || w.starts_with("--reporter-options=") => {}
+            _ => kept.push(w),
+        }
+    }
+    if kept.is_empty() && env.is_empty() {
+        return None;
+    }
+    let mut out = env.join(" ");
+    if !out.is_empty() {
+        out.push(' ');
+    }
+    out.push_str(BASE);
+    for w in kept {
+        out.push(' ');
+        out.push_str(w);
+    }
+    Some((out, format!("the mocha options of package.json scripts.{name}")))
+}
+
+/// The part of a shell command line that calls mocha, between shell operators.
+fn mocha_segment(text: &str) -> Option<&str> {
+    text.split(['&', '|', ';'])
+        .find(|seg| seg.split_whitespace().any(|w| w == "mocha" || w.ends_with("/mocha") || w.ends_with("/_mocha")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_projects_mocha_options_join_the_recipes_command() {
+        let pkg = |test: &str, more: &str| format!(r#"{{"scripts": {{"test": "{test}"{more}}}}}"#).into_bytes();
+        let base = "npx mocha --reporter spec";
+        let got = |p: &[u8]| mocha_options(p, base).map(|(c, _)| c);
+        assert_eq!(
+            got(&pkg("nyc mocha --require @babel/register --reporter dot", "")).as_deref(),
+            Some("npx mocha --reporter spec --require @babel/register")
+        );
+        assert_eq!(
+            got(&pkg("npm run lint && cross-env NODE_ENV=test mocha -R min --bail test/**/*.spec.js", "")).as_deref(),
+            Some("NODE_ENV=test npx mocha --reporter spec test/**/*.spec.js")
+        );
+        // One level of `npm run`.
+        let chained = pkg("npm run test:unit", r#", "test:unit": "mocha --recursive --timeout 5000""#);
+        assert_eq!(got(&chained).as_deref(), Some("npx mocha --reporter spec --recursive --timeout 5000"));
+        // Nothing to add, another runner, or another command: no change.
+        assert_eq!(got(&pkg("mocha", "")), None);
+        assert_eq!(got(&pkg("jest --coverage", "")), None);
+        assert_eq!(mocha_options(&pkg("mocha -r x", ""), "npm test"), None);
+    }
 
     #[test]
     fn fail_fast_is_switched_off_in_commands() {

@@ -904,6 +904,11 @@ impl Validator {
             notes.push(format!("`{command}` from {source}, instead of `{}`", recipe.test_command));
             recipe.test_command = command;
         }
+        let own = if named { None } else { repo.file_at(&inst.base.sha, "package.json") };
+        if let Some((command, source)) = own.and_then(|p| swe_forge_recipes::mocha_options(&p, &recipe.test_command)) {
+            notes.push(format!("`{command}`: {source}, instead of `{}`", recipe.test_command));
+            recipe.test_command = command;
+        }
         if self.settings.label_rule == LabelRule::Strict {
             let (command, changes) = swe_forge_recipes::no_fail_fast(&recipe.test_command);
             recipe.test_command = command;
