@@ -67,9 +67,30 @@ pub fn split_name(stem: &str) -> String {
     if name.is_empty() { "_".into() } else { name }
 }
 
-/// Whether `id` can stand unquoted in the front matter as a license id.
+/// Whether `id` can stand unquoted in the front matter as a license id (of `license_name`, a
+/// license of one's own).
 pub fn valid_license(id: &str) -> bool {
     !id.is_empty() && id.chars().all(|c| c.is_ascii_alphanumeric() || ".+-_".contains(c))
+}
+
+/// The lines of a list under `data/` that are not blank or a `#` comment.
+fn listed(text: &'static str) -> impl Iterator<Item = &'static str> {
+    text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#'))
+}
+
+/// The license ids the Hub knows, in the order of its documentation (`data/licenses.txt`).
+pub fn hub_licenses() -> Vec<&'static str> {
+    listed(include_str!("../data/licenses.txt")).collect()
+}
+
+/// Whether `id` is one of the Hub's license ids ([`hub_licenses`]), `other` included.
+pub fn hub_license(id: &str) -> bool {
+    hub_licenses().contains(&id)
+}
+
+/// The ISO 639-1 codes the Hub reads as a dataset's `language`, sorted (`data/languages.txt`).
+pub fn hub_languages() -> Vec<&'static str> {
+    listed(include_str!("../data/languages.txt")).collect()
 }
 
 /// The Hub's size category of a dataset of `rows` rows (`n<1K`, `1K<n<10K`, ...).
@@ -96,11 +117,11 @@ pub fn size_category(rows: usize) -> &'static str {
     "n>1T"
 }
 
-/// Whether `code` can be a `language` of the front matter: an ISO 639 code with optional
-/// subtags (`en`, `pt-BR`).
+/// Whether `code` can be a `language` of the front matter: an ISO 639-1 code ([`hub_languages`])
+/// with optional subtags (`en`, `pt-BR`, `zh-Hans`).
 pub fn valid_language(code: &str) -> bool {
     let mut parts = code.split('-');
-    parts.next().is_some_and(|p| (2..=3).contains(&p.len()) && p.chars().all(|c| c.is_ascii_lowercase()))
+    parts.next().is_some_and(|p| hub_languages().contains(&p))
         && parts.all(|p| !p.is_empty() && p.len() <= 8 && p.chars().all(|c| c.is_ascii_alphanumeric()))
 }
 
@@ -195,5 +216,23 @@ mod tests {
     fn languages() {
         assert!(valid_language("en") && valid_language("pt-BR") && valid_language("zh-Hans"));
         assert!(!valid_language("") && !valid_language("EN") && !valid_language("english") && !valid_language("en-"));
+        // Codes of the right shape that ISO 639-1 does not have.
+        assert!(!valid_language("xx") && !valid_language("qq-BR") && !valid_language("eng"));
+        let codes = hub_languages();
+        assert_eq!(codes.len(), 184, "ISO 639-1 has 184 codes");
+        assert!(codes.windows(2).all(|w| w[0] < w[1]) && codes.contains(&"de") && codes.contains(&"zh"));
+    }
+
+    #[test]
+    fn licenses_are_the_hubs() {
+        for id in ["apache-2.0", "mit", "cc-by-4.0", "cc0-1.0", "bsd-3-clause", "gpl-3.0", "odc-by", "other"] {
+            assert!(hub_license(id), "{id}");
+        }
+        for id in ["MIT-ish", "MIT", "Apache-2.0", "apache", "", "per-repository"] {
+            assert!(!hub_license(id), "{id}");
+        }
+        let ids = hub_licenses();
+        assert!(ids.iter().all(|id| valid_license(id)), "every id stands unquoted");
+        assert_eq!(ids.len(), ids.iter().collect::<std::collections::BTreeSet<_>>().len(), "no id twice");
     }
 }

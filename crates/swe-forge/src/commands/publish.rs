@@ -38,8 +38,9 @@ pub struct PublishArgs {
     /// `curate --splits <splits>` writes it. Default: one split, `test`, of the whole dataset.
     #[arg(long)]
     pub splits: Option<PathBuf>,
-    /// The license id in the front matter (`apache-2.0`, `mit`, `cc-by-4.0`, ...); `other` when
-    /// none fits, e.g. instances of repositories under different licenses.
+    /// The license id in the front matter, one the Hub knows (`apache-2.0`, `mit`, `cc-by-4.0`,
+    /// ...; any other is refused, naming them); `other` when none fits, e.g. instances of
+    /// repositories under different licenses.
     #[arg(long, default_value = "other")]
     pub license: String,
     /// With `--license other`: the license's own id in the front matter's `license_name`
@@ -51,8 +52,9 @@ pub struct PublishArgs {
     /// whose license applies to its instances].
     #[arg(long)]
     pub license_link: Option<String>,
-    /// A natural language of the instances' text (issues, titles), ISO 639-1, for the front
-    /// matter's `language` (repeatable).
+    /// A natural language of the instances' text (issues, titles), an ISO 639-1 code with optional
+    /// subtags (`en`, `pt-BR`; any other is refused), for the front matter's `language`
+    /// (repeatable).
     #[arg(long = "language", default_value = "en", value_name = "CODE")]
     pub languages: Vec<String>,
     /// The card's title and the dataset's pretty name. Default: the dataset's file name.
@@ -67,11 +69,7 @@ pub struct PublishArgs {
 
 pub fn publish_command(args: PublishArgs) -> Result<()> {
     let other_license = license_of(&args)?;
-    for code in &args.languages {
-        if !swe_forge_card::valid_language(code) {
-            return Err(Usage(format!("--language {code:?} is not an ISO 639 code (`en`, `pt-BR`)")).into());
-        }
-    }
+    check_languages(&args.languages)?;
     let title = args.title.clone().unwrap_or_else(|| {
         args.dataset.file_stem().map_or_else(|| "Dataset".into(), |s| s.to_string_lossy().into_owned())
     });
@@ -164,16 +162,33 @@ pub fn publish_command(args: PublishArgs) -> Result<()> {
     Ok(())
 }
 
+/// Refuses a `--language` that is not an ISO 639-1 code (with optional subtags), naming the codes.
+fn check_languages(codes: &[String]) -> Result<()> {
+    match codes.iter().find(|code| !swe_forge_card::valid_language(code)) {
+        None => Ok(()),
+        Some(code) => Err(Usage(format!(
+            "--language {code:?} is not an ISO 639-1 code the Hub knows, with optional subtags (`en`, `pt-BR`); \
+             the codes: {}",
+            swe_forge_card::hub_languages().join(", ")
+        ))
+        .into()),
+    }
+}
+
 /// The file `--license other` links to unless `--license-link` names another.
 const LICENSE_FILE: &str = "LICENSE.md";
 
 /// `license_name` and `license_link` with `--license other` (defaults filled in), None with any
 /// other license; `--license-name` or `--license-link` with another license is a usage error.
 fn license_of(args: &PublishArgs) -> Result<Option<(String, String)>> {
-    if !swe_forge_card::valid_license(&args.license) {
-        return Err(
-            Usage(format!("--license {:?} is not a license id (letters, digits and . + - _)", args.license)).into()
-        );
+    if !swe_forge_card::hub_license(&args.license) {
+        return Err(Usage(format!(
+            "--license {:?} is not a license id the Hub knows; give one of: {} (`other`, with --license-name and \
+             --license-link, when none fits)",
+            args.license,
+            swe_forge_card::hub_licenses().join(", ")
+        ))
+        .into());
     }
     if args.license != "other" {
         if args.license_name.is_some() || args.license_link.is_some() {

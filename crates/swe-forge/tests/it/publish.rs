@@ -266,6 +266,15 @@ fn publish_writes_the_hub_layout_with_front_matter_card_and_parquet() {
         let o = publish(&curated, &hub, extra);
         assert_eq!(o.status.code(), Some(2), "{extra:?}: {}", text(&o));
     }
+    // A license or a language the Hub does not know: usage errors naming the accepted values.
+    let o = publish(&curated, &hub, &["--license", "MIT-ish"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("\"MIT-ish\" is not a license id the Hub knows"), "{}", text(&o));
+    assert!(text(&o).contains("apache-2.0, mit,") && text(&o).contains("cc-by-4.0"), "{}", text(&o));
+    let o = publish(&curated, &hub, &["--language", "xx"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("\"xx\" is not an ISO 639-1 code"), "{}", text(&o));
+    assert!(text(&o).contains("de, dv,") && text(&o).contains(" en,"), "{}", text(&o));
 }
 
 #[test]
