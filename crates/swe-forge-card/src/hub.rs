@@ -1,5 +1,5 @@
-//! The Hugging Face Hub's side of a published dataset folder: where each split's Parquet file
-//! goes (`data/<split>-00000-of-00001.parquet`), what a split may be called, and the YAML front
+//! The Hugging Face Hub's side of a published dataset folder: where a table's split file goes
+//! (`data/<folder>/<split>-00000-of-00001.parquet`), what a split may be called, and the YAML front
 //! matter of its `README.md` (configurations with data files per split, license, language, task
 //! categories, tags, size category, pretty name). Text only; the binary writes the files.
 
@@ -28,35 +28,34 @@ pub struct HubCard {
     pub configs: Vec<HubConfig>,
 }
 
-/// One configuration of the dataset: a name, and each split's number of rows.
+/// One configuration of the dataset: a name, and its splits.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HubConfig {
     /// The configuration's name (`default`, `lang_go`, `repo_org__name`, `swebench`, `tests`).
     pub name: String,
-    /// Each split's name and number of rows, in order.
-    pub splits: Vec<(String, usize)>,
+    /// Its splits, in order; one of them is `test`.
+    pub splits: Vec<HubSplit>,
 }
 
-impl HubConfig {
-    /// The path of split `split`'s only Parquet file, relative to the dataset folder.
-    pub fn path(&self, split: &str) -> String {
-        config_path(&self.name, split)
-    }
+/// One split of a configuration: its name, its number of rows, and its files.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HubSplit {
+    /// The split's name (`test`, or a split of `--splits`).
+    pub name: String,
+    /// Its number of rows.
+    pub rows: usize,
+    /// Its files, relative to the dataset folder: one path, or a glob pattern (`*` matches
+    /// within one path segment), so that configurations read the same files instead of copies.
+    pub path: String,
 }
 
-/// The path of a split's only Parquet file, relative to the dataset folder (of the default
-/// configuration; [`config_path`] for the others).
-pub fn split_path(split: &str) -> String {
-    config_path(DEFAULT_CONFIG, split)
-}
-
-/// The path of the only Parquet file of split `split` of configuration `config`:
-/// `data/<split>-00000-of-00001.parquet` for the default one, `data/<config>/<split>-...` for others.
-pub fn config_path(config: &str, split: &str) -> String {
-    if config == DEFAULT_CONFIG {
-        format!("data/{split}-00000-of-00001.parquet")
+/// The file of a table's split, relative to the dataset folder:
+/// `data/<folder>/<split>-00000-of-00001.parquet`, or with `split` `*` the pattern of every split.
+pub fn split_file(folder: &str, split: &str) -> String {
+    if split == "*" {
+        format!("data/{folder}/*.parquet")
     } else {
-        format!("data/{config}/{split}-00000-of-00001.parquet")
+        format!("data/{folder}/{split}-00000-of-00001.parquet")
     }
 }
 
@@ -129,7 +128,8 @@ pub fn valid_language(code: &str) -> bool {
 /// reads as double-quoted scalars.
 pub fn front_matter(card: &HubCard) -> String {
     let q = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into());
-    let rows: usize = card.configs.first().map_or(0, |c| c.splits.iter().map(|s| s.1).sum());
+    let rows: usize =
+        card.configs.first().map_or(0, |c| c.splits.iter().filter(|s| s.name == "test").map(|s| s.rows).sum());
     let mut y = String::from("---\n");
     let _ = writeln!(y, "pretty_name: {}", q(&card.pretty_name));
     let _ = writeln!(y, "license: {}", q(&card.license));
@@ -156,8 +156,8 @@ pub fn front_matter(card: &HubCard) -> String {
             y.push_str("  default: true\n");
         }
         y.push_str("  data_files:\n");
-        for (split, _) in &config.splits {
-            let _ = writeln!(y, "  - split: {}\n    path: {}", q(split), q(&config.path(split)));
+        for split in &config.splits {
+            let _ = writeln!(y, "  - split: {}\n    path: {}", q(&split.name), q(&split.path));
         }
     }
     y.push_str("---\n");
@@ -182,7 +182,8 @@ mod tests {
         assert_eq!(split_name("before-2024-01-01"), "before_2024_01_01");
         assert_eq!(split_name("c++"), "c__");
         assert_eq!(split_name("tokio-rs__tracing"), "tokio_rs__tracing");
-        assert_eq!(split_path("test"), "data/test-00000-of-00001.parquet");
+        assert_eq!(split_file("tests", "test"), "data/tests/test-00000-of-00001.parquet");
+        assert_eq!(split_file("swebench", "*"), "data/swebench/*.parquet");
         assert!(valid_license("apache-2.0") && valid_license("cc-by-4.0") && valid_license("other"));
         assert!(!valid_license("") && !valid_license("a: b") && !valid_license("x\ny"));
     }
@@ -195,8 +196,33 @@ mod tests {
             other_license: Some(("per-repository".into(), "LICENSE.md".into())),
             languages: vec!["en".into()],
             configs: vec![
-                HubConfig { name: "default".into(), splits: vec![("go".into(), 600), ("rust".into(), 500)] },
-                HubConfig { name: "lang_go".into(), splits: vec![("go".into(), 600)] },
+                HubConfig {
+                    name: "default".into(),
+                    splits: vec![
+                        HubSplit {
+                            name: "go".into(),
+                            rows: 600,
+                            path: "data/instances/*/*/go-00000-of-00001.parquet".into(),
+                        },
+                        HubSplit {
+                            name: "rust".into(),
+                            rows: 500,
+                            path: "data/instances/*/*/rust-00000-of-00001.parquet".into(),
+                        },
+                        HubSplit { name: "test".into(), rows: 1100, path: "data/instances/*/*/*.parquet".into() },
+                    ],
+                },
+                HubConfig {
+                    name: "lang_go".into(),
+                    splits: vec![
+                        HubSplit {
+                            name: "go".into(),
+                            rows: 600,
+                            path: "data/instances/go/*/go-00000-of-00001.parquet".into(),
+                        },
+                        HubSplit { name: "test".into(), rows: 600, path: "data/instances/go/*/*.parquet".into() },
+                    ],
+                },
             ],
         };
         assert_eq!(
@@ -204,9 +230,13 @@ mod tests {
             "---\npretty_name: \"Go: \\\"stack\\\" set\"\nlicense: \"other\"\nlicense_name: \"per-repository\"\n\
              license_link: \"LICENSE.md\"\nlanguage:\n- \"en\"\ntask_categories:\n- text-generation\n\
              tags:\n- swe-bench\n- code\n- multi-swe-bench\nsize_categories:\n- 1K<n<10K\nconfigs:\n\
-             - config_name: \"default\"\n  default: true\n  data_files:\n  - split: \"go\"\n    path: \"data/go-00000-of-00001.parquet\"\n\
-             \x20 - split: \"rust\"\n    path: \"data/rust-00000-of-00001.parquet\"\n\
-             - config_name: \"lang_go\"\n  data_files:\n  - split: \"go\"\n    path: \"data/lang_go/go-00000-of-00001.parquet\"\n---\n"
+             - config_name: \"default\"\n  default: true\n  data_files:\n\
+             \x20 - split: \"go\"\n    path: \"data/instances/*/*/go-00000-of-00001.parquet\"\n\
+             \x20 - split: \"rust\"\n    path: \"data/instances/*/*/rust-00000-of-00001.parquet\"\n\
+             \x20 - split: \"test\"\n    path: \"data/instances/*/*/*.parquet\"\n\
+             - config_name: \"lang_go\"\n  data_files:\n\
+             \x20 - split: \"go\"\n    path: \"data/instances/go/*/go-00000-of-00001.parquet\"\n\
+             \x20 - split: \"test\"\n    path: \"data/instances/go/*/*.parquet\"\n---\n"
         );
         let mit = HubCard { license: "mit".into(), other_license: None, languages: vec![], ..card };
         assert!(!front_matter(&mit).contains("license_name") && !front_matter(&mit).contains("language:"));

@@ -10,7 +10,7 @@ mod svg;
 
 pub use error::CardError;
 pub use hub::{
-    DEFAULT_CONFIG, HUB_TAGS, HubCard, HubConfig, config_path, front_matter, hub_languages, hub_license, hub_licenses,
-    size_category, split_name, split_path, valid_language, valid_license,
+    DEFAULT_CONFIG, HUB_TAGS, HubCard, HubConfig, HubSplit, front_matter, hub_languages, hub_license, hub_licenses,
+    size_category, split_file, split_name, valid_language, valid_license,
 };
 pub use report::{Card, ReportOptions, write_report};

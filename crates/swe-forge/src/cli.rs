@@ -91,8 +91,9 @@ pub enum Command {
     /// Write a dataset card (README.md with counts, funnel, distributions and SVG plots).
     #[command(after_help = "Example:\n  swe-forge report --dataset curated.jsonl -o card/")]
     Report(crate::commands::report::ReportArgs),
-    /// Write a dataset folder for the Hugging Face Hub: data/<split>-00000-of-00001.parquet and
-    /// README.md (front matter naming the splits, license, tags, size; then the dataset card).
+    /// Write a dataset folder for the Hugging Face Hub: Parquet files under data/ (each instance
+    /// once) and README.md (front matter naming the configurations' files, license, tags, size;
+    /// then the dataset card).
     #[command(after_help = "Example:\n  swe-forge publish --dataset curated.jsonl -o hub/ --license mit")]
     Publish(crate::commands::publish::PublishArgs),
     /// Benchmarks whose results are written down in docs/benchmarks/.
