@@ -23,6 +23,9 @@ pub struct HubCard {
     pub other_license: Option<(String, String)>,
     /// The natural languages of the instances' text (ISO 639-1, `en`): the Hub's `language`.
     pub languages: Vec<String>,
+    /// The test names of the test maps and lists: `canonical` (swe-forge's ids) or `msb`
+    /// (Multi-SWE-bench's), the front matter's `test_naming`.
+    pub naming: String,
     /// The configurations, each with its splits; the first is [`DEFAULT_CONFIG`] (every instance),
     /// the others subsets or other tables of the same instances.
     pub configs: Vec<HubConfig>,
@@ -143,6 +146,7 @@ pub fn front_matter(card: &HubCard) -> String {
             let _ = writeln!(y, "- {}", q(l));
         }
     }
+    let _ = writeln!(y, "test_naming: {}", q(&card.naming));
     y.push_str("task_categories:\n- text-generation\n");
     y.push_str("tags:\n");
     for tag in HUB_TAGS {
@@ -195,6 +199,7 @@ mod tests {
             license: "other".into(),
             other_license: Some(("per-repository".into(), "LICENSE.md".into())),
             languages: vec!["en".into()],
+            naming: "msb".into(),
             configs: vec![
                 HubConfig {
                     name: "default".into(),
@@ -228,7 +233,7 @@ mod tests {
         assert_eq!(
             front_matter(&card),
             "---\npretty_name: \"Go: \\\"stack\\\" set\"\nlicense: \"other\"\nlicense_name: \"per-repository\"\n\
-             license_link: \"LICENSE.md\"\nlanguage:\n- \"en\"\ntask_categories:\n- text-generation\n\
+             license_link: \"LICENSE.md\"\nlanguage:\n- \"en\"\ntest_naming: \"msb\"\ntask_categories:\n- text-generation\n\
              tags:\n- swe-bench\n- code\n- multi-swe-bench\nsize_categories:\n- 1K<n<10K\nconfigs:\n\
              - config_name: \"default\"\n  default: true\n  data_files:\n\
              \x20 - split: \"go\"\n    path: \"data/instances/*/*/go-00000-of-00001.parquet\"\n\

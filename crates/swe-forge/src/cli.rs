@@ -339,7 +339,7 @@ pub enum ExportFormat {
 
 /// The test names an export may be in: [`Naming::Canonical`] or [`Naming::Msb`] by their written
 /// names (`auto` picks per record, which a comparison does and an export does not).
-fn export_naming() -> impl TypedValueParser<Value = Naming> {
+pub(crate) fn export_naming() -> impl TypedValueParser<Value = Naming> {
     PossibleValuesParser::new([
         PossibleValue::new(Naming::Canonical.as_str())
             .help("swe-forge's canonical ids (`gostack::TestPopEmptyReturnsError`)"),

@@ -16,9 +16,11 @@ use anyhow::{Context, Result, bail};
 use swe_forge_card::{HubCard, HubConfig, HubSplit, ReportOptions};
 use swe_forge_core::{Instance, MarkdownTable, ValidationStatus};
 use swe_forge_curate::{Heuristic, is_kept};
+use swe_forge_logparse::Naming;
 
 use crate::decisions::StoreArgs;
 use crate::exit::Usage;
+use crate::exporting::{KeptRuns, Names, msb_named};
 use crate::records::open_records;
 use crate::written::Written;
 
@@ -60,6 +62,16 @@ pub struct PublishArgs {
     /// (repeatable).
     #[arg(long = "language", default_value = "en", value_name = "CODE")]
     pub languages: Vec<String>,
+    /// Test names in the published test maps and lists (`FAIL_TO_PASS`, ...): swe-forge's
+    /// canonical ids, or Multi-SWE-bench's, as `export --naming` writes them (derived from each
+    /// record's runs, or those kept under --work-dir); the card and its front matter
+    /// (`test_naming`) say which.
+    #[arg(long, value_parser = crate::cli::export_naming(), default_value_t = Naming::Canonical)]
+    pub naming: Naming,
+    /// Where validation kept its runs (`<work-dir>/logs/<instance_id>/`), for --naming msb.
+    /// Default: the dataset's path with the extension `.work`, as validate makes it.
+    #[arg(long)]
+    pub work_dir: Option<PathBuf>,
     /// The card's title and the dataset's pretty name. Default: the dataset's file name.
     #[arg(long)]
     pub title: Option<String>,
@@ -82,7 +94,8 @@ pub fn publish_command(args: PublishArgs) -> Result<()> {
     // Records are read one at a time: the card and the census keep a few numbers of each, the
     // publication keeps the records it ships in a temporary file. Nothing in --out changes
     // before the census says there is something to publish.
-    let mut publication = Publication::new(&args.out)?;
+    let runs = KeptRuns::of(args.naming, args.work_dir.as_deref(), &args.dataset);
+    let mut publication = Publication::new(&args.out, runs)?;
     let options = ReportOptions { out_dir: args.out.clone(), title: title.clone(), heuristic: Heuristic::CALIBRATED };
     let mut card = swe_forge_card::Card::new(options);
     let mut census = Census::default();
@@ -153,15 +166,28 @@ pub fn publish_command(args: PublishArgs) -> Result<()> {
         license: args.license.clone(),
         other_license,
         languages: args.languages.clone(),
+        naming: args.naming.as_str().to_owned(),
         configs,
     };
-    let body = std::fs::read_to_string(&card).with_context(|| format!("reading {}", card.display()))?;
-    let text = format!("{}{body}\n{}", swe_forge_card::front_matter(&hub), files_section(&hub.configs));
-    swe_forge_fs::write_file(&card, text.as_bytes())?;
+    finish_card(&card, &hub)?;
     written.record("README.md")?;
     written.save()?;
     outln!("{}", card.display());
     Ok(())
+}
+
+/// The card `report` wrote at `card` with the Hub's front matter before it, and the files, usage
+/// and citation sections after it.
+fn finish_card(card: &Path, hub: &HubCard) -> Result<()> {
+    let body = std::fs::read_to_string(card).with_context(|| format!("reading {}", card.display()))?;
+    let text = format!(
+        "{}{body}\n{}\n{}\n{}",
+        swe_forge_card::front_matter(hub),
+        files_section(&hub.configs),
+        swe_forge_card::usage_section(hub),
+        swe_forge_card::citation_section(hub)
+    );
+    Ok(swe_forge_fs::write_file(card, text.as_bytes())?)
 }
 
 /// Refuses a `--language` that is not an ISO 639-1 code (with optional subtags), naming the codes.
@@ -289,11 +315,12 @@ impl Sink {
         })
     }
 
-    /// Writes the row or rows of `r`; returns how many.
-    fn write(&mut self, r: &Instance) -> Result<usize> {
+    /// Writes the row or rows of `r` (with `names`, the Multi-SWE-bench name of each canonical
+    /// id its runs printed, under --naming msb); returns how many.
+    fn write(&mut self, r: &Instance, names: Option<&Names>) -> Result<usize> {
         Ok(match self {
             Sink::Instances(w) => w.write(r).map(|()| 1)?,
-            Sink::Swebench(w) => w.write(r, None).map(|()| 1)?,
+            Sink::Swebench(w) => w.write(r, names).map(|()| 1)?,
             Sink::Tests(w) => {
                 w.write(r)?;
                 swe_forge_export::test_rows(std::slice::from_ref(r)).len()
@@ -324,12 +351,12 @@ impl Spool {
         Ok(Spool(swe_forge_fs::Spool::new()))
     }
 
-    fn push(&mut self, r: &Instance) -> Result<Slot> {
-        let line = serde_json::to_vec(r)?;
+    fn push(&mut self, r: &Instance, names: Option<&Names>) -> Result<Slot> {
+        let line = serde_json::to_vec(&(r, names))?;
         self.0.push(&line).context("writing the records to publish to a temporary file")
     }
 
-    fn get(&self, slot: Slot) -> Result<Instance> {
+    fn get(&self, slot: Slot) -> Result<(Instance, Option<Names>)> {
         let bytes = self.0.read(slot).context("reading the records to publish back")?;
         Ok(serde_json::from_slice(&bytes)?)
     }
@@ -356,10 +383,12 @@ struct Publication {
     repos: BTreeMap<String, usize>,
     /// Rows kept in all splits: more than the distinct instances when the splits overlap.
     kept: usize,
+    /// Where `--naming msb` finds each record's runs; None with canonical names.
+    runs: Option<KeptRuns>,
 }
 
 impl Publication {
-    fn new(out: &Path) -> Result<Publication> {
+    fn new(out: &Path, runs: Option<KeptRuns>) -> Result<Publication> {
         Ok(Publication {
             out: out.to_owned(),
             producer: crate::exporting::producer(),
@@ -371,13 +400,19 @@ impl Publication {
             seen: HashSet::new(),
             repos: BTreeMap::new(),
             kept: 0,
+            runs,
         })
     }
 
-    /// Keeps `r` (labelled as export labels it) for the publication; its slot goes to
-    /// [`Publication::split`].
+    /// Keeps `r` (labelled, and named, as export labels and names it) for the publication; its
+    /// slot goes to [`Publication::split`].
     fn keep(&mut self, r: &Instance) -> Result<Slot> {
-        self.spool.push(&crate::exporting::labelled(r))
+        let r = crate::exporting::labelled(r).into_owned();
+        let (r, names) = match &self.runs {
+            Some(runs) => msb_named(r, runs)?,
+            None => (r, None),
+        };
+        self.spool.push(&r, names.as_ref())
     }
 
     /// Writes one file of `table` at `rel` from the records at `slots`; notes its rows.
@@ -385,7 +420,8 @@ impl Publication {
         let mut sink = Sink::create(table, &self.out.join(&rel), &self.producer)?;
         let mut rows = 0;
         for slot in slots {
-            rows += sink.write(&self.spool.get(slot)?)?;
+            let (r, names) = self.spool.get(slot)?;
+            rows += sink.write(&r, names.as_ref())?;
         }
         sink.finish()?;
         self.written.push(rel);
@@ -406,7 +442,7 @@ impl Publication {
             self.rows.insert((config, split), rows);
         }
         for &slot in slots {
-            let r = self.spool.get(slot)?;
+            let (r, _) = self.spool.get(slot)?;
             self.groups.entry(Config::group_of(&r)).or_default().push((split, slot));
             if self.seen.insert(r.instance_id.clone()) {
                 *self.repos.entry(format!("{}/{}", r.org, r.repo)).or_default() += 1;
@@ -595,7 +631,7 @@ mod tests {
             })
             .collect();
         let dir = tempfile::tempdir().unwrap();
-        let mut publication = Publication::new(dir.path()).unwrap();
+        let mut publication = Publication::new(dir.path(), None).unwrap();
         let mut splits: [Vec<Slot>; 2] = Default::default();
         for r in &records {
             splits[(r.number % 2) as usize].push(publication.keep(r).unwrap());

@@ -17,7 +17,7 @@ use crate::support::{read_records, root, swe_forge, text};
 
 /// The 22 published devset records, the Go fixture instance as swe-forge would accept it (with
 /// an image, provenance and canonical ids) and a rejected variant.
-fn sample_records() -> Vec<Instance> {
+pub(crate) fn sample_records() -> Vec<Instance> {
     let mut records = read_records(&root().join("data/devset/instances.jsonl"));
     let fixtures = read_records(&root().join("data/fixtures/instances.jsonl"));
     let mut go = fixtures.into_iter().find(|r| r.instance_id == "forge-fixtures__gostack-1").unwrap();
@@ -71,7 +71,7 @@ fn sample_records() -> Vec<Instance> {
     records
 }
 
-fn write_records(path: &Path, records: &[Instance]) {
+pub(crate) fn write_records(path: &Path, records: &[Instance]) {
     let mut out = Vec::new();
     swe_forge_core::write_jsonl(&mut out, records).unwrap();
     std::fs::write(path, out).unwrap();
@@ -185,7 +185,7 @@ fn records_and_swebench_exports_read_back() {
 }
 
 /// Kept parses of the Go fixture's three runs, as validate leaves them in its work folder.
-fn keep_parsed_runs(work: &Path) {
+pub(crate) fn keep_parsed_runs(work: &Path) {
     let dir = work.join("logs/forge-fixtures__gostack-1");
     std::fs::create_dir_all(&dir).unwrap();
     let names = json!({

@@ -125,7 +125,7 @@ fn publish_writes_the_hub_layout_with_front_matter_card_and_parquet() {
     let (keys, body) = front_matter(&card);
     assert_eq!(
         keys.keys().collect::<Vec<_>>(),
-        ["configs", "language", "license", "pretty_name", "size_categories", "tags", "task_categories"]
+        ["configs", "language", "license", "pretty_name", "size_categories", "tags", "task_categories", "test_naming"]
     );
     assert_eq!(keys["language"], ["- \"en\""]);
     assert_eq!(scalar(&keys["pretty_name"][0]), "Fixture set");
@@ -438,4 +438,60 @@ fn walk(dir: &Path) -> Vec<String> {
         }
     }
     out
+}
+
+/// `publish --naming msb` writes Multi-SWE-bench's test names, as `export --naming msb` does, in
+/// the instances and SWE-bench rows; the card's text and front matter say which naming the lists
+/// use (canonical by default), and the card shows how to load the `test` split, evaluate, and
+/// cite the dataset.
+#[test]
+fn publish_names_tests_as_asked_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("validated.jsonl");
+    crate::export::write_records(&input, &crate::export::sample_records());
+    let hub = dir.path().join("hub");
+    let o = publish(&input, &hub, &["--license", "mit", "--title", "Go stack"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let card = std::fs::read_to_string(hub.join("README.md")).unwrap();
+    let (keys, body) = front_matter(&card);
+    assert_eq!(keys["test_naming"], ["\"canonical\""]);
+    let rows = published_rows(&hub);
+    assert_eq!(rows[0].f2p_tests.keys().collect::<Vec<_>>(), ["gostack::TestPopEmptyReturnsError"]);
+    assert!(body.contains("Test names: **swe-forge's canonical ids**"), "{body}");
+    assert!(body.contains("ds = load_dataset(\"<owner>/go-stack\", split=\"test\")"), "{body}");
+    assert!(body.contains("lang_go = load_dataset(\"<owner>/go-stack\", \"lang_go\", split=\"test\")"), "{body}");
+    assert!(body.contains("swe-forge evaluate --dataset test.jsonl --predictions predictions.jsonl"), "{body}");
+    assert!(body.contains("multi_swe_bench.harness.run_evaluation") && body.contains("--naming msb"), "{body}");
+    assert!(body.contains("```bibtex\n@misc{go_stack,\n  title = {Go stack},\n  author = {<owner>},"), "{body}");
+
+    // Without the runs there is nothing to derive the names from: an error naming the folder.
+    let o = publish(&input, &hub, &["--naming", "msb"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("forge-fixtures__gostack-1: --naming msb needs"), "{}", text(&o));
+    crate::export::keep_parsed_runs(&dir.path().join("validated.work"));
+    let o = publish(&input, &hub, &["--naming", "msb", "--license", "mit", "--title", "Go stack"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let card = std::fs::read_to_string(hub.join("README.md")).unwrap();
+    let (keys, body) = front_matter(&card);
+    assert_eq!(keys["test_naming"], ["\"msb\""]);
+    assert!(body.contains("Test names: **Multi-SWE-bench's**"), "{body}");
+    assert!(body.contains("--out eval/ --profile msb"), "{body}");
+    let rows = published_rows(&hub);
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].f2p_tests.keys().collect::<Vec<_>>(), ["TestPopEmptyReturnsError"]);
+    assert_eq!(rows[0].p2p_tests.keys().collect::<Vec<_>>(), ["TestLen", "TestPushThenPop"]);
+    // The SWE-bench rows are those of `export --naming msb --format swebench`.
+    let again = dir.path().join("msb-swebench.parquet");
+    let (i, a) = (input.to_str().unwrap(), again.to_str().unwrap());
+    let o = swe_forge(&["export", "--records", i, "--naming", "msb", "--format", "swebench", "--parquet", a]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        std::fs::read(hub.join("data/swebench/test-00000-of-00001.parquet")).unwrap() == std::fs::read(&again).unwrap(),
+        "the SWE-bench rows differ from export --naming msb's"
+    );
+    // A language configuration's test split reads the instance's one file.
+    let configs = configs(&keys);
+    let lang = configs.iter().find(|c| c.0 == "lang_go").expect("lang_go");
+    assert_eq!(lang.1, [("test".to_owned(), "data/instances/go/*/test-00000-of-00001.parquet".to_owned())]);
+    assert_eq!(matching(&hub, &lang.1[0].1).len(), 1);
 }
