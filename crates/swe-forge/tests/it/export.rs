@@ -365,6 +365,15 @@ fn python_readers_read_every_export() {
     let dir = tempfile::tempdir().unwrap();
     write_exports(dir.path());
     write_msb_export(dir.path());
+    // A folder `publish` writes with README-style splits by language: Hugging Face `datasets`
+    // loads the `test` split of the default and of each language's configuration.
+    let splits = dir.path().join("splits");
+    std::fs::create_dir_all(&splits).unwrap();
+    std::fs::copy(dir.path().join("input.jsonl"), splits.join("go.jsonl")).unwrap();
+    let (input, hub) = (dir.path().join("input.jsonl"), dir.path().join("hub"));
+    let (i, h, s) = (input.to_str().unwrap(), hub.to_str().unwrap(), splits.to_str().unwrap());
+    let o = swe_forge(&["publish", "--dataset", i, "--out", h, "--splits", s, "--license", "mit"]);
+    assert!(o.status.success(), "{}", text(&o));
     let out = Command::new("bash")
         .arg(root().join("scripts/python-readers.sh"))
         .arg(dir.path())
@@ -374,7 +383,14 @@ fn python_readers_read_every_export() {
     let log = text(&out);
     eprintln!("{log}");
     assert!(out.status.success(), "a Python reader failed:\n{log}");
-    for reader in ["pandas.read_parquet instances (pandas 2.1", "datasets 2.19", "polars.read_parquet", "duckdb"] {
+    for reader in [
+        "pandas.read_parquet instances (pandas 2.1",
+        "datasets 2.19",
+        "polars.read_parquet",
+        "duckdb",
+        "ok   datasets.load_dataset of the publish folder, lang_go split test (datasets 2.19",
+        "ok   datasets.load_dataset of the publish folder, split test (datasets 2.19",
+    ] {
         assert!(log.contains(reader), "{reader} did not run:\n{log}");
     }
     // Only pip failing to install the harness packages may leave them out.
