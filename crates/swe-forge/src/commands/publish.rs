@@ -696,6 +696,33 @@ mod tests {
         assert_eq!(repos.values().sum::<usize>(), 60);
     }
 
+    /// A split called `test` among others is every configuration's `test` split as it is; without
+    /// one, `test` is every split's rows, an instance as often as it is in them when they overlap.
+    #[test]
+    fn a_test_split_in_every_configuration() {
+        let records: Vec<Instance> = (0..4).map(crate::synthetic::synthetic_record).collect();
+        let dir = tempfile::tempdir().unwrap();
+        let publish = |names: [&str; 2], second: usize| {
+            let mut publication = Publication::new(dir.path(), None).unwrap();
+            let slots: Vec<Slot> = records.iter().map(|r| publication.keep(r).unwrap()).collect();
+            publication.split(names[0], &slots).unwrap();
+            publication.split(names[1], &slots[..second]).unwrap();
+            publication.finish().unwrap().0
+        };
+        let splits = |configs: &[HubConfig], name: &str| -> Vec<(String, usize)> {
+            let config = configs.iter().find(|c| c.name == name).unwrap();
+            config.splits.iter().map(|s| (s.name.clone(), s.rows)).collect()
+        };
+        let configs = publish(["all", "some"], 2);
+        let want = |a: usize, b: usize| vec![("all".to_owned(), a), ("some".to_owned(), b), ("test".to_owned(), a + b)];
+        assert_eq!(splits(&configs, "default"), want(4, 2), "overlapping splits: every row of each");
+        assert_eq!(splits(&configs, "swebench"), want(4, 2));
+        let configs = publish(["test", "train"], 1);
+        assert_eq!(splits(&configs, "default"), [("test".to_owned(), 4), ("train".to_owned(), 1)]);
+        let last = Config::Repo(Config::group_of(&records[3]).1).name();
+        assert_eq!(splits(&configs, &last), [("test".to_owned(), 1)], "a repository only in test");
+    }
+
     /// Whether `path` matches `pattern`, whose `*` matches within one path segment (as the Hub's
     /// data files patterns).
     fn glob_match(pattern: &str, path: &str) -> bool {
