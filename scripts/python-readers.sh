@@ -15,7 +15,7 @@
 # instance images (scripts/swebench_run_evaluation.py); it exits 2 when pip cannot install it.
 #
 # EXPORT_DIR holds the files the `export::python_readers_read_every_export` test writes (records.jsonl,
-# instances.parquet, tests.parquet, swebench.jsonl, swebench.parquet); see
+# instances.parquet, tests.parquet, swebench.jsonl, swebench.parquet, and hub/: a folder `publish` wrote); see
 # scripts/python_readers.py. The harness set also compares `swe-forge parse --msb` (the binary in
 # $SWE_FORGE_BIN, else target/debug/swe-forge) with Multi-SWE-bench's parse_log on the logs of
 # crates/swe-forge-logparse/test_data. Exits non-zero when any

@@ -96,6 +96,24 @@ def same_records(rows, reader):
             raise AssertionError(f"{reader}: {want['instance_id']} differs in {diff}")
 
 
+def published_records():
+    """The records `publish` ships of records.jsonl: the accepted ones."""
+    return [r for r in EXPECTED if (r.get("swe_forge") or {}).get("status") == "accepted"]
+
+
+def same_published(rows, lang):
+    """The rows of a configuration of the folder `publish` wrote (hub/, see the export test):
+    those of the accepted records (of language `lang`), each once."""
+    got = sorted((record_of(row) for row in rows), key=lambda r: r["instance_id"])
+    want = sorted((r for r in published_records() if lang is None or r.get("lang") == lang),
+                  key=lambda r: r["instance_id"])
+    assert want, "no accepted record to compare with"
+    assert [r["instance_id"] for r in got] == [r["instance_id"] for r in want], f"{len(got)} rows, {len(want)} records"
+    for g, w in zip(got, want):
+        if g != w:
+            raise AssertionError(f"{w['instance_id']} differs in {sorted(k for k in set(g) | set(w) if g.get(k) != w.get(k))}")
+
+
 def evidence_complete(ev):
     """`Evidence::complete` of swe-forge-core: every gold run resolved, both controls held."""
     if not ev or ev.get("gold_runs", 0) == 0 or ev.get("gold_resolved") != ev["gold_runs"]:
@@ -205,6 +223,13 @@ def datasets_readers():
           lambda: same_swebench(load("swebench.parquet"), "datasets"))
     check(f"datasets.load_dataset json swebench ({v})",
           lambda: same_swebench(load("swebench.jsonl", "json"), "datasets", json_dates=True))
+    if os.path.isdir(path("hub")):
+        check(f"datasets.load_dataset of the publish folder, split test ({v})",
+              lambda: same_published(datasets.load_dataset(path("hub"), split="test", cache_dir=cache), None))
+        for lang in sorted({r.get("lang") for r in published_records()}):
+            check(f"datasets.load_dataset of the publish folder, lang_{lang} split test ({v})",
+                  lambda lang=lang: same_published(
+                      datasets.load_dataset(path("hub"), f"lang_{lang}", split="test", cache_dir=cache), lang))
 
 
 def polars_readers():

@@ -91,8 +91,9 @@ pub enum Command {
     /// Write a dataset card (README.md with counts, funnel, distributions and SVG plots).
     #[command(after_help = "Example:\n  swe-forge report --dataset curated.jsonl -o card/")]
     Report(crate::commands::report::ReportArgs),
-    /// Write a dataset folder for the Hugging Face Hub: data/<split>-00000-of-00001.parquet and
-    /// README.md (front matter naming the splits, license, tags, size; then the dataset card).
+    /// Write a dataset folder for the Hugging Face Hub: Parquet files under data/ (each instance
+    /// once) and README.md (front matter naming the configurations' files, license, tags, size;
+    /// then the dataset card).
     #[command(after_help = "Example:\n  swe-forge publish --dataset curated.jsonl -o hub/ --license mit")]
     Publish(crate::commands::publish::PublishArgs),
     /// Benchmarks whose results are written down in docs/benchmarks/.
@@ -338,7 +339,7 @@ pub enum ExportFormat {
 
 /// The test names an export may be in: [`Naming::Canonical`] or [`Naming::Msb`] by their written
 /// names (`auto` picks per record, which a comparison does and an export does not).
-fn export_naming() -> impl TypedValueParser<Value = Naming> {
+pub(crate) fn export_naming() -> impl TypedValueParser<Value = Naming> {
     PossibleValuesParser::new([
         PossibleValue::new(Naming::Canonical.as_str())
             .help("swe-forge's canonical ids (`gostack::TestPopEmptyReturnsError`)"),

@@ -1,10 +1,16 @@
-//! Writing accepted records as JSONL and Parquet, shared by `export`, `run` and `publish`.
+//! Writing accepted records as JSONL and Parquet, shared by `export`, `run` and `publish`, with
+//! canonical or Multi-SWE-bench test names (`--naming`).
 
-use std::path::Path;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
+use swe_forge_agree::{PhaseLogs, View, rederive};
 use swe_forge_core::Instance;
 use swe_forge_export::Producer;
+use swe_forge_logparse::Naming;
+
+use crate::records::read_logs;
 
 /// swe-forge's version and the commit it was built from, for the Parquet files' metadata.
 pub fn producer() -> Producer {
@@ -102,3 +108,62 @@ impl RecordSinks {
         Ok(())
     }
 }
+
+/// Where `--naming msb` finds a record's three runs.
+pub(crate) enum KeptRuns {
+    /// The runs kept under this work folder (`--work-dir`), for every record.
+    Only(PathBuf),
+    /// Each record's own run results and `swe_forge.msb_names`; the runs kept under this work
+    /// folder for a record that has no names (made before records kept them).
+    Fallback(PathBuf),
+}
+
+impl KeptRuns {
+    /// Where `--naming` (with `--work-dir`) finds the runs of the records at `records`: None with
+    /// canonical names (each record's lists as they are).
+    pub(crate) fn of(naming: Naming, work_dir: Option<&Path>, records: &Path) -> Option<KeptRuns> {
+        match (naming, work_dir) {
+            // `--work-dir` asks for the kept runs, parsed again with this build's parsers;
+            // without it each record's own names serve, and the default work folder only for
+            // older records.
+            (Naming::Msb, Some(dir)) => Some(KeptRuns::Only(dir.to_owned())),
+            (Naming::Msb, None) => Some(KeptRuns::Fallback(records.with_extension("work"))),
+            // `--naming` offers `canonical` and `msb` only.
+            (Naming::Canonical | Naming::Auto, _) => None,
+        }
+    }
+}
+
+/// `records` with Multi-SWE-bench test names: each swe-forge record's three runs (its run
+/// results with its `msb_names`, or the kept parses under a work folder) rolled up to
+/// Multi-SWE-bench names and categorised again, exactly as `revalidate --profile msb` compares
+/// them. Records without a `swe_forge` block did not come from swe-forge's runs (published
+/// Multi-SWE-bench records already use its names) and stay as they are. With each record, the
+/// Multi-SWE-bench name of each canonical id its runs printed (what a SWE-bench row's eval script
+/// renames the run's results with), for swe-forge records.
+pub(crate) fn msb_named(r: Instance, kept: &KeptRuns) -> Result<(Instance, Option<Names>)> {
+    let Some(meta) = &r.swe_forge else { return Ok((r, None)) };
+    let (logs, work_dir) = match kept {
+        KeptRuns::Only(dir) => (read_logs(dir, &r), dir),
+        KeptRuns::Fallback(dir) => (PhaseLogs::of_record(&r).or_else(|| read_logs(dir, &r)), dir),
+    };
+    let Some(logs) = logs else {
+        bail!(
+            "{}: --naming msb needs the record's `swe_forge.msb_names` (records validated before they were \
+             kept have none: run `swe-forge regrade` on them) or its runs' logs or parsed results (run, \
+             test, fix) under {} (--work-dir)",
+            r.instance_id,
+            work_dir.join("logs").join(&r.instance_id).display()
+        );
+    };
+    let flaky: BTreeSet<String> = meta.flaky.keys().cloned().collect();
+    let names: BTreeMap<String, String> = [&logs.run, &logs.test, &logs.fix]
+        .iter()
+        .flat_map(|l| l.msb_names.iter().map(|(id, name)| (id.clone(), name.clone())))
+        .filter(|(id, _)| !flaky.contains(id))
+        .collect();
+    Ok((rederive(&r, &View::ours(&logs, Naming::Msb, &flaky)), Some(names)))
+}
+
+/// Canonical id -> the name an export's test lists give it.
+pub(crate) type Names = BTreeMap<String, String>;

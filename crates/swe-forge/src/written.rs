@@ -107,7 +107,7 @@ impl Written {
         Ok(())
     }
 
-    /// Removes `rel` (written by an earlier run) and forgets it; its folder goes when left empty.
+    /// Removes `rel` (written by an earlier run) and forgets it; its folders under `data/` go when left empty.
     pub fn remove(&mut self, rel: &str) -> Result<()> {
         let path = self.dir.join(rel);
         match std::fs::remove_file(&path) {
@@ -117,11 +117,14 @@ impl Written {
             _ => {}
         }
         self.files.remove(rel);
-        if let Some(parent) = path.parent()
-            && parent != self.dir.join("data")
-        {
-            // Left when it holds anything else.
-            let _ = std::fs::remove_dir(parent);
+        // Its folders up to data/ go too, each left when it holds anything else.
+        let data = self.dir.join("data");
+        let mut parent = path.parent();
+        while let Some(dir) = parent.filter(|d| *d != data && d.starts_with(&data)) {
+            if std::fs::remove_dir(dir).is_err() {
+                break;
+            }
+            parent = dir.parent();
         }
         Ok(())
     }

@@ -1,19 +1,16 @@
 //! `swe-forge export`: validated records to JSONL and Parquet, as records or in SWE-bench's
 //! shape, or to Harbor task folders, with canonical or Multi-SWE-bench test names.
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{Result, bail};
-use swe_forge_agree::{PhaseLogs, View, rederive};
 use swe_forge_core::{Instance, ValidationStatus};
-use swe_forge_logparse::Naming;
 
 use crate::cli::{ExportArgs, ExportFormat};
 use crate::decisions::dropped_by_decision;
 use crate::exit::Usage;
-use crate::exporting::{RecordSinks, create_parents, producer};
-use crate::records::{open_records, read_logs};
+use crate::exporting::{KeptRuns, Names, RecordSinks, create_parents, msb_named, producer};
+use crate::records::open_records;
 use swe_forge_fs::same_file;
 
 pub fn export_command(mut args: ExportArgs) -> Result<()> {
@@ -23,14 +20,7 @@ pub fn export_command(mut args: ExportArgs) -> Result<()> {
     for out in [&args.jsonl, &args.parquet, &args.tests_parquet].into_iter().flatten() {
         crate::exit::output_to(out);
     }
-    let kept = match (args.naming, &args.work_dir) {
-        // `--work-dir` asks for the kept runs, parsed again with this build's parsers; without it
-        // each record's own names serve, and the default work folder only for older records.
-        (Naming::Msb, Some(dir)) => Some(KeptRuns::Only(dir.clone())),
-        (Naming::Msb, None) => Some(KeptRuns::Fallback(args.records.with_extension("work"))),
-        // `--naming` offers `canonical` and `msb` only.
-        (Naming::Canonical | Naming::Auto, _) => None,
-    };
+    let kept = KeptRuns::of(args.naming, args.work_dir.as_deref(), &args.records);
     let (jsonl, parquet, tests) = (args.jsonl.as_deref(), args.parquet.as_deref(), args.tests_parquet.as_deref());
     // Every file is written to a temporary file first; all are renamed together at the end, so
     // an error or a signal leaves all the previous files (`docs/reliability.md`). Records are read
@@ -154,49 +144,6 @@ impl Sinks {
         }
     }
 }
-
-/// Where `--naming msb` finds a record's three runs.
-enum KeptRuns {
-    /// The runs kept under this work folder (`--work-dir`), for every record.
-    Only(PathBuf),
-    /// Each record's own run results and `swe_forge.msb_names`; the runs kept under this work
-    /// folder for a record that has no names (made before records kept them).
-    Fallback(PathBuf),
-}
-
-/// `records` with Multi-SWE-bench test names: each swe-forge record's three runs (its run
-/// results with its `msb_names`, or the kept parses under a work folder) rolled up to
-/// Multi-SWE-bench names and categorised again, exactly as `revalidate --profile msb` compares
-/// them. Records without a `swe_forge` block did not come from swe-forge's runs (published
-/// Multi-SWE-bench records already use its names) and stay as they are. With each record, the
-/// Multi-SWE-bench name of each canonical id its runs printed (what a SWE-bench row's eval script
-/// renames the run's results with), for swe-forge records.
-fn msb_named(r: Instance, kept: &KeptRuns) -> Result<(Instance, Option<Names>)> {
-    let Some(meta) = &r.swe_forge else { return Ok((r, None)) };
-    let (logs, work_dir) = match kept {
-        KeptRuns::Only(dir) => (read_logs(dir, &r), dir),
-        KeptRuns::Fallback(dir) => (PhaseLogs::of_record(&r).or_else(|| read_logs(dir, &r)), dir),
-    };
-    let Some(logs) = logs else {
-        bail!(
-            "{}: --naming msb needs the record's `swe_forge.msb_names` (records validated before they were \
-             kept have none: run `swe-forge regrade` on them) or its runs' logs or parsed results (run, \
-             test, fix) under {} (--work-dir)",
-            r.instance_id,
-            work_dir.join("logs").join(&r.instance_id).display()
-        );
-    };
-    let flaky: BTreeSet<String> = meta.flaky.keys().cloned().collect();
-    let names: BTreeMap<String, String> = [&logs.run, &logs.test, &logs.fix]
-        .iter()
-        .flat_map(|l| l.msb_names.iter().map(|(id, name)| (id.clone(), name.clone())))
-        .filter(|(id, _)| !flaky.contains(id))
-        .collect();
-    Ok((rederive(&r, &View::ours(&logs, Naming::Msb, &flaky)), Some(names)))
-}
-
-/// Canonical id -> the name an export's test lists give it.
-type Names = BTreeMap<String, String>;
 
 /// The files of an export in SWE-bench's shape, written as the records come.
 struct SwebenchSinks {

@@ -24,10 +24,11 @@ fn decide(path: &Path, id: &str, verdict: &str) {
         .unwrap();
 }
 
-/// The instance ids of a published folder's default split.
+/// The instance ids of a published folder, sorted.
 fn published(hub: &Path) -> Vec<String> {
-    let rows = swe_forge_export::read_records(hub.join("data/test-00000-of-00001.parquet")).unwrap();
-    rows.into_iter().map(|r| r.instance_id).collect()
+    let mut ids: Vec<String> = crate::support::published_rows(hub).into_iter().map(|r| r.instance_id).collect();
+    ids.sort();
+    ids
 }
 
 fn ids(path: &Path) -> Vec<String> {

@@ -17,7 +17,7 @@ use crate::support::{read_records, root, swe_forge, text};
 
 /// The 22 published devset records, the Go fixture instance as swe-forge would accept it (with
 /// an image, provenance and canonical ids) and a rejected variant.
-fn sample_records() -> Vec<Instance> {
+pub(crate) fn sample_records() -> Vec<Instance> {
     let mut records = read_records(&root().join("data/devset/instances.jsonl"));
     let fixtures = read_records(&root().join("data/fixtures/instances.jsonl"));
     let mut go = fixtures.into_iter().find(|r| r.instance_id == "forge-fixtures__gostack-1").unwrap();
@@ -71,7 +71,7 @@ fn sample_records() -> Vec<Instance> {
     records
 }
 
-fn write_records(path: &Path, records: &[Instance]) {
+pub(crate) fn write_records(path: &Path, records: &[Instance]) {
     let mut out = Vec::new();
     swe_forge_core::write_jsonl(&mut out, records).unwrap();
     std::fs::write(path, out).unwrap();
@@ -185,7 +185,7 @@ fn records_and_swebench_exports_read_back() {
 }
 
 /// Kept parses of the Go fixture's three runs, as validate leaves them in its work folder.
-fn keep_parsed_runs(work: &Path) {
+pub(crate) fn keep_parsed_runs(work: &Path) {
     let dir = work.join("logs/forge-fixtures__gostack-1");
     std::fs::create_dir_all(&dir).unwrap();
     let names = json!({
@@ -365,6 +365,15 @@ fn python_readers_read_every_export() {
     let dir = tempfile::tempdir().unwrap();
     write_exports(dir.path());
     write_msb_export(dir.path());
+    // A folder `publish` writes with README-style splits by language: Hugging Face `datasets`
+    // loads the `test` split of the default and of each language's configuration.
+    let splits = dir.path().join("splits");
+    std::fs::create_dir_all(&splits).unwrap();
+    std::fs::copy(dir.path().join("input.jsonl"), splits.join("go.jsonl")).unwrap();
+    let (input, hub) = (dir.path().join("input.jsonl"), dir.path().join("hub"));
+    let (i, h, s) = (input.to_str().unwrap(), hub.to_str().unwrap(), splits.to_str().unwrap());
+    let o = swe_forge(&["publish", "--dataset", i, "--out", h, "--splits", s, "--license", "mit"]);
+    assert!(o.status.success(), "{}", text(&o));
     let out = Command::new("bash")
         .arg(root().join("scripts/python-readers.sh"))
         .arg(dir.path())
@@ -374,7 +383,14 @@ fn python_readers_read_every_export() {
     let log = text(&out);
     eprintln!("{log}");
     assert!(out.status.success(), "a Python reader failed:\n{log}");
-    for reader in ["pandas.read_parquet instances (pandas 2.1", "datasets 2.19", "polars.read_parquet", "duckdb"] {
+    for reader in [
+        "pandas.read_parquet instances (pandas 2.1",
+        "datasets 2.19",
+        "polars.read_parquet",
+        "duckdb",
+        "ok   datasets.load_dataset of the publish folder, lang_go split test (datasets 2.19",
+        "ok   datasets.load_dataset of the publish folder, split test (datasets 2.19",
+    ] {
         assert!(log.contains(reader), "{reader} did not run:\n{log}");
     }
     // Only pip failing to install the harness packages may leave them out.

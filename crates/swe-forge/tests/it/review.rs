@@ -656,7 +656,7 @@ fn keyboard_review_with_decisions_tests_and_logs_then_curate() {
     let o = swe_forge(&["publish", "--dataset", dataset.to_str().unwrap(), "--out", hub.to_str().unwrap()]);
     assert!(o.status.success(), "{}", text(&o));
     assert!(text(&o).contains(&format!("publish: {applied}")), "{}", text(&o));
-    let rows = swe_forge_export::read_records(hub.join("data/test-00000-of-00001.parquet")).unwrap();
+    let rows = crate::support::published_rows(&hub);
     assert_eq!(rows.iter().map(|r| r.instance_id.as_str()).collect::<Vec<_>>(), [ids[0]]);
 }
 

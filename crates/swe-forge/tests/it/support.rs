@@ -36,6 +36,25 @@ pub fn read_records(path: &Path) -> Vec<swe_forge_core::Instance> {
     swe_forge_core::read_jsonl(std::fs::read(path).unwrap().as_slice()).unwrap()
 }
 
+/// The instances of a folder `publish` wrote: the rows of every file under `data/instances/`
+/// (each instance is in one), by path, then in each file's order.
+pub fn published_rows(hub: &Path) -> Vec<swe_forge_core::Instance> {
+    fn files(dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                files(&path, out);
+            } else if path.extension().is_some_and(|e| e == "parquet") {
+                out.push(path);
+            }
+        }
+    }
+    let mut paths = Vec::new();
+    files(&hub.join("data/instances"), &mut paths);
+    paths.sort();
+    paths.iter().flat_map(|p| swe_forge_export::read_records(p).unwrap()).collect()
+}
+
 /// The files of a small Maven project: `Half.of` (wrong at the base, right after the fix), the
 /// test patch's `HalfTest`, and `JavaVersionTest`, which passes only on Java 8, as tests that
 /// depend on the JDK (collection interfaces, old Mockito) effectively do.
