@@ -3,8 +3,8 @@
 //! cases; run under `GTEST_OUTPUT=xml:<results>/gtest/` every gtest binary ctest starts writes
 //! its own report, `gtest/<binary>.xml` (`<binary>_1.xml`, `_2.xml`, … when one binary runs
 //! again, as `gtest_discover_tests` does once per case); Catch2 and doctest read no reporter from
-//! the environment, so the `c-cmake` recipe's test launcher (CMake's `CMAKE_TEST_LAUNCHER` and
-//! `CMAKE_CROSSCOMPILING_EMULATOR`) adds their JUnit reporter to a binary ctest starts without
+//! the environment, so the `c-cmake` recipe's test launcher (CMake 3.29's `CMAKE_TEST_LAUNCHER`)
+//! adds their JUnit reporter to a binary ctest starts without
 //! options and names the report `cases/<binary>.xml` the same way. `ctest --show-only=json-v1`
 //! saved as `ctest-tests.json` says which binary each target runs.
 //!

@@ -111,6 +111,7 @@ impl Parser {
                 Ok(Event::Start(e)) => self.start(&e, false),
                 Ok(Event::Empty(e)) => self.start(&e, true),
                 Ok(Event::End(e)) => self.end(e.local_name().as_ref()),
+                Ok(Event::Text(t)) if self.framework == Framework::CtestJunit => self.text(&t),
                 Ok(_) => {}
                 Err(e) => {
                     errors += 1;
@@ -174,6 +175,18 @@ impl Parser {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// Text inside a ctest test case: the test launcher's word that the executable is missing
+    /// (`swe-forge: not run: <path> does not exist`, recipes/c-cmake.toml) makes it a test ctest
+    /// did not run, as its own `Unable to find executable`.
+    fn text(&mut self, text: &[u8]) {
+        let Some(c) = &mut self.case else { return };
+        if needle!("swe-forge: not run: ").find(text).is_some() {
+            c.status = TestStatus::Skip;
+            c.not_run = true;
+            self.not_built.push(c.id.clone());
         }
     }
 

@@ -6,7 +6,7 @@ use std::fs;
 use std::path::Path;
 
 use swe_forge_core::TestStatus::{self, Fail, Pass, Skip};
-use swe_forge_logparse::{Framework, GoSubtests, ParsedLog, detect, parse};
+use swe_forge_logparse::{Framework, GoSubtests, ParsedLog, detect, parse, parse_files};
 
 fn data(case: &str) -> Vec<u8> {
     fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("test_data").join(case)).expect("test data file")
@@ -549,4 +549,30 @@ fn libtest_json_truncated_and_stray_lines() {
     assert_eq!(p.tests.keys().collect::<Vec<_>>(), ["a::one", "b::fast"]);
     assert!(warned(&p, "summary says 2 passed"), "{:?}", p.warnings);
     assert!(warned(&p, "left out: crashes"), "{:?}", p.warnings);
+}
+
+/// ctest 3.31's report of a target whose executable a failed build deleted, run through the
+/// `c-cmake` recipe's test launcher: ctest saw the launcher, ran it and calls the target failed;
+/// the launcher's line says the executable does not exist, so the target is not run (absent, the
+/// build failure noted), as ctest's own `Unable to find executable` is.
+#[test]
+fn a_target_the_launcher_found_missing_is_not_run() {
+    let xml = r#"<?xml version="1.0" encoding="UTF-8"?>
+<testsuite name="Linux-c++" tests="2" failures="1" disabled="0" skipped="0" hostname="h" time="0" timestamp="2026-12-07T18:40:00">
+	<testcase name="unit" classname="unit" time="0.002" status="fail">
+		<failure message="Failed"/>
+		<properties/>
+		<system-out>swe-forge: not run: /testbed/build/tests does not exist
+</system-out>
+	</testcase>
+	<testcase name="other" classname="other" time="0.1" status="run">
+		<properties/>
+		<system-out>ok
+</system-out>
+	</testcase>
+</testsuite>
+"#;
+    let p = parse_files(Framework::CtestJunit, &[("ctest.xml".to_owned(), xml.as_bytes().to_vec())]);
+    assert_eq!(p.tests.iter().map(|(k, v)| (k.as_str(), *v)).collect::<Vec<_>>(), [("other", TestStatus::Pass)]);
+    assert!(p.build_failed, "{:?}", p.warnings);
 }

@@ -91,7 +91,9 @@ impl Parsers {
                 parsed.name_ctest_targets(rp, self.naming.ctest);
                 // Result files without a result of this parser's (an older ctest ignores
                 // `--output-junit` but its gtest binaries still write their reports): the log.
-                if parsed.tests.is_empty() { from_log() } else { parsed }
+                // Not when they say the tests were not built (the log would call them failed:
+                // ctest ran the test launcher, which found the executable missing).
+                if parsed.tests.is_empty() && !parsed.build_failed { from_log() } else { parsed }
             }
             _ => from_log(),
         };
