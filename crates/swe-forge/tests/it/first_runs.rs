@@ -4,7 +4,8 @@
 //! file builds the library only, and whose autotools run the tests, is validated with autotools;
 //! an `ExternalProject` whose library Ninja cannot see is built with the Makefile generator; a
 //! suite that refuses to run as root runs as an unprivileged test user; a runner that prints TAP
-//! under one ctest target is graded by its tests.
+//! under one ctest target is graded by its tests; a dependency a fix adds to its POM is downloaded
+//! for the offline fix run.
 
 use swe_forge_core::{BuildAttempt, Instance};
 
@@ -264,4 +265,41 @@ fn a_runner_that_prints_tap_under_one_ctest_target_is_graded_by_its_tests() {
     accepted(r);
     assert_eq!(keys(&r.fixed_tests), ["suite::subtracts"], "{:?}", r.swe_forge);
     assert_eq!(keys(&r.p2p_tests), ["suite::adds", "suite::adds_negatives"], "{:?}", r.p2p_tests);
+}
+
+/// A Maven project whose fix adds a dependency to its POM and uses it: the instance layer
+/// downloads it with the patched POM in place (the java-maven prefetch), so the fix run, offline,
+/// compiles and runs; without the prefetch it could not resolve the artifact and ran no test.
+#[test]
+fn a_dependency_the_fix_adds_to_the_pom_is_there_for_the_offline_fix_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = tmp.path().join("repos");
+    let j = crate::support::java_fixture("prefetch", "17", "4.13.2");
+    let math3 = "    <dependency>\n      <groupId>org.apache.commons</groupId>\n      <artifactId>commons-math3</artifactId>\n      <version>3.6.1</version>\n    </dependency>\n  </dependencies>";
+    let pom = j.pom.replace("  </dependencies>", math3);
+    let fixed = j
+        .half_fixed
+        .replace("return x / 2;", "return org.apache.commons.math3.util.FastMath.min(x / 2, x / 2);");
+    assert_ne!(fixed, j.half_fixed);
+    let fx = fixture(
+        &repos.join("forge-fixtures/prefetch"),
+        "2023-06-01T00:00:00Z",
+        &[
+            ("pom.xml", &j.pom),
+            ("src/main/java/fixtures/Half.java", &j.half_base),
+            (
+                "src/test/java/fixtures/ZeroTest.java",
+                &j.half_test
+                    .replace("HalfTest", "ZeroTest")
+                    .replace("assertEquals(2, Half.of(4))", "assertEquals(0, 0)"),
+            ),
+        ],
+        &[("src/test/java/fixtures/HalfTest.java", j.half_test)],
+        &[("pom.xml", &pom), ("src/main/java/fixtures/Half.java", &fixed)],
+    );
+    let inst = instance("forge-fixtures", "prefetch", 6, fx);
+    let out = validate_with(&[&inst], &repos, &tmp.path().join("out"), None, CHEAP);
+    let r = &out[0];
+    accepted(r);
+    assert_eq!(keys(&r.fixed_tests), ["fixtures.HalfTest#halves"], "{:?}", r.fixed_tests);
 }
