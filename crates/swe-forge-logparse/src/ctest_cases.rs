@@ -120,8 +120,7 @@ impl ParsedLog {
         }
         let cases: BTreeMap<&str, ParsedLog> =
             by_binary.into_iter().map(|(b, p)| (b, p.finish())).filter(|(_, p)| !p.tests.is_empty()).collect();
-        let mut replaced = Vec::new();
-        let mut kept_failed = Vec::new();
+        let mut r = Regrained::default();
         let mut used = BTreeSet::new();
         for t in &info.tests {
             let Some(status) = self.tests.get(&t.name).copied() else { continue };
@@ -131,46 +130,80 @@ impl ParsedLog {
             }
             used.extend(mine.iter().copied());
             let a_case_failed = mine.iter().any(|b| cases[b].tests.values().any(|s| *s == TestStatus::Fail));
-            if status == TestStatus::Fail && !a_case_failed {
-                kept_failed.push(t.name.clone());
-            } else {
-                self.tests.remove(&t.name);
-                self.msb_names.remove(&t.name);
-                replaced.push(t.name.clone());
-            }
+            self.give_way(&t.name, status, a_case_failed, &mut r);
         }
-        let mut count = 0usize;
         for b in &used {
             let p = &cases[b];
             for (id, s) in &p.tests {
-                count += 1;
-                let merged = self.tests.get(id).map_or(*s, |old| worst(*old, *s));
-                self.tests.insert(id.clone(), merged);
-                self.msb_names.entry(id.clone()).or_insert_with(|| id.clone());
+                self.add_case(id.clone(), *s, &mut r);
             }
             self.warnings.extend(p.warnings.iter().map(|w| format!("{b}: {w}")));
         }
-        if !replaced.is_empty() {
-            let names: Vec<&str> = replaced.iter().map(String::as_str).collect();
-            self.warnings.push(format!(
-                "{} ctest target(s) read as the {count} {GRAIN_NOTE} their binaries reported ({GTEST_RESULTS_DIR}*.xml, {CASES_RESULTS_DIR}*.xml): {}",
-                names.len(),
-                list(&names)
-            ));
-        }
-        if !kept_failed.is_empty() {
-            let names: Vec<&str> = kept_failed.iter().map(String::as_str).collect();
-            self.warnings.push(format!(
-                "{} ctest target(s) failed where none of their binary's {GRAIN_NOTE} failed (a crash?); kept as targets: {}",
-                names.len(),
-                list(&names)
-            ));
-        }
+        self.note_regrained(
+            r,
+            &format!("their binaries reported ({GTEST_RESULTS_DIR}*.xml, {CASES_RESULTS_DIR}*.xml)"),
+            &format!("their binary's {GRAIN_NOTE}"),
+        );
         if !stray.is_empty() {
             self.warnings.push(format!(
                 "{} test case report(s) of no ctest target's binary, left out: {}",
                 stray.len(),
                 list(&stray)
+            ));
+        }
+    }
+}
+
+/// What reading ctest targets at the grain of their cases did, for its warnings.
+#[derive(Default)]
+pub(crate) struct Regrained {
+    /// Targets that gave way to their cases.
+    replaced: Vec<String>,
+    /// Failed targets none of whose cases failed, kept beside them.
+    kept_failed: Vec<String>,
+    /// Cases added.
+    cases: usize,
+}
+
+impl ParsedLog {
+    /// Target `target` (of status `status`) gives way to its cases, unless it failed where none
+    /// of them did (`a_case_failed` false): a failure no case reports, kept beside them.
+    pub(crate) fn give_way(&mut self, target: &str, status: TestStatus, a_case_failed: bool, r: &mut Regrained) {
+        if status == TestStatus::Fail && !a_case_failed {
+            r.kept_failed.push(target.to_owned());
+        } else {
+            self.tests.remove(target);
+            self.msb_names.remove(target);
+            r.replaced.push(target.to_owned());
+        }
+    }
+
+    /// Adds case `id` (its own Multi-SWE-bench name), the worst status when it is there already.
+    pub(crate) fn add_case(&mut self, id: String, status: TestStatus, r: &mut Regrained) {
+        r.cases += 1;
+        let merged = self.tests.get(&id).map_or(status, |old| worst(*old, status));
+        self.tests.insert(id.clone(), merged);
+        self.msb_names.entry(id.clone()).or_insert(id);
+    }
+
+    /// The warnings of `r`: `from` says where the cases came from, `whose` names the cases none
+    /// of which failed beside a failed target.
+    pub(crate) fn note_regrained(&mut self, r: Regrained, from: &str, whose: &str) {
+        if !r.replaced.is_empty() {
+            let names: Vec<&str> = r.replaced.iter().map(String::as_str).collect();
+            self.warnings.push(format!(
+                "{} ctest target(s) read as the {} {GRAIN_NOTE} {from}: {}",
+                names.len(),
+                r.cases,
+                list(&names)
+            ));
+        }
+        if !r.kept_failed.is_empty() {
+            let names: Vec<&str> = r.kept_failed.iter().map(String::as_str).collect();
+            self.warnings.push(format!(
+                "{} ctest target(s) failed where none of {whose} failed (a crash?); kept as targets: {}",
+                names.len(),
+                list(&names)
             ));
         }
     }

@@ -15,7 +15,8 @@ use std::collections::BTreeMap;
 use quick_xml::events::Event;
 use swe_forge_core::{Framework, TestStatus};
 
-use crate::{ParsedLog, list, worst};
+use crate::ParsedLog;
+use crate::ctest_cases::Regrained;
 
 /// File of the results directory holding ctest's JUnit report.
 pub const CTEST_JUNIT: &str = "ctest.xml";
@@ -79,7 +80,7 @@ impl ParsedLog {
     /// says how many.
     pub fn read_target_tap(&mut self, files: &[(String, Vec<u8>)]) {
         let Some((_, xml)) = files.iter().find(|(path, _)| path == CTEST_JUNIT) else { return };
-        let (mut replaced, mut kept_failed, mut count) = (Vec::new(), Vec::new(), 0usize);
+        let mut r = Regrained::default();
         for (target, output) in target_outputs(xml) {
             let Some(status) = self.tests.get(&target).copied() else { continue };
             if !has_plan(&output) {
@@ -89,37 +90,13 @@ impl ParsedLog {
             if tap.tests.is_empty() {
                 continue;
             }
-            if status == TestStatus::Fail && !tap.tests.values().any(|s| *s == TestStatus::Fail) {
-                kept_failed.push(target.clone());
-            } else {
-                self.tests.remove(&target);
-                self.msb_names.remove(&target);
-                replaced.push(target.clone());
-            }
+            let a_case_failed = tap.tests.values().any(|s| *s == TestStatus::Fail);
+            self.give_way(&target, status, a_case_failed, &mut r);
             for (id, s) in tap.tests {
-                count += 1;
-                let id = format!("{target}::{id}");
-                let merged = self.tests.get(&id).map_or(s, |old| worst(*old, s));
-                self.tests.insert(id.clone(), merged);
-                self.msb_names.entry(id.clone()).or_insert(id);
+                self.add_case(format!("{target}::{id}"), s, &mut r);
             }
         }
-        if !replaced.is_empty() {
-            let names: Vec<&str> = replaced.iter().map(String::as_str).collect();
-            self.warnings.push(format!(
-                "{} ctest target(s) read as the {count} test case(s) of the TAP they printed ({CTEST_JUNIT}): {}",
-                names.len(),
-                list(&names)
-            ));
-        }
-        if !kept_failed.is_empty() {
-            let names: Vec<&str> = kept_failed.iter().map(String::as_str).collect();
-            self.warnings.push(format!(
-                "{} ctest target(s) failed where none of the test case(s) of their TAP failed (a crash?); kept as targets: {}",
-                names.len(),
-                list(&names)
-            ));
-        }
+        self.note_regrained(r, &format!("of the TAP they printed ({CTEST_JUNIT})"), "the test case(s) of their TAP");
     }
 }
 

@@ -277,9 +277,8 @@ fn a_dependency_the_fix_adds_to_the_pom_is_there_for_the_offline_fix_run() {
     let j = crate::support::java_fixture("prefetch", "17", "4.13.2");
     let math3 = "    <dependency>\n      <groupId>org.apache.commons</groupId>\n      <artifactId>commons-math3</artifactId>\n      <version>3.6.1</version>\n    </dependency>\n  </dependencies>";
     let pom = j.pom.replace("  </dependencies>", math3);
-    let fixed = j
-        .half_fixed
-        .replace("return x / 2;", "return org.apache.commons.math3.util.FastMath.min(x / 2, x / 2);");
+    let fixed =
+        j.half_fixed.replace("return x / 2;", "return org.apache.commons.math3.util.FastMath.min(x / 2, x / 2);");
     assert_ne!(fixed, j.half_fixed);
     let fx = fixture(
         &repos.join("forge-fixtures/prefetch"),
