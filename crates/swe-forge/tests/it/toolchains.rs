@@ -579,20 +579,29 @@ int main(int argc, char **argv) {{\n    const char *name = argc > 1 ? argv[1] : 
 fn go_of_the_gopath_era_gets_a_go_mod_pinned_to_its_time_and_the_go_of_its_time() {
     let tmp = tempfile::tempdir().unwrap();
     let repos = tmp.path().join("repos");
-    // No go.mod (code of 2019 written for a GOPATH): the setup makes one, resolves the import
-    // through the module proxy and pins it to its newest release before the commit (uuid v1.1.1
-    // of 2019-02-27; today's is newer). Nothing pins a Go: the oldest here, bullseye's 1.15, on
-    // which a flag named `-dash` still works (Go 1.16 and later panic on it).
-    let id = "package gopath\n\nimport \"github.com/google/uuid\"\n\n// ID is a fresh identifier.\nfunc ID() string { return uuid.New().String() }\n";
+    // No go.mod (code of 2019 written for a GOPATH): the setup makes one, resolves the imports
+    // through the module proxy and pins each to its newest release before the commit (uuid v1.1.1
+    // of 2019-02-27; today's is newer). golang.org/x/text's newest release declares a `go 1.2x.0`
+    // that Go 1.15 cannot parse, which failed the whole resolution before each module found was
+    // pinned (nothing resolved, no test ran). The example imports the package as the repository
+    // was spelled then (`Forge-Fixtures`): the module is named so (a module named after today's
+    // spelling made every run fail on a case-insensitive import collision). Nothing pins a Go: the
+    // oldest here, bullseye's 1.15, on which a flag named `-dash` still works (Go 1.16 and later
+    // panic on it).
+    let id = "package gopath\n\nimport (\n\t\"github.com/google/uuid\"\n\t\"golang.org/x/text/language\"\n)\n\n\
+// ID is a fresh identifier.\nfunc ID() string { return uuid.New().String() }\n\n\
+// Tag is the base of a language tag.\nfunc Tag(s string) string { b, _ := language.Make(s).Base(); return b.String() }\n";
+    let example =
+        "package main\n\nimport \"github.com/Forge-Fixtures/gopath\"\n\nfunc main() { println(gopath.Sum(1, 2)) }\n";
     let sum = |body: &str| format!("package gopath\n\n// Sum adds.\nfunc Sum(a, b int) int {{ return {body} }}\n");
     let flags = "package gopath\n\nimport (\n\t\"flag\"\n\t\"testing\"\n)\n\n\
 func TestDashName(t *testing.T) {\n\tfs := flag.NewFlagSet(\"t\", flag.ContinueOnError)\n\tfs.Bool(\"-dash\", false, \"\")\n}\n\n\
-func TestID(t *testing.T) {\n\tif len(ID()) != 36 {\n\t\tt.Fatal(ID())\n\t}\n}\n";
+func TestID(t *testing.T) {\n\tif len(ID()) != 36 || Tag(\"en-US\") != \"en\" {\n\t\tt.Fatal(ID(), Tag(\"en-US\"))\n\t}\n}\n";
     let sum_test = "package gopath\n\nimport \"testing\"\n\nfunc TestSum(t *testing.T) {\n\tif Sum(2, 3) != 5 {\n\t\tt.Fatal(Sum(2, 3))\n\t}\n}\n";
     let fx = fixture(
         &repos.join("forge-fixtures/gopath"),
         "2019-06-01T00:00:00Z",
-        &[("id.go", id), ("sum.go", &sum("a - b")), ("flags_test.go", flags)],
+        &[("id.go", id), ("sum.go", &sum("a - b")), ("flags_test.go", flags), ("examples/demo/main.go", example)],
         &[("sum_test.go", sum_test)],
         &[("sum.go", &sum("a + b"))],
     );
@@ -600,7 +609,7 @@ func TestID(t *testing.T) {\n\tif len(ID()) != 36 {\n\t\tt.Fatal(ID())\n\t}\n}\n
     let out = validate(&[&inst], &repos, &tmp.path().join("out"), None);
     let r = &out[0];
     accepted(r);
-    let pkg = "github.com/forge-fixtures/gopath::";
+    let pkg = "github.com/Forge-Fixtures/gopath::";
     assert_eq!(r.f2p_tests.keys().collect::<Vec<_>>(), [&format!("{pkg}TestSum")]);
     assert_eq!(r.p2p_tests.keys().collect::<Vec<_>>(), [&format!("{pkg}TestDashName"), &format!("{pkg}TestID")]);
     let c = choice(r);
@@ -609,9 +618,13 @@ func TestID(t *testing.T) {\n\tif len(ID()) != 36 {\n\t\tt.Fatal(ID())\n\t}\n}\n
     assert!(prov.toolchain_versions.contains("go1.15"), "{}", prov.toolchain_versions);
     assert!(prov.requested_versions["go.mod"].contains("GOPATH"), "{:?}", prov.requested_versions);
     let image = r.swe_forge.as_ref().unwrap().image.as_deref().unwrap();
-    let (module, _) =
-        in_image(image, "cd /testbed && head -1 go.mod && GOFLAGS=-mod=mod go list -m github.com/google/uuid");
-    assert_eq!(module, "module github.com/forge-fixtures/gopath\ngithub.com/google/uuid v1.1.1");
+    let (module, _) = in_image(
+        image,
+        "cd /testbed && head -1 go.mod && GOFLAGS=-mod=mod go list -m github.com/google/uuid golang.org/x/text",
+    );
+    let lines: Vec<&str> = module.lines().collect();
+    assert_eq!(lines[..2], ["module github.com/Forge-Fixtures/gopath", "github.com/google/uuid v1.1.1"], "{module}");
+    assert!(lines[2].starts_with("golang.org/x/text v0.3."), "a release before 2019-06: {module}");
 }
 
 #[test]
