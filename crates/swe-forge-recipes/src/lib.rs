@@ -7,7 +7,8 @@
 //! (`recipe.rs`), the commit each repository environment is built at (`env.rs`), the test
 //! command an instance runs (`testcmd.rs`), the package manager of a JavaScript repository and the
 //! install it runs (`pkgmanager.rs`), the system dependency a failed build lacks and the Debian
-//! package that provides it (`sysdeps.rs`) and the Dockerfile text of a toolchain image (`dockerfile.rs`).
+//! package that provides it (`sysdeps.rs`), the Debian packages standing in for a dependency fetched
+//! from a host out of reach (`standins.rs`) and the Dockerfile text of a toolchain image (`dockerfile.rs`).
 //!
 //! Everything here reads files (build files at a commit, the built-in data) and returns data; it
 //! never starts a container or talks to an engine. `swe-forge-validate` builds and runs what this
@@ -26,6 +27,7 @@ mod pkgmanager;
 mod recipe;
 mod requests;
 mod root;
+mod standins;
 mod sysdeps;
 mod testcmd;
 mod toolchoice;
@@ -45,6 +47,9 @@ pub use hash::sha256_hex;
 pub use pkgmanager::{JS_DEPS_SH, PackageManager, package_manager};
 pub use recipe::{Fallback, Recipe, SETUP_NOTES, TEST_TARGET, Toolchain, check_override};
 pub use root::root_refusal;
+pub use standins::{
+    FetchDeclaration, StandIn, StandIns, fetch_declarations, stand_in_for_url, stand_in_table, stand_ins_for,
+};
 pub use sysdeps::{Missing, MissingKind, contents_ignore_case, contents_pattern, missing_dependency, pick_package};
 pub use testcmd::{NO_FAIL_FAST_JS, ci_test_command, mocha_options, no_fail_fast, no_fail_fast_js_step};
 pub use toolchoice::{

@@ -387,6 +387,55 @@ impl Recipe {
         }
     }
 
+    /// Installs the packages of `stand_ins` (with the CI's, a C-family recipe's: those that take
+    /// `ci_apt_packages`), appends the CMake options that point each `FetchContent_Declare` at its
+    /// stand-in to the setup's configuring `cmake` calls, and fills each empty submodule folder
+    /// from its stand-in's source tree before the setup. What stands in for what, for the
+    /// provenance. Nothing for a recipe that takes no CI packages.
+    pub fn use_stand_ins(&mut self, stand_ins: &crate::StandIns) -> Vec<String> {
+        if !self.ci_apt_packages || stand_ins.is_empty() {
+            return Vec::new();
+        }
+        let mut notes = Vec::new();
+        let all = stand_ins.fetches.iter().map(|(_, s)| *s).chain(stand_ins.submodules.iter().map(|(_, s)| *s));
+        for p in all.flat_map(|s| &s.packages) {
+            if !self.ci_packages.contains(p) {
+                self.ci_packages.push(p.clone());
+            }
+        }
+        let options = crate::standins::cmake_options(&stand_ins.fetches).join(" ");
+        if !options.is_empty()
+            && self.setup.iter_mut().fold(false, |any, c| match with_flags(c, crate::FlagTool::Cmake, &options) {
+                Some(with) => {
+                    *c = with;
+                    true
+                }
+                None => any,
+            })
+        {
+            for (d, s) in &stand_ins.fetches {
+                notes.push(format!(
+                    "stand-in: Debian's {} ({}) for `FetchContent_Declare({} {})`, whose host is out of reach",
+                    s.name,
+                    s.packages.join(", "),
+                    d.name,
+                    d.url
+                ));
+            }
+        }
+        if let Some(step) = crate::standins::submodule_step(&stand_ins.submodules) {
+            self.setup.insert(0, step);
+            for (path, s) in &stand_ins.submodules {
+                notes.push(format!(
+                    "stand-in: Debian's {} ({}) for the submodule {path}, which no local copy holds",
+                    s.name,
+                    s.packages.join(", ")
+                ));
+            }
+        }
+        notes
+    }
+
     /// Puts the install functions of `pm` (`js-deps.sh`, with the manager and the package that
     /// installs it) before the setup, layer setup and prefetch (the prefetch's `js_prefetch`
     /// from `js-prefetch.sh`: no lifecycle script runs), and runs the project's `test` script

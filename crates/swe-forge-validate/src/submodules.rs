@@ -46,6 +46,19 @@ pub(crate) fn named_in_failure(
     })
 }
 
+/// The submodules of commit `sha` that no local copy holds and whose URL `.gitmodules` gives:
+/// `(path, url)`, for the stand-ins of their upstream ([`swe_forge_recipes::stand_ins_for`]).
+pub(crate) fn missing_with_urls(repo: &SourceRepo, sha: &str, root: &Path, org: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    walk(repo, sha, "", root, org, 0, &mut out);
+    out.into_iter()
+        .filter_map(|m| match m {
+            Found::Missing { path, url: Some(url), .. } => Some((path, url)),
+            _ => None,
+        })
+        .collect()
+}
+
 enum Found {
     Missing { path: String, commit: String, url: Option<String> },
     Unreadable(String),

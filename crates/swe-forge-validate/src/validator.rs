@@ -873,6 +873,9 @@ impl Validator {
         }
         let ci = CiTry::new(&detection, &recipe, inst, ci_at);
         let mut command_notes = ci.current().map(|set| recipe.add_ci_flags(set)).unwrap_or_default();
+        if recipe.ci_apt_packages {
+            command_notes.extend(recipe.use_stand_ins(&self.stand_ins(repo, inst)));
+        }
         // The package manager (a recipe named by an override, over a tree detection took for
         // another language, reads it from the tree here).
         let pm = detection.package_manager.clone().unwrap_or_else(|| {
@@ -885,6 +888,23 @@ impl Validator {
         let toolchain = Toolchain::named(&recipe.toolchain)?;
         let toolchain = with_search_env(toolchain, &mut recipe, choice.as_ref().filter(|(_, c)| !c.overridden));
         Ok(Resolved { toolchain, recipe, detection, choice, command_notes, ci })
+    }
+
+    /// The Debian packages standing in for what the base commit's build would fetch from a host
+    /// out of reach: its CMake files' `FetchContent_Declare`s and its submodules without a local
+    /// copy, matched against `recipes/stand-ins.toml`.
+    fn stand_ins(&self, repo: &SourceRepo, inst: &Instance) -> swe_forge_recipes::StandIns {
+        let sha = &inst.base.sha;
+        let cmake: Vec<String> = repo
+            .paths_at(sha)
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|p| p.rsplit('/').next().is_some_and(|n| n == "CMakeLists.txt" || n.ends_with(".cmake")))
+            .take(500)
+            .filter_map(|p| repo.file_at(sha, &p).map(|b| String::from_utf8_lossy(&b).into_owned()))
+            .collect();
+        let missing = crate::submodules::missing_with_urls(repo, sha, &self.settings.repos_root, &inst.org);
+        swe_forge_recipes::stand_ins_for(&cmake, &missing)
     }
 
     /// The test command as it will run, and what changed it: the script the project's CI runs

@@ -302,3 +302,73 @@ fn a_dependency_the_fix_adds_to_the_pom_is_there_for_the_offline_fix_run() {
     accepted(r);
     assert_eq!(keys(&r.fixed_tests), ["fixtures.HalfTest#halves"], "{:?}", r.fixed_tests);
 }
+
+/// GoogleTest from github.com, out of reach here: an empty submodule (no local copy holds it) and,
+/// at a later commit, a CMake `FetchContent_Declare` of it. Debian's `googletest` source stands in
+/// for both (`recipes/stand-ins.toml`): the submodule folder is filled from it, the declaration
+/// pointed at it (`FETCHCONTENT_SOURCE_DIR_GOOGLETEST`), the provenance says so, and both
+/// instances are graded by their cases. Before, the first setup failed `needs_network` on the
+/// empty submodule and the second's configure could not download the archive.
+#[test]
+fn googletest_from_an_unreachable_host_is_stood_in_for_by_debians() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = tmp.path().join("repos");
+    let dir = repos.join("forge-fixtures/gtestsub");
+    let head =
+        "cmake_minimum_required(VERSION 3.14)\nproject(gtestsub CXX)\nset(CMAKE_CXX_STANDARD 14)\nenable_testing()\n";
+    let tail = "add_library(mathx mathx.cpp)\nadd_executable(unit unit.cpp)\ntarget_link_libraries(unit mathx gtest_main)\n\
+                add_test(NAME unit COMMAND unit)\n";
+    let by_submodule = format!("{head}add_subdirectory(extern/googletest)\n{tail}");
+    let by_fetch = format!(
+        "{head}include(FetchContent)\nFetchContent_Declare(\n  googletest\n  URL https://github.com/google/googletest/archive/refs/tags/v1.14.0.zip\n)\n\
+         FetchContent_MakeAvailable(googletest)\n{tail}"
+    );
+    let math = |sub: &str| {
+        format!("int mathx_add(int a, int b) {{ return a + b; }}\nint mathx_sub(int a, int b) {{ return {sub}; }}\n")
+    };
+    let unit = |more: &str| {
+        format!(
+            "#include <gtest/gtest.h>\nint mathx_add(int a, int b);\nint mathx_sub(int a, int b);\n\
+             TEST(Math, Adds) {{ EXPECT_EQ(mathx_add(2, 3), 5); }}\n{more}"
+        )
+    };
+    let subtracts = unit("TEST(Math, Subtracts) { EXPECT_EQ(mathx_sub(5, 3), 2); }\n");
+    let date = "2023-06-01T00:00:00Z";
+    let gitmodules = "[submodule \"extern/googletest\"]\n\tpath = extern/googletest\n\turl = https://github.com/google/googletest.git\n";
+    let (_, test1, fix1) = fixture(
+        &dir,
+        date,
+        &[
+            ("CMakeLists.txt", &by_submodule),
+            (".gitmodules", gitmodules),
+            ("mathx.cpp", &math("a + b")),
+            ("unit.cpp", &unit("")),
+        ],
+        &[("unit.cpp", &subtracts)],
+        &[("mathx.cpp", &math("a - b"))],
+    );
+    let git = |args: &[&str]| swe_forge_test_support::git(&dir, args);
+    git(&["update-index", "--add", "--cacheinfo", "160000,0123456789abcdef0123456789abcdef01234567,extern/googletest"]);
+    swe_forge_test_support::git_at(&dir, date, &["commit", "-q", "--amend", "-m", "base"]);
+    let base1 = git(&["rev-parse", "HEAD"]);
+    git(&["rm", "-q", "--cached", "extern/googletest", ".gitmodules"]);
+    std::fs::remove_file(dir.join(".gitmodules")).unwrap();
+    let fx2 = fixture(
+        &dir,
+        "2023-07-01T00:00:00Z",
+        &[("CMakeLists.txt", &by_fetch)],
+        &[("unit.cpp", &subtracts)],
+        &[("mathx.cpp", &math("a - b"))],
+    );
+    let first = instance("forge-fixtures", "gtestsub", 1, (base1, test1, fix1));
+    let second = instance("forge-fixtures", "gtestsub", 2, fx2);
+    let out = validate_with(&[&first, &second], &repos, &tmp.path().join("out"), None, CHEAP);
+    for (r, stood_in) in out.iter().zip(["the submodule extern/googletest", "`FetchContent_Declare(googletest"]) {
+        accepted(r);
+        assert_eq!(keys(&r.f2p_tests), ["Math.Subtracts"], "{}: {:?}", r.instance_id, r.f2p_tests);
+        assert_eq!(keys(&r.p2p_tests), ["Math.Adds"], "{}: {:?}", r.instance_id, r.p2p_tests);
+        let prov = r.swe_forge.as_ref().unwrap().provenance.as_ref().unwrap();
+        let notes = format!("{prov:?}");
+        assert!(notes.contains(&format!("stand-in: Debian's GoogleTest (googletest) for {stood_in}")), "{notes}");
+    }
+}
