@@ -122,9 +122,20 @@ pub fn detect(repo: &SourceRepo, sha: &str) -> Detection {
             ["dependencies", "devDependencies"].iter().any(|k| json.get(k).and_then(|m| m.get(name)).is_some())
         };
         let test_script = json.pointer("/scripts/test").and_then(|v| v.as_str()).unwrap_or("");
+        // A test script that names no runner itself (`npm run lint && npm run test-cov && npm
+        // run test-browser`): the runner the scripts it runs start first decides.
+        let named = ["karma", "vitest", "jest", "mocha"].iter().any(|r| test_script.contains(r));
+        let through = if named { None } else { crate::testcmd::first_runner(&json) };
         // A test script that starts karma decides (mocha and jest are often dependencies of a karma
         // suite too); karma as a dependency only when the script names no other runner.
-        let recipe = if test_script.contains("karma") {
+        let recipe = if let Some(runner) = through {
+            match runner {
+                "mocha" => "js-mocha",
+                "jest" => "js-jest",
+                "vitest" => "js-vitest",
+                _ => "js-karma",
+            }
+        } else if test_script.contains("karma") {
             "js-karma"
         } else if has_dep("vitest") || test_script.contains("vitest") {
             "js-vitest"
@@ -364,6 +375,13 @@ mod tests {
         assert_eq!(recipe("mocha test/node", "\"karma\": \"^0.13.0\", \"mocha\": \"^2.0.0\""), "js-mocha");
         assert_eq!(recipe("jest", date_fns), "js-jest");
         assert_eq!(recipe("node test.js", "\"mocha\": \"^2.0.0\""), "js-mocha");
+        // A test script that names no runner: the first its scripts start (ajv: mocha with coverage,
+        // then karma on a browser bundle).
+        let pkg = r#"{"scripts": {"test": "npm run lint && npm run test-cov && npm run test-browser", "lint": "eslint lib",
+            "test-cov": "nyc npm run test-spec", "test-spec": "mocha spec", "test-browser": "karma start"},
+            "devDependencies": {"karma": "^3.1.4", "mocha": "^5.0.0", "nyc": "^11.0.0"}}"#;
+        let d = detect_files(&[("package.json", pkg)]);
+        assert_eq!(d.recipe.as_deref(), Some("js-mocha"));
         // commander.js of 2015-2019: its own runner, no test framework among its dependencies.
         assert_eq!(recipe("node test/run.js && npm run test-typings", "\"should\": \"^11.2.1\""), "js-npm");
         assert_eq!(recipe("echo \\\"Error: no test specified\\\" && exit 1", ""), "js-jest");

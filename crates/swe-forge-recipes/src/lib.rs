@@ -51,7 +51,10 @@ pub use standins::{
     FetchDeclaration, StandIn, StandIns, fetch_declarations, stand_in_for_url, stand_in_table, stand_ins_for,
 };
 pub use sysdeps::{Missing, MissingKind, contents_ignore_case, contents_pattern, missing_dependency, pick_package};
-pub use testcmd::{NO_FAIL_FAST_JS, ci_test_command, mocha_options, no_fail_fast, no_fail_fast_js_step};
+pub use testcmd::{
+    NO_FAIL_FAST_JS, ci_test_command, first_runner, mocha_options, no_fail_fast, no_fail_fast_js_step,
+    pre_runner_scripts, pre_runner_step, script_chain,
+};
 pub use toolchoice::{
     BIGGER_STACK, COMPILER_STACK, Choice, DEFAULT_TOOLCHAIN_ATTEMPTS, Direction, Release, Releases, Tool,
     ToolchainSign, Version, VersionRequest, Want, bigger_stack_env, choose, classify_failure, next_candidate,

@@ -186,15 +186,10 @@ pub fn mocha_options(package_json: &[u8], command: &str) -> Option<(String, Stri
     let package: serde_json::Value = serde_json::from_slice(package_json).ok()?;
     let scripts = package.get("scripts")?.as_object()?;
     let script = |name: &str| scripts.get(name).and_then(|v| v.as_str()).map(str::to_owned);
-    let test = script("test")?;
-    // `npm run test:unit` and the like: the script it runs, one level down.
-    let (name, text) = mocha_segment(&test).map(|_| ("test".to_owned(), test.clone())).or_else(|| {
-        test.split_whitespace()
-            .collect::<Vec<_>>()
-            .windows(3)
-            .find(|w| matches!(w[0], "npm" | "yarn" | "pnpm") && w[1] == "run")
-            .and_then(|w| script(w[2]).map(|t| (w[2].to_owned(), t)))
-    })?;
+    script("test")?;
+    // `npm run test:unit` and the like: the first script the `test` script runs, at any depth,
+    // that calls mocha.
+    let (name, text) = script_chain(scripts, "test").into_iter().find(|(_, t)| mocha_segment(t).is_some())?;
     let segment = mocha_segment(&text)?;
     let words: Vec<&str> = segment.split_whitespace().collect();
     let at = words.iter().position(|w| *w == "mocha" || w.ends_with("/mocha") || w.ends_with("/_mocha"))?;
@@ -226,6 +221,159 @@ pub fn mocha_options(package_json: &[u8], command: &str) -> Option<(String, Stri
     Some((out, format!("the mocha options of package.json scripts.{name}")))
 }
 
+/// The scripts `name` runs, itself first, each followed by those it runs in the order it runs
+/// them (`npm run X`, `npm run-script X`, `yarn run X`, `yarn X`, `pnpm run X`, `npm test`), each
+/// once, at most six levels deep: `(name, text)`.
+pub fn script_chain(scripts: &serde_json::Map<String, serde_json::Value>, name: &str) -> Vec<(String, String)> {
+    fn walk(
+        scripts: &serde_json::Map<String, serde_json::Value>,
+        name: &str,
+        depth: usize,
+        out: &mut Vec<(String, String)>,
+    ) {
+        let Some(text) = scripts.get(name).and_then(|v| v.as_str()) else { return };
+        if depth > 6 || out.iter().any(|(n, _)| n == name) {
+            return;
+        }
+        out.push((name.to_owned(), text.to_owned()));
+        let words: Vec<&str> = text.split_whitespace().collect();
+        for (i, w) in words.iter().enumerate() {
+            let next = |k: usize| words.get(i + k).map(|s| s.trim_matches(['"', '\'', ';', ')']));
+            let called = match (*w, next(1)) {
+                ("npm" | "pnpm", Some("run" | "run-script")) | ("yarn", Some("run")) => next(2),
+                ("npm" | "pnpm" | "yarn", Some("test" | "t")) => Some("test"),
+                ("yarn", Some(s)) if scripts.contains_key(s) => Some(s),
+                _ => None,
+            };
+            if let Some(c) = called {
+                walk(scripts, c, depth + 1, out);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(scripts, name, 0, &mut out);
+    out
+}
+
+/// Words of a script's name, or first words of its text, that lint, format, type-check or report
+/// rather than build what the tests load.
+const NOT_BUILDS: [&str; 22] = [
+    "lint",
+    "eslint",
+    "jshint",
+    "jscs",
+    "prettier",
+    "format",
+    "fmt",
+    "tslint",
+    "xo",
+    "standard",
+    "tsc",
+    "tsd",
+    "typecheck",
+    "types",
+    "flow",
+    "size",
+    "doc",
+    "coverage",
+    "check",
+    "audit",
+    "codecov",
+    "coveralls",
+];
+
+/// The scripts the project runs before its test runner, which the recipe's own runner command
+/// (`npx mocha`) would skip: `pretest`'s (npm runs it before `test`) and those the `test` script
+/// runs before the first script that calls a runner, depth first, leaves only (a script that runs
+/// others is run through them), without linters, formatters and type checks ([`NOT_BUILDS`]):
+/// validator.js's `build` (its tests load the built `index.js`), ajv's `build` (compiled
+/// templates) and `json-tests` (generated specs). Script names, in order, each once.
+pub fn pre_runner_scripts(package: &serde_json::Value) -> Vec<String> {
+    fn visit(
+        scripts: &serde_json::Map<String, serde_json::Value>,
+        name: &str,
+        depth: usize,
+        out: &mut Vec<String>,
+        seen: &mut Vec<String>,
+    ) -> bool {
+        let Some(text) = scripts.get(name).and_then(|v| v.as_str()) else { return false };
+        if depth > 6 || seen.iter().any(|n| n == name) {
+            return false;
+        }
+        seen.push(name.to_owned());
+        if calls_runner(text) {
+            return true;
+        }
+        let called: Vec<(String, String)> = script_chain(scripts, name).into_iter().skip(1).collect();
+        let direct: Vec<&str> = called.iter().map(|(n, _)| n.as_str()).filter(|n| text.contains(*n)).collect();
+        if direct.is_empty() {
+            let first = text.split_whitespace().next().unwrap_or_default();
+            let not_build = |w: &str| NOT_BUILDS.iter().any(|b| w.to_ascii_lowercase().contains(b));
+            if depth > 0 && !not_build(name) && !not_build(first) {
+                out.push(name.to_owned());
+            }
+            return false;
+        }
+        direct.into_iter().any(|c| visit(scripts, c, depth + 1, out, seen))
+    }
+    let Some(scripts) = package.get("scripts").and_then(|s| s.as_object()) else { return Vec::new() };
+    let mut out = Vec::new();
+    // A `pretest` that runs no other script is itself the step (visited one level down).
+    visit(scripts, "pretest", 1, &mut out, &mut vec!["test".to_owned()]);
+    visit(scripts, "test", 0, &mut out, &mut Vec::new());
+    let mut unique = Vec::new();
+    for n in out {
+        if !unique.contains(&n) {
+            unique.push(n);
+        }
+    }
+    unique
+}
+
+/// Whether a script's text calls a test runner itself.
+fn calls_runner(text: &str) -> bool {
+    text.split(['&', '|', ';']).any(|seg| {
+        seg.split_whitespace()
+            .any(|w| matches!(w.rsplit('/').next().unwrap_or(w), "mocha" | "_mocha" | "jest" | "vitest" | "karma"))
+    })
+}
+
+/// The pre-test step that runs [`pre_runner_scripts`] with npm before each test run (a script
+/// that fails is said and the run goes on: the tests then fail as they would).
+pub fn pre_runner_step(names: &[String]) -> Option<String> {
+    if names.is_empty() {
+        return None;
+    }
+    let quoted: Vec<String> = names.iter().map(|n| crate::shell_quote(n)).collect();
+    Some(format!(
+        "for s in {}; do echo \"swe-forge: npm run $s (the test script runs it before its runner)\"; npm run \"$s\" || echo \"swe-forge: npm run $s failed\"; done",
+        quoted.join(" ")
+    ))
+}
+
+/// The test runner the `test` script of `package` starts first, following the scripts it runs
+/// ([`script_chain`]): `mocha` (also `_mocha`), `jest`, `vitest` or `karma`, by the order of
+/// their calls (a chain that lints, runs mocha with coverage, then karma on a browser bundle
+/// is a mocha suite). None when no script of the chain calls one.
+pub fn first_runner(package: &serde_json::Value) -> Option<&'static str> {
+    let scripts = package.get("scripts")?.as_object()?;
+    let chain = script_chain(scripts, "test");
+    chain.iter().find_map(|(_, text)| {
+        text.split(['&', '|', ';']).find_map(|seg| {
+            seg.split_whitespace().find_map(|w| {
+                let w = w.rsplit('/').next().unwrap_or(w);
+                match w {
+                    "mocha" | "_mocha" => Some("mocha"),
+                    "jest" => Some("jest"),
+                    "vitest" => Some("vitest"),
+                    "karma" => Some("karma"),
+                    _ => None,
+                }
+            })
+        })
+    })
+}
+
 /// The part of a shell command line that calls mocha, between shell operators.
 fn mocha_segment(text: &str) -> Option<&str> {
     text.split(['&', '|', ';'])
@@ -252,10 +400,49 @@ mod tests {
         // One level of `npm run`.
         let chained = pkg("npm run test:unit", r#", "test:unit": "mocha --recursive --timeout 5000""#);
         assert_eq!(got(&chained).as_deref(), Some("npx mocha --reporter spec --recursive --timeout 5000"));
+        // Two levels down, through coverage: ajv's `test` lints, then `test-cov` runs `nyc npm run test-spec`.
+        let deep = pkg(
+            "npm run eslint && npm run test-cov && npm run test-browser",
+            r#", "eslint": "eslint lib", "test-cov": "nyc npm run test-spec", "test-spec": "mocha spec/*.spec.js -R spec", "test-browser": "karma start""#,
+        );
+        assert_eq!(got(&deep).as_deref(), Some("npx mocha --reporter spec spec/*.spec.js"));
         // Nothing to add, another runner, or another command: no change.
         assert_eq!(got(&pkg("mocha", "")), None);
         assert_eq!(got(&pkg("jest --coverage", "")), None);
         assert_eq!(mocha_options(&pkg("mocha -r x", ""), "npm test"), None);
+    }
+
+    #[test]
+    fn the_first_runner_is_found_through_the_scripts_the_test_script_runs() {
+        let first = |json: &str| first_runner(&serde_json::from_str(json).unwrap());
+        let ajv = r#"{"scripts": {"test": "npm run jshint && npm run test-cov && npm run test-browser",
+            "jshint": "jshint lib", "test-cov": "istanbul cover node_modules/mocha/bin/_mocha -- spec",
+            "test-browser": "npm run bundle && karma start"}}"#;
+        assert_eq!(first(ajv), Some("mocha"));
+        assert_eq!(first(r#"{"scripts": {"test": "karma start config/karma.js"}}"#), Some("karma"));
+        assert_eq!(first(r#"{"scripts": {"test": "yarn unit", "unit": "jest --ci"}}"#), Some("jest"));
+        assert_eq!(first(r#"{"scripts": {"test": "npm run a", "a": "npm run test"}}"#), None, "a cycle ends");
+        assert_eq!(first(r#"{"scripts": {"test": "node test.js"}}"#), None);
+    }
+
+    #[test]
+    fn the_scripts_before_the_runner_are_its_builds_without_linters() {
+        let pre = |json: &str| pre_runner_scripts(&serde_json::from_str(json).unwrap());
+        let ajv = r#"{"scripts": {"test": "npm run jshint && npm run test-ts && npm run build && npm run test-cov && npm run test-browser",
+            "jshint": "jshint lib", "test-ts": "tsc --noEmit x.ts", "build": "node scripts/compile-dots.js",
+            "test-cov": "nyc npm run test-spec", "test-spec": "mocha spec", "test-browser": "npm run bundle && karma start",
+            "bundle": "node bundle.js"}}"#;
+        assert_eq!(pre(ajv), ["build"]);
+        let generated = r#"{"scripts": {"test": "npm run json-tests && npm run prettier:check && npm run test-cov",
+            "json-tests": "node scripts/jsontests", "prettier:check": "prettier --check .", "test-cov": "nyc npm run test-spec",
+            "test-spec": "mocha -r ts-node/register spec"}}"#;
+        assert_eq!(pre(generated), ["json-tests"]);
+        let validator = r#"{"scripts": {"pretest": "npm run build && npm run lint", "build": "run-p build:*",
+            "lint": "eslint src test", "test": "nyc mocha --require @babel/register"}}"#;
+        assert_eq!(pre(validator), ["build"]);
+        assert!(pre(r#"{"scripts": {"test": "mocha"}}"#).is_empty());
+        let step = pre_runner_step(&pre(ajv)).unwrap();
+        assert!(step.starts_with("for s in build; do"), "{step}");
     }
 
     #[test]

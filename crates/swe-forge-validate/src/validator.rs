@@ -925,9 +925,23 @@ impl Validator {
             recipe.test_command = command;
         }
         let own = if named { None } else { repo.file_at(&inst.base.sha, "package.json") };
-        if let Some((command, source)) = own.and_then(|p| swe_forge_recipes::mocha_options(&p, &recipe.test_command)) {
+        if let Some((command, source)) =
+            own.as_deref().and_then(|p| swe_forge_recipes::mocha_options(p, &recipe.test_command))
+        {
             notes.push(format!("`{command}`: {source}, instead of `{}`", recipe.test_command));
             recipe.test_command = command;
+        }
+        // The recipe's runner command skips what the project's test script runs before its runner
+        // (a build its tests load): those scripts run before each test run.
+        let runner_recipe = recipe.name != "js-npm" && recipe.name.starts_with("js-");
+        let package = own.filter(|_| runner_recipe).and_then(|p| serde_json::from_slice(&p).ok());
+        let scripts = package.as_ref().map(swe_forge_recipes::pre_runner_scripts).unwrap_or_default();
+        if let Some(step) = swe_forge_recipes::pre_runner_step(&scripts) {
+            recipe.pre_test.push(step);
+            notes.push(format!(
+                "`npm run` of {} before each test run: the test script runs them before its runner",
+                scripts.join(", ")
+            ));
         }
         if self.settings.label_rule == LabelRule::Strict {
             let (command, changes) = swe_forge_recipes::no_fail_fast(&recipe.test_command);

@@ -372,3 +372,65 @@ fn googletest_from_an_unreachable_host_is_stood_in_for_by_debians() {
         assert!(notes.contains(&format!("stand-in: Debian's GoogleTest (googletest) for {stood_in}")), "{notes}");
     }
 }
+
+/// A test script that names no runner (`npm run lint && npm run build && npm run test-cov`, the
+/// runner two scripts down, a karma browser run after it) whose tests load what `build` makes:
+/// the recipe is the runner the scripts start first (mocha; karma, a dependency too, decided
+/// before) with that script's options, and `build` runs before each test run. Before, karma ran
+/// no test in any phase (or mocha without the build found no module): `suite_never_ran`.
+#[test]
+fn the_runner_and_the_build_a_test_script_runs_through_other_scripts_are_found() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = tmp.path().join("repos");
+    // karma is a dependency (a local stub, so that the install stays small), as in projects
+    // whose browser run comes after the unit tests.
+    let package = r#"{
+  "name": "chained",
+  "version": "1.0.0",
+  "scripts": {
+    "test": "npm run lint && npm run build && npm run test-cov && npm run test-browser",
+    "lint": "eslint lib",
+    "build": "node scripts/build.js",
+    "test-cov": "npm run test-spec",
+    "test-spec": "mocha --recursive spec -R dot",
+    "test-browser": "karma start"
+  },
+  "devDependencies": { "mocha": "10.2.0", "karma": "file:./stub/karma" }
+}
+"#;
+    let build = "const fs = require('fs');\nfs.mkdirSync('dist', { recursive: true });\n\
+                 fs.copyFileSync('lib/sum.js', 'dist/sum.js');\n";
+    let sum = |body: &str| format!("module.exports = function sum(a, b) {{\n  return {body};\n}};\n");
+    let spec = |more: &str| {
+        format!(
+            "const assert = require('assert');\nconst sum = require('../dist/sum');\n\n\
+             describe('sum', function () {{\n  it('is a function', function () {{\n    assert.strictEqual(typeof sum, 'function');\n  }});\n{more}}});\n"
+        )
+    };
+    let adds = spec("  it('adds', function () {\n    assert.strictEqual(sum(2, 3), 5);\n  });\n");
+    let fx = fixture(
+        &repos.join("forge-fixtures/chained"),
+        "2024-01-01T00:00:00Z",
+        &[
+            ("package.json", package),
+            ("stub/karma/package.json", "{\"name\": \"karma\", \"version\": \"0.0.0\"}\n"),
+            ("scripts/build.js", build),
+            ("lib/sum.js", &sum("a - b")),
+            (".gitignore", "dist/\nnode_modules/\n"),
+            ("spec/sum.spec.js", &spec("")),
+        ],
+        &[("spec/sum.spec.js", &adds)],
+        &[("lib/sum.js", &sum("a + b"))],
+    );
+    let inst = instance("forge-fixtures", "chained", 1, fx);
+    let out = validate_with(&[&inst], &repos, &tmp.path().join("out"), None, CHEAP);
+    let r = &out[0];
+    accepted(r);
+    assert_eq!(keys(&r.f2p_tests), ["sum > adds"], "{:?}", r.f2p_tests);
+    assert_eq!(keys(&r.p2p_tests), ["sum > is a function"], "{:?}", r.p2p_tests);
+    let m = r.swe_forge.as_ref().unwrap();
+    let prov = m.provenance.as_ref().unwrap();
+    let said = format!("{prov:?}");
+    assert!(said.contains("js-mocha"), "{said}");
+    assert!(said.contains("`npm run` of build before each test run"), "{said}");
+}
