@@ -121,37 +121,7 @@ pub fn detect(repo: &SourceRepo, sha: &str) -> Detection {
         let has_dep = |name: &str| {
             ["dependencies", "devDependencies"].iter().any(|k| json.get(k).and_then(|m| m.get(name)).is_some())
         };
-        let test_script = json.pointer("/scripts/test").and_then(|v| v.as_str()).unwrap_or("");
-        // A test script that names no runner itself (`npm run lint && npm run test-cov && npm
-        // run test-browser`): the runner the scripts it runs start first decides.
-        let named = ["karma", "vitest", "jest", "mocha"].iter().any(|r| test_script.contains(r));
-        let through = if named { None } else { crate::testcmd::first_runner(&json) };
-        // A test script that starts karma decides (mocha and jest are often dependencies of a karma
-        // suite too); karma as a dependency only when the script names no other runner.
-        let recipe = if let Some(runner) = through {
-            match runner {
-                "mocha" => "js-mocha",
-                "jest" => "js-jest",
-                "vitest" => "js-vitest",
-                _ => "js-karma",
-            }
-        } else if test_script.contains("karma") {
-            "js-karma"
-        } else if has_dep("vitest") || test_script.contains("vitest") {
-            "js-vitest"
-        } else if has_dep("jest") || test_script.contains("jest") {
-            "js-jest"
-        } else if has_dep("karma") && !test_script.contains("mocha") {
-            "js-karma"
-        } else if has_dep("mocha") || test_script.contains("mocha") {
-            "js-mocha"
-        } else if !test_script.trim().is_empty() && !test_script.contains("no test specified") {
-            // A test script of its own (`node test/run.js`, tap, ava): run as the project runs it;
-            // `npx jest` would fetch a runner the project never used, in a run with no network.
-            "js-npm"
-        } else {
-            "js-jest"
-        };
+        let recipe = js_recipe(&json);
         d.recipe = Some(recipe.into());
         let pm = crate::package_manager(&read);
         for (source, said) in &pm.requests {
@@ -178,6 +148,45 @@ pub fn detect(repo: &SourceRepo, sha: &str) -> Detection {
         d.language = Some("cpp".into());
     }
     d
+}
+
+/// The JavaScript recipe of a package.json: the runner its test script starts (directly, or
+/// through the scripts it runs), else the one among its dependencies.
+fn js_recipe(json: &serde_json::Value) -> &'static str {
+    let has_dep = |name: &str| {
+        ["dependencies", "devDependencies"].iter().any(|k| json.get(k).and_then(|m| m.get(name)).is_some())
+    };
+    let test_script = json.pointer("/scripts/test").and_then(|v| v.as_str()).unwrap_or("");
+    // A test script that names no runner itself (`npm run lint && npm run test-cov && npm
+    // run test-browser`): the runner the scripts it runs start first decides.
+    let named = ["karma", "vitest", "jest", "mocha"].iter().any(|r| test_script.contains(r));
+    let through = if named { None } else { crate::testcmd::first_runner(json) };
+    // A test script that starts karma decides (mocha and jest are often dependencies of a karma
+    // suite too); karma as a dependency only when the script names no other runner.
+    if let Some(runner) = through {
+        match runner {
+            "mocha" => "js-mocha",
+            "jest" => "js-jest",
+            "vitest" => "js-vitest",
+            _ => "js-karma",
+        }
+    } else if test_script.contains("karma") {
+        "js-karma"
+    } else if has_dep("vitest") || test_script.contains("vitest") {
+        "js-vitest"
+    } else if has_dep("jest") || test_script.contains("jest") {
+        "js-jest"
+    } else if has_dep("karma") && !test_script.contains("mocha") {
+        "js-karma"
+    } else if has_dep("mocha") || test_script.contains("mocha") {
+        "js-mocha"
+    } else if !test_script.trim().is_empty() && !test_script.contains("no test specified") {
+        // A test script of its own (`node test/run.js`, tap, ava): run as the project runs it;
+        // `npx jest` would fetch a runner the project never used, in a run with no network.
+        "js-npm"
+    } else {
+        "js-jest"
+    }
 }
 
 /// Whether a package.json runs tests: a test script other than npm's placeholder, or a test runner
