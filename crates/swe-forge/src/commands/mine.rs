@@ -193,6 +193,13 @@ fn resolve(args: &MineArgs) -> Result<Settings> {
             return Err(Usage(format!("--issues-export {}: no such file", path.display())).into());
         }
     }
+    if out.as_os_str() == "-" {
+        return Err(Usage(
+            "--out - : mine writes its candidates to a file it resumes from (with a journal beside it); give a path"
+                .to_owned(),
+        )
+        .into());
+    }
     let funnel = args.funnel.clone().or(funnel).unwrap_or_else(|| sibling(&out, "funnel.json"));
     let cache_dir = args.cache_dir.clone().or(cache_dir).unwrap_or_else(|| sibling(&out, "cache"));
     Ok(Settings { out, funnel, cache_dir, jobs })

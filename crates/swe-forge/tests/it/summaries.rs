@@ -62,6 +62,10 @@ fn mine_reads_texts_from_an_issues_export_and_curate_drops_no_issue_text() {
         assert_eq!(r.resolved_issues[0].title, want.resolved_issues[0].title, "{}", r.instance_id);
         assert!(flags(&r).is_empty(), "{}", r.instance_id);
     }
+    // Candidates go to a file mine resumes from: `-o -` is refused, before anything is written.
+    let o = swe_forge(&["mine", "--mirror", mirror.to_str().unwrap(), "-o", "-"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(o.stdout.is_empty() && text(&o).contains("give a path"), "{}", text(&o));
     // An export is for mirrors; a file that is not one is named.
     let o = swe_forge(&["mine", "--github-repo", "a/b", "--issues-export", export.to_str().unwrap(), "-o", "x.jsonl"]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
