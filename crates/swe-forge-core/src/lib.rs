@@ -40,6 +40,7 @@ pub use patch::{
 };
 pub use quality::{
     Flakiness, HunkAblation, Leakage, QUALITY_VERSION, Quality, QualityFlag, Specificity, UnnamedIdentifier,
+    lacks_issue_text,
 };
 pub use record::{
     Base, BuildAttempt, CiOptions, CiOptionsAttempt, ExtraSourceProvenance, ForgeMeta, Instance, JsonlRecords,

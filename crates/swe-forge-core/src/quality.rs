@@ -10,6 +10,9 @@ pub const QUALITY_VERSION: u32 = 1;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum QualityFlag {
+    /// Nothing for a solver to read: no resolved issue has a title or body and the pull request
+    /// has no body (its title alone is no problem statement).
+    NoIssueText,
     /// The issue text holds the fix: its added lines or a code block that matches them.
     SolutionLeak,
     /// The tests use identifiers the fix introduces and the issue never names.
@@ -24,7 +27,8 @@ pub enum QualityFlag {
 
 impl QualityFlag {
     /// Every flag, in the order the card and the review page list them.
-    pub const ALL: [QualityFlag; 5] = [
+    pub const ALL: [QualityFlag; 6] = [
+        QualityFlag::NoIssueText,
         QualityFlag::SolutionLeak,
         QualityFlag::UnnamedIdentifiers,
         QualityFlag::Unspecific,
@@ -35,6 +39,7 @@ impl QualityFlag {
     /// The flag as it is written in records (`solution_leak`).
     pub fn as_str(self) -> &'static str {
         match self {
+            QualityFlag::NoIssueText => "no_issue_text",
             QualityFlag::SolutionLeak => "solution_leak",
             QualityFlag::UnnamedIdentifiers => "unnamed_identifiers",
             QualityFlag::Unspecific => "unspecific",
@@ -46,6 +51,7 @@ impl QualityFlag {
     /// What the flag means, for a reader of the card or the review page.
     pub fn meaning(self) -> &'static str {
         match self {
+            QualityFlag::NoIssueText => "no issue text and no pull request body: nothing for a solver to read",
             QualityFlag::SolutionLeak => "the issue text holds the fix",
             QualityFlag::UnnamedIdentifiers => "the tests need names the issue never gives",
             QualityFlag::Unspecific => "the issue names nothing the fix touches",
@@ -53,6 +59,27 @@ impl QualityFlag {
             QualityFlag::Flaky => "repeated gold or empty-patch runs disagreed",
         }
     }
+}
+
+impl std::str::FromStr for QualityFlag {
+    type Err = String;
+
+    /// A flag by its written name (`no_issue_text`); an unknown name is refused, naming the known.
+    fn from_str(s: &str) -> Result<QualityFlag, String> {
+        QualityFlag::ALL.into_iter().find(|f| f.as_str() == s).ok_or_else(|| {
+            let known: Vec<&str> = QualityFlag::ALL.iter().map(|f| f.as_str()).collect();
+            format!("{s:?} is not a quality flag (one of {})", known.join(", "))
+        })
+    }
+}
+
+/// Whether `inst` gives a solver nothing to read ([`QualityFlag::NoIssueText`]): no resolved issue
+/// has a title or a body, and the pull request has no body. A mirror mined without an issues
+/// export leaves records so.
+pub fn lacks_issue_text(inst: &crate::Instance) -> bool {
+    let blank = |s: Option<&str>| s.is_none_or(|s| s.trim().is_empty());
+    inst.resolved_issues.iter().all(|i| blank(Some(&i.title)) && blank(i.body.as_deref()))
+        && blank(inst.body.as_deref())
 }
 
 impl std::fmt::Display for QualityFlag {
@@ -198,6 +225,11 @@ mod tests {
         assert_eq!(q.flags, [QualityFlag::SolutionLeak, QualityFlag::UntestedHunks]);
         let json = serde_json::to_value(&q).unwrap();
         assert_eq!(json["flags"], serde_json::json!(["solution_leak", "untested_hunks"]));
+        for flag in QualityFlag::ALL {
+            assert_eq!(flag.as_str().parse::<QualityFlag>(), Ok(flag));
+            assert_eq!(serde_json::to_value(flag).unwrap(), flag.as_str());
+        }
+        assert!("leak".parse::<QualityFlag>().unwrap_err().contains("no_issue_text"));
         assert_eq!(serde_json::from_value::<Quality>(json).unwrap(), q);
         for f in QualityFlag::ALL {
             assert_eq!(serde_json::to_value(f).unwrap(), f.as_str());

@@ -25,6 +25,15 @@ pub enum MineError {
         /// What the parser said.
         message: String,
     },
+    /// A GitHub export given for issue texts is not one (not JSON, or not issues, pull requests or
+    /// GH Archive events).
+    #[error("{path}: not a GitHub issues export or GH Archive dump ({message})")]
+    Export {
+        /// The file.
+        path: PathBuf,
+        /// What the reader said (line and column).
+        message: String,
+    },
     /// The local repository failed.
     #[error(transparent)]
     Git(#[from] swe_forge_git::GitError),

@@ -264,6 +264,7 @@ fn github_candidate(
     record.fix_patch = split.fix_patch;
     record.test_patch = split.test_patch;
     crate::set_dates(&mut record, pr.merged_at.as_deref(), pr.created_at.as_deref());
+    crate::flag_missing_text(&mut record);
     let mining = MiningNotes {
         source: MineSource::Github,
         merge_evidence: MergeEvidence::Github,

@@ -4,8 +4,8 @@
 //!
 //! Two sources: GitHub (`github`: GraphQL listings in batches, one REST diff per candidate, token
 //! rotation, rate limits, an ETag cache) and local mirrors (`mirror`: `refs/pull/*`, merge and
-//! squash commits, no API). Both write through a [`Journal`] so that an interrupted mine resumes
-//! without duplicates.
+//! squash commits, no API; issue texts from a saved export, [`IssueExport`]). Both write through
+//! a [`Journal`] so that an interrupted mine resumes without duplicates.
 //!
 //! Never prints (progress goes through [`Reporter`]); never writes a token anywhere; never writes
 //! to a mirror.
@@ -17,6 +17,7 @@ mod error;
 mod funnel;
 mod github;
 mod graphql;
+mod issue_export;
 mod journal;
 mod links;
 mod mirror;
@@ -28,6 +29,7 @@ pub use dates::{Window, format_time, parse_time};
 pub use error::MineError;
 pub use funnel::{Decision, Funnel, markdown_table};
 pub use github::{GithubOptions, mine_github};
+pub use issue_export::{ExportedText, IssueExport};
 pub use journal::{Journal, progress_path};
 pub use links::{IssueRef, closing_references, strip_html_comments};
 pub use mirror::{MirrorOptions, diff_commits, mine_mirror, repo_name_from_path};
@@ -61,6 +63,10 @@ pub trait Reporter: Sync {
     /// request); by default a warning in the log.
     fn warned(&self, repo: &str, message: &str) {
         tracing::warn!(repo, "{message}");
+    }
+    /// Something of `repo` worth a line (what an issues export held); by default an info event.
+    fn noted(&self, repo: &str, message: &str) {
+        tracing::info!(repo, "{message}");
     }
 }
 
@@ -102,6 +108,22 @@ pub(crate) fn new_record(org: &str, repo: &str, number: u64, title: &str, body: 
     };
     r.instance_id = r.expected_id();
     r
+}
+
+/// Raises `no_issue_text` on a candidate that gives a solver nothing to read
+/// ([`swe_forge_core::lacks_issue_text`]), in its `swe_forge.quality` (made when missing).
+pub(crate) fn flag_missing_text(record: &mut Instance) {
+    if !swe_forge_core::lacks_issue_text(record) {
+        return;
+    }
+    let meta = record
+        .swe_forge
+        .get_or_insert_with(|| swe_forge_core::ForgeMeta::new(swe_forge_core::ValidationStatus::Candidate));
+    let quality = meta.quality.get_or_insert_with(|| swe_forge_core::Quality {
+        version: swe_forge_core::QUALITY_VERSION,
+        ..Default::default()
+    });
+    quality.raise(swe_forge_core::QualityFlag::NoIssueText);
 }
 
 /// Gives a candidate its dates under `swe_forge` (status `candidate`), where validation, curate's

@@ -8,8 +8,10 @@
 //!   head. Whether such a PR was merged is unknown (`merge_evidence: pull_ref_only`); `merged_only`
 //!   drops them.
 //!
-//! Issue texts are not in git: linked issues get empty titles and the candidate says
-//! `issue_texts: missing`. Reads the repository only; never writes to it, never touches the network.
+//! Issue texts are not in git: they come from saved GitHub exports (`issue_exports`, read by
+//! [`IssueExport`]), which also give each PR its title and body. A linked issue no export holds gets
+//! an empty title and the candidate says `issue_texts: missing`; a candidate with no text at all
+//! raises `no_issue_text`. Reads the repository only; never writes to it, never touches the network.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -23,8 +25,9 @@ use crate::candidate::{Candidate, IssueTexts, LinkedIssue, MergeEvidence, MineSo
 use crate::dates::{Window, format_time};
 use crate::error::MineError;
 use crate::funnel::Decision;
+use crate::issue_export::IssueExport;
 use crate::journal::Journal;
-use crate::links::closing_references;
+use crate::links::{IssueRef, closing_references};
 use crate::split::split_patch;
 use crate::{Limits, Reporter, new_record};
 
@@ -46,6 +49,9 @@ pub struct MirrorOptions {
     pub require_issue: bool,
     /// Size limits.
     pub limits: Limits,
+    /// Saved GitHub exports (`gh api` pages, REST items, GH Archive events) that hold the texts
+    /// of the repository's issues and pull requests ([`IssueExport`]); none: no issue text.
+    pub issue_exports: Vec<PathBuf>,
 }
 
 impl MirrorOptions {
@@ -59,6 +65,7 @@ impl MirrorOptions {
             merged_only: false,
             require_issue: false,
             limits: Limits::default(),
+            issue_exports: Vec::new(),
         }
     }
 }
@@ -89,11 +96,11 @@ pub fn mine_mirror(opts: &MirrorOptions, journal: &mut Journal, reporter: &dyn R
     let git = source.git();
     let err = |op: &'static str| move |source| MineError::Mirror { op, path: opts.path.clone(), source };
     let full_name = mirror_repo_name(opts)?;
-    let (org, name) = full_name.split_once('/').expect("checked owner/name");
     let (branch, tip) = base_branch(git, opts.branch.as_deref()).ok_or_else(|| MineError::Invalid {
         what: "branch",
         message: format!("no base branch in {} (give one with --branch)", opts.path.display()),
     })?;
+    let export = read_export(opts, &full_name, reporter)?;
     journal.note_repo(&full_name);
     let mut warnings = Vec::new();
     let found = find_prs(git, tip, &mut warnings).map_err(err("find pull requests"))?;
@@ -101,13 +108,16 @@ pub fn mine_mirror(opts: &MirrorOptions, journal: &mut Journal, reporter: &dyn R
         reporter.warned(&full_name, &warning);
     }
     reporter.listed(&full_name, found.len());
-    for (number, f) in found {
+    let mirror = Mirror { git, full_name: &full_name, branch: &branch, export: export.as_ref() };
+    for (number, mut f) in found {
         if !opts.window.contains(f.time) || journal.is_decided(&full_name, number) {
             continue;
         }
+        mirror.take_texts(number, &mut f);
         let refs: Vec<_> = closing_references(&f.texts, &full_name)
             .into_iter()
             .filter(|r| r.number != number || r.is_cross_repo(&full_name))
+            .filter(|r| !mirror.is_pull_request(r))
             .collect();
         let references_issue = !refs.is_empty();
         // A head already on the base branch was merged (fast-forward or rebase), but its base is lost.
@@ -135,45 +145,7 @@ pub fn mine_mirror(opts: &MirrorOptions, journal: &mut Journal, reporter: &dyn R
             } else if split.fix_patch.is_empty() {
                 Decision::NoFix
             } else {
-                let issues: Vec<LinkedIssue> = refs
-                    .iter()
-                    .map(|r| LinkedIssue {
-                        repo: r.repo.clone(),
-                        number: r.number,
-                        cross_repo: r.is_cross_repo(&full_name),
-                        github_link: false,
-                        keyword: true,
-                    })
-                    .collect();
-                let mut record = new_record(org, name, number, &f.title, f.body.clone());
-                record.base = swe_forge_core::Base {
-                    label: format!("{org}:{branch}"),
-                    ref_: branch.clone(),
-                    sha: f.base.to_string(),
-                };
-                record.resolved_issues = refs
-                    .iter()
-                    .map(|r| swe_forge_core::ResolvedIssue { number: r.number, title: String::new(), body: None })
-                    .collect();
-                record.fix_patch = split.fix_patch;
-                record.test_patch = split.test_patch;
-                // A mirror does not know when the PR was opened: its first commit's author date
-                // stands for it (the PR was opened no earlier).
-                let opened = first_authored(git, f.head.unwrap_or(f.after), f.base).map(format_time);
-                crate::set_dates(&mut record, Some(&format_time(f.time)), opened.as_deref());
-                let mining = MiningNotes {
-                    source: MineSource::Mirror,
-                    merge_evidence: f.evidence,
-                    head_sha: f.head.unwrap_or(f.after).to_string(),
-                    merge_commit: f.merge_commit.map(|o| o.to_string()),
-                    merged_at: Some(format_time(f.time)),
-                    issue_texts: if issues.is_empty() { IssueTexts::NoIssue } else { IssueTexts::Missing },
-                    issues,
-                    test_files: split.test_files,
-                    fix_files: split.fix_files,
-                    flags: split.flags,
-                };
-                let candidate = Candidate { record, mining };
+                let candidate = mirror.candidate(number, &f, &refs, split);
                 journal.decide(&full_name, number, Decision::Kept, references_issue, Some(&candidate))?;
                 reporter.decided(&full_name, number, Decision::Kept);
                 continue;
@@ -183,6 +155,113 @@ pub fn mine_mirror(opts: &MirrorOptions, journal: &mut Journal, reporter: &dyn R
         reporter.decided(&full_name, number, decision);
     }
     Ok(())
+}
+
+/// The texts of the repository's issues and pull requests in `opts.issue_exports`, when it names
+/// any; what was found is said through `reporter`.
+fn read_export(opts: &MirrorOptions, repo: &str, reporter: &dyn Reporter) -> Result<Option<IssueExport>, MineError> {
+    if opts.issue_exports.is_empty() {
+        return Ok(None);
+    }
+    let export = IssueExport::read(&opts.issue_exports, repo)?;
+    let (issues, pulls) = export.counts();
+    reporter.noted(
+        repo,
+        &format!(
+            "issues export: {issues} issues and {pulls} pull requests of {repo} (of {} items read)",
+            export.items()
+        ),
+    );
+    Ok(Some(export))
+}
+
+/// What every candidate of one mirror shares.
+struct Mirror<'a> {
+    git: &'a Repository,
+    full_name: &'a str,
+    branch: &'a str,
+    export: Option<&'a IssueExport>,
+}
+
+impl Mirror<'_> {
+    /// The PR's own title and body from the export, in place of the commit's (the texts searched
+    /// for closing references get them too).
+    fn take_texts(&self, number: u64, f: &mut Found) {
+        let Some(t) = self.export.and_then(|e| e.get(number)).filter(|t| t.pull_request || !t.title.is_empty()) else {
+            return;
+        };
+        f.texts = format!("{}\n{}\n{}", t.title, t.body.as_deref().unwrap_or_default(), f.texts);
+        if !t.title.trim().is_empty() {
+            f.title = t.title.clone();
+        }
+        f.body = t.body.clone().filter(|b| !b.trim().is_empty()).or(f.body.take());
+    }
+
+    /// Whether the export says `r`, a reference of this repository, names a pull request (which
+    /// closes nothing on GitHub).
+    fn is_pull_request(&self, r: &IssueRef) -> bool {
+        !r.is_cross_repo(self.full_name) && self.export.and_then(|e| e.get(r.number)).is_some_and(|t| t.pull_request)
+    }
+
+    /// The candidate of PR `number`, found as `f`, closing `refs`, split as `split`: the issues'
+    /// texts from the export where it has them, empty placeholders (`issue_texts: missing`) where not.
+    fn candidate(&self, number: u64, f: &Found, refs: &[IssueRef], split: crate::split::SplitPatch) -> Candidate {
+        let (org, name) = self.full_name.split_once('/').expect("checked owner/name");
+        let issues: Vec<LinkedIssue> = refs
+            .iter()
+            .map(|r| LinkedIssue {
+                repo: r.repo.clone(),
+                number: r.number,
+                cross_repo: r.is_cross_repo(self.full_name),
+                github_link: false,
+                keyword: true,
+            })
+            .collect();
+        let text =
+            |r: &IssueRef| self.export.filter(|_| !r.is_cross_repo(self.full_name)).and_then(|e| e.get(r.number));
+        let mut record = new_record(org, name, number, &f.title, f.body.clone());
+        record.base = swe_forge_core::Base {
+            label: format!("{org}:{}", self.branch),
+            ref_: self.branch.to_owned(),
+            sha: f.base.to_string(),
+        };
+        record.resolved_issues = refs
+            .iter()
+            .map(|r| match text(r) {
+                Some(t) => {
+                    swe_forge_core::ResolvedIssue { number: r.number, title: t.title.clone(), body: t.body.clone() }
+                }
+                None => swe_forge_core::ResolvedIssue { number: r.number, title: String::new(), body: None },
+            })
+            .collect();
+        record.fix_patch = split.fix_patch;
+        record.test_patch = split.test_patch;
+        // A mirror does not know when the PR was opened: its first commit's author date stands for
+        // it (the PR was opened no earlier).
+        let opened = first_authored(self.git, f.head.unwrap_or(f.after), f.base).map(format_time);
+        crate::set_dates(&mut record, Some(&format_time(f.time)), opened.as_deref());
+        crate::flag_missing_text(&mut record);
+        let issue_texts = if issues.is_empty() {
+            IssueTexts::NoIssue
+        } else if refs.iter().all(|r| text(r).is_some()) {
+            IssueTexts::Resolved
+        } else {
+            IssueTexts::Missing
+        };
+        let mining = MiningNotes {
+            source: MineSource::Mirror,
+            merge_evidence: f.evidence,
+            head_sha: f.head.unwrap_or(f.after).to_string(),
+            merge_commit: f.merge_commit.map(|o| o.to_string()),
+            merged_at: Some(format_time(f.time)),
+            issue_texts,
+            issues,
+            test_files: split.test_files,
+            fix_files: split.fix_files,
+            flags: split.flags,
+        };
+        Candidate { record, mining }
+    }
 }
 
 /// The mirror's `owner/name`: given, or from its path; refused when no image can carry it.

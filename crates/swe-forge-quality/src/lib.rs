@@ -25,6 +25,8 @@ pub use unnamed::unnamed_identifiers;
 /// The signals read from one record's text.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TextSignals {
+    /// Whether the record has no text for a solver ([`swe_forge_core::lacks_issue_text`]).
+    pub no_issue_text: bool,
     /// How much of the fix the issue text and hints hold.
     pub leakage: Leakage,
     /// Identifiers the fix introduces, the tests use and the problem statement never names.
@@ -43,17 +45,19 @@ pub fn read(inst: &Instance) -> TextSignals {
         leak_text.push_str(&h);
     }
     TextSignals {
+        no_issue_text: swe_forge_core::lacks_issue_text(inst),
         leakage: leakage(&inst.fix_patch, &leak_text, LEAK_THRESHOLD),
         unnamed_identifiers: unnamed_identifiers(&inst.fix_patch, &inst.test_patch, &statement),
         specificity: specificity(&inst.fix_patch, &statement),
     }
 }
 
-/// Writes `signals` into `quality`, raising or lowering `solution_leak`, `unnamed_identifiers`
-/// and `unspecific`; the run signals (`hunks`, `flakiness`) and their flags stay as they are.
+/// Writes `signals` into `quality`, raising or lowering `no_issue_text`, `solution_leak`,
+/// `unnamed_identifiers` and `unspecific`; the run signals (`hunks`, `flakiness`) and their flags stay as they are.
 pub fn apply(quality: &mut Quality, signals: TextSignals) {
     quality.version = QUALITY_VERSION;
     let leaked = signals.leakage.added_lines > 0 && signals.leakage.score >= signals.leakage.threshold;
+    set(quality, QualityFlag::NoIssueText, signals.no_issue_text);
     set(quality, QualityFlag::SolutionLeak, leaked);
     set(quality, QualityFlag::UnnamedIdentifiers, !signals.unnamed_identifiers.is_empty());
     set(quality, QualityFlag::Unspecific, !signals.specificity.specific());

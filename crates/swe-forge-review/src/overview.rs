@@ -50,6 +50,14 @@ fn signals(q: &Quality) -> Vec<Value> {
 /// A signal's summary (None when it was not computed) and its evidence lines.
 fn signal(q: &Quality, flag: QualityFlag) -> (Option<String>, Vec<String>) {
     match flag {
+        // Computed with the other text signals: leakage present means this one ran too.
+        QualityFlag::NoIssueText => match (&q.leakage, q.has(flag)) {
+            (None, false) => (None, Vec::new()),
+            (_, true) => {
+                (Some("no issue text and no pull request body: a solver has only the title".into()), Vec::new())
+            }
+            (_, false) => (Some("the issue or the pull request says what is wrong".into()), Vec::new()),
+        },
         QualityFlag::SolutionLeak => match &q.leakage {
             Some(l) => (
                 Some(format!(
@@ -327,6 +335,13 @@ mod tests {
         inst.swe_forge.as_mut().unwrap().quality = Some(q);
         let o = overview(&inst);
         let states: Vec<&str> = o["signals"].as_array().unwrap().iter().map(|s| s["state"].as_str().unwrap()).collect();
-        assert_eq!(states, ["not computed", "not computed", "raised", "not computed", "not computed"]);
+        assert_eq!(states, ["not computed", "not computed", "not computed", "raised", "not computed", "not computed"]);
+        // A candidate `mine` found without text raises `no_issue_text` before any other signal.
+        let mut q = Quality::default();
+        q.raise(QualityFlag::NoIssueText);
+        inst.swe_forge.as_mut().unwrap().quality = Some(q);
+        let o = overview(&inst);
+        assert_eq!(o["signals"][0]["flag"], "no_issue_text");
+        assert_eq!(o["signals"][0]["state"], "raised");
     }
 }

@@ -60,7 +60,7 @@ pub enum Command {
     Demo(DemoArgs),
     /// Mine merged pull requests into candidate records, from GitHub or from a local mirror.
     #[command(
-        after_help = "Examples:\n  swe-forge mine --mirror mirrors/org/repo -o candidates.jsonl --since 2024-01-01\n  swe-forge mine --github-repo org/name --repos repos/ -o candidates.jsonl   # GITHUB_TOKEN set"
+        after_help = "Examples:\n  swe-forge mine --mirror mirrors/org/repo -o candidates.jsonl --since 2024-01-01 --issues-export issues.json\n  swe-forge mine --github-repo org/name --repos repos/ -o candidates.jsonl   # GITHUB_TOKEN set"
     )]
     Mine(MineArgs),
     /// Parse a test log or results directory into per-test statuses (JSON lines on stdout).
@@ -264,6 +264,10 @@ pub struct EvaluateArgs {
     /// Predictions evaluated at once.
     #[arg(long, short = 'j', value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub jobs: Option<usize>,
+    /// Print the summary as one JSON object on stdout (summary.json's, with `out` and whether the
+    /// run was stopped) instead of a sentence.
+    #[arg(long)]
+    pub json: bool,
     #[command(flatten)]
     pub engine: RunnerArgs,
 }
@@ -276,9 +280,13 @@ pub struct RegradeArgs {
     /// The work folder of the validation that made them (holds logs/<instance_id>/).
     #[arg(long)]
     pub work_dir: PathBuf,
-    /// Where to write the re-graded records (JSONL).
+    /// Where to write the re-graded records (JSONL; `-` is stdout, which then carries only them).
     #[arg(long, short)]
     pub out: PathBuf,
+    /// Print the summary as one JSON object (records, changed, left as they were, the output) on
+    /// stdout instead of the table and lines; on stderr when the records go to stdout.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -324,6 +332,10 @@ pub struct ExportArgs {
     /// `needs_work`) is not exported, unless --all.
     #[command(flatten)]
     pub store: crate::decisions::StoreArgs,
+    /// Print the summary as one JSON object (records read, exported, skipped by cause, the
+    /// outputs) on stdout instead of a line on stderr; on stderr when the records go to stdout.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// The shape of exported instances.
@@ -347,6 +359,30 @@ pub(crate) fn export_naming() -> impl TypedValueParser<Value = Naming> {
             .help("Multi-SWE-bench's names (`TestPopEmptyReturnsError`), categories derived again in them"),
     ])
     .try_map(|name| name.parse::<Naming>())
+}
+
+/// `--drop-flag`: a quality flag by its written name (`no_issue_text`, ...).
+pub(crate) fn quality_flag() -> impl TypedValueParser<Value = swe_forge_core::QualityFlag> {
+    PossibleValuesParser::new(
+        swe_forge_core::QualityFlag::ALL.map(|f| PossibleValue::new(f.as_str()).help(f.meaning())),
+    )
+    .try_map(|name| name.parse::<swe_forge_core::QualityFlag>())
+}
+
+/// Which quality flags leave an instance out of what a command keeps (curate, publish).
+#[derive(Debug, Clone, Args)]
+pub struct FlagArgs {
+    /// Leave out every instance that raises this quality flag (`swe_forge.quality.flags`;
+    /// repeatable), e.g. `no_issue_text`: nothing for a solver to read.
+    #[arg(long = "drop-flag", value_name = "FLAG", value_parser = quality_flag())]
+    pub drop_flags: Vec<swe_forge_core::QualityFlag>,
+}
+
+impl FlagArgs {
+    /// Whether `r` raises a flag to drop.
+    pub fn drops(&self, r: &swe_forge_core::Instance) -> bool {
+        swe_forge_curate::quality_flags(r).iter().any(|f| self.drop_flags.contains(f))
+    }
 }
 
 #[derive(Debug, Args)]
@@ -619,6 +655,13 @@ pub struct MineArgs {
     /// Mirror mode: drop refs/pull/N/head refs that no merge or squash commit proves merged.
     #[arg(long)]
     pub merged_only: bool,
+    /// Mirror mode: a saved GitHub export holding the texts of issues and pull requests (git has
+    /// none): the output of `gh api --paginate 'repos/OWNER/NAME/issues?state=all'`, REST items as
+    /// JSON lines, or GH Archive event files (`.json.gz` too); repeatable. Each candidate gets its
+    /// pull request's title and body and the texts of the issues it closes; one with no text at
+    /// all raises the quality flag `no_issue_text`.
+    #[arg(long = "issues-export", value_name = "PATH")]
+    pub issues_exports: Vec<PathBuf>,
     /// Whether a PR must close an issue (default: required on GitHub, optional for a mirror).
     #[arg(long, value_enum)]
     pub issue_links: Option<IssueLinks>,
@@ -647,6 +690,10 @@ pub struct MineArgs {
     /// Longest wait for a rate limit to reset, in seconds, before giving up.
     #[arg(long, default_value_t = 3600)]
     pub max_wait: u64,
+    /// Print the summary as one JSON object on stdout (the output files, candidates and how many
+    /// have no issue text, each repository's funnel, GitHub requests) instead of the funnel table.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -827,7 +874,13 @@ mod tests {
         }
         assert!(help(&["run"]).contains("resuming from the state store"));
         assert!(help(&["images", "list"]).contains("--json"));
-        assert!(help(&["curate"]).contains("--json"));
+        for path in ["curate", "mine", "report", "publish", "evaluate", "export", "regrade"] {
+            assert!(help(&[path]).contains("--json"), "{path} --help lacks --json");
+        }
+        for path in ["curate", "publish"] {
+            assert!(help(&[path]).contains("--drop-flag <FLAG>") && help(&[path]).contains("no_issue_text"), "{path}");
+        }
+        assert!(help(&["mine"]).contains("--issues-export <PATH>"));
         assert!(help(&[]).contains("--color <COLOR>"));
     }
 

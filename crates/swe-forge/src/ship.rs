@@ -62,6 +62,8 @@ pub async fn push(
     let registry = registry.trim_end_matches('/');
     let mut insts = read_records(records)?;
     let out = out.unwrap_or_else(|| alongside(records, "pushed"));
+    // `-o -`: stdout carries the records alone, the table of pushes goes to stderr.
+    crate::exit::output_to(&out);
     // Local name -> pinned reference, each image pushed once.
     let mut pushed: BTreeMap<String, String> = BTreeMap::new();
     let (mut total_bytes, mut total_images) = (0u64, 0usize);

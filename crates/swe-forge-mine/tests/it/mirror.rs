@@ -346,3 +346,85 @@ fn refs_that_collide_or_name_no_number_are_reported() {
     }
     assert_eq!(warnings.len(), 3, "{warnings:?}");
 }
+
+/// A mirror holds no issue text: mined alone, its candidates have the commit's title, no body and
+/// raise `no_issue_text`; with `data/fixtures/github-issues.json` (the REST shape `gh api
+/// --paginate repos/O/R/issues?state=all` writes, pages back to back), each gets its pull
+/// request's title and body and the texts of the issues that body closes, as the recorded
+/// candidates have them.
+#[test]
+fn an_issues_export_gives_mirror_candidates_their_texts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = make_fixture_repos(tmp.path());
+    let recorded =
+        swe_forge_core::read_jsonl(std::fs::read(root().join("data/fixtures/instances.jsonl")).unwrap().as_slice())
+            .unwrap();
+    let flags = |c: &swe_forge_mine::Candidate| {
+        c.record.swe_forge.as_ref().and_then(|m| m.quality.as_ref()).map(|q| q.flags.clone()).unwrap_or_default()
+    };
+    let mut opts = MirrorOptions::new(repos.join("forge-fixtures/gostack"));
+    let bare = tmp.path().join("bare.jsonl");
+    mine_mirror(&opts, &mut open_journal(&bare), &Quiet).unwrap();
+    let bare = read_candidates(&bare);
+    assert_eq!(bare.len(), 4);
+    for c in &bare {
+        assert_eq!(
+            (c.record.title.as_str(), c.record.body.as_deref()),
+            (format!("Fix #{}", c.record.number).as_str(), None)
+        );
+        assert_eq!(flags(c), [swe_forge_core::QualityFlag::NoIssueText], "{}", c.record.instance_id);
+    }
+
+    opts.issue_exports = vec![root().join("data/fixtures/github-issues.json")];
+    let out = tmp.path().join("texts.jsonl");
+    mine_mirror(&opts, &mut open_journal(&out), &Quiet).unwrap();
+    let mined = read_candidates(&out);
+    assert_eq!(mined.len(), 4);
+    for c in &mined {
+        let want = recorded.iter().find(|r| r.instance_id == c.record.instance_id).unwrap();
+        assert_eq!(c.record.title, want.title, "{}", want.instance_id);
+        assert_eq!(c.record.body, want.body, "{}", want.instance_id);
+        // The fixtures' records word issue 10 each their own way; the export holds gostack-1's.
+        let titles = |r: &swe_forge_core::Instance| {
+            r.resolved_issues.iter().map(|i| (i.number, i.title.clone())).collect::<Vec<_>>()
+        };
+        assert_eq!(titles(&c.record), titles(want), "{}", want.instance_id);
+        if c.record.number == 1 {
+            assert_eq!(c.record.resolved_issues, want.resolved_issues);
+        }
+        assert_eq!(c.mining.issue_texts, IssueTexts::Resolved, "{}", want.instance_id);
+        assert!(flags(c).is_empty(), "{}: {:?}", want.instance_id, flags(c));
+    }
+}
+
+/// Of a mirror's closing references, those the export names a pull request are left out (GitHub
+/// closes no pull request), and those it lacks stay with empty texts (`issue_texts: missing`).
+#[test]
+fn export_references_to_pull_requests_close_nothing_and_missing_issues_stay_placeholders() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("acme").join("lib");
+    std::fs::create_dir_all(&dir).unwrap();
+    merge_and_squash_repo(&dir);
+    let export = tmp.path().join("events.json");
+    // GH Archive lines: PR 11's text names issue 100 and PR 13; issue 101 is not in the export.
+    let events = [
+        r#"{"type":"PullRequestEvent","repo":{"name":"acme/lib"},"payload":{"number":11,"pull_request":{"number":11,"title":"Return 2 from A","body":"Fixes #100, fixes #13","html_url":"https://github.com/acme/lib/pull/11"}}}"#,
+        r#"{"type":"IssuesEvent","repo":{"name":"acme/lib"},"payload":{"issue":{"number":100,"title":"A returns 1","body":"It should return 2."}}}"#,
+        r#"{"type":"PullRequestEvent","repo":{"name":"acme/lib"},"payload":{"number":13,"pull_request":{"number":13,"title":"Try 4","body":null}}}"#,
+    ];
+    std::fs::write(&export, events.join("\n")).unwrap();
+    let mut opts = MirrorOptions::new(&dir);
+    opts.issue_exports = vec![export];
+    let out = tmp.path().join("out.jsonl");
+    mine_mirror(&opts, &mut open_journal(&out), &Quiet).unwrap();
+    let mined = read_candidates(&out);
+    let by_number = |n: u64| mined.iter().find(|c| c.record.number == n).unwrap();
+    let merged = by_number(11);
+    assert_eq!(merged.record.body.as_deref(), Some("Fixes #100, fixes #13"));
+    let issues: Vec<(u64, &str)> = merged.record.resolved_issues.iter().map(|i| (i.number, i.title.as_str())).collect();
+    assert_eq!(issues, [(100, "A returns 1")]);
+    assert_eq!(merged.mining.issue_texts, IssueTexts::Resolved);
+    let squashed = by_number(12);
+    assert_eq!(squashed.mining.issue_texts, IssueTexts::Missing, "issue 101 is not in the export");
+    assert_eq!(squashed.record.resolved_issues[0].title, "");
+}

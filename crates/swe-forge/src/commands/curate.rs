@@ -53,11 +53,13 @@ pub struct CurateArgs {
     /// of the gold patch graded held).
     #[arg(long)]
     pub require_evidence: bool,
-    /// Keep only instances that raise no quality flag (`swe_forge.quality.flags`: solution_leak,
-    /// unnamed_identifiers, unspecific, untested_hunks, flaky); curate computes the text signals,
-    /// validation the run signals.
+    /// Keep only instances that raise no quality flag (`swe_forge.quality.flags`: no_issue_text,
+    /// solution_leak, unnamed_identifiers, unspecific, untested_hunks, flaky); curate computes the
+    /// text signals, validation the run signals.
     #[arg(long)]
     pub require_quality: bool,
+    #[command(flatten)]
+    pub flags: crate::cli::FlagArgs,
     /// Write splits of the kept records into this folder (date/, repo/, lang/).
     #[arg(long)]
     pub splits: Option<PathBuf>,
@@ -113,9 +115,7 @@ pub fn curate_command(args: CurateArgs) -> Result<()> {
     }
     let without_evidence = before - kept.len();
     let before = kept.len();
-    if args.require_quality {
-        kept.retain(|r| quality_flags(r).is_empty());
-    }
+    kept.retain(|r| !flag_dropped(&args, r));
     let flagged = before - kept.len();
     let out = args.out.as_deref().context("--out is required")?;
     let written: Vec<&Instance> = if args.kept_only { kept.clone() } else { records.iter().collect() };
@@ -129,12 +129,22 @@ pub fn curate_command(args: CurateArgs) -> Result<()> {
     batch.commit()?;
     let counts = Counts {
         without_evidence: args.require_evidence.then_some(without_evidence),
-        flagged: args.require_quality.then_some(flagged),
+        flagged: flag_rule(&args).then_some(flagged),
         kept: kept.len(),
         written: written.len(),
     };
     print_summary(&summary, &counts, out, &split_files, args.json);
     Ok(())
+}
+
+/// Whether --require-quality or --drop-flag leave `r` out.
+fn flag_dropped(args: &CurateArgs, r: &Instance) -> bool {
+    (args.require_quality && !quality_flags(r).is_empty()) || args.flags.drops(r)
+}
+
+/// Whether any rule drops instances by their quality flags.
+fn flag_rule(args: &CurateArgs) -> bool {
+    args.require_quality || !args.flags.drop_flags.is_empty()
 }
 
 /// The splits `--splits DIR` asks for.
@@ -152,7 +162,7 @@ struct Counts {
     /// Kept records without complete evidence (`--require-evidence` only).
     without_evidence: Option<usize>,
     /// Kept records (with complete evidence, if required) that raise a quality flag
-    /// (`--require-quality` only).
+    /// (`--require-quality`), or one of `--drop-flag` (only with either).
     flagged: Option<usize>,
     kept: usize,
     written: usize,
@@ -278,7 +288,7 @@ fn curate_stream(args: CurateArgs) -> Result<()> {
             without_evidence += 1;
             keep = false;
         }
-        if keep && args.require_quality && !quality_flags(&r).is_empty() {
+        if keep && flag_dropped(&args, &r) {
             flagged += 1;
             keep = false;
         }
@@ -300,7 +310,7 @@ fn curate_stream(args: CurateArgs) -> Result<()> {
     report_store(&summary, store.as_deref());
     let counts = Counts {
         without_evidence: args.require_evidence.then_some(without_evidence),
-        flagged: args.require_quality.then_some(flagged),
+        flagged: flag_rule(&args).then_some(flagged),
         kept,
         written,
     };

@@ -84,14 +84,23 @@ pub async fn evaluate_command(args: EvaluateArgs) -> Result<()> {
     let evaluations: Vec<Evaluation> = results.into_iter().flatten().collect();
     write_reports(out, &dataset, &evaluations)?;
     let summary = Summary::of(&dataset, &evaluations);
-    outln!(
-        "{} of {} predictions resolved ({:.1}%); {} errors; report in {}",
-        summary.resolved_instances,
-        summary.submitted_instances,
-        100.0 * summary.resolved_rate,
-        summary.error_instances,
-        out.join("summary.md").display()
-    );
+    if args.json {
+        let mut value = serde_json::to_value(&summary)?;
+        if let serde_json::Value::Object(map) = &mut value {
+            map.insert("out".to_owned(), out.display().to_string().into());
+            map.insert("stopped".to_owned(), stopped.is_some().into());
+        }
+        outln!("{value}");
+    } else {
+        outln!(
+            "{} of {} predictions resolved ({:.1}%); {} errors; report in {}",
+            summary.resolved_instances,
+            summary.submitted_instances,
+            100.0 * summary.resolved_rate,
+            summary.error_instances,
+            out.join("summary.md").display()
+        );
+    }
     stopped.map_or(Ok(()), |e| Err(e.into()))
 }
 

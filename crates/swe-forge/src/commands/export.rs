@@ -73,7 +73,23 @@ pub fn export_command(mut args: ExportArgs) -> Result<()> {
         Sinks::Harbor(w) => w.finish()?,
     }
     batch.commit()?;
-    eprintln!("exported {exported} instances");
+    if args.json {
+        let path = |p: Option<&std::path::Path>| p.map(|p| p.display().to_string());
+        let value = serde_json::json!({
+            "records": total,
+            "exported": exported,
+            "rejected": rejected,
+            "candidates": candidates,
+            "dropped_by_decision": decided,
+            "jsonl": path(jsonl),
+            "parquet": path(parquet),
+            "tests_parquet": path(tests),
+            "dir": path(args.dir.as_deref()),
+        });
+        outln!("{value}");
+    } else {
+        eprintln!("exported {exported} instances");
+    }
     Ok(())
 }
 

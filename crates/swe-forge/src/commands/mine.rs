@@ -1,7 +1,7 @@
 //! `swe-forge mine`: merged PRs of GitHub repositories or local mirrors -> candidate records
 //! (JSONL, resumable) and a funnel report (JSON + Markdown). Flags, environment and a pipeline
 //! file's `[mine]` section are resolved here into the miner's option structs; progress goes to
-//! stderr, the funnel table to stdout.
+//! stderr, the funnel table (or, with --json, one summary object) to stdout.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -58,7 +58,30 @@ pub async fn mine_command(args: MineArgs) -> Result<()> {
     journal.finish().with_context(|| format!("writing {}", settings.out.display()))?;
     let funnels = journal.funnels();
     write_funnel(&settings.funnel, &funnels, client.as_ref().map(Client::stats))?;
-    outln!("{}", clean(&markdown_table(&funnels)));
+    let (candidates, textless) = count_textless(&settings.out)?;
+    if args.json {
+        let value = serde_json::json!({
+            "out": settings.out.display().to_string(),
+            "funnel": settings.funnel.display().to_string(),
+            "candidates": candidates,
+            "no_issue_text": textless,
+            "repositories": funnels,
+            "requests": client.as_ref().map(Client::stats),
+        });
+        outln!("{value}");
+    } else {
+        outln!("{}", clean(&markdown_table(&funnels)));
+    }
+    if textless > 0 {
+        let hint = if settings.jobs.iter().any(|j| matches!(j, Job::Mirror(o) if o.issue_exports.is_empty())) {
+            "; a mirror has no issue text: give --issues-export with a saved `gh api --paginate 'repos/OWNER/NAME/issues?state=all'`"
+        } else {
+            ""
+        };
+        eprintln!(
+            "warning: {textless} of {candidates} candidates have no issue text and no pull request body (quality flag no_issue_text; `curate --drop-flag no_issue_text` leaves them out){hint}"
+        );
+    }
     if let Some(c) = &client {
         let s = c.stats();
         eprintln!(
@@ -118,6 +141,7 @@ fn resolve(args: &MineArgs) -> Result<Settings> {
                     o.limits = limits;
                     o.merged_only = args.merged_only || section.merged_only.unwrap_or(false);
                     o.require_issue = require_issue.unwrap_or(false);
+                    o.issue_exports = args.issues_exports.clone();
                     Job::Mirror(o)
                 }
                 None => {
@@ -147,6 +171,7 @@ fn resolve(args: &MineArgs) -> Result<Settings> {
             o.limits = limits;
             o.merged_only = args.merged_only;
             o.require_issue = args.issue_links == Some(IssueLinks::Required);
+            o.issue_exports = args.issues_exports.clone();
             vec![Job::Mirror(o)]
         } else {
             if args.github_repos.is_empty() {
@@ -156,9 +181,40 @@ fn resolve(args: &MineArgs) -> Result<Settings> {
         };
         (out, jobs, None, None)
     };
+    if !args.issues_exports.is_empty() && !jobs.iter().any(|j| matches!(j, Job::Mirror(_))) {
+        return Err(Usage(
+            "--issues-export gives texts to mirrors (--mirror, or a pipeline's mirror); GitHub mode reads them from the API"
+                .to_owned(),
+        )
+        .into());
+    }
+    for path in &args.issues_exports {
+        if !path.is_file() {
+            return Err(Usage(format!("--issues-export {}: no such file", path.display())).into());
+        }
+    }
+    if out.as_os_str() == "-" {
+        return Err(Usage(
+            "--out - : mine writes its candidates to a file it resumes from (with a journal beside it); give a path"
+                .to_owned(),
+        )
+        .into());
+    }
     let funnel = args.funnel.clone().or(funnel).unwrap_or_else(|| sibling(&out, "funnel.json"));
     let cache_dir = args.cache_dir.clone().or(cache_dir).unwrap_or_else(|| sibling(&out, "cache"));
     Ok(Settings { out, funnel, cache_dir, jobs })
+}
+
+/// The candidates in `out` and how many of them raise `no_issue_text`, read one line at a time.
+fn count_textless(out: &Path) -> Result<(usize, usize)> {
+    let (mut all, mut textless) = (0, 0);
+    for r in crate::records::open_records(out)? {
+        let r = r?;
+        all += 1;
+        textless +=
+            usize::from(swe_forge_curate::quality_flags(&r).contains(&swe_forge_core::QualityFlag::NoIssueText));
+    }
+    Ok((all, textless))
 }
 
 /// `owner/name`, each part a safe path component (candidates' ids and folders derive from them).
@@ -260,6 +316,12 @@ impl Reporter for StderrReporter {
         c.last_line = std::time::Instant::now();
         if !crate::reporter::quiet() {
             eprintln!("  {}: {} PRs listed, {} decided, {} kept", clean(repo), c.listed, c.decided, c.kept);
+        }
+    }
+
+    fn noted(&self, repo: &str, message: &str) {
+        if !crate::reporter::quiet() {
+            eprintln!("  {}: {}", clean(repo), clean(message));
         }
     }
 

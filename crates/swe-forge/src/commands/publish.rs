@@ -80,6 +80,13 @@ pub struct PublishArgs {
     /// refused, named (the files written are listed in --out/.swe-forge-written).
     #[arg(long)]
     pub force: bool,
+    /// Instances raising these quality flags are not published (nor counted in the card).
+    #[command(flatten)]
+    pub flags: crate::cli::FlagArgs,
+    /// Print the summary as one JSON object on stdout (the folder, the card, each configuration's
+    /// splits with their rows and files, the instances left out by --drop-flag) instead of lines.
+    #[arg(long)]
+    pub json: bool,
 }
 
 pub fn publish_command(args: PublishArgs) -> Result<()> {
@@ -104,9 +111,14 @@ pub fn publish_command(args: PublishArgs) -> Result<()> {
     if split_files.is_none() {
         splits.push(("test".to_owned(), Vec::new()));
     }
+    let mut flag_dropped = 0;
     for r in open_records(&args.dataset)? {
         let mut r = r?;
         crate::decisions::apply(&mut decisions, &mut r);
+        if is_kept(&r) && args.flags.drops(&r) {
+            flag_dropped += 1;
+            continue;
+        }
         card.add(&r);
         census.add(&r);
         if split_files.is_none() && is_kept(&r) {
@@ -119,7 +131,7 @@ pub fn publish_command(args: PublishArgs) -> Result<()> {
         for r in open_records(file)? {
             let mut r = r?;
             crate::decisions::apply(&mut decisions, &mut r);
-            if is_kept(&r) {
+            if is_kept(&r) && !args.flags.drops(&r) {
                 slots.push(publication.keep(&r)?);
             }
         }
@@ -130,6 +142,10 @@ pub fn publish_command(args: PublishArgs) -> Result<()> {
         splits.push((name.clone(), slots));
     }
     crate::decisions::report(&decisions, "publish");
+    if !args.flags.drop_flags.is_empty() {
+        let names: Vec<&str> = args.flags.drop_flags.iter().map(|f| f.as_str()).collect();
+        eprintln!("publish: {flag_dropped} instance(s) left out for raising {}", names.join(" or "));
+    }
     if let Some(dir) = &args.splits
         && splits.is_empty()
     {
@@ -151,11 +167,6 @@ pub fn publish_command(args: PublishArgs) -> Result<()> {
     for rel in &new {
         written.record(rel)?;
     }
-    for config in &configs {
-        for split in &config.splits {
-            outln!("{:>6}  {} {}: {}", split.rows, config.name, split.name, args.out.join(&split.path).display());
-        }
-    }
     if let Some(link) = license_out {
         swe_forge_fs::write_file(args.out.join(link), license_file(&repos).as_bytes())?;
         written.record(link)?;
@@ -172,8 +183,43 @@ pub fn publish_command(args: PublishArgs) -> Result<()> {
     finish_card(&card, &hub)?;
     written.record("README.md")?;
     written.save()?;
-    outln!("{}", card.display());
+    let dropped = (!args.flags.drop_flags.is_empty()).then_some(flag_dropped);
+    print_summary(&args, &hub.configs, &card, dropped);
     Ok(())
+}
+
+/// A line per configuration's split (rows, name, files) and the card's path; with --json, one
+/// JSON object.
+fn print_summary(args: &PublishArgs, configs: &[HubConfig], card: &Path, flag_dropped: Option<usize>) {
+    if args.json {
+        let configs: Vec<serde_json::Value> = configs
+            .iter()
+            .map(|c| {
+                let splits: Vec<serde_json::Value> = c
+                    .splits
+                    .iter()
+                    .map(|s| serde_json::json!({ "name": s.name, "rows": s.rows, "path": s.path }))
+                    .collect();
+                serde_json::json!({ "name": c.name, "splits": splits })
+            })
+            .collect();
+        let value = serde_json::json!({
+            "out": args.out.display().to_string(),
+            "card": card.display().to_string(),
+            "naming": args.naming.as_str(),
+            "license": args.license,
+            "configs": configs,
+            "flag_dropped": flag_dropped,
+        });
+        outln!("{value}");
+        return;
+    }
+    for config in configs {
+        for split in &config.splits {
+            outln!("{:>6}  {} {}: {}", split.rows, config.name, split.name, args.out.join(&split.path).display());
+        }
+    }
+    outln!("{}", card.display());
 }
 
 /// The card `report` wrote at `card` with the Hub's front matter before it, and the files, usage

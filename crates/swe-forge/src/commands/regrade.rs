@@ -15,7 +15,7 @@ pub fn regrade_command(args: RegradeArgs) -> Result<()> {
     let context = crate::exporting::jsonl_context(&args.out);
     let mut out = swe_forge_export::JsonlWriter::create(&args.out).with_context(|| context.clone())?;
     // The table goes to stdout as the records come, unless the records themselves go there.
-    let mut table = (!to_stdout).then(SummaryTable::start);
+    let mut table = (!to_stdout && !args.json).then(SummaryTable::start);
     let (mut total, mut changed, mut edited) = (0usize, 0usize, 0usize);
     for r in open_records(&args.records)? {
         let r = r?;
@@ -53,6 +53,16 @@ pub fn regrade_command(args: RegradeArgs) -> Result<()> {
     if let Some(t) = table {
         t.end();
     }
+    if args.json {
+        let value = serde_json::json!({
+            "records": total,
+            "changed": changed,
+            "left_as_they_were": edited,
+            "out": args.out.display().to_string(),
+        });
+        outln!("{value}");
+        return Ok(());
+    }
     eprintln!("re-graded {total} records without running a container; {changed} changed");
     if edited > 0 {
         eprintln!(
@@ -80,7 +90,13 @@ mod tests {
         let before = records(&input);
         let regrade = |name: &str| {
             let out = tmp.path().join(name);
-            regrade_command(RegradeArgs { records: input.clone(), work_dir: work.clone(), out: out.clone() }).unwrap();
+            regrade_command(RegradeArgs {
+                records: input.clone(),
+                work_dir: work.clone(),
+                out: out.clone(),
+                json: false,
+            })
+            .unwrap();
             records(&out)
         };
         let same = regrade("same.jsonl");

@@ -27,6 +27,10 @@ pub struct ReportArgs {
     /// (refused without it; the files written are listed in --out/.swe-forge-written).
     #[arg(long)]
     pub force: bool,
+    /// Print the summary as one JSON object on stdout (the card's path, the records read and how
+    /// many are kept) instead of the card's path.
+    #[arg(long)]
+    pub json: bool,
 }
 
 pub fn report_command(args: ReportArgs) -> Result<()> {
@@ -40,15 +44,28 @@ pub fn report_command(args: ReportArgs) -> Result<()> {
     // One record at a time: the card keeps a few numbers of each, never the records.
     let mut card =
         swe_forge_card::Card::new(ReportOptions { out_dir: args.out.clone(), title, heuristic: Heuristic::CALIBRATED });
+    let (mut records, mut kept) = (0usize, 0usize);
     for record in open_records(&args.dataset)? {
         let mut record = record?;
         crate::decisions::apply(&mut decisions, &mut record);
         card.add(&record);
+        records += 1;
+        kept += usize::from(swe_forge_curate::is_kept(&record));
     }
     crate::decisions::report(&decisions, "report");
     let card = card.write()?;
     written.record("README.md")?;
     written.save()?;
-    outln!("{}", card.display());
+    if args.json {
+        let value = serde_json::json!({
+            "out": args.out.display().to_string(),
+            "card": card.display().to_string(),
+            "records": records,
+            "kept": kept,
+        });
+        outln!("{value}");
+    } else {
+        outln!("{}", card.display());
+    }
     Ok(())
 }

@@ -292,7 +292,7 @@ fn curate_require_quality_keeps_the_unflagged_and_the_card_gives_each_flags_shar
     let o = swe_forge(&args);
     assert!(o.status.success(), "{}", text(&o));
     assert!(
-        text(&o).contains("quality flags of the 21 kept records: solution_leak 0, unnamed_identifiers 2, unspecific 1, untested_hunks 0, flaky 0"),
+        text(&o).contains("quality flags of the 21 kept records: no_issue_text 0, solution_leak 0, unnamed_identifiers 2, unspecific 1, untested_hunks 0, flaky 0"),
         "{}",
         text(&o)
     );

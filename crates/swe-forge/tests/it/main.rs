@@ -39,5 +39,6 @@ mod registry;
 mod revalidate;
 mod review;
 mod robustness;
+mod summaries;
 mod swarm_lab;
 mod toolchains;
