@@ -15,6 +15,7 @@ use swe_forge_mine::{
 
 use crate::cli::{IssueLinks, MineArgs};
 use crate::exit::Usage;
+use crate::records::load_pipeline;
 use crate::terminal::clean;
 use swe_forge_config::Pipeline;
 
@@ -32,7 +33,13 @@ struct Settings {
 }
 
 pub async fn mine_command(args: MineArgs) -> Result<()> {
-    let settings = resolve(&args)?;
+    // Off the runtime's thread: `--pipeline FIFO` waits for its writer, and SIGINT and SIGTERM
+    // still stop the command.
+    let pipeline = match &args.pipeline {
+        Some(p) => Some(load_pipeline(p).await?),
+        None => None,
+    };
+    let settings = resolve(&args, pipeline)?;
     let mut journal =
         Journal::open(&settings.out, args.fresh).with_context(|| format!("opening {}", settings.out.display()))?;
     let reporter = StderrReporter::default();
@@ -77,7 +84,8 @@ pub async fn mine_command(args: MineArgs) -> Result<()> {
     Ok(())
 }
 
-fn resolve(args: &MineArgs) -> Result<Settings> {
+/// The settings of a mine: the flags over `pipeline`, the file `--pipeline` names, read already.
+fn resolve(args: &MineArgs, pipeline: Option<Pipeline>) -> Result<Settings> {
     let limits = Limits { max_files: args.max_files, max_fix_lines: args.max_fix_lines };
     // Flags that contradict each other are a usage error (exit 2), as clap's own.
     if let (Some(since), Some(until)) = (&args.since, &args.until)
@@ -86,8 +94,7 @@ fn resolve(args: &MineArgs) -> Result<Settings> {
         return Err(Usage(format!("--since {since} is after --until {until}: the merge window holds no time")).into());
     }
     let window = Window::parse(args.since.as_deref(), args.until.as_deref())?;
-    let (out, jobs, funnel, cache_dir) = if let Some(p) = &args.pipeline {
-        let pipeline = Pipeline::load(p)?;
+    let (out, jobs, funnel, cache_dir) = if let (Some(p), Some(pipeline)) = (&args.pipeline, pipeline) {
         let Some(section) = &pipeline.mine else { bail!("{} has no [mine] section", p.display()) };
         let missing_mirror =
             section.repos.iter().any(|r| r.mirror.as_ref().is_some_and(|m| !pipeline.path(m).exists()));
@@ -293,6 +300,11 @@ mod tests {
         }
     }
 
+    /// [`resolve`] with the pipeline file `--pipeline` names, read here.
+    fn resolved(args: &MineArgs) -> Settings {
+        resolve(args, args.pipeline.as_ref().map(|p| Pipeline::load(p).unwrap())).unwrap()
+    }
+
     /// A flag beats the pipeline file's `[mine]` section and its repository's own settings.
     #[test]
     fn flags_beat_the_pipeline_files_mine_section() {
@@ -313,7 +325,7 @@ mod tests {
             _ => panic!("not one mirror job"),
         };
 
-        let (out, funnel, o) = mirror_of(resolve(&mine_args(&["--pipeline", p])).unwrap());
+        let (out, funnel, o) = mirror_of(resolved(&mine_args(&["--pipeline", p])));
         assert_eq!(out, tmp.path().join("mined.jsonl"));
         assert_eq!(funnel, tmp.path().join("pipeline-funnel.json"));
         assert_eq!(o.window, Window::parse(Some("2020-01-01"), Some("2020-12-31")).unwrap());
@@ -339,7 +351,7 @@ mod tests {
             "--funnel",
             "elsewhere/funnel.json",
         ];
-        let (out, funnel, o) = mirror_of(resolve(&mine_args(&flagged)).unwrap());
+        let (out, funnel, o) = mirror_of(resolved(&mine_args(&flagged)));
         assert_eq!(out, PathBuf::from("elsewhere/out.jsonl"));
         assert_eq!(funnel, PathBuf::from("elsewhere/funnel.json"));
         assert_eq!(o.window, Window::parse(Some("2021-03-01"), Some("2021-03-31")).unwrap());
