@@ -266,7 +266,7 @@ impl Reporter for StderrReporter {
         c.listed += count as u64;
         c.last_line = std::time::Instant::now();
         if !crate::reporter::quiet() {
-            eprintln!("  {}: {} PRs listed, {} decided, {} kept", clean(repo), c.listed, c.decided, c.kept);
+            eprintln!("  {}", clean(&listed_line(repo, &c)));
         }
     }
 
@@ -283,6 +283,14 @@ impl Reporter for StderrReporter {
                 eprintln!("  {}: {} decided, {} kept (last: #{number})", clean(repo), c.decided, c.kept);
             }
         }
+    }
+}
+
+/// The line said when a page is listed: the decisions only once there are some.
+fn listed_line(repo: &str, c: &Counts) -> String {
+    match c.decided {
+        0 => format!("{repo}: {} PRs listed", c.listed),
+        _ => format!("{repo}: {} PRs listed, {} decided, {} kept", c.listed, c.decided, c.kept),
     }
 }
 
@@ -357,5 +365,15 @@ mod tests {
         assert_eq!(o.window, Window::parse(Some("2021-03-01"), Some("2021-03-31")).unwrap());
         assert_eq!(o.limits, Limits { max_files: Some(3), max_fix_lines: Some(9) });
         assert!(o.merged_only && o.require_issue);
+    }
+
+    /// A listing before any decision says no "0 decided, 0 kept" (issue #60).
+    #[test]
+    fn the_listed_line_counts_decisions_once_there_are_some() {
+        let mut c = Counts { listed: 50, decided: 0, kept: 0, last_line: std::time::Instant::now() };
+        assert_eq!(listed_line("o/r", &c), "o/r: 50 PRs listed");
+        c.decided = 3;
+        c.kept = 1;
+        assert_eq!(listed_line("o/r", &c), "o/r: 50 PRs listed, 3 decided, 1 kept");
     }
 }
