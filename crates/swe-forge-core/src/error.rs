@@ -52,6 +52,17 @@ pub enum RecordError {
     Io(#[from] io::Error),
 }
 
+/// What serde says about one line of a JSONL file, its position given as the column alone: the
+/// caller names the file's line, which serde (reading the line by itself) would call line 1.
+pub fn json_line_error(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    let position = format!(" at line {} column {}", e.line(), e.column());
+    match text.strip_suffix(&position) {
+        Some(bare) if e.line() > 0 => format!("{bare}, at column {}", e.column()),
+        _ => text,
+    }
+}
+
 /// A text that should name a day or a point in time does not.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DateError {

@@ -24,7 +24,7 @@ mod warning;
 
 pub use category::{Categorized, categorize, categorize_with};
 pub use day::{Day, Timestamp, rfc3339_utc, rfc3339_utc_millis_now, utc_seconds};
-pub use error::{DateError, RecordError};
+pub use error::{DateError, RecordError, json_line_error};
 pub use framework::{Framework, UnknownFramework};
 pub use funnel::ValidationFunnel;
 pub use labels::{

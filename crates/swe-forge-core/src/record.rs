@@ -808,7 +808,7 @@ impl<R: BufRead> JsonlRecords<R> {
         let mut inst: Instance = serde_path_to_error::deserialize(de).map_err(|e| RecordError::Malformed {
             line: idx + 1,
             field: e.path().to_string(),
-            message: e.inner().to_string(),
+            message: crate::json_line_error(e.inner()),
         })?;
         if inst.instance_id.is_empty() {
             inst.instance_id = inst.expected_id();

@@ -36,6 +36,9 @@ fn malformed_record_names_line_and_field() {
     let msg = err.to_string();
     assert!(msg.starts_with("line 3: field `base.sha`"), "{msg}");
     assert!(msg.contains("expected a string"), "{msg}");
+    // The file's line once: serde's own position (it reads the line alone: "line 1") is the
+    // column only (issue #60).
+    assert!(!msg.contains("line 1") && msg.contains(", at column "), "{msg}");
 }
 
 #[test]

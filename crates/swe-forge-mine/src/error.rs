@@ -34,6 +34,18 @@ pub enum MineError {
         /// What the reader said (line and column).
         message: String,
     },
+    /// The output file holds records that are no candidates of `mine` (a validated dataset, an
+    /// export): resuming from it would mix them in, and appending would spoil it.
+    #[error(
+        "{path}:{line}: a record without the `mining` notes swe-forge mine writes: {path} is not a candidates file \
+         of mine (a dataset or an export?); give -o a file of its own"
+    )]
+    NotCandidates {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line number of the first such record.
+        line: usize,
+    },
     /// The local repository failed.
     #[error(transparent)]
     Git(#[from] swe_forge_git::GitError),

@@ -63,10 +63,12 @@ impl Journal {
             repos: Vec::new(),
         };
         for (i, line) in out_text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
-            let c = Candidate::from_json_line(line).map_err(|e| MineError::Corrupt {
-                path: out.to_owned(),
-                line: i + 1,
-                message: e.to_string(),
+            let c = Candidate::from_json_line(line).map_err(|e| {
+                let value = serde_json::from_str::<serde_json::Value>(line).ok();
+                if value.as_ref().and_then(|v| v.as_object()).is_some_and(|m| !m.contains_key("mining")) {
+                    return MineError::NotCandidates { path: out.to_owned(), line: i + 1 };
+                }
+                MineError::Corrupt { path: out.to_owned(), line: i + 1, message: swe_forge_core::json_line_error(&e) }
             })?;
             j.written.insert(c.record.instance_id);
         }
@@ -74,7 +76,7 @@ impl Journal {
             let e: Event = serde_json::from_str(line).map_err(|e| MineError::Corrupt {
                 path: progress_path.clone(),
                 line: i + 1,
-                message: e.to_string(),
+                message: swe_forge_core::json_line_error(&e),
             })?;
             match e {
                 Event::Decided { repo, number, decision, references_issue } => {

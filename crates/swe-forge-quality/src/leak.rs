@@ -6,6 +6,7 @@ use std::collections::BTreeSet;
 use swe_forge_core::{DiffLine, Leakage, diff_lines, file_diffs};
 
 use crate::defs::Lang;
+use crate::runs::TokenRuns;
 use crate::text::tokens;
 
 /// The share of the fix's significant added lines the issue text must hold for `solution_leak`.
@@ -23,8 +24,9 @@ const MAX_MATCHED: usize = 20;
 /// and is not one of the fix's removed lines moved or re-indented; it is found when its tokens
 /// appear in a row in the issue's tokens (a diff, code block or inline code in the issue:
 /// `+`/`-`/`>` markers at the start of its lines are dropped).
+/// Time is linear in the lengths of the patch and the issue ([`TokenRuns`]).
 pub fn leakage(fix_patch: &str, issue: &str, threshold: f64) -> Leakage {
-    let haystack = normalised_issue(issue);
+    let haystack = TokenRuns::new(issue_tokens(issue));
     let removed: BTreeSet<String> = diff_lines(fix_patch)
         .filter_map(|(_, l)| if let DiffLine::Removed(t) = l { Some(normalised(t)) } else { None })
         .collect();
@@ -38,7 +40,7 @@ pub fn leakage(fix_patch: &str, issue: &str, threshold: f64) -> Leakage {
             continue;
         }
         added += 1;
-        if haystack.contains(&format!(" {norm} ")) {
+        if haystack.contains(norm.split(' ')) {
             matched.push(text.trim().to_owned());
         }
     }
@@ -64,16 +66,11 @@ fn significant(text: &str, norm: &str) -> bool {
     !comment && !boilerplate && norm.split(' ').count() >= MIN_TOKENS
 }
 
-/// The issue's tokens, separated and surrounded by single spaces.
-fn normalised_issue(issue: &str) -> String {
-    let mut out = String::from(" ");
-    for line in issue.lines() {
+/// The issue's tokens, line after line, a `+`, `-` or `>` marker at the start of a line dropped.
+fn issue_tokens(issue: &str) -> impl Iterator<Item = &str> {
+    issue.lines().flat_map(|line| {
         let line = line.trim_start();
         let line = line.strip_prefix(['+', '-', '>']).filter(|rest| !rest.starts_with(['+', '-', '>'])).unwrap_or(line);
-        for t in tokens(line) {
-            out.push_str(t);
-            out.push(' ');
-        }
-    }
-    out
+        tokens(line)
+    })
 }

@@ -8,6 +8,7 @@
 mod defs;
 mod hunks;
 mod leak;
+mod runs;
 mod specific;
 mod text;
 mod unnamed;

@@ -47,6 +47,33 @@ fn an_issue_quoting_the_fix_in_a_code_block_leaks_it_and_one_quoting_the_bug_doe
     assert!(l.matched_lines.is_empty());
 }
 
+/// A 20,000-line fix and a 1.6 MB issue quoting every tenth line of it (issue #60's probe, which
+/// took a minute when the issue was searched once per line): each quoted line is found, and the
+/// lines the issue almost quotes (one token off, or split over two runs) are not.
+#[test]
+fn a_long_fix_against_a_long_issue_finds_exactly_the_quoted_lines() {
+    let lines: Vec<String> = (0..20_000).map(|i| format!("+\tvalue{i} := compute(input{i}, {i})")).collect();
+    let fix = diff("big.go", &lines.iter().map(String::as_str).collect::<Vec<_>>());
+    let mut issue = String::new();
+    for i in 0..20_000 {
+        issue.push_str(&format!("step {i}: the stack returns a wrong value when called with argument {i}\n"));
+        if i % 10 == 0 {
+            issue.push_str(&format!("```\nvalue{i} := compute(input{i}, {i})\n```\n"));
+        } else if i % 10 == 1 {
+            // One token off, and the line cut in two by other text: neither is the line.
+            issue.push_str(&format!(
+                "value{i} := compute(input{i}, {})\nvalue{i} := compute(\nsee input{i}, {i})\n",
+                i + 1
+            ));
+        }
+    }
+    assert!(issue.len() > 1_600_000, "{}", issue.len());
+    let l = leakage(&fix, &issue, LEAK_THRESHOLD);
+    assert_eq!((l.added_lines, l.score), (20_000, 0.1), "{:?}", l.matched_lines);
+    let first: Vec<String> = (0..20).map(|k| format!("value{0} := compute(input{0}, {0})", k * 10)).collect();
+    assert_eq!(l.matched_lines, first);
+}
+
 #[test]
 fn short_lines_comments_and_moved_lines_are_not_counted_as_the_fix() {
     let fix = diff(

@@ -382,12 +382,20 @@ function renderOverview(o) {
 }
 
 // ---- the tests table ----
+// A record of many tests comes with its first rows and the counts of all (`test_counts`); a
+// filter then asks the server for the matching rows (`/api/tests`), kept in `state.served`.
+function allSent(d) {
+  return !d.test_counts || d.test_counts.total <= d.tests.length;
+}
 function renderTests(d) {
   const cats = new Map();
-  for (const t of d.tests) cats.set(t.category, (cats.get(t.category) || 0) + 1);
+  if (d.test_counts) for (const [c, k] of Object.entries(d.test_counts.by_category)) cats.set(c, k);
+  else for (const t of d.tests) cats.set(t.category, (cats.get(t.category) || 0) + 1);
+  state.served = null;
   const sel = $("t-cat");
   const keep = sel.value;
-  sel.replaceChildren(el("option", { value: "", text: `every category (${d.tests.length})` }),
+  const total = d.test_counts ? d.test_counts.total : d.tests.length;
+  sel.replaceChildren(el("option", { value: "", text: `every category (${total})` }),
     el("option", { value: ":changed", text: "changed status" }),
     el("option", { value: ":rejected", text: "named by a rejection" }),
     ...[...cats].sort().map(([c, k]) => el("option", { value: c, text: `${c} (${k})` })));
@@ -400,11 +408,27 @@ function visibleTests() {
   if (!d) return [];
   const q = $("t-filter").value.trim().toLowerCase();
   const cat = $("t-cat").value;
+  if (!allSent(d) && (q || cat)) return state.served && state.served.key === `${q}\n${cat}` ? state.served.items : [];
   return d.tests.filter((t) => (!q || t.name.toLowerCase().includes(q)) &&
     (!cat || (cat === ":changed" ? !(t.run === t.test && t.test === t.fix) :
       cat === ":rejected" ? t.rejections.length > 0 : t.category === cat)));
 }
+async function fetchTests(d, q, cat) {
+  const key = `${q}\n${cat}`;
+  if (state.served && state.served.key === key) return;
+  state.served = { key, items: [], total: 0 };
+  const page = await api(`/api/tests?id=${encodeURIComponent(d.id)}&q=${encodeURIComponent(q)}&category=${encodeURIComponent(cat)}&limit=${TEST_ROWS}`);
+  if (state.detail !== d || !state.served || state.served.key !== key) return;
+  state.served = { key, items: page.items, total: page.total };
+  filterTests();
+}
 function filterTests() {
+  const d = state.detail;
+  const q = $("t-filter").value.trim().toLowerCase();
+  const cat = $("t-cat").value;
+  if (d && !allSent(d) && (q || cat) && !(state.served && state.served.key === `${q}\n${cat}`)) {
+    fetchTests(d, q, cat).catch((e) => { $("t-more").textContent = `the tests could not be read: ${e.message}`; });
+  }
   const rows = visibleTests();
   const body = $("t-table").tBodies[0];
   body.replaceChildren();
@@ -421,7 +445,9 @@ function filterTests() {
     if (t.name === state.test || i === state.testCursor) tr.classList.add("selected");
     body.append(tr);
   });
-  $("t-more").textContent = rows.length > TEST_ROWS ? `${rows.length - TEST_ROWS} more tests: filter to see them` :
+  const served = d && !allSent(d) && (q || cat) ? state.served : null;
+  const matching = served ? served.total : d && !allSent(d) ? d.test_counts.total : rows.length;
+  $("t-more").textContent = matching > Math.min(rows.length, TEST_ROWS) ? `${matching - Math.min(rows.length, TEST_ROWS)} more tests: filter to see them` :
     rows.length ? "" : (state.detail && state.detail.tests.length ? "no test matches" : "no test results in this record");
 }
 function moveTestCursor(delta) {
@@ -454,7 +480,7 @@ function selectTest(name, scroll) {
   let any = false;
   for (const phase of ["run", "test", "fix"]) {
     const log = d.logs[phase];
-    const t = d.tests.find((x) => x.name === name);
+    const t = d.tests.find((x) => x.name === name) || (state.served && state.served.items.find((x) => x.name === name));
     const status = t ? t[phase] : "";
     const label = { run: "base run", test: "test run", fix: "fix run" }[phase];
     if (!log) { body.append(el("div", { class: "section-head", text: `${label} (${phase}.log): ${status}; no log` })); continue; }

@@ -27,6 +27,8 @@ const LOG_CAP: usize = 512 * 1024;
 const LOG_HEAD: usize = 64 * 1024;
 /// Largest page of the list.
 const PAGE_CAP: usize = 500;
+/// Rows of the tests table sent with an instance, at most; the others come from `/api/tests`.
+pub(crate) const TESTS_SENT: usize = 2_000;
 
 /// What every request sees.
 pub(crate) struct State {
@@ -130,6 +132,7 @@ pub(crate) fn route(state: &State, req: &Request) -> Response {
         ("GET", "/api/meta") => meta(state),
         ("GET", "/api/list") => list(state, &req.query),
         ("GET", "/api/instance") => instance(state, req.query.get("id").map(String::as_str).unwrap_or_default()),
+        ("GET", "/api/tests") => tests(state, &req.query),
         ("POST", "/api/review" | "/api/decision") => {
             let same_origin = req.headers.get("origin").is_none_or(|o| {
                 o == &format!("http://127.0.0.1:{}", state.port) || o == &format!("http://localhost:{}", state.port)
@@ -142,7 +145,7 @@ pub(crate) fn route(state: &State, req: &Request) -> Response {
         }
         (
             _,
-            "/" | "/app.js" | "/app.css" | "/api/meta" | "/api/list" | "/api/instance" | "/api/review"
+            "/" | "/app.js" | "/app.css" | "/api/meta" | "/api/list" | "/api/instance" | "/api/tests" | "/api/review"
             | "/api/decision",
         ) => Response::error(405, "method not allowed"),
         _ => Response::error(404, "not found"),
@@ -291,11 +294,13 @@ fn instance(state: &State, id: &str) -> Response {
         Err(response) => return response,
     };
     let digest = index.get(id).map(|e| e.digest.clone());
-    let record: Value = match serde_json::from_slice(&raw) {
+    // Without its per-test lists: the table stands for them (a record may list a million tests).
+    let record = match crate::table::slim_record(&raw) {
         Ok(v) => v,
         Err(err) => return Response::error(500, &format!("the record of {id} is not JSON: {err}")),
     };
-    let inst: Option<Instance> = serde_json::from_value(record.clone()).ok();
+    let inst: Option<Instance> = serde_json::from_slice(&raw).ok();
+    drop(raw);
     let heuristic = inst.as_ref().map(|inst| {
         let (features, score, label) = heuristic_label(inst, &state.heuristic);
         json!({ "label": label, "score": (score * 100.0).round() / 100.0, "features": features })
@@ -334,7 +339,8 @@ fn instance(state: &State, id: &str) -> Response {
             "record": record,
             "heuristic": heuristic,
             "overview": overview,
-            "tests": rows.iter().map(crate::table::Row::to_json).collect::<Vec<_>>(),
+            "tests": rows.iter().take(TESTS_SENT).map(crate::table::Row::to_json).collect::<Vec<_>>(),
+            "test_counts": crate::table::counts(&rows),
             "logs": logs,
             "log_paths": log_paths,
             "review": latest.map(|r| review_json(&state.rule, r)),
@@ -343,6 +349,26 @@ fn instance(state: &State, id: &str) -> Response {
             "history": history.iter().map(|r| review_json(&state.rule, r)).collect::<Vec<_>>(),
         }),
     )
+}
+
+/// A page of an instance's tests table: `q` in the name, `category` (or `:changed`,
+/// `:rejected`), `limit` rows (at most [`TESTS_SENT`]) from `offset` on.
+fn tests(state: &State, q: &BTreeMap<String, String>) -> Response {
+    let get = |key: &str| q.get(key).map(String::as_str).unwrap_or_default();
+    let id = get("id");
+    let raw = match state.record(id) {
+        Ok((_, raw)) => raw,
+        Err(response) => return response,
+    };
+    let inst: Instance = match serde_json::from_slice(&raw) {
+        Ok(inst) => inst,
+        Err(err) => return Response::error(500, &format!("the record of {id} cannot be read: {err}")),
+    };
+    drop(raw);
+    let rows = crate::table::rows(&inst);
+    let offset = get("offset").parse().unwrap_or(0);
+    let limit = get("limit").parse().unwrap_or(TESTS_SENT).clamp(1, TESTS_SENT);
+    Response::json(200, &crate::table::page(&rows, get("q"), get("category"), offset, limit))
 }
 
 fn safe_id(id: &str) -> bool {

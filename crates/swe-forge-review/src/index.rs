@@ -105,7 +105,8 @@ impl Index {
             let inst = swe_forge_core::read_jsonl(line.as_bytes()).map_err(|e| ReviewError::Dataset {
                 path: path.to_owned(),
                 line: number,
-                message: e.to_string(),
+                // The record reader calls the one line it was given line 1: the file's is `number`.
+                message: e.to_string().strip_prefix("line 1: ").map(str::to_owned).unwrap_or_else(|| e.to_string()),
             })?;
             let Some(inst) = inst.into_iter().next() else { continue };
             // Two records of one id: which one a review is of could not be told.

@@ -8,7 +8,7 @@
 //! line starts flush left after a blank line, or 40 lines have gone by, which catches cargo's
 //! `---- name stdout ----` blocks, Surefire's stack traces and jest's `●` failure blocks.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde_json::{Value, json};
 
@@ -50,18 +50,19 @@ pub(crate) fn view(log: String, tests: &[&str]) -> LogView {
             }
             m
         });
-        for test in tests {
-            let mut hits: Vec<usize> = Vec::new();
-            for (key, at) in &by_key {
-                // A test's section holds its subtests' lines.
-                if key == test || key.strip_prefix(test).is_some_and(|rest| rest.starts_with('/')) {
-                    hits.extend(at);
-                }
+        // A test's section holds its subtests' lines: each key goes to itself and to every
+        // prefix of it cut at a `/` that is a test (one look-up each, not one pass per test).
+        let wanted: HashSet<&str> = tests.iter().copied().collect();
+        let mut hits: HashMap<&str, Vec<usize>> = HashMap::new();
+        for (key, at) in &by_key {
+            let cuts = key.match_indices('/').map(|(i, _)| &key[..i]).chain(std::iter::once(*key));
+            for test in cuts.filter(|t| wanted.contains(t)) {
+                hits.entry(test).or_default().extend(at);
             }
-            if !hits.is_empty() {
-                hits.sort_unstable();
-                sections.insert((*test).to_owned(), ranges(&hits));
-            }
+        }
+        for (test, mut at) in hits {
+            at.sort_unstable();
+            sections.insert(test.to_owned(), ranges(&at));
         }
         let mut text = String::with_capacity(log.len() / 2);
         for (_, line) in &lines {

@@ -1,6 +1,8 @@
 //! The per-test table of one instance: every test any run reported or any list names, with its
 //! status in the base, test and fix runs, its category, its pass rates when flaky, and the
-//! rejections that name it.
+//! rejections that name it; an instance's page gets its first rows and every count, the rest in
+//! pages ([`page`]), and the record without the per-test lists the table stands for
+//! ([`slim_record`]): a record of a million tests is not sent whole.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -119,6 +121,88 @@ pub(crate) fn rows(inst: &Instance) -> Vec<Row> {
         (a.rejections.is_empty(), steady(a), &a.name).cmp(&(b.rejections.is_empty(), steady(b), &b.name))
     });
     rows
+}
+
+/// The record's fields whose per-test lists the table stands for: left out of the record sent.
+const LISTS: [&str; 8] = [
+    "run_result",
+    "test_patch_result",
+    "fix_patch_result",
+    "fixed_tests",
+    "p2p_tests",
+    "f2p_tests",
+    "s2p_tests",
+    "n2p_tests",
+];
+
+/// The JSON object of a record without its [`LISTS`], which are skipped as they are read (never
+/// held as values).
+pub(crate) fn slim_record(raw: &[u8]) -> serde_json::Result<Value> {
+    use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
+    struct Slim;
+    impl<'de> Visitor<'de> for Slim {
+        type Value = serde_json::Map<String, Value>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a record (a JSON object)")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut out = serde_json::Map::new();
+            while let Some(key) = map.next_key::<String>()? {
+                if LISTS.contains(&key.as_str()) {
+                    map.next_value::<IgnoredAny>()?;
+                } else {
+                    let value = map.next_value::<Value>()?;
+                    out.insert(key, value);
+                }
+            }
+            Ok(out)
+        }
+    }
+    let mut de = serde_json::Deserializer::from_slice(raw);
+    let map = (&mut de).deserialize_map(Slim)?;
+    de.end()?;
+    Ok(Value::Object(map))
+}
+
+/// How many rows of each category, how many changed status and how many a rejection names.
+pub(crate) fn counts(rows: &[Row]) -> Value {
+    let mut by_category: BTreeMap<&str, usize> = BTreeMap::new();
+    for r in rows {
+        *by_category.entry(&r.category).or_default() += 1;
+    }
+    json!({
+        "total": rows.len(),
+        "by_category": by_category,
+        "changed": rows.iter().filter(|r| changed(r)).count(),
+        "rejected": rows.iter().filter(|r| !r.rejections.is_empty()).count(),
+    })
+}
+
+fn changed(r: &Row) -> bool {
+    !(r.statuses.run == r.statuses.test && r.statuses.test == r.statuses.fix)
+}
+
+/// The rows whose name holds `text` (any case) and whose category is `category` (`:changed`,
+/// `:rejected`, or empty for any), `limit` of them from `offset` on, with how many match.
+pub(crate) fn page(rows: &[Row], text: &str, category: &str, offset: usize, limit: usize) -> Value {
+    let text = text.to_lowercase();
+    let matching = rows.iter().filter(|r| {
+        (text.is_empty() || r.name.to_lowercase().contains(&text))
+            && match category {
+                "" => true,
+                ":changed" => changed(r),
+                ":rejected" => !r.rejections.is_empty(),
+                c => r.category == c,
+            }
+    });
+    let (mut total, mut items) = (0usize, Vec::new());
+    for r in matching {
+        if total >= offset && items.len() < limit {
+            items.push(r.to_json());
+        }
+        total += 1;
+    }
+    json!({ "total": total, "offset": offset, "limit": limit, "items": items })
 }
 
 /// The reason as records spell it (`pass_to_fail`).

@@ -43,6 +43,13 @@ pub async fn off_thread<T: Send + 'static>(read: impl FnOnce() -> Result<T> + Se
     tokio::task::spawn_blocking(read).await.context("reading an input")?
 }
 
+/// A pipeline file read by [`off_thread`]: `--pipeline FIFO` waits for its writer and still
+/// answers SIGINT and SIGTERM.
+pub async fn load_pipeline(path: &Path) -> Result<swe_forge_config::Pipeline> {
+    let path = path.to_owned();
+    off_thread(move || Ok(swe_forge_config::Pipeline::load(&path)?)).await
+}
+
 /// Refuses `-` as a folder output: a folder of files cannot go to stdout.
 pub fn folder_out(flag: &str, path: &Path) -> Result<()> {
     if path.as_os_str() == "-" {

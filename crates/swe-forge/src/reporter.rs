@@ -24,6 +24,12 @@ pub fn set_quiet() {
 }
 
 /// Whether `-q` was given.
+/// Whether `SWE_FORGE_NO_PROGRESS` (its value `value`) asks for plain lines: any value but an
+/// empty one or `0`, which leave the bars on.
+fn no_progress_asked(value: Option<std::ffi::OsString>) -> bool {
+    value.is_some_and(|v| !v.is_empty() && v != "0")
+}
+
 pub fn quiet() -> bool {
     QUIET.load(Ordering::Relaxed)
 }
@@ -51,7 +57,7 @@ impl Bars {
     pub fn new(count: usize) -> Bars {
         let display = if quiet() {
             Display::Hidden
-        } else if std::env::var_os("SWE_FORGE_NO_PROGRESS").is_some() || !std::io::stderr().is_terminal() {
+        } else if no_progress_asked(std::env::var_os("SWE_FORGE_NO_PROGRESS")) || !std::io::stderr().is_terminal() {
             Display::Plain(Arc::new(Plain::new(count, Instant::now())))
         } else {
             let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr());
@@ -320,6 +326,15 @@ fn eta_text(done: u64, total: u64, elapsed: Duration) -> String {
 
 #[cfg(test)]
 mod tests {
+    /// `SWE_FORGE_NO_PROGRESS=0` or empty leaves the progress bars on; `1` (any other value) turns
+    /// them off (issue #60: `0` turned them off too).
+    #[test]
+    fn no_progress_is_asked_by_a_value_other_than_empty_or_0() {
+        let asked = |v: Option<&str>| no_progress_asked(v.map(std::ffi::OsString::from));
+        assert!(!asked(None) && !asked(Some("")) && !asked(Some("0")));
+        assert!(asked(Some("1")) && asked(Some("yes")));
+    }
+
     use super::*;
 
     #[test]

@@ -428,3 +428,27 @@ fn export_references_to_pull_requests_close_nothing_and_missing_issues_stay_plac
     assert_eq!(squashed.mining.issue_texts, IssueTexts::Missing, "issue 101 is not in the export");
     assert_eq!(squashed.record.resolved_issues[0].title, "");
 }
+
+/// `mine -o` onto a dataset (records without the `mining` notes) is refused naming the file and
+/// what it is not; a candidates file cut mid-record names its line once, serde's position as a
+/// column (issue #60: "expected struct MiningNotes", "line 2 ... at line 1 column 81398").
+#[test]
+fn an_output_that_is_no_candidates_file_is_refused_naming_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("validated.jsonl");
+    let dataset = std::fs::read_to_string(root().join("data/fixtures/instances.jsonl")).unwrap();
+    std::fs::write(&out, &dataset).unwrap();
+    let e = swe_forge_mine::Journal::open(&out, false).err().expect("a dataset is refused");
+    let text = e.to_string();
+    assert!(matches!(e, swe_forge_mine::MineError::NotCandidates { line: 1, .. }), "{text}");
+    assert!(text.contains("validated.jsonl is not a candidates file of mine"), "{text}");
+    assert!(!text.contains("MiningNotes"), "{text}");
+
+    let mut first: serde_json::Value = serde_json::from_str(dataset.lines().next().unwrap()).unwrap();
+    first["mining"] = serde_json::json!({ "source": "mirror" });
+    let line = first.to_string();
+    std::fs::write(&out, format!("\n{}\n", &line[..line.len() - 10])).unwrap();
+    let text = swe_forge_mine::Journal::open(&out, false).err().expect("a cut record is refused").to_string();
+    assert!(text.contains("validated.jsonl:2: unreadable line (") && text.contains(", at column "), "{text}");
+    assert!(!text.contains("at line 1"), "{text}");
+}

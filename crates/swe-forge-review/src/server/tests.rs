@@ -1,5 +1,6 @@
 //! The connection bounds, on an in-process server with short limits: a client that sends its
-//! request a byte at a time is cut off, and connections beyond the bound wait for a free slot.
+//! request a byte at a time is cut off, and connections beyond the bound wait for a free slot; and
+//! a record of many tests is answered with its first rows and counts.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -8,9 +9,13 @@ use std::time::{Duration, Instant};
 use super::*;
 
 fn server(limits: Limits) -> (tempfile::TempDir, SocketAddr) {
+    serve(PathBuf::from(swe_forge_test_support::DEVSET), limits)
+}
+
+fn serve(dataset: PathBuf, limits: Limits) -> (tempfile::TempDir, SocketAddr) {
     let tmp = tempfile::tempdir().unwrap();
     let options = ServerOptions {
-        dataset: PathBuf::from(swe_forge_test_support::DEVSET),
+        dataset,
         work_dir: WorkDir::None,
         store: tmp.path().join("state.sqlite"),
         reviewer: "alice".into(),
@@ -36,6 +41,18 @@ fn get_meta(addr: SocketAddr) -> (Duration, String) {
     let mut out = String::new();
     s.read_to_string(&mut out).unwrap();
     (started.elapsed(), out)
+}
+
+/// The JSON body of `GET path`.
+fn get_json(addr: SocketAddr, path: &str) -> serde_json::Value {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(120))).unwrap();
+    write!(s, "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").unwrap();
+    let mut out = Vec::new();
+    s.read_to_end(&mut out).unwrap();
+    let at = out.windows(4).position(|w| w == b"\r\n\r\n").expect("a header");
+    assert!(out.starts_with(b"HTTP/1.1 200"), "{}", String::from_utf8_lossy(&out[..at]));
+    serde_json::from_slice(&out[at + 4..]).unwrap()
 }
 
 /// Whether the server closed `s` within `within` (reads until EOF or error).
@@ -109,4 +126,47 @@ fn a_body_announced_over_the_cap_is_refused_at_once() {
     let mut buf = [0u8; 12];
     s.read_exact(&mut buf).expect("no answer before the body");
     assert_eq!(&buf, b"HTTP/1.1 413");
+}
+
+/// A record of 100,000 tests (issue #60's probe had 10^6: 3.7 GB and no answer): the instance
+/// comes with the first rows of its table and every count, the record without its per-test
+/// lists; the other rows are found through `/api/tests`.
+#[test]
+fn a_record_of_many_tests_is_sent_with_its_first_rows_and_the_rest_in_pages() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut r = swe_forge_test_support::record("o", "r", 1);
+    let n = 100_000;
+    let pass = swe_forge_core::Transition {
+        run: swe_forge_core::TestStatus::Pass,
+        test: swe_forge_core::TestStatus::Pass,
+        fix: swe_forge_core::TestStatus::Pass,
+    };
+    for i in 0..n {
+        let name = format!("pkg::Test{i:06}");
+        r.p2p_tests.insert(name.clone(), pass);
+        r.run_result.passed_tests.push(name.clone());
+        r.test_patch_result.passed_tests.push(name.clone());
+        r.fix_patch_result.passed_tests.push(name);
+    }
+    let dataset = tmp.path().join("many.jsonl");
+    std::fs::write(&dataset, format!("{}\n", serde_json::to_string(&r).unwrap())).unwrap();
+    let limits = Limits {
+        connections: 4,
+        header_timeout: Duration::from_secs(10),
+        connection_timeout: Duration::from_secs(120),
+    };
+    let (_tmp, addr) = serve(dataset, limits);
+    let id = &r.instance_id;
+
+    let d = get_json(addr, &format!("/api/instance?id={id}"));
+    assert_eq!(d["tests"].as_array().unwrap().len(), crate::api::TESTS_SENT);
+    assert_eq!(d["test_counts"]["total"], n);
+    assert_eq!(d["test_counts"]["by_category"]["p2p"], n);
+    assert_eq!(d["record"]["instance_id"], id.as_str());
+    assert!(d["record"].get("p2p_tests").is_none() && d["record"].get("run_result").is_none(), "lists sent");
+
+    let page = get_json(addr, &format!("/api/tests?id={id}&q=test099999"));
+    assert_eq!((page["total"].as_u64(), page["items"][0]["name"].as_str()), (Some(1), Some("pkg::Test099999")));
+    let page = get_json(addr, &format!("/api/tests?id={id}&category=p2p&offset=99990&limit=100000"));
+    assert_eq!((page["total"].as_u64(), page["items"].as_array().unwrap().len()), (Some(n), 10));
 }

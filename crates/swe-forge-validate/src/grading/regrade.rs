@@ -22,6 +22,17 @@ pub enum RegradeError {
         /// The expected file.
         path: PathBuf,
     },
+    /// A kept log is there but cannot be read: not a regular file (a FIFO, a device, a socket, a
+    /// folder), or unreadable.
+    #[error("{instance}: log {path} cannot be read: {why}")]
+    UnreadableLog {
+        /// The instance.
+        instance: String,
+        /// The kept log.
+        path: PathBuf,
+        /// What the file is, or the error reading it.
+        why: String,
+    },
     /// A kept log is not the log the run wrote: its size or sha256 is not the record's
     /// (`log_bytes`, `log_sha256`). Grading it would give the record another verdict than its
     /// runs gave, without a word.
@@ -68,8 +79,13 @@ pub fn regrade(inst: &Instance, work_dir: &Path) -> Result<Instance, RegradeErro
     for run in new_meta.runs.iter_mut() {
         let label = RunLogs::label(run.phase, run.attempt);
         let path = logs.log(&label);
-        let kept = swe_forge_fs::read_file_capped(&path, swe_forge_fs::READ_CAP)
-            .map_err(|_| RegradeError::MissingLog { instance: id.clone(), path: path.clone() })?;
+        let kept = swe_forge_fs::read_file_capped(&path, swe_forge_fs::READ_CAP).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::NotFound {
+                RegradeError::MissingLog { instance: id.clone(), path: path.clone() }
+            } else {
+                RegradeError::UnreadableLog { instance: id.clone(), path: path.clone(), why: unreadable(&path, &e) }
+            }
+        })?;
         check_kept_log(&kept.bytes, kept.truncated, run).map_err(|why| RegradeError::EditedLog {
             instance: id.clone(),
             path: path.clone(),
@@ -107,6 +123,24 @@ pub fn regrade(inst: &Instance, work_dir: &Path) -> Result<Instance, RegradeErro
         if new_meta.rejections.is_empty() { ValidationStatus::Accepted } else { ValidationStatus::Rejected };
     out.swe_forge = Some(new_meta);
     Ok(out)
+}
+
+/// Why the kept log at `path` could not be read (`e`): what it is when it is no regular file.
+fn unreadable(path: &Path, e: &std::io::Error) -> String {
+    use std::os::unix::fs::FileTypeExt;
+    let Ok(t) = std::fs::metadata(path).map(|m| m.file_type()) else { return e.to_string() };
+    let what = if t.is_fifo() {
+        "a FIFO"
+    } else if t.is_dir() {
+        "a folder"
+    } else if t.is_socket() {
+        "a socket"
+    } else if t.is_char_device() || t.is_block_device() {
+        "a device"
+    } else {
+        return e.to_string();
+    };
+    format!("not a regular file but {what}")
 }
 
 /// Whether `kept` (read whole unless `cut`) is the log `run` wrote, as the record tells it: the

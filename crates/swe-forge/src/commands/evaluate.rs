@@ -15,19 +15,19 @@ use swe_forge_store::{Store, input_digest};
 use swe_forge_validate::{Done, Evaluation, Prediction, Settings, Stopped, Summary, evaluable};
 
 use crate::cli::EvaluateArgs;
-use crate::records::{folder_out, off_thread, read_records};
+use crate::records::{folder_out, load_pipeline, off_thread, read_records};
 use crate::resumable::Run;
 use crate::settings::{apply_pipeline, apply_runner_args};
 use swe_forge_config::Pipeline;
 use swe_forge_config::Profile;
 
 /// The settings an evaluation runs with: the pipeline file's, then the profile's, then the flags'
-/// (a flag beats both).
-fn evaluation_settings(args: &EvaluateArgs, dataset: &[Instance]) -> Result<Settings> {
+/// (a flag beats both). `pipeline` is the file `--pipeline` names, read already.
+fn evaluation_settings(args: &EvaluateArgs, dataset: &[Instance], pipeline: Option<&Pipeline>) -> Result<Settings> {
     let out = &args.out;
     let mut settings = Settings::new(args.repos.clone().unwrap_or_default(), out.join("work"));
-    if let Some(p) = &args.pipeline {
-        apply_pipeline(&mut settings, &Pipeline::load(p)?);
+    if let Some(p) = pipeline {
+        apply_pipeline(&mut settings, p);
         // `--out` beats the pipeline file: its `[validate] work_dir` is the validation's folder
         // (whose logs an evaluation must not overwrite), this evaluation's is `<out>/work`.
         settings.work_dir = out.join("work");
@@ -57,7 +57,13 @@ pub async fn evaluate_command(args: EvaluateArgs) -> Result<()> {
     let known = known_predictions(&args, &dataset, &by_id).await?;
     let out = &args.out;
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
-    let settings = evaluation_settings(&args, &dataset)?;
+    // Read off the runtime's thread: a FIFO nobody writes waits there, and SIGINT and SIGTERM
+    // still stop the command.
+    let pipeline = match &args.pipeline {
+        Some(p) => Some(load_pipeline(p).await?),
+        None => None,
+    };
+    let settings = evaluation_settings(&args, &dataset, pipeline.as_ref())?;
 
     let mut run = Run::open(&out.join("state.sqlite"), "predictions", "evaluated")?;
     if args.fresh {
@@ -331,14 +337,15 @@ mod tests {
         )
         .unwrap();
         let p = pipeline.to_str().unwrap();
+        let loaded = Pipeline::load(&pipeline).unwrap();
 
-        let s = evaluation_settings(&evaluate_args(&["--pipeline", p]), &[]).unwrap();
+        let s = evaluation_settings(&evaluate_args(&["--pipeline", p]), &[], Some(&loaded)).unwrap();
         assert_eq!((s.jobs, s.phase_timeout, s.reruns), (1, Duration::from_secs(7), 4));
         assert_eq!(s.memory_bytes, Some(100 << 20));
         assert_eq!(s.work_dir, PathBuf::from("ev/work"), "the validation's folder is never an evaluation's");
 
         let flags = ["--pipeline", p, "--jobs", "2", "--timeout", "30", "--reruns", "0", "--memory-mb", "200"];
-        let s = evaluation_settings(&evaluate_args(&flags), &[]).unwrap();
+        let s = evaluation_settings(&evaluate_args(&flags), &[], Some(&loaded)).unwrap();
         assert_eq!((s.jobs, s.phase_timeout, s.reruns), (2, Duration::from_secs(30), 0));
         assert_eq!(s.memory_bytes, Some(200 << 20));
     }

@@ -15,6 +15,7 @@ use swe_forge_mine::{
 
 use crate::cli::{IssueLinks, MineArgs};
 use crate::exit::Usage;
+use crate::records::load_pipeline;
 use crate::terminal::clean;
 use swe_forge_config::Pipeline;
 
@@ -32,7 +33,13 @@ struct Settings {
 }
 
 pub async fn mine_command(args: MineArgs) -> Result<()> {
-    let settings = resolve(&args)?;
+    // Off the runtime's thread: `--pipeline FIFO` waits for its writer, and SIGINT and SIGTERM
+    // still stop the command.
+    let pipeline = match &args.pipeline {
+        Some(p) => Some(load_pipeline(p).await?),
+        None => None,
+    };
+    let settings = resolve(&args, pipeline)?;
     let mut journal =
         Journal::open(&settings.out, args.fresh).with_context(|| format!("opening {}", settings.out.display()))?;
     let reporter = StderrReporter::default();
@@ -100,7 +107,8 @@ pub async fn mine_command(args: MineArgs) -> Result<()> {
     Ok(())
 }
 
-fn resolve(args: &MineArgs) -> Result<Settings> {
+/// The settings of a mine: the flags over `pipeline`, the file `--pipeline` names, read already.
+fn resolve(args: &MineArgs, pipeline: Option<Pipeline>) -> Result<Settings> {
     let limits = Limits { max_files: args.max_files, max_fix_lines: args.max_fix_lines };
     // Flags that contradict each other are a usage error (exit 2), as clap's own.
     if let (Some(since), Some(until)) = (&args.since, &args.until)
@@ -109,8 +117,7 @@ fn resolve(args: &MineArgs) -> Result<Settings> {
         return Err(Usage(format!("--since {since} is after --until {until}: the merge window holds no time")).into());
     }
     let window = Window::parse(args.since.as_deref(), args.until.as_deref())?;
-    let (out, jobs, funnel, cache_dir) = if let Some(p) = &args.pipeline {
-        let pipeline = Pipeline::load(p)?;
+    let (out, jobs, funnel, cache_dir) = if let (Some(p), Some(pipeline)) = (&args.pipeline, pipeline) {
         let Some(section) = &pipeline.mine else { bail!("{} has no [mine] section", p.display()) };
         let missing_mirror =
             section.repos.iter().any(|r| r.mirror.as_ref().is_some_and(|m| !pipeline.path(m).exists()));
@@ -181,6 +188,14 @@ fn resolve(args: &MineArgs) -> Result<Settings> {
         };
         (out, jobs, None, None)
     };
+    check_inputs(args, &jobs, &out)?;
+    let funnel = args.funnel.clone().or(funnel).unwrap_or_else(|| sibling(&out, "funnel.json"));
+    let cache_dir = args.cache_dir.clone().or(cache_dir).unwrap_or_else(|| sibling(&out, "cache"));
+    Ok(Settings { out, funnel, cache_dir, jobs })
+}
+
+/// Usage errors of `--issues-export` and `--out` once the jobs are known.
+fn check_inputs(args: &MineArgs, jobs: &[Job], out: &Path) -> Result<()> {
     if !args.issues_exports.is_empty() && !jobs.iter().any(|j| matches!(j, Job::Mirror(_))) {
         return Err(Usage(
             "--issues-export gives texts to mirrors (--mirror, or a pipeline's mirror); GitHub mode reads them from the API"
@@ -200,9 +215,7 @@ fn resolve(args: &MineArgs) -> Result<Settings> {
         )
         .into());
     }
-    let funnel = args.funnel.clone().or(funnel).unwrap_or_else(|| sibling(&out, "funnel.json"));
-    let cache_dir = args.cache_dir.clone().or(cache_dir).unwrap_or_else(|| sibling(&out, "cache"));
-    Ok(Settings { out, funnel, cache_dir, jobs })
+    Ok(())
 }
 
 /// The candidates in `out` and how many of them raise `no_issue_text`, read one line at a time.
@@ -315,7 +328,7 @@ impl Reporter for StderrReporter {
         c.listed += count as u64;
         c.last_line = std::time::Instant::now();
         if !crate::reporter::quiet() {
-            eprintln!("  {}: {} PRs listed, {} decided, {} kept", clean(repo), c.listed, c.decided, c.kept);
+            eprintln!("  {}", clean(&listed_line(repo, &c)));
         }
     }
 
@@ -341,6 +354,14 @@ impl Reporter for StderrReporter {
     }
 }
 
+/// The line said when a page is listed: the decisions only once there are some.
+fn listed_line(repo: &str, c: &Counts) -> String {
+    match c.decided {
+        0 => format!("{repo}: {} PRs listed", c.listed),
+        _ => format!("{repo}: {} PRs listed, {} decided, {} kept", c.listed, c.decided, c.kept),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use clap::Parser;
@@ -353,6 +374,11 @@ mod tests {
             Command::Mine(a) => a,
             other => panic!("parsed as {other:?}"),
         }
+    }
+
+    /// [`resolve`] with the pipeline file `--pipeline` names, read here.
+    fn resolved(args: &MineArgs) -> Settings {
+        resolve(args, args.pipeline.as_ref().map(|p| Pipeline::load(p).unwrap())).unwrap()
     }
 
     /// A flag beats the pipeline file's `[mine]` section and its repository's own settings.
@@ -375,7 +401,7 @@ mod tests {
             _ => panic!("not one mirror job"),
         };
 
-        let (out, funnel, o) = mirror_of(resolve(&mine_args(&["--pipeline", p])).unwrap());
+        let (out, funnel, o) = mirror_of(resolved(&mine_args(&["--pipeline", p])));
         assert_eq!(out, tmp.path().join("mined.jsonl"));
         assert_eq!(funnel, tmp.path().join("pipeline-funnel.json"));
         assert_eq!(o.window, Window::parse(Some("2020-01-01"), Some("2020-12-31")).unwrap());
@@ -401,11 +427,21 @@ mod tests {
             "--funnel",
             "elsewhere/funnel.json",
         ];
-        let (out, funnel, o) = mirror_of(resolve(&mine_args(&flagged)).unwrap());
+        let (out, funnel, o) = mirror_of(resolved(&mine_args(&flagged)));
         assert_eq!(out, PathBuf::from("elsewhere/out.jsonl"));
         assert_eq!(funnel, PathBuf::from("elsewhere/funnel.json"));
         assert_eq!(o.window, Window::parse(Some("2021-03-01"), Some("2021-03-31")).unwrap());
         assert_eq!(o.limits, Limits { max_files: Some(3), max_fix_lines: Some(9) });
         assert!(o.merged_only && o.require_issue);
+    }
+
+    /// A listing before any decision says no "0 decided, 0 kept" (issue #60).
+    #[test]
+    fn the_listed_line_counts_decisions_once_there_are_some() {
+        let mut c = Counts { listed: 50, decided: 0, kept: 0, last_line: std::time::Instant::now() };
+        assert_eq!(listed_line("o/r", &c), "o/r: 50 PRs listed");
+        c.decided = 3;
+        c.kept = 1;
+        assert_eq!(listed_line("o/r", &c), "o/r: 50 PRs listed, 3 decided, 1 kept");
     }
 }

@@ -9,12 +9,20 @@ use swe_forge_core::ValidationStatus;
 
 use crate::cli::{DemoArgs, EngineArgs};
 use crate::exporting::export;
+use crate::records::off_thread;
 use crate::settings::prepare;
 use crate::validation::{print_summary, validate_records};
 
 pub async fn run_command(path: &Path, fresh: bool, engine: &EngineArgs, json: bool) -> Result<()> {
-    let p = Pipeline::load(path)?;
-    let (records, settings) = prepare(&p, engine)?;
+    // Off the runtime's thread: a pipeline or records file that is a FIFO nobody writes waits
+    // there, and SIGINT and SIGTERM still stop the command.
+    let (path, engine) = (path.to_owned(), engine.clone());
+    let (p, records, settings) = off_thread(move || {
+        let p = Pipeline::load(&path)?;
+        let (records, settings) = prepare(&p, &engine)?;
+        Ok((p, records, settings))
+    })
+    .await?;
     let validated = p.path(&p.output.validated);
     let results = validate_records(records, settings, &validated, fresh).await?;
     let accepted: Vec<_> = results.iter().filter(|r| r.status() == ValidationStatus::Accepted).cloned().collect();

@@ -2,12 +2,11 @@
 //! `crate::validation`'s, shared with `run` and `bench`).
 
 use anyhow::Result;
-use swe_forge_config::Pipeline;
 use swe_forge_recipes::plan_env_commits;
 use swe_forge_validate::Settings;
 
 use crate::cli::ValidateArgs;
-use crate::records::{off_thread, read_records};
+use crate::records::{load_pipeline, off_thread, read_records};
 use crate::settings::{apply_engine_args, apply_pipeline};
 use crate::validation::{print_summary, validate_records};
 
@@ -26,7 +25,7 @@ pub async fn validate_command(args: ValidateArgs) -> Result<()> {
     let work_dir = args.work_dir.clone().unwrap_or_else(|| args.out.with_extension("work"));
     let mut settings = Settings::new(args.repos.clone(), work_dir);
     if let Some(p) = &args.pipeline {
-        apply_pipeline(&mut settings, &Pipeline::load(p)?);
+        apply_pipeline(&mut settings, &load_pipeline(p).await?);
         // A flag beats the pipeline file: `--work-dir` over its `[validate] work_dir`.
         if let Some(w) = &args.work_dir {
             settings.work_dir.clone_from(w);

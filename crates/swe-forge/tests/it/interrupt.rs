@@ -272,18 +272,36 @@ fn a_second_validation_of_the_same_work_folder_is_refused_while_the_first_runs()
 
 #[test]
 fn a_command_waiting_on_an_input_fifo_stops_on_sigint_and_sigterm() {
-    let tmp = tempfile::tempdir().unwrap();
-    let fifo = tmp.path().join("input.fifo");
     let dataset = root().join("data/fixtures/instances.jsonl");
-    let cases: [(&str, Vec<&str>); 3] = [
+    stops_while_waiting_on_a_fifo(&[
         ("INT", vec!["validate", "--records", "FIFO", "--repos", "x", "--out", "o.jsonl"]),
         ("TERM", vec!["validate", "--records", "FIFO", "--repos", "x", "--out", "o.jsonl"]),
         ("INT", vec!["evaluate", "--dataset", dataset.to_str().unwrap(), "--predictions", "FIFO", "--out", "eval"]),
-    ];
+    ]);
+}
+
+/// `--pipeline FIFO` (and `run FIFO`) is read off the runtime's thread too (issue #60).
+#[test]
+fn a_command_waiting_on_a_pipeline_fifo_stops_on_sigint_and_sigterm() {
+    let (fixtures, devset) = (root().join("data/fixtures/instances.jsonl"), root().join("data/devset/instances.jsonl"));
+    let (f, d) = (fixtures.to_str().unwrap(), devset.to_str().unwrap());
+    stops_while_waiting_on_a_fifo(&[
+        ("INT", vec!["validate", "--records", f, "--repos", "x", "--pipeline", "FIFO", "--out", "o.jsonl"]),
+        ("TERM", vec!["evaluate", "--dataset", d, "--predictions", "gold", "--pipeline", "FIFO", "--out", "eval"]),
+        ("INT", vec!["mine", "--pipeline", "FIFO"]),
+        ("TERM", vec!["run", "FIFO"]),
+    ]);
+}
+
+/// Runs each command, `FIFO` in its arguments a FIFO nobody writes, sends it the signal once it
+/// has opened the FIFO, and expects exit 130 within 30 s.
+fn stops_while_waiting_on_a_fifo(cases: &[(&str, Vec<&str>)]) {
+    let tmp = tempfile::tempdir().unwrap();
+    let fifo = tmp.path().join("input.fifo");
     for (signal, args) in cases {
         let o = Command::new("mkfifo").arg(&fifo).output().unwrap();
         assert!(o.status.success(), "{}", text(&o));
-        let args: Vec<&str> = args.into_iter().map(|a| if a == "FIFO" { fifo.to_str().unwrap() } else { a }).collect();
+        let args: Vec<&str> = args.iter().map(|&a| if a == "FIFO" { fifo.to_str().unwrap() } else { a }).collect();
         let log = tmp.path().join("stderr.log");
         let child = Command::new(env!("CARGO_BIN_EXE_swe-forge"))
             .args(&args)
@@ -294,9 +312,22 @@ fn a_command_waiting_on_an_input_fifo_stops_on_sigint_and_sigterm() {
             .spawn()
             .unwrap();
         let mut run = Run { child, log };
-        // Opening the FIFO for writing returns once the command has opened it to read; nothing is
-        // written, so its read waits.
-        let writer = std::fs::File::options().write(true).open(&fifo).unwrap();
+        // Opening the FIFO for writing succeeds once the command has opened it to read; nothing
+        // is written, so its read waits. A command that ends first fails the test.
+        let started = Instant::now();
+        let writer = loop {
+            use std::os::unix::fs::OpenOptionsExt;
+            match std::fs::File::options().write(true).custom_flags(libc::O_NONBLOCK).open(&fifo) {
+                Ok(w) => break w,
+                Err(e) if e.raw_os_error() == Some(libc::ENXIO) => {
+                    let ended = run.child.try_wait().unwrap();
+                    assert!(ended.is_none(), "{args:?} ended ({ended:?}) before reading: {}", run.log_text());
+                    assert!(started.elapsed() < Duration::from_secs(30), "{args:?} never opened the FIFO");
+                    std::thread::sleep(Duration::from_millis(50));
+                }
+                Err(e) => panic!("opening {}: {e}", fifo.display()),
+            }
+        };
         let sent = run.signal(signal);
         let (code, _) = run.wait(sent, Duration::from_secs(30));
         assert_eq!(code, Some(130), "{args:?} SIG{signal}: {}", run.log_text());

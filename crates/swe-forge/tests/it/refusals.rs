@@ -61,3 +61,17 @@ fn usage_errors_exit_2_naming_the_flag() {
     }
     assert!(!std::path::Path::new(out).exists());
 }
+
+/// `regrade` failing on its first record prints nothing on stdout: its table's header comes with
+/// the first row (issue #60: the header, then the error).
+#[test]
+fn regrade_failing_before_any_record_prints_no_header() {
+    let tmp = tempfile::tempdir().unwrap();
+    let records = tmp.path().join("r.jsonl");
+    std::fs::write(&records, "{\"org\": 1}\n").unwrap();
+    let (r, out) = (records.to_str().unwrap(), tmp.path().join("o.jsonl"));
+    let o = run(&["regrade", "--records", r, "--work-dir", "w", "-o", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(o.stdout.is_empty(), "stdout: {}", String::from_utf8_lossy(&o.stdout));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("line 1: field `org`"), "{}", text(&o));
+}
