@@ -585,7 +585,9 @@ fn go_of_the_gopath_era_gets_a_go_mod_pinned_to_its_time_and_the_go_of_its_time(
     // that Go 1.15 cannot parse, which failed the whole resolution before each module found was
     // pinned (nothing resolved, no test ran). The example imports the package as the repository
     // was spelled then (`Forge-Fixtures`): the module is named so (a module named after today's
-    // spelling made every run fail on a case-insensitive import collision). Nothing pins a Go: the
+    // spelling made every run fail on a case-insensitive import collision). A hook imports a
+    // module no proxy serves: an empty package stands in, so that only the hook fails to build
+    // (Go 1.15 stopped every package on it). Nothing pins a Go: the
     // oldest here, bullseye's 1.15, on which a flag named `-dash` still works (Go 1.16 and later
     // panic on it).
     let id = "package gopath\n\nimport (\n\t\"github.com/google/uuid\"\n\t\"golang.org/x/text/language\"\n)\n\n\
@@ -593,6 +595,7 @@ fn go_of_the_gopath_era_gets_a_go_mod_pinned_to_its_time_and_the_go_of_its_time(
 // Tag is the base of a language tag.\nfunc Tag(s string) string { b, _ := language.Make(s).Base(); return b.String() }\n";
     let example =
         "package main\n\nimport \"github.com/Forge-Fixtures/gopath\"\n\nfunc main() { println(gopath.Sum(1, 2)) }\n";
+    let gone = "package gone\n\nimport \"github.com/forge-fixtures-gone/nothing-here\"\n\n// Hook is gone.\nfunc Hook() { nothing.Do() }\n";
     let sum = |body: &str| format!("package gopath\n\n// Sum adds.\nfunc Sum(a, b int) int {{ return {body} }}\n");
     let flags = "package gopath\n\nimport (\n\t\"flag\"\n\t\"testing\"\n)\n\n\
 func TestDashName(t *testing.T) {\n\tfs := flag.NewFlagSet(\"t\", flag.ContinueOnError)\n\tfs.Bool(\"-dash\", false, \"\")\n}\n\n\
@@ -601,7 +604,13 @@ func TestID(t *testing.T) {\n\tif len(ID()) != 36 || Tag(\"en-US\") != \"en\" {\
     let fx = fixture(
         &repos.join("forge-fixtures/gopath"),
         "2019-06-01T00:00:00Z",
-        &[("id.go", id), ("sum.go", &sum("a - b")), ("flags_test.go", flags), ("examples/demo/main.go", example)],
+        &[
+            ("id.go", id),
+            ("sum.go", &sum("a - b")),
+            ("flags_test.go", flags),
+            ("examples/demo/main.go", example),
+            ("hooks/gone/gone.go", gone),
+        ],
         &[("sum_test.go", sum_test)],
         &[("sum.go", &sum("a + b"))],
     );
