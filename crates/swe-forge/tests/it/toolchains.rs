@@ -614,8 +614,21 @@ func TestID(t *testing.T) {\n\tif len(ID()) != 36 || Tag(\"en-US\") != \"en\" {\
         &[("sum_test.go", sum_test)],
         &[("sum.go", &sum("a + b"))],
     );
+    // A later commit spells the import as the repository is named now: its layer, on the
+    // environment of the first, renames the module (it kept the first's name, so that the example
+    // imported the repository's own package from the proxy, and every run failed on the collision).
+    let later = fixture(
+        &repos.join("forge-fixtures/gopath"),
+        "2019-08-01T00:00:00Z",
+        &[("examples/demo/main.go", &example.replace("Forge-Fixtures", "forge-fixtures"))],
+        &[("sum_test.go", sum_test)],
+        &[("sum.go", &sum("a + b"))],
+    );
     let inst = instance("forge-fixtures", "gopath", 3, fx);
-    let out = validate(&[&inst], &repos, &tmp.path().join("out"), None);
+    let renamed = instance("forge-fixtures", "gopath", 4, later);
+    let out = validate(&[&inst, &renamed], &repos, &tmp.path().join("out"), None);
+    accepted(&out[1]);
+    assert_eq!(out[1].f2p_tests.keys().collect::<Vec<_>>(), ["github.com/forge-fixtures/gopath::TestSum"]);
     let r = &out[0];
     accepted(r);
     let pkg = "github.com/Forge-Fixtures/gopath::";
