@@ -283,44 +283,49 @@ const NOT_BUILDS: [&str; 22] = [
 ];
 
 /// The scripts the project runs before its test runner, which the recipe's own runner command
-/// (`npx mocha`) would skip: `pretest`'s (npm runs it before `test`) and those the `test` script
-/// runs before the first script that calls a runner, depth first, leaves only (a script that runs
-/// others is run through them), without linters, formatters and type checks ([`NOT_BUILDS`]):
-/// validator.js's `build` (its tests load the built `index.js`), ajv's `build` (compiled
-/// templates) and `json-tests` (generated specs). Script names, in order, each once.
+/// (`npx mocha`) would skip: those `pretest` runs (npm runs it before `test`; itself when it runs
+/// no other script) and those the `test` script runs before the script that leads to a runner,
+/// each whole (a `build` that runs `build:browser` then `build:node` runs as `build`), going down
+/// only along the way to the runner, without linters, formatters and type checks
+/// ([`NOT_BUILDS`]): validator.js's `build` (its tests load the built `index.js`), ajv's `build`
+/// (compiled templates) and `json-tests` (generated specs). Script names, in order, each once.
 pub fn pre_runner_scripts(package: &serde_json::Value) -> Vec<String> {
-    fn visit(
-        scripts: &serde_json::Map<String, serde_json::Value>,
-        name: &str,
-        depth: usize,
-        out: &mut Vec<String>,
-        seen: &mut Vec<String>,
-    ) -> bool {
-        let Some(text) = scripts.get(name).and_then(|v| v.as_str()) else { return false };
-        if depth > 6 || seen.iter().any(|n| n == name) {
-            return false;
-        }
-        seen.push(name.to_owned());
-        if calls_runner(text) {
-            return true;
-        }
-        let called: Vec<(String, String)> = script_chain(scripts, name).into_iter().skip(1).collect();
-        let direct: Vec<&str> = called.iter().map(|(n, _)| n.as_str()).filter(|n| text.contains(*n)).collect();
-        if direct.is_empty() {
-            let first = text.split_whitespace().next().unwrap_or_default();
-            let not_build = |w: &str| NOT_BUILDS.iter().any(|b| w.to_ascii_lowercase().contains(b));
-            if depth > 0 && !not_build(name) && !not_build(first) {
-                out.push(name.to_owned());
-            }
-            return false;
-        }
-        direct.into_iter().any(|c| visit(scripts, c, depth + 1, out, seen))
-    }
     let Some(scripts) = package.get("scripts").and_then(|s| s.as_object()) else { return Vec::new() };
-    let mut out = Vec::new();
-    // A `pretest` that runs no other script is itself the step (visited one level down).
-    visit(scripts, "pretest", 1, &mut out, &mut vec!["test".to_owned()]);
-    visit(scripts, "test", 0, &mut out, &mut Vec::new());
+    let not_build = |name: &str| {
+        let first = scripts.get(name).and_then(|v| v.as_str()).and_then(|t| t.split_whitespace().next());
+        [Some(name), first].into_iter().flatten().any(|w| NOT_BUILDS.iter().any(|b| w.to_ascii_lowercase().contains(b)))
+    };
+    let leads_to_runner = |name: &str| script_chain(scripts, name).iter().any(|(_, t)| calls_runner(t));
+    let children = |name: &str| -> Vec<String> {
+        let text = scripts.get(name).and_then(|v| v.as_str()).unwrap_or_default();
+        let mut called: Vec<String> = Vec::new();
+        for (n, _) in script_chain(scripts, name).into_iter().skip(1) {
+            if text.contains(n.as_str()) && !called.contains(&n) {
+                called.push(n);
+            }
+        }
+        called
+    };
+    let mut out: Vec<String> = Vec::new();
+    if scripts.contains_key("pretest") {
+        let called = children("pretest");
+        if called.is_empty() {
+            out.push("pretest".to_owned());
+        }
+        out.extend(called.into_iter().filter(|c| !not_build(c)));
+    }
+    // Down the way to the runner: at each level the scripts before the one that leads to it.
+    let mut at = "test".to_owned();
+    for _ in 0..6 {
+        let text = scripts.get(&at).and_then(|v| v.as_str()).unwrap_or_default();
+        if calls_runner(text) {
+            break;
+        }
+        let called = children(&at);
+        let Some(next) = called.iter().position(|c| leads_to_runner(c)) else { break };
+        out.extend(called[..next].iter().filter(|c| !not_build(c)).cloned());
+        at = called[next].clone();
+    }
     let mut unique = Vec::new();
     for n in out {
         if !unique.contains(&n) {
@@ -440,6 +445,13 @@ mod tests {
         let validator = r#"{"scripts": {"pretest": "npm run build && npm run lint", "build": "run-p build:*",
             "lint": "eslint src test", "test": "nyc mocha --require @babel/register"}}"#;
         assert_eq!(pre(validator), ["build"]);
+        // A build that runs other scripts runs whole (its own commands too: `build:browser` makes the
+        // file the tests load, then runs `minify`).
+        let whole = r#"{"scripts": {"pretest": "npm run build && npm run lint", "build": "npm run build:browser && npm run build:node",
+            "build:browser": "node build-browser && npm run minify", "minify": "uglifyjs validator.js -o validator.min.js",
+            "build:node": "babel src -d .", "lint": "eslint src", "test": "mocha"}}"#;
+        assert_eq!(pre(whole), ["build"]);
+        assert_eq!(pre(r#"{"scripts": {"pretest": "node gen.js", "test": "mocha"}}"#), ["pretest"]);
         assert!(pre(r#"{"scripts": {"test": "mocha"}}"#).is_empty());
         let step = pre_runner_step(&pre(ajv)).unwrap();
         assert!(step.starts_with("for s in build; do"), "{step}");
