@@ -434,3 +434,60 @@ fn the_runner_and_the_build_a_test_script_runs_through_other_scripts_are_found()
     assert!(said.contains("js-mocha"), "{said}");
     assert!(said.contains("`npm run` of build before each test run"), "{said}");
 }
+
+/// A native addon (`binding.gyp`: npm runs `node-gyp rebuild` when it installs) on a Node release
+/// from the npm registry: node-gyp builds it against that release's own headers
+/// (`npm_config_nodedir`), where before it tried to download them from nodejs.org (out of reach
+/// here) and the setup failed.
+#[test]
+fn a_native_addon_builds_against_the_node_releases_own_headers() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = tmp.path().join("repos");
+    let package = r#"{
+  "name": "nativeaddon",
+  "version": "1.0.0",
+  "gypfile": true,
+  "scripts": { "test": "mocha" },
+  "devDependencies": { "mocha": "10.2.0" }
+}
+"#;
+    let gyp = "{ \"targets\": [ { \"target_name\": \"addon\", \"sources\": [ \"src/addon.c\" ] } ] }\n";
+    let addon = "#include <node_api.h>\n\
+static napi_value Twice(napi_env env, napi_callback_info info) {\n\
+  size_t argc = 1; napi_value argv[1]; double x; napi_value out;\n\
+  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);\n\
+  napi_get_value_double(env, argv[0], &x);\n\
+  napi_create_double(env, 2 * x, &out);\n  return out;\n}\n\
+static napi_value Init(napi_env env, napi_value exports) {\n\
+  napi_value fn;\n  napi_create_function(env, \"twice\", NAPI_AUTO_LENGTH, Twice, NULL, &fn);\n\
+  napi_set_named_property(env, exports, \"twice\", fn);\n  return exports;\n}\n\
+NAPI_MODULE(NODE_GYP_MODULE_NAME, Init)\n";
+    let addon_test = "const assert = require('assert');\nconst addon = require('../build/Release/addon.node');\n\n\
+describe('addon', function () {\n  it('doubles', function () {\n    assert.strictEqual(addon.twice(2), 4);\n  });\n});\n";
+    let sum = |body: &str| format!("module.exports = function sum(a, b) {{\n  return {body};\n}};\n");
+    let sum_test = "const assert = require('assert');\nconst sum = require('../sum');\n\n\
+describe('sum', function () {\n  it('adds', function () {\n    assert.strictEqual(sum(2, 3), 5);\n  });\n});\n";
+    let fx = fixture(
+        &repos.join("forge-fixtures/nativeaddon"),
+        "2023-01-01T00:00:00Z",
+        &[
+            ("package.json", package),
+            (".nvmrc", "v16\n"),
+            (".gitignore", "build/\nnode_modules/\n"),
+            ("binding.gyp", gyp),
+            ("src/addon.c", addon),
+            ("sum.js", &sum("a - b")),
+            ("test/addon.test.js", addon_test),
+        ],
+        &[("test/sum.test.js", sum_test)],
+        &[("sum.js", &sum("a + b"))],
+    );
+    let inst = instance("forge-fixtures", "nativeaddon", 1, fx);
+    let out = validate_with(&[&inst], &repos, &tmp.path().join("out"), None, CHEAP);
+    let r = &out[0];
+    accepted(r);
+    assert_eq!(keys(&r.f2p_tests), ["sum > adds"], "{:?}", r.f2p_tests);
+    assert_eq!(keys(&r.p2p_tests), ["addon > doubles"], "{:?}", r.p2p_tests);
+    let c = crate::toolchains::choice(r);
+    assert_eq!(c.toolchain, "node16", "{c:?}");
+}
