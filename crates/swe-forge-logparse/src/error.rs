@@ -16,6 +16,9 @@ pub enum MsbNamingError {
     /// An entry listed twice (names are compared without regard to case).
     #[error("Multi-SWE-bench naming file: `{0}` is listed twice")]
     Repeated(String),
+    /// An entry in two lists of one table (two rules for one repository and framework).
+    #[error("Multi-SWE-bench naming file: `{0}` has two rules in one table")]
+    TwoRules(String),
 }
 
 /// A naming name that is not one of `msb`, `canonical`, `auto` (see [`crate::Naming`]).

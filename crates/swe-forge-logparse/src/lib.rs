@@ -31,10 +31,10 @@
 //! | `libtest-json` | as `cargo-test` (nextest: `<binary>` from its `<package>::<binary>$<test>`) | as `cargo-test` |
 //! | `nextest-junit` | as `cargo-test` | as `cargo-test` |
 //! | `maven-surefire`, `junit-xml` | `<pkg>.<Class>#<method>` (`#method[1]` for parameterised), `<pkg>.<Class>` for class-level results; `junit-xml` without a class (node:test): `<suite> > <name>` | `<pkg>.<Class>`; the name |
-//! | `jest`, `jest-json`, `vitest-json` | `<file> > <describe> > <title>`; `<file>` for the file itself | `<file>:<title>`; `<file>` |
+//! | `jest`, `jest-json`, `vitest-json` | `<file> > <describe> > <title>`; `<file>` for the file itself | `<file>:<title>`; `<file>` (jest: the title, or the full title, for the repositories of [`MsbNaming`]: [`JestNames`]) |
 //! | `vitest` | `<file> > <describe> > <title>`; `<file>` | the id |
-//! | `mocha` | `<describe> > <title>` | `<title>` |
-//! | `mocha-json` | `<file> > <describe…> > <title>` | `<title>` |
+//! | `mocha` | `<describe> > <title>` | `<title>`; the full title or the id for some repositories ([`MochaNames`]) |
+//! | `mocha-json` | `<file> > <describe…> > <title>` | `fullTitle`; `<file>:<fullTitle>` for some repositories ([`MochaJsonNames`]) |
 //! | `node-test` | `<parent> > <title>` | `<title>` |
 //! | `tap` | `<file>::<parent> > <description>` (file when known) | `<description>` |
 //! | `ctest`, `ctest-junit` | the ctest target name | the id, for `Passed` and `***Failed` lines only (what the handlers match); lower-cased for the repositories whose handler lower-cases it ([`MsbNaming`], [`ParsedLog::name_ctest_targets`]) |
@@ -49,7 +49,7 @@
 //! `gtest.rs`, `catch2_text.rs`, `catch2_xml.rs`, `automake.rs`; `text.rs` owns line reading
 //! and cleaning, `json_doc.rs` finding JSON reports inside a log, `detect.rs` format detection,
 //! `stable.rs` doctest ids without their line numbers, `msb.rs` Multi-SWE-bench granularity (and the per-repository rules of
-//! `pipelines/naming/msb.toml`), `error.rs` the errors of those rules and `exit_code.rs` the
+//! `pipelines/naming/msb.toml`; `msb_js.rs` the jest and mocha ones), `error.rs` the errors of those rules and `exit_code.rs` the
 //! exit-code check.
 
 use std::collections::hash_map::Entry;
@@ -90,6 +90,7 @@ mod libtest_json;
 mod mocha_json;
 mod mocha_text;
 mod msb;
+mod msb_js;
 mod naming;
 mod node_spec;
 mod stable;
@@ -106,6 +107,7 @@ pub use ctest_tap::CTEST_JUNIT;
 pub use error::{MsbNamingError, UnknownNaming};
 pub use exit_code::{exit_code_consistent, no_tests_ran};
 pub use msb::{CtestNames, GoSubtests, MsbNaming, RepoNaming, msb_rollup};
+pub use msb_js::{JestNames, MochaJsonNames, MochaNames};
 pub use naming::Naming;
 pub use stable::{stable_id, stable_ids};
 // The format names live in core so that records carry them typed; this crate's API is unchanged.

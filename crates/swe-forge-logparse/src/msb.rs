@@ -3,7 +3,7 @@
 //! level, jest `file` and `file:title`, ctest targets, cargo `module::test`, automake scripts).
 //! [`msb_rollup`] folds canonical results onto those names. Where the handlers of one language
 //! name tests differently (Go subtests; ctest targets, which catchorg/Catch2's handler
-//! lower-cases), the rule of each repository is data (`pipelines/naming/msb.toml`, read by
+//! lower-cases; jest and mocha titles, `msb_js.rs`), the rule of each repository is data (`pipelines/naming/msb.toml`, read by
 //! [`MsbNaming`]: [`MsbNaming::repository`] gives a [`RepoNaming`]), applied to a parse with
 //! [`ParsedLog::name_as`].
 
@@ -14,6 +14,7 @@ use serde::Deserialize;
 use swe_forge_core::TestStatus;
 
 use crate::error::MsbNamingError;
+use crate::msb_js::{JestNames, MochaJsonNames, MochaNames};
 use crate::{Framework, ParsedLog, worst};
 
 /// How a repository's Multi-SWE-bench Go handler names a subtest (its `get_base_name`).
@@ -67,6 +68,12 @@ pub struct RepoNaming {
     pub go_subtests: GoSubtests,
     /// How ctest targets are named.
     pub ctest: CtestNames,
+    /// How jest tests are named.
+    pub jest: JestNames,
+    /// How mocha tests (spec reporter) are named.
+    pub mocha: MochaNames,
+    /// How tests of mocha's JSON reporter are named.
+    pub mocha_json: MochaJsonNames,
 }
 
 /// Multi-SWE-bench naming rules that differ by repository, read from TOML
@@ -77,6 +84,12 @@ pub struct MsbNaming {
     go_base_name_repos: BTreeSet<String>,
     /// `org/repo`, lowercased, of the repositories whose handler lower-cases ctest targets.
     ctest_lowercase_repos: BTreeSet<String>,
+    /// Lowercased `org/repo` to its jest rule, for the repositories that have one.
+    jest: BTreeMap<String, JestNames>,
+    /// Lowercased `org/repo` to its mocha rule.
+    mocha: BTreeMap<String, MochaNames>,
+    /// Lowercased `org/repo` to its mocha JSON rule.
+    mocha_json: BTreeMap<String, MochaJsonNames>,
 }
 
 /// The file's shape; unknown keys are refused.
@@ -87,6 +100,37 @@ struct NamingFile {
     go: GoSection,
     #[serde(default)]
     ctest: CtestSection,
+    #[serde(default)]
+    jest: JestSection,
+    #[serde(default)]
+    mocha: MochaSection,
+    #[serde(default)]
+    mocha_json: MochaJsonSection,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct JestSection {
+    #[serde(default)]
+    leaf_title_repos: Vec<String>,
+    #[serde(default)]
+    full_title_repos: Vec<String>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct MochaSection {
+    #[serde(default)]
+    full_title_repos: Vec<String>,
+    #[serde(default)]
+    path_repos: Vec<String>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct MochaJsonSection {
+    #[serde(default)]
+    file_title_repos: Vec<String>,
 }
 
 #[derive(Deserialize, Default)]
@@ -114,14 +158,25 @@ impl MsbNaming {
         BUILTIN.as_ref().map_err(Clone::clone)
     }
 
-    /// Reads rules from TOML text: a `[go]` table whose `base_name_repos` lists `org/repo`
-    /// names, a `[ctest]` table whose `lowercase_repos` does. Each must have one `/` between two
-    /// non-empty parts without spaces, and none may be listed twice in a list (case aside).
+    /// Reads rules from TOML text: `[go] base_name_repos`, `[ctest] lowercase_repos`, `[jest]
+    /// leaf_title_repos` and `full_title_repos`, `[mocha] full_title_repos` and `path_repos`,
+    /// `[mocha_json] file_title_repos`, each a list of `org/repo` names. Each must have one `/`
+    /// between two non-empty parts without spaces, none may be listed twice in a list, nor in two
+    /// lists of one table (case aside).
     pub fn from_toml(text: &str) -> Result<MsbNaming, MsbNamingError> {
         let file: NamingFile = toml::from_str(text).map_err(|e| MsbNamingError::Toml(e.to_string()))?;
         Ok(MsbNaming {
             go_base_name_repos: repositories(file.go.base_name_repos)?,
             ctest_lowercase_repos: repositories(file.ctest.lowercase_repos)?,
+            jest: rules([
+                (file.jest.leaf_title_repos, JestNames::Title),
+                (file.jest.full_title_repos, JestNames::FullTitle),
+            ])?,
+            mocha: rules([
+                (file.mocha.full_title_repos, MochaNames::FullTitle),
+                (file.mocha.path_repos, MochaNames::Path),
+            ])?,
+            mocha_json: rules([(file.mocha_json.file_title_repos, MochaJsonNames::FileFullTitle)])?,
         })
     }
 
@@ -135,6 +190,9 @@ impl MsbNaming {
             } else {
                 CtestNames::AsPrinted
             },
+            jest: self.jest.get(&key).copied().unwrap_or_default(),
+            mocha: self.mocha.get(&key).copied().unwrap_or_default(),
+            mocha_json: self.mocha_json.get(&key).copied().unwrap_or_default(),
         }
     }
 
@@ -148,6 +206,20 @@ impl MsbNaming {
     pub fn go_base_name_repos(&self) -> impl Iterator<Item = &str> {
         self.go_base_name_repos.iter().map(String::as_str)
     }
+}
+
+/// The lists of one table, each with the rule its repositories follow: checked, lowercased, and
+/// no repository in two lists.
+fn rules<R: Copy, const N: usize>(lists: [(Vec<String>, R); N]) -> Result<BTreeMap<String, R>, MsbNamingError> {
+    let mut out = BTreeMap::new();
+    for (list, rule) in lists {
+        for repo in repositories(list)? {
+            if out.insert(repo.clone(), rule).is_some() {
+                return Err(MsbNamingError::TwoRules(repo));
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// A list of `org/repo` names, checked and lowercased.
@@ -169,13 +241,15 @@ fn repositories(list: Vec<String>) -> Result<BTreeSet<String>, MsbNamingError> {
 
 impl ParsedLog {
     /// Names the tests of a `framework` parse by every rule of `naming`: Go subtests
-    /// ([`ParsedLog::name_go_subtests`]) and ctest targets ([`ParsedLog::name_ctest_targets`]),
+    /// ([`ParsedLog::name_go_subtests`]), ctest targets ([`ParsedLog::name_ctest_targets`]) and
+    /// jest and mocha titles ([`ParsedLog::name_js_tests`]),
     /// with stable doctest ids ([`ParsedLog::stabilize_ids`]: a parse kept by an older build
     /// carries libtest's line-numbered ones).
     pub fn name_as(&mut self, framework: Framework, naming: RepoNaming) {
         self.stabilize_ids(framework);
         self.name_go_subtests(framework, naming.go_subtests);
         self.name_ctest_targets(framework, naming.ctest);
+        self.name_js_tests(framework, naming.jest, naming.mocha, naming.mocha_json);
     }
 
     /// Names the ctest targets of a `framework` parse (`ctest`, `ctest-junit`) by `rule`, from
@@ -293,7 +367,7 @@ mod tests {
     fn catch2_s_ctest_targets_are_lower_cased_every_other_repository_s_as_printed() {
         let naming = MsbNaming::builtin().unwrap();
         let catch2 = naming.repository("catchorg", "Catch2");
-        assert_eq!(catch2, RepoNaming { go_subtests: GoSubtests::Full, ctest: CtestNames::Lowercase });
+        assert_eq!(catch2, RepoNaming { ctest: CtestNames::Lowercase, ..RepoNaming::default() });
         assert_eq!(naming.repository("CatchOrg", "catch2").ctest, CtestNames::Lowercase, "case aside");
         assert_eq!(naming.repository("fmtlib", "fmt"), RepoNaming::default());
         assert_eq!(naming.repository("grpc", "grpc-go").go_subtests, GoSubtests::Base);
@@ -351,7 +425,28 @@ mod tests {
     fn rule_files_are_checked_when_loaded() {
         let ok =
             MsbNaming::from_toml("[go]\nbase_name_repos = [\"a/b\"]\n[ctest]\nlowercase_repos = [\"a/b\"]\n").unwrap();
-        assert_eq!(ok.repository("a", "b"), RepoNaming { go_subtests: GoSubtests::Base, ctest: CtestNames::Lowercase });
+        assert_eq!(
+            ok.repository("a", "b"),
+            RepoNaming { go_subtests: GoSubtests::Base, ctest: CtestNames::Lowercase, ..RepoNaming::default() }
+        );
+        let js = MsbNaming::from_toml(
+            "[jest]\nleaf_title_repos = [\"a/b\"]\nfull_title_repos = [\"c/d\"]\n[mocha]\nfull_title_repos = [\"a/b\"]\n\
+             path_repos = [\"c/d\"]\n[mocha_json]\nfile_title_repos = [\"C/D\"]\n",
+        )
+        .unwrap();
+        assert_eq!(
+            js.repository("A", "B"),
+            RepoNaming { jest: JestNames::Title, mocha: MochaNames::FullTitle, ..RepoNaming::default() }
+        );
+        assert_eq!(
+            js.repository("c", "d"),
+            RepoNaming {
+                jest: JestNames::FullTitle,
+                mocha: MochaNames::Path,
+                mocha_json: MochaJsonNames::FileFullTitle,
+                ..RepoNaming::default()
+            }
+        );
         assert_eq!(MsbNaming::from_toml("").unwrap(), MsbNaming::default());
         for (text, want) in [
             ("[go]\nbase_name_repos = [\"grpc-go\"]", "`grpc-go` is not `org/repo`"),
@@ -362,6 +457,10 @@ mod tests {
             ("[ctest]\nlowercase = [\"a/b\"]", "unknown field `lowercase`"),
             ("[go]\nbase_names = [\"a/b\"]", "unknown field `base_names`"),
             ("[java]\n", "unknown field `java`"),
+            ("[jest]\nleaf_title_repos = [\"a/b\"]\nfull_title_repos = [\"A/b\"]", "`a/b` has two rules in one table"),
+            ("[mocha]\nfull_title_repos = [\"mongoose\"]", "`mongoose` is not `org/repo`"),
+            ("[mocha]\nleaf_title_repos = [\"a/b\"]", "unknown field `leaf_title_repos`"),
+            ("[mocha_json]\nfile_title_repos = [\"a/b\", \"a/b\"]", "`a/b` is listed twice"),
         ] {
             let err = MsbNaming::from_toml(text).unwrap_err().to_string();
             assert!(err.contains(want), "{text}: {err}");
