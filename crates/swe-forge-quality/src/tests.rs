@@ -325,3 +325,93 @@ fn assess_raises_and_lowers_the_text_flags_and_keeps_the_run_signals() {
     assert_eq!(problem_statement(&bare), "Add peek");
     assert!(read(&bare).unnamed_identifiers.is_empty());
 }
+
+/// The three kinds of issue issue #58 found wrongly flagged among published records kept by
+/// their annotators, in texts of our own: a backticked key of a locale, a command line with
+/// options, a type named in prose.
+#[test]
+fn backticked_names_commands_and_type_names_make_an_issue_specific() {
+    let locale = diff(
+        "src/locale/xx.js",
+        &["   weekStart: 1,", "+  meridiem: (hour) => (hour < 12 ? 'vm' : 'nm'),", "   formats: {"],
+    );
+    let s = specificity(&locale, "Locale xx misses `meridiem`\n\nThe AM/PM marker prints in English.");
+    assert_eq!(s.symbols, ["meridiem"]);
+    assert!(s.specific(), "{s:?}");
+    assert!(!specificity(&locale, "Locale xx prints the wrong AM/PM marker").specific());
+
+    let cli = diff("src/main.c", &[" static int run(int argc, char **argv) {", "+    if (out == NULL) return 1;"]);
+    let s =
+        specificity(&cli, "Writing to a file fails\n\nrunning\n\n    packr input.dat -o result.dat\n\nleaves nothing");
+    assert!(s.reproduction && s.specific(), "{s:?}");
+    assert!(specificity(&cli, "`packr --level 3 big.bin` hangs").reproduction);
+    // Prose with a dash or a list is no command.
+    assert!(!specificity(&cli, "Output is lost, e.g. with -o set.\n- it worked before").reproduction);
+
+    let bytes = diff(
+        "src/bytes.rs",
+        &[
+            "+impl From<Bytes> for Vec<u8> {",
+            "+    fn from(b: Bytes) -> Vec<u8> {",
+            "+        b.to_vec()",
+            "+    }",
+            "+}",
+        ],
+    );
+    let s = specificity(&bytes, "Converting into a vector\n\nThere is no cheap way to turn Bytes into a vector.");
+    assert_eq!(s.symbols, ["Bytes"]);
+    assert!(s.specific());
+    // A capital at the start of a sentence, or a word only a comment or a string holds, is none.
+    let commented = diff("src/lib.rs", &["+    // Bytes are copied here", "+    let msg = \"Bytes left\";"]);
+    assert!(!specificity(&commented, "Bytes are slow. Copying is slow").specific());
+}
+
+#[test]
+fn qualified_names_and_error_messages_make_an_issue_specific() {
+    let fix = diff(
+        "lib/date.rb.js",
+        &[" class DateFormat {", "+  format(pattern) {", "+    return this.render(pattern);", "+  }"],
+    );
+    for statement in ["DateFormat#format drops the pattern", "calling DateFormat::format gives nothing"] {
+        let s = specificity(&fix, statement);
+        assert!(s.specific(), "{statement}: {s:?}");
+    }
+    let go = diff("decode.go", &[" func (d *Decoder) Decode(v any) error {", "+\tif v == nil {"]);
+    assert!(specificity(&go, "Crash in mapper.Decode with nil").specific());
+    // A file or a host is no qualified name.
+    assert!(!specificity(&go, "See notes.txt on example.com").specific());
+    let other = diff("a.go", &["+\tx := 1"]);
+    for message in [
+        "It stops with\n\n> TypeError: cannot read properties of undefined",
+        "Got `panic: runtime error: index out of range`",
+        "throws java.lang.IllegalStateException when empty",
+        "error: could not compile the crate",
+    ] {
+        assert!(specificity(&other, message).reproduction, "{message}");
+    }
+    assert!(!specificity(&other, "Errors are not handled well when the list is empty").reproduction);
+}
+
+/// A test function that shares its name with a function the fix adds (a Rust `#[test] fn`, a Go
+/// `func TestX`, a `def test_x`) is no use of that function; a call in its body is.
+#[test]
+fn a_test_function_definition_is_not_a_use_of_the_same_named_function() {
+    let fix = diff(
+        "src/unit.rs",
+        &[" impl Unit {", "+    pub fn parse_unit(s: &str) -> Option<Unit> {", "+        None", "+    }"],
+    );
+    let defines = diff(
+        "tests/unit.rs",
+        &["+#[test]", "+fn parse_unit() {", "+    assert!(Unit::from_str(\"kb\").is_some());", "+}"],
+    );
+    assert!(unnamed_identifiers(&fix, &defines, "Units are not parsed").is_empty());
+    let calls = diff(
+        "tests/unit.rs",
+        &["+#[test]", "+fn parse_unit() {", "+    assert!(Unit::parse_unit(\"kb\").is_some());", "+}"],
+    );
+    assert_eq!(names(&unnamed_identifiers(&fix, &calls, "Units are not parsed")), [("parse_unit", "function")]);
+    // In a language the definitions do not read (Python), `def` still defines.
+    let py_fix = diff("src/helpers.go", &["+func test_helper() int {"]);
+    let py_test = diff("tests/test_x.py", &["+def test_helper():", "+    assert True"]);
+    assert!(unnamed_identifiers(&py_fix, &py_test, "A helper").is_empty());
+}

@@ -1,6 +1,7 @@
 //! Tests too narrow: identifiers the fix introduces (defined on its added lines, absent from its
-//! other lines), that the test patch's added lines use and its other lines do not, and that the
-//! problem statement never names. A solver cannot guess them.
+//! other lines), that the test patch's added lines use (call, reference: a test function that
+//! merely shares the name is no use) and its other lines do not, and that the problem statement
+//! never names. A solver cannot guess them.
 
 use std::collections::BTreeSet;
 use std::sync::OnceLock;
@@ -17,7 +18,7 @@ const COMMON: &[&str] = &["toString", "equals", "hashCode", "len", "get", "set",
 /// The identifiers of `fix_patch` that `test_patch` needs and `statement` does not name, in the
 /// fix's order, each once.
 pub fn unnamed_identifiers(fix_patch: &str, test_patch: &str, statement: &str) -> Vec<UnnamedIdentifier> {
-    let (test_added, test_other) = words_of(test_patch);
+    let (test_added, test_other) = uses_of(test_patch);
     let test_text: String = diff_lines(test_patch)
         .filter_map(|(_, l)| if let DiffLine::Added(t) = l { Some(t) } else { None })
         .collect::<Vec<_>>()
@@ -55,6 +56,48 @@ fn words_of(diff: &str) -> (BTreeSet<String>, BTreeSet<String>) {
         set.extend(options(text).map(|o| o.to_owned()));
     }
     (added, other)
+}
+
+/// [`words_of`] a test patch, where the name a line defines (`fn parse_unit()`, `func TestParse(`,
+/// `def test_parse`) is no use of it: only its other words on that line count.
+fn uses_of(test_patch: &str) -> (BTreeSet<String>, BTreeSet<String>) {
+    let (mut added, mut other) = (BTreeSet::new(), BTreeSet::new());
+    for f in file_diffs(test_patch) {
+        other.extend(words_of(f.text).1);
+        let lang = Lang::of(&f.path);
+        for (_, line) in diff_lines(f.text) {
+            let DiffLine::Added(text) = line else { continue };
+            let defined = test_definitions(lang, text);
+            let mut seen = BTreeSet::new();
+            for w in words(text) {
+                // The first occurrence of a defined name is its definition; later ones are uses.
+                if !(defined.contains(&w) && seen.insert(w)) {
+                    added.insert(w.to_owned());
+                }
+            }
+            added.extend(options(text).map(|o| o.to_owned()));
+        }
+    }
+    (added, other)
+}
+
+/// The functions and methods a line of a test file defines, in its language's syntax or as
+/// `def`/`fn`/`func`/`function` in any other.
+fn test_definitions(lang: Option<Lang>, line: &str) -> BTreeSet<&str> {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(r"^\s*(?:pub\s+)?(?:async\s+)?(?:def|fn|func|function)\s+(?:\([^)]*\)\s*)?(\w+)")
+            .expect("a valid pattern")
+    });
+    let mut out: BTreeSet<&str> = re.captures(line).and_then(|c| c.get(1)).map(|m| m.as_str()).into_iter().collect();
+    for (name, kind) in lang.map(|l| definitions(l, line)).unwrap_or_default() {
+        if matches!(kind, "function" | "method")
+            && let Some(w) = words(line).find(|w| *w == name)
+        {
+            out.insert(w);
+        }
+    }
+    out
 }
 
 fn option_re() -> &'static Regex {
