@@ -10,7 +10,8 @@ const QUESTIONS = ["severe_problem", "issue_clarity", "test_adequacy", "time_to_
 const TIME = ["<15m", "15m-1h", "1h-4h", ">4h"];
 const DIFF_LINES = 4000;
 const TEST_ROWS = 300;
-const FILTERS = ["q", "lang", "repo", "status", "difficulty", "decision", "review"];
+const FILTERS = ["q", "lang", "repo", "status", "difficulty", "decision", "review", "flag", "rejected"];
+const FACET_TEXT = { keep: "keep", drop: "drop", needs_work: "needs work", none: "no quality flag" };
 const VERDICT_TEXT = { keep: "keep", drop: "drop", needs_work: "needs work" };
 
 const state = {
@@ -28,7 +29,7 @@ const state = {
   decision: null,   // the decision in force
   verdict: null,    // the verdict being written (reason row open)
   digest: null,
-  drafts: new Map(),
+  hidden: 0,        // rejected instances the list leaves out
   active: 0,
   test: null,       // the test whose logs are shown
   testCursor: -1,   // keyboard position in the table
@@ -115,7 +116,7 @@ async function loadMeta() {
     const first = sel.options[0];
     sel.replaceChildren(first);
     for (const [value, n] of state.meta.facets[facet] || []) {
-      sel.append(el("option", { value, text: `${VERDICT_TEXT[value] || value} (${n})` }));
+      sel.append(el("option", { value, text: `${FACET_TEXT[value] || value} (${n})` }));
     }
     if (facet === "review") {
       for (const v of ["reviewed", "unreviewed"]) sel.append(el("option", { value: v, text: `${v} (answered or decided)` }));
@@ -126,21 +127,30 @@ async function loadMeta() {
 function syncFilterInputs() {
   for (const sel of document.querySelectorAll("#filters select")) sel.value = state.filters[sel.dataset.facet];
   $("q").value = state.filters.q;
+  $("f-rejected").checked = state.filters.rejected === "show";
 }
 
 function onFilterChange() {
   for (const sel of document.querySelectorAll("#filters select")) state.filters[sel.dataset.facet] = sel.value;
   state.filters.q = $("q").value.trim();
+  state.filters.rejected = $("f-rejected").checked ? "show" : "";
   state.offset = 0;
   loadList(null);
 }
 
 // ---- the list ----
+// One page of the list as filtered; instances validation rejected are left out unless shown.
+function fetchPage(offset) {
+  const p = new URLSearchParams({ offset, limit: PAGE });
+  for (const [k, v] of Object.entries(state.filters)) if (v && k !== "rejected") p.set(k, v);
+  if (state.filters.rejected !== "show") p.set("rejected", "hide");
+  return api("/api/list?" + p.toString());
+}
+
 async function loadList(openId, test) {
-  const p = new URLSearchParams({ offset: state.offset, limit: PAGE });
-  for (const [k, v] of Object.entries(state.filters)) if (v) p.set(k, v);
-  const page = await api("/api/list?" + p.toString());
+  const page = await fetchPage(state.offset);
   state.total = page.total;
+  state.hidden = page.hidden_rejected || 0;
   state.items = page.items;
   state.index = state.items.findIndex((it) => it.id === state.id);
   renderList();
@@ -166,7 +176,8 @@ function showError(id, e) {
 function badgesOf(it) {
   const badges = [el("span", { class: `badge ${it.difficulty}`, text: it.difficulty })];
   if (it.status === "rejected") badges.push(el("span", { class: "badge rejected", text: "rejected" }));
-  if (state.drafts.has(it.id)) badges.push(el("span", { class: "badge draft", text: "draft" }));
+  for (const f of it.flags || []) badges.push(el("span", { class: "badge flag", title: "quality flag", text: f }));
+  if (readDraft(it.id, it.digest)) badges.push(el("span", { class: "badge draft", text: "draft" }));
   if (it.decision !== "undecided") badges.push(el("span", { class: `badge ${it.decision}`, text: VERDICT_TEXT[it.decision] }));
   else if (it.review === "answered") badges.push(el("span", { class: "badge", text: "answered" }));
   return badges;
@@ -178,14 +189,14 @@ function renderList() {
   state.items.forEach((it, i) => {
     const li = el("li", { "data-id": it.id },
       el("span", { class: "id", text: it.id }),
-      el("span", {}, ...badgesOf(it)),
+      el("span", { class: "badges" }, ...badgesOf(it)),
       el("span", { class: "title", text: `${it.lang} · ${it.status} · ${it.title}` }));
     if (it.id === state.id) li.classList.add("current");
     li.addEventListener("click", () => open(i, true));
     list.append(li);
   });
   const last = Math.min(state.offset + state.items.length, state.total);
-  $("list-info").textContent = `${state.total} match`;
+  $("list-info").textContent = `${state.total} match` + (state.hidden ? ` · ${state.hidden} rejected hidden` : "");
   $("page-info").textContent = state.total ? `${state.offset + 1}-${last} of ${state.total}` : "nothing";
   $("prev-page").disabled = state.offset === 0;
   $("next-page").disabled = last >= state.total;
@@ -199,14 +210,33 @@ async function changePage(delta, openWhich) {
   return true;
 }
 
-// ---- one instance ----
-function stash() {
-  if (state.id && state.answers && JSON.stringify(state.answers) !== JSON.stringify(answersOf(state.saved))) {
-    state.drafts.set(state.id, { ...state.answers });
-  } else if (state.id) {
-    state.drafts.delete(state.id);
+// ---- drafts: unsaved answers, kept in the browser by instance and record digest ----
+const draftKey = (id, digest) => `swe-forge-draft:${id}:${digest}`;
+function readDraft(id, digest) {
+  try {
+    const v = localStorage.getItem(draftKey(id, digest));
+    return v ? JSON.parse(v) : null;
+  } catch (e) {
+    return null;
   }
 }
+// Writes the shown instance's answers as its draft when they differ from the saved ones, else
+// clears the draft; the list's badge follows.
+function stash() {
+  if (!state.id || !state.answers) return;
+  const key = draftKey(state.id, state.digest);
+  const dirty = JSON.stringify(state.answers) !== JSON.stringify(answersOf(state.saved));
+  let had = false;
+  try {
+    had = localStorage.getItem(key) !== null;
+    if (dirty) localStorage.setItem(key, JSON.stringify(state.answers)); else localStorage.removeItem(key);
+  } catch (e) {
+    return; // storage full or refused: the answers stay on the page
+  }
+  if (had !== dirty) renderList();
+}
+
+// ---- one instance ----
 
 async function open(i, push, test) {
   if (i < 0 || i >= state.items.length) return;
@@ -232,7 +262,7 @@ async function openById(id, test, push) {
     state.saved = d.review;
     state.decision = d.decision;
     state.verdict = null;
-    state.answers = state.drafts.get(id) || answersOf(d.review);
+    state.answers = { ...answersOf(d.review), ...(readDraft(id, d.digest) || {}) };
     state.active = firstUnanswered();
     state.index = state.items.findIndex((it) => it.id === id);
     state.test = null;
@@ -670,6 +700,7 @@ async function saveDecision() {
     renderDecision();
     $("decision-list").append(el("li", { text: `${res.decision.created_at} ${res.decision.reviewer}: ${VERDICT_TEXT[res.decision.verdict]}${res.decision.reason ? ": " + res.decision.reason : ""}` }));
     loadMeta().catch(() => {});
+    if ($("advance").checked) await nextUndecided();
   } catch (e) {
     st.textContent = "not saved: " + e.message;
     st.className = "error";
@@ -693,6 +724,7 @@ function renderAnswers() {
   });
   if (document.activeElement !== $("notes")) $("notes").value = state.answers.notes;
   const dirty = JSON.stringify(state.answers) !== JSON.stringify(answersOf(state.saved));
+  stash();
   const st = $("save-status");
   const rule = (s) => `the keep rule would ${s.keep ? "keep" : "drop"} it`;
   if (dirty) { st.textContent = "unsaved"; st.className = "unsaved"; }
@@ -751,7 +783,6 @@ async function save() {
     });
     if (state.id !== id) return;
     state.saved = res.review;
-    state.drafts.delete(id);
     const it = state.items.find((x) => x.id === id);
     if (it) it.review = "answered";
     renderList();
@@ -775,19 +806,32 @@ async function step(delta) {
   await changePage(delta, delta > 0 ? "first" : "last");
 }
 
+// The next undecided instance of the list as filtered (rejected ones only when shown): after the
+// one shown on this page, then on the pages after it, then from the first page.
 async function nextUndecided() {
+  const undecided = (it) => it.decision === "undecided" && it.id !== state.id;
   for (let i = state.index + 1; i < state.items.length; i++) {
-    if (state.items[i].decision === "undecided") return open(i, true);
+    if (undecided(state.items[i])) return open(i, true);
   }
-  if (await changePage(1, null)) {
-    const i = state.items.findIndex((it) => it.decision === "undecided");
-    if (i >= 0) return open(i, true);
+  const pages = Math.ceil(state.total / PAGE);
+  const here = Math.floor(state.offset / PAGE);
+  for (let k = 1; k <= pages; k++) {
+    const page = (here + k) % pages;
+    const items = page === here ? state.items : (await fetchPage(page * PAGE)).items;
+    const found = items.find(undecided);
+    if (!found) continue;
+    if (page !== here) {
+      state.offset = page * PAGE;
+      await loadList(null);
+    }
+    return open(state.items.findIndex((it) => it.id === found.id), true);
   }
+  $("list-info").textContent = `${state.total} match · no undecided instance left`;
 }
 
 function onKey(e) {
   const t = e.target;
-  const typing = t instanceof HTMLInputElement || t instanceof HTMLTextAreaElement || t instanceof HTMLSelectElement;
+  const typing = (t instanceof HTMLInputElement && t.type !== "checkbox") || t instanceof HTMLTextAreaElement || t instanceof HTMLSelectElement;
   if (typing) {
     if (t === $("reason")) {
       if (e.key === "Enter") { e.preventDefault(); saveDecision(); }
@@ -840,6 +884,9 @@ async function init() {
   if (!$("reviewer").value) $("reviewer").value = state.meta.reviewer || "";
   $("reviewer").addEventListener("change", () => localStorage.setItem("swe-forge-reviewer", $("reviewer").value.trim()));
   for (const sel of document.querySelectorAll("#filters select")) sel.addEventListener("change", onFilterChange);
+  $("f-rejected").addEventListener("change", onFilterChange);
+  $("advance").checked = localStorage.getItem("swe-forge-advance") === "1";
+  $("advance").addEventListener("change", () => localStorage.setItem("swe-forge-advance", $("advance").checked ? "1" : "0"));
   let timer = null;
   $("q").addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(onFilterChange, 200); });
   $("filters").addEventListener("submit", (e) => { e.preventDefault(); onFilterChange(); });

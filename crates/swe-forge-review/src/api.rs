@@ -15,7 +15,7 @@ use swe_forge_core::{Instance, TimeToFix, Verdict};
 use swe_forge_curate::{Heuristic, KeepRule, heuristic_label};
 use swe_forge_store::{DecisionRow, ReviewRow, Store};
 
-use crate::index::{Index, Stamp, digest, read_range};
+use crate::index::{Entry, Index, Stamp, digest, read_range};
 use crate::rows::review_from_row;
 
 const PAGE_HTML: &str = include_str!("../assets/review.html");
@@ -201,6 +201,13 @@ fn meta(state: &State) -> Response {
         *facets.entry("difficulty").or_default().entry(e.difficulty).or_default() += 1;
         *facets.entry("decision").or_default().entry(decision_state(decisions.get(&e.id))).or_default() += 1;
         *facets.entry("review").or_default().entry(review_state(latest.get(&e.id))).or_default() += 1;
+        let flag = facets.entry("flag").or_default();
+        if e.flags.is_empty() {
+            *flag.entry(NO_FLAG).or_default() += 1;
+        }
+        for f in &e.flags {
+            *flag.entry(f).or_default() += 1;
+        }
     }
     let found = with_logs(state, &index);
     let logs = json!({
@@ -235,6 +242,15 @@ fn meta(state: &State) -> Response {
     )
 }
 
+/// The `flag` facet's value for an instance no quality flag was raised on.
+const NO_FLAG: &str = "none";
+
+/// Whether the list shows an entry: `rejected=hide` leaves out what validation rejected, unless
+/// a validation status is asked for.
+fn shown(e: &Entry, rejected: Option<&str>, status: Option<&str>) -> bool {
+    rejected != Some("hide") || status.is_some() || e.status != "rejected"
+}
+
 fn list(state: &State, q: &BTreeMap<String, String>) -> Response {
     let latest = state.latest.lock().unwrap_or_else(|e| e.into_inner());
     let decisions = state.decisions.lock().unwrap_or_else(|e| e.into_inner());
@@ -246,14 +262,15 @@ fn list(state: &State, q: &BTreeMap<String, String>) -> Response {
         Ok(index) => index,
         Err(response) => return response,
     };
-    let mut total = 0usize;
+    let (mut total, mut hidden) = (0usize, 0usize);
     let mut items = Vec::new();
     for e in &index.entries {
         let review = latest.get(&e.id);
         let rstate = review_state(review);
         let decision = decisions.get(&e.id);
         let dstate = decision_state(decision);
-        let keep = want("lang").is_none_or(|v| v == e.lang)
+        let keep = want("flag").is_none_or(|v| if v == NO_FLAG { e.flags.is_empty() } else { e.flags.contains(&v) })
+            && want("lang").is_none_or(|v| v == e.lang)
             && want("repo").is_none_or(|v| v == e.repo)
             && want("status").is_none_or(|v| v == e.status)
             && want("difficulty").is_none_or(|v| v == e.difficulty)
@@ -267,6 +284,10 @@ fn list(state: &State, q: &BTreeMap<String, String>) -> Response {
         if !keep {
             continue;
         }
+        if !shown(e, want("rejected"), want("status")) {
+            hidden += 1;
+            continue;
+        }
         if total >= offset && items.len() < limit {
             items.push(json!({
                 "id": e.id,
@@ -275,6 +296,8 @@ fn list(state: &State, q: &BTreeMap<String, String>) -> Response {
                 "status": e.status,
                 "difficulty": e.difficulty,
                 "title": e.title,
+                "flags": e.flags,
+                "digest": e.digest,
                 "fix_lines": e.fix_lines,
                 "fixed_tests": e.fixed_tests,
                 "review": rstate,
@@ -285,7 +308,10 @@ fn list(state: &State, q: &BTreeMap<String, String>) -> Response {
         }
         total += 1;
     }
-    Response::json(200, &json!({ "total": total, "offset": offset, "limit": limit, "items": items }))
+    Response::json(
+        200,
+        &json!({ "total": total, "hidden_rejected": hidden, "offset": offset, "limit": limit, "items": items }),
+    )
 }
 
 fn instance(state: &State, id: &str) -> Response {

@@ -24,6 +24,8 @@ pub(crate) struct Entry {
     pub status: &'static str,
     pub difficulty: &'static str,
     pub title: String,
+    /// The quality flags curate raised (`swe_forge.quality.flags`).
+    pub flags: Vec<&'static str>,
     pub fix_lines: u64,
     pub fixed_tests: u64,
     pub offset: u64,
@@ -139,6 +141,11 @@ fn summary(inst: &Instance, heuristic: &Heuristic, offset: u64, len: usize, dige
         status: inst.status().as_str(),
         difficulty: difficulty.as_str(),
         title: inst.title.chars().take(200).collect(),
+        flags: inst
+            .swe_forge
+            .as_ref()
+            .and_then(|m| m.quality.as_ref())
+            .map_or_else(Vec::new, |q| q.flags.iter().map(|f| f.as_str()).collect()),
         fix_lines: features.fix_lines_added + features.fix_lines_removed,
         fixed_tests: features.fixed_tests,
         offset,

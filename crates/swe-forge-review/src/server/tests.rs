@@ -170,3 +170,42 @@ fn a_record_of_many_tests_is_sent_with_its_first_rows_and_the_rest_in_pages() {
     let page = get_json(addr, &format!("/api/tests?id={id}&category=p2p&offset=99990&limit=100000"));
     assert_eq!((page["total"].as_u64(), page["items"].as_array().unwrap().len()), (Some(n), 10));
 }
+
+/// The list's flag filter and `rejected=hide` (the page's default): a flag narrows the list to
+/// the instances it was raised on, `none` to those with none, and rejected instances are left out
+/// and counted unless a validation status is asked for.
+#[test]
+fn the_list_filters_by_quality_flag_and_hides_rejected_instances_on_request() {
+    use swe_forge_core::{ForgeMeta, Quality, QualityFlag, ValidationStatus};
+    let tmp = tempfile::tempdir().unwrap();
+    let records: Vec<_> = (1..=3)
+        .map(|n| {
+            let mut r = swe_forge_test_support::record("o", "r", n);
+            let mut meta = ForgeMeta::new(if n == 2 { ValidationStatus::Rejected } else { ValidationStatus::Accepted });
+            if n != 3 {
+                let mut q = Quality::default();
+                q.raise(QualityFlag::Unspecific);
+                meta.quality = Some(q);
+            }
+            r.swe_forge = Some(meta);
+            r
+        })
+        .collect();
+    let dataset = tmp.path().join("d.jsonl");
+    swe_forge_core::write_jsonl(std::fs::File::create(&dataset).unwrap(), &records).unwrap();
+    let (_tmp, addr) = serve(dataset, Limits::default());
+    let ids = |path: &str| -> (Vec<String>, u64) {
+        let page = get_json(addr, path);
+        let ids = page["items"].as_array().unwrap().iter().map(|i| i["id"].as_str().unwrap().to_owned()).collect();
+        (ids, page["hidden_rejected"].as_u64().unwrap())
+    };
+    assert_eq!(ids("/api/list"), (vec!["o__r-1".into(), "o__r-2".into(), "o__r-3".into()], 0));
+    assert_eq!(ids("/api/list?flag=unspecific"), (vec!["o__r-1".into(), "o__r-2".into()], 0));
+    assert_eq!(ids("/api/list?flag=unspecific&rejected=hide"), (vec!["o__r-1".into()], 1));
+    assert_eq!(ids("/api/list?flag=none&rejected=hide"), (vec!["o__r-3".into()], 0));
+    assert_eq!(ids("/api/list?status=rejected&rejected=hide"), (vec!["o__r-2".into()], 0));
+    let page = get_json(addr, "/api/list?flag=unspecific");
+    assert_eq!(page["items"][0]["flags"], serde_json::json!(["unspecific"]));
+    let meta = get_json(addr, "/api/meta");
+    assert_eq!(meta["facets"]["flag"], serde_json::json!([["none", 1], ["unspecific", 2]]));
+}

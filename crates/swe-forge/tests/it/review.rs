@@ -150,7 +150,9 @@ fn review_page_in_chromium_then_curate_carries_the_decisions() {
     b.navigate(&server.url);
     b.wait_for("document.body.dataset.ready === '1'");
     assert_eq!(b.eval("document.querySelectorAll('#list li').length"), 100);
-    assert_eq!(b.eval("document.getElementById('page-info').textContent"), "1-100 of 5000");
+    // The page lists what validation accepted unless rejected instances are shown.
+    assert_eq!(b.eval("document.getElementById('page-info').textContent"), "1-100 of 4000");
+    let go: Vec<&Instance> = go.into_iter().filter(|r| r.status() == ValidationStatus::Accepted).collect();
 
     // Filter on Go, then review the first instance with the keyboard only.
     b.eval("(() => { const s = document.getElementById('f-lang'); s.value = 'go'; s.dispatchEvent(new Event('change')); })()");
@@ -481,7 +483,7 @@ fn keyboard_review_with_decisions_tests_and_logs_then_curate() {
     let mut b = Browser::launch(&tmp.path().join("chromium-profile"));
     b.viewport(1400, 900);
     // A shared link opens its instance and test.
-    b.navigate(&format!("{}#/instance/{}?test=gostack%3A%3ATestLen", server.url, ids[1]));
+    b.navigate(&format!("{}#/instance/{}?rejected=show&test=gostack%3A%3ATestLen", server.url, ids[1]));
     b.wait_for("document.body.dataset.ready === '1'");
     b.wait_for(&format!("document.body.dataset.shown === '{}'", ids[1]));
     b.wait_for("!document.getElementById('test-logs').hidden");
@@ -504,7 +506,7 @@ fn keyboard_review_with_decisions_tests_and_logs_then_curate() {
     b.eval("document.activeElement.blur()");
     b.key("k");
     b.wait_for(&format!("document.body.dataset.shown === '{}'", ids[0]));
-    assert_eq!(b.eval("location.hash"), format!("#/instance/{}", ids[0]));
+    assert_eq!(b.eval("location.hash"), format!("#/instance/{}?rejected=show", ids[0]));
     // The first screen, without scrolling: the signals with their evidence, the gold patch and
     // the controls, the time bomb, the upstream links; the leaked line's HTML stays text.
     let raised = b.eval(
@@ -678,4 +680,131 @@ fn a_dataset_without_logs_warns() {
     assert_eq!(b.eval("document.getElementById('logs-warning').hidden"), false);
     let warning = b.eval("document.querySelector('#d-logs .warning').textContent");
     assert!(warning.as_str().unwrap().contains("no run logs found"), "{warning}");
+}
+
+/// A list for hundreds of instances, at 800 and 1400 px: long ids with three quality-flag badges
+/// wrap in a line or two (never a character per line), the flag filter narrows the list, rejected
+/// instances are hidden by default (and `u` skips them) until shown, "advance after deciding"
+/// opens the next undecided instance and is remembered, and a draft survives a reload until saved.
+#[test]
+fn the_list_scales_flags_rejected_advance_and_drafts_at_800_and_1400_px() {
+    use swe_forge_core::{Quality, QualityFlag};
+    let tmp = tempfile::tempdir().unwrap();
+    let records: Vec<Instance> = (1..=5u64)
+        .map(|n| {
+            let mut r = swe_forge_test_support::record("kubernetes-sigs", "controller-runtime-extras", n);
+            r.title = format!("instance {n}");
+            let mut meta = ForgeMeta::new(if n == 2 { ValidationStatus::Rejected } else { ValidationStatus::Accepted });
+            let mut q = Quality::default();
+            match n {
+                1 => [QualityFlag::SolutionLeak, QualityFlag::Unspecific, QualityFlag::UntestedHunks]
+                    .into_iter()
+                    .for_each(|f| q.raise(f)),
+                2 | 3 => q.raise(QualityFlag::Unspecific),
+                _ => {}
+            }
+            meta.quality = Some(q);
+            r.swe_forge = Some(meta);
+            r
+        })
+        .collect();
+    let ids: Vec<&str> = records.iter().map(|r| r.instance_id.as_str()).collect();
+    let dataset = tmp.path().join("validated.jsonl");
+    swe_forge_core::write_jsonl(std::fs::File::create(&dataset).unwrap(), &records).unwrap();
+    let server = Server::start(&dataset, &tmp.path().join("state.sqlite"));
+    let mut b = Browser::launch(&tmp.path().join("chromium-profile"));
+    let listed = "[...document.querySelectorAll('#list li')].map(li => li.dataset.id).join(' ')";
+    let wait_listed = |b: &mut Browser, want: &[&str]| {
+        b.wait_for(&format!("{listed} === '{}'", want.join(" ")));
+    };
+    b.viewport(800, 900);
+    b.navigate(&server.url);
+    b.wait_for("document.body.dataset.ready === '1'");
+    // Accepted only by default: the rejected one is hidden and counted.
+    wait_listed(&mut b, &[ids[0], ids[2], ids[3], ids[4]]);
+    assert!(b.eval("document.getElementById('list-info').textContent").as_str().unwrap().contains("1 rejected hidden"));
+    assert_eq!(
+        b.eval(&format!(
+            "[...document.querySelectorAll('#list li[data-id=\"{}\"] .badge.flag')].map(x => x.textContent).join(' ')",
+            ids[0]
+        )),
+        "solution_leak unspecific untested_hunks"
+    );
+    // Ids wrap in fewer than three lines at both widths.
+    for width in [800u32, 1400] {
+        b.viewport(width, 900);
+        b.wait_for(&format!("window.innerWidth === {width}"));
+        let tall = b.eval(
+            "[...document.querySelectorAll('#list li .id')].filter(e => {
+               const line = parseFloat(getComputedStyle(e).lineHeight);
+               return e.getBoundingClientRect().height >= 3 * line - 1;
+             }).map(e => e.textContent + ': ' + Math.round(e.getBoundingClientRect().height) + ' px').join('; ')",
+        );
+        assert_eq!(tall, "", "ids of three lines or more at {width} px");
+    }
+    b.viewport(800, 900);
+    b.wait_for("window.innerWidth === 800");
+    // The flag filter narrows the list.
+    let pick = |b: &mut Browser, flag: &str| {
+        b.eval(&format!(
+            "(() => {{ const s = document.getElementById('f-flag'); s.value = '{flag}'; s.dispatchEvent(new Event('change')); }})()"
+        ));
+    };
+    pick(&mut b, "unspecific");
+    wait_listed(&mut b, &[ids[0], ids[2]]);
+    pick(&mut b, "none");
+    wait_listed(&mut b, &[ids[3], ids[4]]);
+    pick(&mut b, "");
+    wait_listed(&mut b, &[ids[0], ids[2], ids[3], ids[4]]);
+    // u skips the hidden rejected instance; shown, it is visited.
+    b.key("j");
+    b.wait_for(&format!("document.body.dataset.shown === '{}'", ids[0]));
+    b.key("u");
+    b.wait_for(&format!("document.body.dataset.shown === '{}'", ids[2]));
+    b.key("k");
+    b.wait_for(&format!("document.body.dataset.shown === '{}'", ids[0]));
+    b.eval("document.getElementById('f-rejected').click()");
+    wait_listed(&mut b, &ids);
+    b.key("u");
+    b.wait_for(&format!("document.body.dataset.shown === '{}'", ids[1]));
+    b.eval("document.getElementById('f-rejected').click()");
+    wait_listed(&mut b, &[ids[0], ids[2], ids[3], ids[4]]);
+    // Advance after deciding: keep the first, the next undecided opens.
+    b.eval(&format!("location.hash = '#/instance/{}'", ids[0]));
+    b.wait_for(&format!("document.body.dataset.shown === '{}'", ids[0]));
+    b.eval("document.getElementById('advance').click()");
+    b.key("a");
+    b.wait_for("document.activeElement === document.getElementById('reason')");
+    b.key("Enter");
+    b.wait_for(&format!("document.body.dataset.shown === '{}'", ids[2]));
+    b.wait_for(&format!("document.querySelector('#list li[data-id=\"{}\"] .badge.keep') !== null", ids[0]));
+    // A draft (an answer and notes, not saved) survives a reload, and so does the setting.
+    b.eval(&format!("location.hash = '#/instance/{}'", ids[3]));
+    b.wait_for(&format!("document.body.dataset.shown === '{}'", ids[3]));
+    b.key("0");
+    b.key("n");
+    b.type_text("half-written");
+    b.key("Escape");
+    b.reload();
+    b.wait_for("document.body.dataset.ready === '1'");
+    b.wait_for(&format!("document.body.dataset.shown === '{}'", ids[3]));
+    assert_eq!(b.eval("document.getElementById('notes').value"), "half-written");
+    assert_eq!(b.eval("document.getElementById('save-status').textContent"), "unsaved");
+    assert_eq!(b.eval("document.querySelector('.question[data-q=severe_problem] button.chosen').textContent"), "0 no");
+    assert_eq!(
+        b.eval(&format!("document.querySelector('#list li[data-id=\"{}\"] .badge.draft') !== null", ids[3])),
+        true
+    );
+    assert_eq!(b.eval("document.getElementById('advance').checked"), true);
+    // Saved, the draft is gone.
+    b.key("3");
+    b.key("3");
+    b.key("s");
+    b.wait_for("document.getElementById('save-status').textContent.startsWith('saved by alice')");
+    assert_eq!(b.eval("Object.keys(localStorage).filter(k => k.startsWith('swe-forge-draft:')).length"), 0);
+    b.reload();
+    b.wait_for("document.body.dataset.ready === '1'");
+    b.wait_for(&format!("document.body.dataset.shown === '{}'", ids[3]));
+    b.wait_for("document.getElementById('save-status').textContent.startsWith('saved by alice')");
+    assert_eq!(b.eval("document.getElementById('notes').value"), "half-written");
 }
