@@ -203,6 +203,15 @@ pub fn scan_forgery(patch: &str, exempt: &[ForgeryRule]) -> Vec<Forgery> {
     out
 }
 
+/// The rules the lines of `gold` (an instance's fix patch) meet, in rule order: its repository
+/// writes such lines for a living (a test tool), so they are not applied to its predictions.
+pub fn forgery_exempt(gold: &str) -> Vec<ForgeryRule> {
+    let mut rules: Vec<ForgeryRule> = scan_forgery(gold, &[]).into_iter().map(|f| f.rule).collect();
+    rules.sort();
+    rules.dedup();
+    rules
+}
+
 /// `@@ -a[,b] +c[,d] @@` as (b, d, c); a missing count is 1.
 fn hunk_header(line: &str) -> Option<(u64, u64, u64)> {
     let mut parts = line.strip_prefix("@@ -")?.split(' ');

@@ -19,7 +19,7 @@ use swe_forge_core::{
     ForgeMeta, Instance, Leakage, QUALITY_VERSION, Quality, QualityFlag, Specificity, UnnamedIdentifier,
 };
 
-pub use forgery::{Forgery, ForgeryRule, forgery_scan_script, scan_forgery};
+pub use forgery::{Forgery, ForgeryRule, forgery_exempt, forgery_scan_script, scan_forgery};
 pub use hunks::{code_hunks, is_shipped_code};
 pub use leak::{LEAK_THRESHOLD, leakage};
 pub use specific::specificity;

@@ -27,7 +27,7 @@ mod summary;
 use canary::{Canary, Check};
 use swe_forge_git::SourceRepo;
 use swe_forge_logparse::Naming;
-use swe_forge_quality::{ForgeryRule, scan_forgery};
+use swe_forge_quality::{forgery_exempt, scan_forgery};
 
 use crate::grading::grade::{Parsers, Verdict, grade_prediction, in_naming_of};
 use crate::phases::{EVAL_TEST_PATCH, MODEL_PATCH, contract_eval_script, eval_script};
@@ -365,9 +365,7 @@ fn admissible(inst: &Instance, pred: &Prediction, mode: &Mode) -> Result<(), (Ou
 /// results or steer the runner; the rules that the gold patch (`fix_patch`) meets are not
 /// applied (its repository writes such lines for a living: a test tool), said in `warnings`.
 fn forgery_scan(patch: &str, fix_patch: &str, warnings: &mut Vec<String>) -> Result<(), (Outcome, String)> {
-    let mut exempt: Vec<ForgeryRule> = scan_forgery(fix_patch, &[]).into_iter().map(|f| f.rule).collect();
-    exempt.sort();
-    exempt.dedup();
+    let exempt = forgery_exempt(fix_patch);
     if !exempt.is_empty() {
         let names: Vec<&str> = exempt.iter().map(|r| r.as_str()).collect();
         warnings.push(format!("forgery scan: {} not applied (the gold patch's own lines meet them)", names.join(", ")));
