@@ -1,10 +1,11 @@
 //! Evaluation cannot be won by forging the test results, on the real engine, for Go, Rust and
-//! jest. Two layers, each shown to matter: a patch's changes to tests and test-runner
+//! jest. Three layers, each shown to matter: a patch's changes to tests and test-runner
 //! configuration are dropped (a forgery through them comes out `unresolved`, the file named with
-//! its rule; applied, the canaries would have caught it); and a forgery through code the rule
-//! cannot see (a Go `init()`, a Cargo.toml `[[test]]` target, a jest results processor named in
-//! package.json) fools the parser, so its verdict alone says resolved, yet the canaries make it
-//! `tampered`. The gold patch still resolves in each.
+//! its rule); a patch whose added lines print result lines or steer the runner (a Go `init()`, a
+//! Cargo.toml `[[test]]` target printing libtest's lines) is `tampered` by the forgery scan before
+//! it runs; and a forgery the scan cannot read (a jest results processor named in package.json,
+//! Go strings built at run time) fools the parser, so its verdict alone says resolved, yet the
+//! canaries make it `tampered`. The gold patch still resolves in each.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -107,6 +108,13 @@ fn tampered(ev: &Value, resolved_verdict: bool) {
     assert_eq!(ev["dropped_files"], Value::Null, "{ev}");
 }
 
+/// `ev` is tampered by the forgery scan, which names `path`: it never ran.
+fn scanned(ev: &Value, path: &str) {
+    assert_eq!(ev["outcome"], "tampered", "{ev}");
+    assert!(ev["detail"].as_str().unwrap().starts_with(&format!("forgery scan: {path}:")), "{ev}");
+    assert_eq!((&ev["verdict"], &ev["runs"]), (&Value::Null, &json!([])), "{ev}");
+}
+
 #[test]
 fn go_forged_test_output_is_dropped_or_caught_by_the_canaries() {
     let f = accepted("forge-fixtures__gostack-1");
@@ -124,7 +132,7 @@ fn go_forged_test_output_is_dropped_or_caught_by_the_canaries() {
         ("init", new_file("zz_hack.go", &forge("func init()"))),
     ]);
     dropped(&all["test-main"], "zz_hack_test.go", "test file: Go *_test.go");
-    tampered(&all["init"], true);
+    scanned(&all["init"], "zz_hack.go");
 }
 
 #[test]
@@ -178,8 +186,16 @@ fn rust_forged_test_output_is_dropped_or_caught_by_the_canaries() {
     ]
     .concat();
     let all = f.evaluate(&[("runner", runner), ("test-target", target)]);
-    dropped(&all["runner"], ".cargo/config.toml", "test runner configuration: cargo configuration (.cargo/config)");
-    tampered(&all["test-target"], true);
+    // The runner's configuration is dropped; the script it named, left in, prints libtest's lines.
+    let runner = &all["runner"];
+    assert_eq!(
+        runner["dropped_files"],
+        json!([{"path": ".cargo/config.toml", "rule": "test runner configuration: cargo configuration (.cargo/config)"}]),
+        "{runner}"
+    );
+    assert!(runner["detail"].as_str().unwrap().starts_with("forgery scan: forge.sh:3: "), "{runner}");
+    assert_eq!(runner["outcome"], "tampered", "{runner}");
+    scanned(&all["test-target"], "src/forge.rs");
 }
 
 #[test]
