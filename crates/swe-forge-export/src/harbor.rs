@@ -16,13 +16,16 @@
 //! a `[[verifier.collect]]` command writes once the agent is done. `tests/test.sh` applies that
 //! diff, puts every file the test patch names back to the base, then runs the image's own contract
 //! (`/swe-forge/run-tests` with the test patch, `schemas/instance-image.md`) and grades the run's
-//! per-test results: reward 1 when every FAIL_TO_PASS and PASS_TO_PASS test passed, else 0.
+//! per-test results: reward 1 when every FAIL_TO_PASS and PASS_TO_PASS test passed, else 0. A
+//! diff that `swe_forge_quality::scan_forgery` flags (`tests/forgery.pl`, its rules) gets 0
+//! without a run, as `swe-forge evaluate` grades it `tampered`.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use swe_forge_core::{ForgeMeta, Framework, Instance, restored_test_files};
+use swe_forge_quality::{forgery_exempt, forgery_scan_script};
 
 use crate::ExportError;
 use crate::error::NotATask;
@@ -201,6 +204,7 @@ impl HarborTask {
         files.insert("tests/pass_to_pass.txt".to_owned(), pass_to_pass);
         files.insert("tests/results.pl".to_owned(), RESULTS_SCRIPT.to_owned());
         files.insert("tests/grade.pl".to_owned(), GRADE_SCRIPT.to_owned());
+        files.insert("tests/forgery.pl".to_owned(), forgery_scan_script());
         files.insert("solution/fix.patch".to_owned(), inst.fix_patch.clone());
         files.insert("solution/solve.sh".to_owned(), SOLVE_SCRIPT.to_owned());
         Ok(HarborTask { name, files })
@@ -322,10 +326,14 @@ fn test_script(inst: &Instance, parser: &str, results_parser: &str, names_arg: &
          cd /testbed || exit 1\n\
          git() {{ command git -c safe.directory='*' \"$@\"; }}\n\
          if [ -s {MODEL_PATCH} ]; then\n  \
+           if ! perl /tests/forgery.pl {MODEL_PATCH}{exempt} > \"$out/forgery.txt\"; then\n    \
+             {{ echo 'swe-forge: tampered: the agent'\\''s changes write test results or steer the test runner; nothing is run'; cat \"$out/forgery.txt\"; }} | tee \"$out/grading.txt\"; exit 0\n  \
+           fi\n  \
            git apply --whitespace=nowarn --binary {MODEL_PATCH} || {{ echo 'swe-forge: the agent'\\''s changes do not apply to the base' | tee \"$out/grading.txt\"; exit 0; }}\n\
          fi\n\
          swe_forge_restore() {{ if git cat-file -e \"HEAD:$1\" 2>/dev/null; then git checkout -q HEAD -- \"$1\"; else rm -rf -- \"$1\"; fi; }}\n",
-        id = inst.instance_id
+        id = inst.instance_id,
+        exempt = forgery_exempt(&inst.fix_patch).iter().map(|r| format!(" {}", r.as_str())).collect::<String>(),
     );
     for path in restored_test_files(&inst.test_patch, &inst.fix_patch) {
         s.push_str(&format!("swe_forge_restore {}\n", quote(&path)));
@@ -569,6 +577,72 @@ mod tests {
         let named = HarborTask::from_instance(&record(), Some(&names), &producer()).unwrap();
         assert_eq!(named.files["tests/names.tsv"], "p::TestB\tTestB\n");
         assert!(named.files["tests/test.sh"].contains(" /tests/names.tsv >"));
+    }
+
+    /// Runs the task's `tests/test.sh` with its paths moved under a temporary folder: the base
+    /// is one commit holding `p.go`, `model` the agent's diff, and `run-tests` prints TestB and
+    /// TestA passing (the run a forgery fooled); the reward and what the grading printed.
+    fn grade_locally(task: &HarborTask, model: &str) -> (String, String) {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().to_str().unwrap();
+        let repo = format!("{root}/testbed");
+        for (rel, text) in &task.files {
+            let path = format!("{root}/{rel}");
+            std::fs::create_dir_all(Path::new(&path).parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        std::fs::create_dir_all(&repo).unwrap();
+        std::fs::write(format!("{repo}/p.go"), "package p\n").unwrap();
+        std::fs::write(format!("{repo}/p_test.go"), "a\n").unwrap();
+        for args in [&["init", "-q"][..], &["add", "-A"], &["commit", "-q", "-m", "base"]] {
+            let out = std::process::Command::new("git")
+                .args(["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"])
+                .args(args)
+                .current_dir(&repo)
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        }
+        std::fs::write(format!("{root}/model.patch"), model).unwrap();
+        let events: String = ["TestB", "TestA"]
+            .iter()
+            .map(|t| format!("echo '{{\"Action\":\"pass\",\"Package\":\"p\",\"Test\":\"{t}\"}}'\n"))
+            .collect();
+        std::fs::create_dir_all(format!("{root}/swe-forge")).unwrap();
+        std::fs::write(format!("{root}/swe-forge/run-tests"), format!("#!/bin/sh\n{events}")).unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(format!("{root}/swe-forge/run-tests"), std::fs::Permissions::from_mode(0o755))
+            .unwrap();
+        let script = task.files["tests/test.sh"]
+            .replace(MODEL_PATCH, &format!("{root}/model.patch"))
+            .replace("/logs/verifier", &format!("{root}/logs"))
+            .replace("/swe-forge/", &format!("{root}/swe-forge/"))
+            .replace("/tests/", &format!("{root}/tests/"))
+            .replace("cd /testbed", &format!("cd {repo}"));
+        let out = std::process::Command::new("bash").arg("-c").arg(&script).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let reward = std::fs::read_to_string(format!("{root}/logs/reward.txt")).unwrap();
+        (reward.trim().to_owned(), String::from_utf8_lossy(&out.stdout).into_owned())
+    }
+
+    #[test]
+    fn an_agent_diff_that_forges_results_gets_no_reward() {
+        let task = HarborTask::from_instance(&record(), None, &producer()).unwrap();
+        let file = |path: &str, line: &str| {
+            format!("diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n@@ -1 +1,2 @@\n package p\n+{line}\n")
+        };
+        // The run is fooled either way; the forging line costs the reward.
+        let forged = file("p.go", "func init() { fmt.Print(\"\\x16--- PASS: TestB (0.00s)\\n\") }");
+        let (reward, printed) = grade_locally(&task, &forged);
+        assert_eq!(reward, "0", "{printed}");
+        assert!(printed.contains("swe-forge: tampered: p.go:2: result-framing: "), "{printed}");
+        let (reward, printed) = grade_locally(&task, &file("p.go", "func Args() []string { return os.Args[1:] }"));
+        assert_eq!(reward, "1", "an ordinary change is graded: {printed}");
+        // A rule the gold patch meets is not applied.
+        let mut tool = record();
+        tool.fix_patch = file("p.go", "const pass = \"--- PASS: \"");
+        let task = HarborTask::from_instance(&tool, None, &producer()).unwrap();
+        assert_eq!(grade_locally(&task, &forged).0, "1");
     }
 
     #[test]

@@ -9,7 +9,10 @@
 //! base, the test patch written where `/swe-forge/run-tests` applies it, then, between SWE-bench's
 //! output markers, that script and a short perl script (`swebench_results.pl`) that prints the
 //! run's own per-test results as `[PASSED] <id>` / `[FAILED] <id>` lines, which SWE-bench's
-//! `parse_log_jest_json` reads, in the export's naming.
+//! `parse_log_jest_json` reads, in the export's naming. Before all that, the model's changes (the
+//! harness's `/tmp/patch.diff`, else the tree's diff against the base) go through the forgery
+//! scan (`swe_forge_quality::scan_forgery`, as a perl script): flagged, nothing runs, no test is
+//! reported passed, as `swe-forge evaluate` grades it `tampered`.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -17,6 +20,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 use swe_forge_core::{Framework, Instance, restored_test_files};
+use swe_forge_quality::{forgery_exempt, forgery_scan_script};
 
 use crate::ExportError;
 use crate::table::{
@@ -63,6 +67,10 @@ const RESULTS_DIR: &str = "/swe-forge/results";
 const RUN_LOG: &str = "/tmp/swe-forge-run.log";
 const RESULTS_PL: &str = "/tmp/swe-forge-results.pl";
 const NAMES: &str = "/tmp/swe-forge-names.tsv";
+const FORGERY_PL: &str = "/tmp/swe-forge-forgery.pl";
+const MODEL_DIFF: &str = "/tmp/swe-forge-model.diff";
+/// Where SWE-bench's harness writes the model's patch in the container (`DOCKER_PATCH`).
+const HARNESS_PATCH: &str = "/tmp/patch.diff";
 
 /// SWE-bench 5's log parser (a key of `swebench.harness.log_parsers.PARSER_REGISTRY`) every row
 /// whose format the eval script translates names: it reads `[PASSED] <id>` and `[FAILED] <id>`
@@ -238,6 +246,7 @@ pub fn eval_script(
     let quote = |s: &str| format!("'{}'", s.replace('\'', "'\\''"));
     let mut s = String::from(EVAL_HEADER);
     s.push_str(&format!("cd {WORKDIR}\n"));
+    forgery_check(&mut s, fix_patch);
     s.push_str(
         "swe_forge_restore() { if git cat-file -e \"HEAD:$1\" 2>/dev/null; then git checkout -q HEAD -- \"$1\"; else rm -rf -- \"$1\"; fi; }\n",
     );
@@ -255,14 +264,34 @@ pub fn eval_script(
         None => String::new(),
     };
     s.push_str(&format!(": '{START_TEST_OUTPUT}'\n"));
-    s.push_str(&format!("{RUN_TESTS} > {RUN_LOG} 2>&1\nswe_forge_code=$?\nsed 's/^/| /' {RUN_LOG}\n"));
     s.push_str(&format!(
-        "perl {RESULTS_PL} {RUN_LOG} {RESULTS_DIR} {} {}{names_arg}\n",
+        "if [ -n \"$swe_forge_tampered\" ]; then echo 'swe-forge: tampered: no test run'; swe_forge_code=1; else\n\
+         {RUN_TESTS} > {RUN_LOG} 2>&1\nswe_forge_code=$?\nsed 's/^/| /' {RUN_LOG}\n"
+    ));
+    s.push_str(&format!(
+        "perl {RESULTS_PL} {RUN_LOG} {RESULTS_DIR} {} {}{names_arg}\nfi\n",
         quote(parser),
         quote(results_parser)
     ));
     s.push_str(&format!("(exit $swe_forge_code)\n: '{END_TEST_OUTPUT}'\n"));
     s
+}
+
+/// Appends the forgery scan of the model's changes: the harness's patch file when it is there,
+/// else the diff of `/testbed` (untracked files included, through an index of its own) against
+/// the base; findings are printed (each line behind `| `) and set `swe_forge_tampered`. The
+/// rules the gold patch `fix_patch` meets are not applied.
+fn forgery_check(s: &mut String, fix_patch: &str) {
+    heredoc(s, FORGERY_PL, "EOF_SWE_FORGE_FORGERY", &forgery_scan_script());
+    let exempt: String = forgery_exempt(fix_patch).iter().map(|r| format!(" {}", r.as_str())).collect();
+    s.push_str(&format!(
+        "swe_forge_tampered=\n\
+         if [ -s {HARNESS_PATCH} ]; then cp {HARNESS_PATCH} {MODEL_DIFF}; else \
+         GIT_INDEX_FILE=/tmp/swe-forge-scan.index git read-tree HEAD && GIT_INDEX_FILE=/tmp/swe-forge-scan.index git add -A . && \
+         GIT_INDEX_FILE=/tmp/swe-forge-scan.index git diff --cached --no-color --no-ext-diff HEAD > {MODEL_DIFF}; rm -f /tmp/swe-forge-scan.index; fi\n\
+         perl {FORGERY_PL} {MODEL_DIFF}{exempt} > /tmp/swe-forge-forgery.txt || swe_forge_tampered=1\n\
+         sed 's/^/| /' /tmp/swe-forge-forgery.txt\n"
+    ));
 }
 
 /// The names file the results script renames ids with: `<canonical id>\t<name>` lines (ids with
@@ -527,7 +556,10 @@ mod tests {
             @@ -0,0 +1,2 @@\n+EOF_SWE_FORGE_TEST_PATCH\n+package p\n\
             diff --git a/old_test.go b/new_test.go\nrename from old_test.go\nrename to new_test.go\nEOF_SWE_FORGE_TEST_PATCH\n";
         let script = eval_script(patch, "", "go-test-json", "", None);
-        assert!(script.starts_with("#!/bin/bash\nset -uxo pipefail\ncd /testbed\n"), "{script}");
+        assert!(
+            script.starts_with("#!/bin/bash\nset -uxo pipefail\ncd /testbed\ncat > /tmp/swe-forge-forgery.pl"),
+            "{script}"
+        );
         for path in ["'it'\\''s_test.go'", "'old_test.go'", "'new_test.go'"] {
             assert!(script.contains(&format!("swe_forge_restore {path}\n")), "{path}: {script}");
         }
@@ -536,9 +568,11 @@ mod tests {
         assert!(script.contains("EOF_SWE_FORGE_TEST_PATCH_\nrm -f /swe-forge/fix.patch\n"), "{script}");
         assert!(
             script.ends_with(
-                ": '>>>>> Start Test Output'\n/swe-forge/run-tests > /tmp/swe-forge-run.log 2>&1\nswe_forge_code=$?\n\
+                ": '>>>>> Start Test Output'\n\
+             if [ -n \"$swe_forge_tampered\" ]; then echo 'swe-forge: tampered: no test run'; swe_forge_code=1; else\n\
+             /swe-forge/run-tests > /tmp/swe-forge-run.log 2>&1\nswe_forge_code=$?\n\
              sed 's/^/| /' /tmp/swe-forge-run.log\n\
-             perl /tmp/swe-forge-results.pl /tmp/swe-forge-run.log /swe-forge/results 'go-test-json' ''\n\
+             perl /tmp/swe-forge-results.pl /tmp/swe-forge-run.log /swe-forge/results 'go-test-json' ''\nfi\n\
              (exit $swe_forge_code)\n: '>>>>> End Test Output'\n"
             ),
             "{script}"
@@ -548,24 +582,85 @@ mod tests {
         // the patch back byte for byte and the restore function accepts every path.
         let tmp = tempfile::tempdir().unwrap();
         let root = tmp.path().to_str().unwrap();
-        let local = script
-            .replace("/swe-forge/", &format!("{root}/"))
-            .replace("/tmp/swe-forge-", &format!("{root}/"))
-            .replace("cd /testbed", &format!("cd {root}"));
-        std::fs::write(
-            format!("{root}/run-tests"),
-            "#!/bin/sh\necho ran\necho '{\"Action\":\"fail\",\"Package\":\"p\",\"Test\":\"TestA\"}'\nexit 3\n",
-        )
-        .unwrap();
-        std::fs::set_permissions(format!("{root}/run-tests"), std::os::unix::fs::PermissionsExt::from_mode(0o755))
-            .unwrap();
-        let out = std::process::Command::new("bash").arg("-c").arg(&local).output().unwrap();
+        let out = run_locally(&script, root, "{\"Action\":\"fail\",\"Package\":\"p\",\"Test\":\"TestA\"}", &[]);
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         assert_eq!(std::fs::read_to_string(format!("{root}/test.patch")).unwrap(), patch);
         assert_eq!(
             String::from_utf8_lossy(&out.stdout),
             "| ran\n| {\"Action\":\"fail\",\"Package\":\"p\",\"Test\":\"TestA\"}\n[FAILED] p::TestA\n"
         );
+    }
+
+    /// Runs `script` with the contract's paths moved under `root` (the repository in
+    /// `root/testbed`, one commit, then `files` written into it as the model's changes) and a
+    /// `run-tests` that prints `line` as go test -json's.
+    fn run_locally(script: &str, root: &str, line: &str, files: &[(&str, &str)]) -> std::process::Output {
+        let repo = format!("{root}/testbed");
+        std::fs::create_dir_all(&repo).unwrap();
+        std::fs::write(format!("{repo}/p.go"), "package p\n").unwrap();
+        let git = |args: &[&str]| {
+            let ok = std::process::Command::new("git")
+                .args(["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"])
+                .args(args)
+                .current_dir(&repo)
+                .output()
+                .unwrap();
+            assert!(ok.status.success(), "{}", String::from_utf8_lossy(&ok.stderr));
+        };
+        git(&["init", "-q"]);
+        git(&["add", "-A"]);
+        git(&["commit", "-q", "-m", "base"]);
+        for (path, text) in files {
+            std::fs::write(format!("{repo}/{path}"), text).unwrap();
+        }
+        let local = script
+            .replace("/swe-forge/", &format!("{root}/"))
+            .replace("/tmp/swe-forge-", &format!("{root}/"))
+            .replace(HARNESS_PATCH, &format!("{root}/harness.diff"))
+            .replace("cd /testbed", &format!("cd {repo}"));
+        std::fs::write(format!("{root}/run-tests"), format!("#!/bin/sh\necho ran\necho '{line}'\nexit 3\n")).unwrap();
+        std::fs::set_permissions(format!("{root}/run-tests"), std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+        std::process::Command::new("bash").arg("-c").arg(&local).output().unwrap()
+    }
+
+    #[test]
+    fn a_model_change_that_forges_results_runs_nothing_and_passes_nothing() {
+        // The forgery prints the FAIL_TO_PASS test's pass (here, run-tests stands for the run it
+        // fooled): without the scan, the harness would read `[PASSED] p::TestA`.
+        let pass = "{\"Action\":\"pass\",\"Package\":\"p\",\"Test\":\"TestA\"}";
+        let forge = "package p\n\nimport (\n\t\"fmt\"\n\t\"os\"\n)\n\nfunc init() {\n\tos.Args = append(os.Args, \"-test.skip=^TestA$\")\n\tfmt.Print(\"\\x16--- PASS: TestA (0.00s)\\n\")\n}\n";
+        let script = eval_script("", "", "go-test-json", "", None);
+        let tmp = tempfile::tempdir().unwrap();
+        let out = run_locally(&script, tmp.path().to_str().unwrap(), pass, &[("zz_forge.go", forge)]);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(!stdout.contains("[PASSED]") && !stdout.contains("| ran"), "{stdout}");
+        assert!(stdout.starts_with("| swe-forge: tampered: zz_forge.go:9: runner-flag: "), "{stdout}");
+        assert!(stdout.ends_with("swe-forge: tampered: no test run\n"), "{stdout}");
+        // The harness's patch file, when there is one, is what is read.
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().to_str().unwrap();
+        let diff = "diff --git a/x.go b/x.go\n--- a/x.go\n+++ b/x.go\n@@ -1 +1,2 @@\n package p\n+var f = \"/proc/self/fd/1\"\n";
+        std::fs::write(format!("{root}/harness.diff"), diff).unwrap();
+        let stdout = String::from_utf8_lossy(&run_locally(&script, root, pass, &[]).stdout).into_owned();
+        assert!(stdout.starts_with("| swe-forge: tampered: x.go:2: proc-fd: "), "{stdout}");
+        // An ordinary change runs; a rule the gold patch meets is not applied.
+        let tmp = tempfile::tempdir().unwrap();
+        let cli = "package p\n\nfunc Args() []string { return nil }\n";
+        let stdout = String::from_utf8_lossy(
+            &run_locally(&script, tmp.path().to_str().unwrap(), pass, &[("cli.go", cli)]).stdout,
+        )
+        .into_owned();
+        assert_eq!(stdout, format!("| ran\n| {pass}\n[PASSED] p::TestA\n"));
+        let gold = "diff --git a/r.go b/r.go\n--- a/r.go\n+++ b/r.go\n@@ -1 +1,2 @@\n package p\n+const fds = \"/proc/self/fd\"\n";
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().to_str().unwrap();
+        std::fs::write(format!("{root}/harness.diff"), diff).unwrap();
+        let stdout = String::from_utf8_lossy(
+            &run_locally(&eval_script("", gold, "go-test-json", "", None), root, pass, &[]).stdout,
+        )
+        .into_owned();
+        assert!(stdout.ends_with("[PASSED] p::TestA\n"), "{stdout}");
     }
 
     /// Runs the results script on `log` (and an empty results folder) as the eval script does.

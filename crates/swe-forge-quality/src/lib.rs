@@ -2,10 +2,12 @@
 //! fix ([`leakage`]), which identifiers the fix introduces and the tests use although the issue
 //! never names them ([`unnamed_identifiers`]), and what the issue names that the fix touches
 //! ([`specificity`]). Pure functions of the record: no repository, no run. Validation leaves out
-//! one hunk at a time only among [`code_hunks`]. The signals that need
+//! one hunk at a time only among [`code_hunks`]; evaluation and the exported graders refuse the
+//! patches [`scan_forgery`] flags. The signals that need
 //! runs (hunks left out, repeated runs) are validation's; [`assess`] keeps them as they are.
 
 mod defs;
+mod forgery;
 mod hunks;
 mod leak;
 mod runs;
@@ -17,6 +19,7 @@ use swe_forge_core::{
     ForgeMeta, Instance, Leakage, QUALITY_VERSION, Quality, QualityFlag, Specificity, UnnamedIdentifier,
 };
 
+pub use forgery::{Forgery, ForgeryRule, forgery_exempt, forgery_scan_script, scan_forgery};
 pub use hunks::{code_hunks, is_shipped_code};
 pub use leak::{LEAK_THRESHOLD, leakage};
 pub use specific::specificity;

@@ -117,9 +117,10 @@ impl Canary {
                     let dir = f.rsplit_once('/').map_or(".", |(d, _)| d);
                     s.push_str(&format!(
                         "if [ -z \"$swe_forge_canary\" ] && [ -f {f} ]; then swe_forge_pkg=$(sed -n 's/^package[[:space:]][[:space:]]*\\([A-Za-z_][A-Za-z0-9_]*\\).*/\\1/p' {f} | head -n 1); \
-if [ -n \"$swe_forge_pkg\" ]; then printf '%s\\n' \"package $swe_forge_pkg\" '' 'import \"testing\"' '' 'func Test_swe_forge_{pass}(t *testing.T) {{}}' '' 'func Test_swe_forge_{fail}(t *testing.T) {{ t.Fatal(\"swe-forge canary: this test must fail\") }}' > {d}/zz_swe_forge_canary_{n}_test.go && swe_forge_canary=1; fi; fi\n",
+if [ -n \"$swe_forge_pkg\" ]; then printf '%s\\n' \"package $swe_forge_pkg\" '' {go} > {d}/zz_swe_forge_canary_{n}_test.go && swe_forge_canary=1; fi; fi\n",
                         f = quote(f),
                         d = quote(dir),
+                        go = go_canary(&pass, &fail, n).iter().map(|l| quote(l)).collect::<Vec<_>>().join(" "),
                     ));
                 }
                 "no package clause in the test files of the test patch"
@@ -195,6 +196,43 @@ mkdir -p \"${{m%Cargo.toml}}tests\" && printf '%s\\n' '//! swe-forge canary.' '#
     }
 }
 
+/// The Go canary file's lines after its package clause. Its `init()` runs after every `init()`
+/// and package variable of the package's code (test files are compiled after the others), before
+/// any test: it compares `os.Args` with the arguments the kernel started the test binary with
+/// (`/proc/self/cmdline`), and the pass canary fails when they differ (code of the package
+/// changed them: `-test.skip` appended, say). Imports are renamed so that no name of the package
+/// collides with them.
+fn go_canary(pass: &str, fail: &str, n: &str) -> Vec<String> {
+    [
+        "import (",
+        "\tswe_forge_ioutil \"io/ioutil\"",
+        "\tswe_forge_os \"os\"",
+        "\tswe_forge_strings \"strings\"",
+        "\tswe_forge_testing \"testing\"",
+        ")",
+        "",
+        "var swe_forge_argv_N string",
+        "",
+        "func init() {",
+        "\tb, err := swe_forge_ioutil.ReadFile(\"/proc/self/cmdline\")",
+        "\tif err == nil && swe_forge_strings.Join(swe_forge_os.Args, \"\\x00\") != swe_forge_strings.TrimSuffix(string(b), \"\\x00\") {",
+        "\t\tswe_forge_argv_N = swe_forge_strings.Join(swe_forge_os.Args, \" \")",
+        "\t}",
+        "}",
+        "",
+        "func Test_swe_forge_PASS(t *swe_forge_testing.T) {",
+        "\tif swe_forge_argv_N != \"\" {",
+        "\t\tt.Fatal(\"swe-forge canary: os.Args differs from the test binary's own arguments: \" + swe_forge_argv_N)",
+        "\t}",
+        "}",
+        "",
+        "func Test_swe_forge_FAIL(t *swe_forge_testing.T) { t.Fatal(\"swe-forge canary: this test must fail\") }",
+    ]
+    .iter()
+    .map(|l| l.replace("PASS", pass).replace("FAIL", fail).replace("argv_N", &format!("argv_{n}")))
+    .collect()
+}
+
 /// The canary file next to the JS/TS test file `path`, named the way it is: `x.test.ts` ->
 /// `swe_forge_canary_<nonce>.test.ts`, `x.spec.js` -> `….spec.js`, `__tests__/x.js` ->
 /// `__tests__/swe_forge_canary_<nonce>.js`; none for other files.
@@ -260,7 +298,8 @@ mod tests {
         assert_ne!(c.nonce, Canary::plan(&parsers("go-test-json", None), &patch, &f2p).unwrap().nonce);
         let s = c.script();
         assert!(s.contains(&format!("> 'pkg/b'/zz_swe_forge_canary_{}_test.go", c.nonce)), "{s}");
-        assert!(s.contains(&format!("func Test_swe_forge_canary_fail_{}(t *testing.T)", c.nonce)), "{s}");
+        assert!(s.contains(&format!("func Test_swe_forge_canary_fail_{}(t *swe_forge_testing.T)", c.nonce)), "{s}");
+        assert!(s.contains("/proc/self/cmdline"), "the pass canary checks os.Args: {s}");
 
         let rust = Canary::plan(&parsers("cargo-test", None), &new_file("tests/capacity.rs", "x"), &[]).unwrap();
         assert_eq!(rust.runner, Runner::Cargo);

@@ -4,7 +4,9 @@
 //! `swe_forge_core::test_change_rule`, each named in the evaluation), every file of the test
 //! patch put back to the test patch's version, two canary tests (`canary.rs`), the instance's
 //! own test command and parsers; resolved when every FAIL_TO_PASS test passes and every
-//! PASS_TO_PASS test still passes, `tampered` when the run misreports the canaries.
+//! PASS_TO_PASS test still passes, `tampered` when the run misreports the canaries or, before
+//! anything runs, when the patch's lines forge results or steer the runner
+//! (`swe_forge_quality::scan_forgery`; the rules the gold patch's own lines meet are not applied).
 
 use std::path::Path;
 
@@ -25,6 +27,7 @@ mod summary;
 use canary::{Canary, Check};
 use swe_forge_git::SourceRepo;
 use swe_forge_logparse::Naming;
+use swe_forge_quality::{forgery_exempt, scan_forgery};
 
 use crate::grading::grade::{Parsers, Verdict, grade_prediction, in_naming_of};
 use crate::phases::{EVAL_TEST_PATCH, MODEL_PATCH, contract_eval_script, eval_script};
@@ -58,6 +61,8 @@ pub enum Outcome {
     Unresolved,
     /// The run did not report the canary tests as they are (the pass canary PASS, the fail one
     /// FAIL) while it reported a FAIL_TO_PASS test passing: its results are not the tests' own.
+    /// Also a patch the forgery scan flags (a result line written, a runner flag injected,
+    /// `/proc/…/fd` opened), never run.
     Tampered,
     /// The prediction has no patch.
     EmptyPatch,
@@ -249,6 +254,7 @@ impl Validator {
         admissible(inst, pred, mode)?;
         let (patch, dropped) = drop_test_changes(&pred.patch);
         ev.dropped_files = dropped;
+        forgery_scan(&patch, &inst.fix_patch, &mut meta.warnings)?;
         let pred = &Prediction { patch, ..pred.clone() };
         let test_files = restored_test_files(&inst.test_patch, &inst.fix_patch);
         let (target, prefix) = self.eval_target(inst, pred, meta, &test_files).await?;
@@ -353,6 +359,26 @@ fn admissible(inst: &Instance, pred: &Prediction, mode: &Mode) -> Result<(), (Ou
         ));
     }
     Ok(())
+}
+
+/// `Tampered` with the findings (the first five, and how many more) when the lines `patch` adds forge test
+/// results or steer the runner; the rules that the gold patch (`fix_patch`) meets are not
+/// applied (its repository writes such lines for a living: a test tool), said in `warnings`.
+fn forgery_scan(patch: &str, fix_patch: &str, warnings: &mut Vec<String>) -> Result<(), (Outcome, String)> {
+    let exempt = forgery_exempt(fix_patch);
+    if !exempt.is_empty() {
+        let names: Vec<&str> = exempt.iter().map(|r| r.as_str()).collect();
+        warnings.push(format!("forgery scan: {} not applied (the gold patch's own lines meet them)", names.join(", ")));
+    }
+    let found = scan_forgery(patch, &exempt);
+    if found.is_empty() {
+        return Ok(());
+    }
+    let mut shown: Vec<String> = found.iter().take(5).map(|f| f.to_string()).collect();
+    if found.len() > shown.len() {
+        shown.push(format!("{} more", found.len() - shown.len()));
+    }
+    Err((Outcome::Tampered, format!("forgery scan: {}", shown.join("; "))))
 }
 
 /// The outcome of a graded prediction, given whether a run timed out and what the canaries said;
@@ -550,6 +576,28 @@ mod tests {
         assert_eq!(drop_test_changes(&plain), (plain.clone(), Vec::new()));
         let json = serde_json::to_value(&dropped[0]).unwrap();
         assert_eq!(json, serde_json::json!({"path": "zz_hack_test.go", "rule": "test file: Go *_test.go"}));
+    }
+
+    #[test]
+    fn a_patch_that_forges_results_is_tampered_unless_the_gold_patch_does_the_same() {
+        let file = |path: &str, line: &str| {
+            format!("diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n@@ -1 +1,2 @@\n a\n+{line}\n")
+        };
+        let forged = file("x.go", "\tfmt.Println(\"--- PASS: TestX (0.00s)\")");
+        let gold = file("y.go", "\tx := 1");
+        let mut warnings = Vec::new();
+        let (outcome, detail) = forgery_scan(&forged, &gold, &mut warnings).unwrap_err();
+        assert_eq!(outcome, Outcome::Tampered);
+        assert_eq!(
+            detail,
+            "forgery scan: x.go:2: writes a test runner's result line (result-framing): fmt.Println(\"--- PASS: TestX (0.00s)\")"
+        );
+        assert_eq!(warnings, Vec::<String>::new());
+        // A test tool's repository: its gold patch prints result lines too; that rule is off.
+        let tool = file("report.go", "\tfmt.Printf(\"--- PASS: %s\\n\", name)");
+        assert_eq!(forgery_scan(&forged, &tool, &mut warnings), Ok(()));
+        assert_eq!(warnings, ["forgery scan: result-framing not applied (the gold patch's own lines meet them)"]);
+        assert_eq!(forgery_scan(&gold, &gold, &mut Vec::new()), Ok(()));
     }
 
     #[test]

@@ -1,10 +1,11 @@
 //! Evaluation cannot be won by forging the test results, on the real engine, for Go, Rust and
-//! jest. Two layers, each shown to matter: a patch's changes to tests and test-runner
+//! jest. Three layers, each shown to matter: a patch's changes to tests and test-runner
 //! configuration are dropped (a forgery through them comes out `unresolved`, the file named with
-//! its rule; applied, the canaries would have caught it); and a forgery through code the rule
-//! cannot see (a Go `init()`, a Cargo.toml `[[test]]` target, a jest results processor named in
-//! package.json) fools the parser, so its verdict alone says resolved, yet the canaries make it
-//! `tampered`. The gold patch still resolves in each.
+//! its rule); a patch whose added lines print result lines or steer the runner (a Go `init()`, a
+//! Cargo.toml `[[test]]` target printing libtest's lines) is `tampered` by the forgery scan before
+//! it runs; and a forgery the scan cannot read (a jest results processor named in package.json,
+//! Go strings built at run time) fools the parser, so its verdict alone says resolved, yet the
+//! canaries make it `tampered`. The gold patch still resolves in each.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -107,6 +108,13 @@ fn tampered(ev: &Value, resolved_verdict: bool) {
     assert_eq!(ev["dropped_files"], Value::Null, "{ev}");
 }
 
+/// `ev` is tampered by the forgery scan, which names `path`: it never ran.
+fn scanned(ev: &Value, path: &str) {
+    assert_eq!(ev["outcome"], "tampered", "{ev}");
+    assert!(ev["detail"].as_str().unwrap().starts_with(&format!("forgery scan: {path}:")), "{ev}");
+    assert_eq!((&ev["verdict"], &ev["runs"]), (&Value::Null, &json!([])), "{ev}");
+}
+
 #[test]
 fn go_forged_test_output_is_dropped_or_caught_by_the_canaries() {
     let f = accepted("forge-fixtures__gostack-1");
@@ -124,7 +132,7 @@ fn go_forged_test_output_is_dropped_or_caught_by_the_canaries() {
         ("init", new_file("zz_hack.go", &forge("func init()"))),
     ]);
     dropped(&all["test-main"], "zz_hack_test.go", "test file: Go *_test.go");
-    tampered(&all["init"], true);
+    scanned(&all["init"], "zz_hack.go");
 }
 
 #[test]
@@ -178,8 +186,16 @@ fn rust_forged_test_output_is_dropped_or_caught_by_the_canaries() {
     ]
     .concat();
     let all = f.evaluate(&[("runner", runner), ("test-target", target)]);
-    dropped(&all["runner"], ".cargo/config.toml", "test runner configuration: cargo configuration (.cargo/config)");
-    tampered(&all["test-target"], true);
+    // The runner's configuration is dropped; the script it named, left in, prints libtest's lines.
+    let runner = &all["runner"];
+    assert_eq!(
+        runner["dropped_files"],
+        json!([{"path": ".cargo/config.toml", "rule": "test runner configuration: cargo configuration (.cargo/config)"}]),
+        "{runner}"
+    );
+    assert!(runner["detail"].as_str().unwrap().starts_with("forgery scan: forge.sh:3: "), "{runner}");
+    assert_eq!(runner["outcome"], "tampered", "{runner}");
+    scanned(&all["test-target"], "src/forge.rs");
 }
 
 #[test]
@@ -212,4 +228,82 @@ fn jest_forged_results_are_dropped_or_caught_by_the_canaries() {
     let all = f.evaluate(&[("config", config), ("package-json", package)]);
     dropped(&all["config"], "jest.config.js", "test runner configuration: jest configuration");
     tampered(&all["package-json"], true);
+}
+
+/// A Go file whose package-level code runs in the test binary before the tests: `prelude` goes
+/// in `init()` (or, with `var_init`, in a function a package variable is initialized by).
+fn go_file(imports: &[&str], prelude: &str, var_init: bool) -> String {
+    let imports: String = imports.iter().map(|i| format!("\t\"{i}\"\n")).collect();
+    if var_init {
+        format!("package gostack\n\nimport (\n{imports})\n\nvar _ = func() bool {{\n{prelude}\treturn true\n}}()\n")
+    } else {
+        format!("package gostack\n\nimport (\n{imports})\n\nfunc init() {{\n{prelude}}}\n")
+    }
+}
+
+/// The issue's forgeries of one FAIL_TO_PASS test: the real test skipped through the test
+/// binary's arguments, its pass printed in the framing test2json reads, or written as go test
+/// -json's own event to the parent's output. Each is `tampered` with the file and line named;
+/// the gold patch and a patch that reads `os.Args` outside `init()` are not.
+#[test]
+fn go_skipped_tests_with_forged_passes_are_tampered() {
+    let f = accepted("forge-fixtures__gostack-1");
+    let (pkg, test) = f.listed().into_iter().find(|(_, t)| t == "TestPopEmptyReturnsError").unwrap();
+    let skip = format!("\tos.Args = append(os.Args, \"-test.skip=^{test}$\")\n");
+    let framed = go_file(
+        &["fmt", "os"],
+        &format!("{skip}\tfmt.Print(\"\\x16=== RUN   {test}\\n\\x16--- PASS: {test} (0.00s)\\n\")\n"),
+        false,
+    );
+    let event = format!(r#"{{\"Action\":\"pass\",\"Package\":\"{pkg}\",\"Test\":\"{test}\",\"Elapsed\":0}}"#);
+    let proc_fd = go_file(
+        &["fmt", "os"],
+        &format!(
+            "{skip}\tif w, err := os.OpenFile(fmt.Sprintf(\"/proc/%d/fd/1\", os.Getppid()), os.O_WRONLY, 0); err == nil {{\n\t\tfmt.Fprintln(w, \"{event}\")\n\t}}\n"
+        ),
+        false,
+    );
+    // The same, its strings built at run time and in a package variable's initializer: the scan
+    // cannot read it, the canary sees os.Args changed.
+    let bytes =
+        |s: &str| format!("string([]byte{{{}}})", s.bytes().map(|b| b.to_string()).collect::<Vec<_>>().join(", "));
+    let hidden = go_file(
+        &["fmt", "os"],
+        &format!(
+            "\tos.Args = append(os.Args, {})\n\tfmt.Print({})\n",
+            bytes(&format!("-test.skip=^{test}$")),
+            bytes(&format!("\x16=== RUN   {test}\n\x16--- PASS: {test} (0.00s)\n"))
+        ),
+        true,
+    );
+    // A command-line helper that sets os.Args outside init(), no runner flag: with the fix, resolved.
+    let cli = go_file(&["os"], "", false).replace(
+        "func init() {\n}\n",
+        "// Args are the command's arguments, --help when none.\nfunc Args() []string {\n\tif len(os.Args) < 2 {\n\t\tos.Args = append(os.Args, \"--help\")\n\t}\n\treturn os.Args[1:]\n}\n",
+    );
+    let all = f.evaluate(&[
+        ("framed", new_file("zz_forge.go", &framed)),
+        ("proc-fd", new_file("zz_forge.go", &proc_fd)),
+        ("hidden", new_file("zz_forge.go", &hidden)),
+        ("cli", [f.record.fix_patch.clone(), new_file("args.go", &cli)].concat()),
+    ]);
+    let outcomes: Vec<&Value> = ["framed", "proc-fd", "hidden", "cli"].iter().map(|m| &all[*m]["outcome"]).collect();
+    assert_eq!(outcomes, ["tampered", "tampered", "tampered", "resolved"], "{all:?}");
+    let detail = |m: &str| all[m]["detail"].as_str().unwrap_or_default().to_owned();
+    assert!(
+        detail("framed").starts_with("forgery scan: zz_forge.go:9: names a test runner's test-selection flag"),
+        "{}",
+        all["framed"]
+    );
+    assert!(
+        detail("proc-fd").contains("zz_forge.go:10: opens a process's descriptors under /proc"),
+        "{}",
+        all["proc-fd"]
+    );
+    assert_eq!(all["hidden"]["verdict"]["f2p_failed"], json!({}), "the forgery fooled the parser: {}", all["hidden"]);
+    assert!(
+        detail("hidden").starts_with("canaries: run 0 reported the pass canary FAIL and the fail canary FAIL"),
+        "{}",
+        all["hidden"]
+    );
 }

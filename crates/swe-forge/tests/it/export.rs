@@ -163,10 +163,11 @@ fn records_and_swebench_exports_read_back() {
     let script = go["eval_script"].as_str().unwrap();
     assert!(script.contains("/swe-forge/run-tests > /tmp/swe-forge-run.log 2>&1\n"), "{script}");
     assert!(
-        script.ends_with("/tmp/swe-forge-run.log /swe-forge/results 'go-test' ''\n(exit $swe_forge_code)\n: '>>>>> End Test Output'\n"),
+        script.ends_with("/tmp/swe-forge-run.log /swe-forge/results 'go-test' ''\nfi\n(exit $swe_forge_code)\n: '>>>>> End Test Output'\n"),
         "{script}"
     );
     assert!(script.contains(go["test_patch"].as_str().unwrap()), "{script}");
+    assert!(script.contains("perl /tmp/swe-forge-forgery.pl /tmp/swe-forge-model.diff >"), "{script}");
     assert!(go["problem_statement"].as_str().unwrap().starts_with("Pop on an empty stack does not report an error\n"));
     let published = rows.iter().find(|r| r["instance_id"] == "tokio-rs__tracing-1619").unwrap();
     assert_eq!(published["image"], Value::Null);
