@@ -59,6 +59,29 @@ pub(crate) fn missing_with_urls(repo: &SourceRepo, sha: &str, root: &Path, org: 
         .collect()
 }
 
+/// A rejection when the repository lacks the content of files of one of `commits` (a partial
+/// clone, a mirror fetched without its largest files): the trees cannot be written, and trying
+/// again, or another toolchain, changes nothing. `needs_network`: the content is on the
+/// repository's host.
+pub(crate) fn absent_content(repo: &SourceRepo, commits: &[&str]) -> Option<swe_forge_core::Rejection> {
+    for sha in commits {
+        let tree = repo.commit(sha).ok()?.tree_id();
+        let absent = repo.absent_blobs(tree).ok()?;
+        if let Some(first) = absent.first() {
+            let more = if absent.len() > 1 { format!(" and {} more", absent.len() - 1) } else { String::new() };
+            return Some(swe_forge_core::Rejection::new(
+                swe_forge_core::RejectReason::NeedsNetwork,
+                format!(
+                    "the repository lacks the content of {} file(s) at {sha} ({first}{more}): a partial clone, or a \
+                     mirror fetched without its largest files; give a complete clone (`git fetch --refetch`)",
+                    absent.len()
+                ),
+            ));
+        }
+    }
+    None
+}
+
 enum Found {
     Missing { path: String, commit: String, url: Option<String> },
     Unreadable(String),
@@ -83,5 +106,38 @@ fn walk(repo: &SourceRepo, sha: &str, at: &str, root: &Path, org: &str, depth: u
                 url: s.url.clone(),
             }),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A blob deleted from the object store (as a mirror fetched without its largest files): the
+    /// instance needs the network, naming the file, instead of an i/o error retried as the
+    /// machine's fault.
+    #[test]
+    fn a_file_whose_content_the_repository_lacks_needs_the_network() {
+        let dir = tempfile::tempdir().unwrap();
+        let git = |args: &[&str]| swe_forge_test_support::git(dir.path(), args);
+        git(&["init", "-q"]);
+        std::fs::create_dir_all(dir.path().join("data")).unwrap();
+        std::fs::write(dir.path().join("data/big.bin"), "large content\n").unwrap();
+        std::fs::write(dir.path().join("a.c"), "int a;\n").unwrap();
+        git(&["add", "-A"]);
+        git(&["commit", "-qm", "base"]);
+        let sha = git(&["rev-parse", "HEAD"]);
+        let repo = SourceRepo::open(dir.path()).unwrap();
+        assert!(absent_content(&repo, &[&sha]).is_none());
+        let blob = git(&["rev-parse", "HEAD:data/big.bin"]);
+        std::fs::remove_file(dir.path().join(".git/objects").join(&blob[..2]).join(&blob[2..])).unwrap();
+        let repo = SourceRepo::open(dir.path()).unwrap();
+        let r = absent_content(&repo, &[&sha]).expect("a lacking file is found");
+        assert_eq!(r.reason, swe_forge_core::RejectReason::NeedsNetwork);
+        assert!(
+            r.detail.contains("lacks the content of 1 file(s)") && r.detail.contains("data/big.bin"),
+            "{}",
+            r.detail
+        );
     }
 }

@@ -566,6 +566,9 @@ impl Validator {
         let mut building = building;
         let id = &inst.instance_id;
         let env_commit = self.env_commit(inst);
+        if let Some(r) = crate::submodules::absent_content(repo, &[&env_commit, &inst.base.sha]) {
+            return Err(r);
+        }
         let mut delay = Duration::from_secs(2);
         let mut tries = 0;
         let image = loop {
