@@ -48,7 +48,8 @@ pub use pkgmanager::{JS_DEPS_SH, PackageManager, package_manager};
 pub use recipe::{Fallback, Recipe, SETUP_NOTES, TEST_TARGET, Toolchain, check_override};
 pub use root::root_refusal;
 pub use standins::{
-    FetchDeclaration, StandIn, StandIns, fetch_declarations, stand_in_for_url, stand_in_table, stand_ins_for,
+    FetchDeclaration, StandIn, StandIns, fetch_declarations, patch_submodules, stand_in_for_url, stand_in_table,
+    stand_ins_for,
 };
 pub use sysdeps::{Missing, MissingKind, contents_ignore_case, contents_pattern, missing_dependency, pick_package};
 pub use testcmd::{

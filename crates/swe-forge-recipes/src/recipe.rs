@@ -397,7 +397,11 @@ impl Recipe {
             return Vec::new();
         }
         let mut notes = Vec::new();
-        let all = stand_ins.fetches.iter().map(|(_, s)| *s).chain(stand_ins.submodules.iter().map(|(_, s)| *s));
+        let all = stand_ins
+            .fetches
+            .iter()
+            .map(|(_, s)| *s)
+            .chain(stand_ins.submodules.iter().chain(&stand_ins.patch_submodules).map(|(_, s)| *s));
         for p in all.flat_map(|s| &s.packages) {
             if !self.ci_packages.contains(p) {
                 self.ci_packages.push(p.clone());
@@ -420,6 +424,16 @@ impl Recipe {
                     s.packages.join(", "),
                     d.name,
                     d.url
+                ));
+            }
+        }
+        if let Some(step) = crate::standins::submodule_step(&stand_ins.patch_submodules) {
+            self.pre_test.push(step);
+            for (path, s) in &stand_ins.patch_submodules {
+                notes.push(format!(
+                    "stand-in: Debian's {} ({}) for the submodule {path} a patch adds, before each test run",
+                    s.name,
+                    s.packages.join(", ")
                 ));
             }
         }

@@ -90,18 +90,21 @@ pub struct StandIns {
     pub fetches: Vec<(FetchDeclaration, &'static StandIn)>,
     /// Missing submodules (path in the tree) with a stand-in that has a source tree, and it.
     pub submodules: Vec<(String, &'static StandIn)>,
+    /// Submodules a patch adds (its `.gitmodules` lines), filled before each test run.
+    pub patch_submodules: Vec<(String, &'static StandIn)>,
 }
 
 impl StandIns {
     /// Whether nothing stands in.
     pub fn is_empty(&self) -> bool {
-        self.fetches.is_empty() && self.submodules.is_empty()
+        self.fetches.is_empty() && self.submodules.is_empty() && self.patch_submodules.is_empty()
     }
 }
 
-/// The stand-ins of a tree whose CMake files are `cmake_files` (their texts) and whose submodules
-/// without a local copy are `missing` (`(path, url)`).
-pub fn stand_ins_for(cmake_files: &[String], missing: &[(String, String)]) -> StandIns {
+/// The stand-ins of a tree whose CMake files are `cmake_files` (their texts), whose submodules
+/// without a local copy are `missing` and to which a patch adds the submodules `added` (`(path,
+/// url)` each).
+pub fn stand_ins_for(cmake_files: &[String], missing: &[(String, String)], added: &[(String, String)]) -> StandIns {
     let mut out = StandIns::default();
     for decl in cmake_files.iter().flat_map(|t| fetch_declarations(t)) {
         if let Some(s) = stand_in_for_url(&decl.url)
@@ -113,6 +116,46 @@ pub fn stand_ins_for(cmake_files: &[String], missing: &[(String, String)]) -> St
     for (path, url) in missing {
         if let Some(s) = stand_in_for_url(url).filter(|s| s.source.is_some()) {
             out.submodules.push((path.clone(), s));
+        }
+    }
+    for (path, url) in added {
+        if let Some(s) = stand_in_for_url(url).filter(|s| s.source.is_some())
+            && !out.submodules.iter().any(|(p, _)| p == path)
+        {
+            out.patch_submodules.push((path.clone(), s));
+        }
+    }
+    out
+}
+
+/// The submodules the patches add (`(path, url)`): the `path = ` and `url = ` lines each adds to
+/// `.gitmodules`, in order.
+pub fn patch_submodules(patches: &[&str]) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for patch in patches {
+        let mut in_gitmodules = false;
+        let mut path: Option<String> = None;
+        for line in patch.lines() {
+            if let Some(rest) = line.strip_prefix("diff --git ") {
+                in_gitmodules = rest.ends_with(" b/.gitmodules");
+                continue;
+            }
+            let Some(added) = line.strip_prefix('+').filter(|_| in_gitmodules && !line.starts_with("+++")) else {
+                continue;
+            };
+            let (key, value) = match added.split_once('=') {
+                Some((k, v)) => (k.trim(), v.trim()),
+                None => continue,
+            };
+            match key {
+                "path" => path = Some(value.to_owned()),
+                "url" => {
+                    if let Some(p) = path.take() {
+                        out.push((p, value.to_owned()));
+                    }
+                }
+                _ => {}
+            }
         }
     }
     out
@@ -181,7 +224,7 @@ FetchContent_Declare(local SOURCE_DIR ${CMAKE_SOURCE_DIR}/x)\n";
                 ("Catch2", "https://github.com/catchorg/Catch2.git")
             ]
         );
-        let s = stand_ins_for(&[cmake.to_owned()], &[]);
+        let s = stand_ins_for(&[cmake.to_owned()], &[], &[]);
         assert_eq!(
             cmake_options(&s.fetches),
             ["-DFETCHCONTENT_SOURCE_DIR_GOOGLETEST=/usr/src/googletest", "-DFETCHCONTENT_TRY_FIND_PACKAGE_MODE=ALWAYS"]
@@ -195,10 +238,27 @@ FetchContent_Declare(local SOURCE_DIR ${CMAKE_SOURCE_DIR}/x)\n";
             ("extern/catch".to_owned(), "https://github.com/catchorg/Catch2".to_owned()),
             ("extern/own".to_owned(), "https://github.com/forge/own".to_owned()),
         ];
-        let s = stand_ins_for(&[], &missing);
+        let s = stand_ins_for(&[], &missing, &[]);
         assert_eq!(s.submodules.iter().map(|(p, _)| p.as_str()).collect::<Vec<_>>(), ["extern/gtest"]);
         let step = submodule_step(&s.submodules).unwrap();
         assert!(step.contains("cp -a /usr/src/googletest/. extern/gtest/"), "{step}");
         assert!(step.starts_with("if [ -d /usr/src/googletest ] && [ -z \"$(ls -A extern/gtest"), "{step}");
+    }
+
+    #[test]
+    fn a_submodule_a_patch_adds_is_filled_before_each_run() {
+        let fix = "diff --git a/.gitmodules b/.gitmodules\nnew file mode 100644\n--- /dev/null\n+++ b/.gitmodules\n@@ -0,0 +1,3 @@\n\
++[submodule \"extern/gtest\"]\n+\tpath = extern/gtest\n+\turl = https://github.com/google/googletest.git\n\
+diff --git a/extern/gtest b/extern/gtest\nnew file mode 160000\n--- /dev/null\n+++ b/extern/gtest\n@@ -0,0 +1 @@\n+Subproject commit 0123\n";
+        let added = patch_submodules(&[fix, "diff --git a/x.c b/x.c\n+path = no\n"]);
+        assert_eq!(added, [("extern/gtest".to_owned(), "https://github.com/google/googletest.git".to_owned())]);
+        let s = stand_ins_for(&[], &[], &added);
+        assert_eq!(s.patch_submodules.len(), 1);
+        let mut r = crate::Recipe::named("c-cmake").unwrap();
+        r.ci_apt_packages = true;
+        let notes = r.use_stand_ins(&s);
+        assert!(r.pre_test.iter().any(|c| c.contains("cp -a /usr/src/googletest/. extern/gtest/")), "{:?}", r.pre_test);
+        assert!(r.ci_packages.contains(&"googletest".to_owned()));
+        assert!(notes[0].contains("the submodule extern/gtest a patch adds"), "{notes:?}");
     }
 }

@@ -907,7 +907,8 @@ impl Validator {
             .filter_map(|p| repo.file_at(sha, &p).map(|b| String::from_utf8_lossy(&b).into_owned()))
             .collect();
         let missing = crate::submodules::missing_with_urls(repo, sha, &self.settings.repos_root, &inst.org);
-        swe_forge_recipes::stand_ins_for(&cmake, &missing)
+        let added = swe_forge_recipes::patch_submodules(&[&inst.fix_patch, &inst.test_patch]);
+        swe_forge_recipes::stand_ins_for(&cmake, &missing, &added)
     }
 
     /// The test command as it will run, and what changed it: the script the project's CI runs
