@@ -46,72 +46,88 @@ pub enum Command {
     #[command(
         after_help = "Example:\n  swe-forge validate --records candidates.jsonl --repos repos/ -o validated.jsonl --jobs 2"
     )]
+    #[command(display_order = 3)]
     Validate(ValidateArgs),
     /// Export validated records to JSONL and Parquet.
     #[command(
         after_help = "Example:\n  swe-forge export --records validated.jsonl --jsonl out.jsonl --parquet out.parquet --format swebench"
     )]
+    #[command(display_order = 8)]
     Export(ExportArgs),
     /// Run the stages a pipeline file names (sources, filters, overrides, outputs).
     #[command(after_help = "Example:\n  swe-forge run pipelines/demo.toml")]
+    #[command(display_order = 10)]
     Run(RunArgs),
     /// Run pipelines/demo.toml over the bundled fixture repositories.
     #[command(after_help = "Example:\n  swe-forge demo")]
+    #[command(display_order = 1)]
     Demo(DemoArgs),
     /// Mine merged pull requests into candidate records, from GitHub or from a local mirror.
     #[command(
         after_help = "Examples:\n  swe-forge mine --mirror mirrors/org/repo -o candidates.jsonl --since 2024-01-01 --issues-export issues.json\n  swe-forge mine --github-repo org/name --repos repos/ -o candidates.jsonl   # GITHUB_TOKEN set"
     )]
+    #[command(display_order = 2)]
     Mine(MineArgs),
     /// Parse a test log or results directory into per-test statuses (JSON lines on stdout).
     #[command(after_help = "Example:\n  swe-forge parse work/logs/org__repo-1/fix.log")]
+    #[command(display_order = 13)]
     Parse(ParseArgs),
     /// Re-validate published records (test lists included) under a profile and report, instance by
     /// instance, whether their FAIL_TO_PASS and PASS_TO_PASS lists hold, and why not.
     #[command(
         after_help = "Example:\n  swe-forge revalidate --records published.jsonl --repos mirrors/ --profile msb -o audit/"
     )]
+    #[command(display_order = 11)]
     Revalidate(RevalidateArgs),
     /// Evaluate predictions (a model's patches, or `gold`) on a validated dataset: each patch
     /// applied in its instance's image, the test files put back to the test patch's version,
     /// the tests run; resolved when every FAIL_TO_PASS and PASS_TO_PASS test passes.
+    #[command(display_order = 9)]
     Evaluate(Box<EvaluateArgs>),
     /// Re-derive statuses, categories and verdicts of validated records from their kept logs,
     /// with this build's parsers, without running any container.
     #[command(
         after_help = "Example:\n  swe-forge regrade --records validated.jsonl --work-dir validated.work -o regraded.jsonl"
     )]
+    #[command(display_order = 12)]
     Regrade(RegradeArgs),
     /// Serve the review page for a dataset on 127.0.0.1 (questionnaire, diffs, tests, logs).
     #[command(after_help = "Example:\n  swe-forge review --dataset validated.jsonl --work-dir validated.work")]
+    #[command(display_order = 4)]
     Review(crate::commands::review::ReviewArgs),
     /// Put difficulty labels, review decisions and duplicate marks on records; write splits.
     #[command(after_help = "Example:\n  swe-forge curate --dataset validated.jsonl -o curated.jsonl --splits splits/")]
+    #[command(display_order = 5)]
     Curate(crate::commands::curate::CurateArgs),
     /// Write a dataset card (README.md with counts, funnel, distributions and SVG plots).
     #[command(after_help = "Example:\n  swe-forge report --dataset curated.jsonl -o card/")]
+    #[command(display_order = 6)]
     Report(crate::commands::report::ReportArgs),
     /// Write a dataset folder for the Hugging Face Hub: Parquet files under data/ (each instance
     /// once) and README.md (front matter naming the configurations' files, license, tags, size;
     /// then the dataset card).
     #[command(after_help = "Example:\n  swe-forge publish --dataset curated.jsonl -o hub/ --license mit")]
+    #[command(display_order = 7)]
     Publish(crate::commands::publish::PublishArgs),
     /// Benchmarks whose results are written down in docs/benchmarks/.
     #[command(
         subcommand,
         after_help = "Examples:\n  swe-forge bench overhead pipelines/demo.toml --repeat 3\n  swe-forge bench runs --repeat 10 --script-ms 1000\n  swe-forge bench scale --sizes 1000,10000"
     )]
+    #[command(display_order = 15)]
     Bench(BenchCommand),
     /// Manage swe-forge's Docker images.
     #[command(
         subcommand,
         after_help = "Examples:\n  swe-forge images list\n  swe-forge images prune --keep validated.jsonl --dry-run\n  swe-forge images push --records validated.jsonl --registry localhost:5000"
     )]
+    #[command(display_order = 14)]
     Images(ImagesCommand),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
     #[command(
         after_help = "Example:\n  swe-forge completions bash > ~/.local/share/bash-completion/completions/swe-forge"
     )]
+    #[command(display_order = 16)]
     Completions {
         /// The shell.
         shell: clap_complete::Shell,
@@ -852,6 +868,22 @@ mod tests {
             sub = sub.find_subcommand_mut(name).unwrap_or_else(|| panic!("no subcommand {name}"));
         }
         sub.render_long_help().to_string()
+    }
+
+    /// `swe-forge --help` lists the commands in the order a user runs them (issue #58): mine,
+    /// validate, review, curate, report, publish, export, evaluate; tools after.
+    #[test]
+    fn commands_are_listed_in_workflow_order() {
+        let text = help(&[]);
+        let listed: Vec<&str> = text
+            .lines()
+            .skip_while(|l| !l.starts_with("Commands:"))
+            .skip(1)
+            .take_while(|l| l.starts_with("  "))
+            .filter_map(|l| l.split_whitespace().next())
+            .collect();
+        let workflow = ["demo", "mine", "validate", "review", "curate", "report", "publish", "export", "evaluate"];
+        assert_eq!(listed[..workflow.len()], workflow, "{listed:?}");
     }
 
     /// Each command's help speaks of what it does: evaluation evaluates predictions and has no
