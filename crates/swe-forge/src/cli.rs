@@ -28,14 +28,14 @@ pub struct Cli {
 pub struct Global {
     /// Print debug logs: `-v` swe-forge's own, `-vv` every library's too (the Docker client's,
     /// hyper's, ...), `-vvv` trace (or set SWE_FORGE_LOG, e.g. `swe_forge_docker=debug`).
-    #[arg(long, short, global = true, action = clap::ArgAction::Count, conflicts_with = "quiet")]
+    #[arg(long, short, global = true, help_heading = "Global options", action = clap::ArgAction::Count, conflicts_with = "quiet")]
     pub verbose: u8,
     /// Print only results and errors: no progress bars, no per-instance lines.
-    #[arg(long, short, global = true)]
+    #[arg(long, short, global = true, help_heading = "Global options")]
     pub quiet: bool,
     /// When log lines carry colour: `auto` (on a terminal, unless NO_COLOR is set), `always`,
     /// `never`.
-    #[arg(long, global = true, value_enum, default_value_t = crate::terminal::ColorWhen::Auto)]
+    #[arg(long, global = true, help_heading = "Global options", value_enum, default_value_t = crate::terminal::ColorWhen::Auto)]
     pub color: crate::terminal::ColorWhen,
 }
 
@@ -868,6 +868,18 @@ mod tests {
             sub = sub.find_subcommand_mut(name).unwrap_or_else(|| panic!("no subcommand {name}"));
         }
         sub.render_long_help().to_string()
+    }
+
+    /// A command's help shows the global flags under a heading of their own, after its own.
+    #[test]
+    fn global_flags_are_apart_from_a_commands_own() {
+        let mut cmd = Cli::command();
+        cmd.build();
+        let text = cmd.find_subcommand_mut("validate").unwrap().render_long_help().to_string();
+        let own = text.find("Options:").expect("its own options");
+        let global = text.find("Global options:").expect("a heading of their own");
+        assert!(own < global, "{text}");
+        assert!(text[global..].contains("--quiet") && !text[own..global].contains("--quiet"), "{text}");
     }
 
     /// `swe-forge --help` lists the commands in the order a user runs them (issue #58): mine,
