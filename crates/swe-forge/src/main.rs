@@ -50,14 +50,30 @@ fn main() -> ExitCode {
             if !matches!(exit, Exit::Interrupted | Exit::BrokenPipe) {
                 // Causes may quote API answers, names and records: no control characters, and no
                 // input line of megabytes (a parser's error quotes the line).
-                eprintln!("error: {}", terminal::clean_error(&e.to_string()));
-                for cause in e.chain().skip(1) {
-                    eprintln!("  caused by: {}", terminal::clean_error(&cause.to_string()));
+                for line in error_lines(&e) {
+                    eprintln!("{line}");
                 }
             }
             exit.into()
         }
     }
+}
+
+/// The lines that report `e`: `error: ` and its message, then `  caused by: ` and each cause the
+/// message above it does not already quote. An error that puts its source's text in its own
+/// message (`writing out.jsonl: No space left on device (os error 28)`) and gives it as its
+/// source too would otherwise say the cause twice.
+fn error_lines(e: &anyhow::Error) -> Vec<String> {
+    let mut lines = vec![format!("error: {}", terminal::clean_error(&e.to_string()))];
+    let mut above = e.to_string();
+    for cause in e.chain().skip(1) {
+        let text = cause.to_string();
+        if text.is_empty() || !above.contains(&text) {
+            lines.push(format!("  caused by: {}", terminal::clean_error(&text)));
+        }
+        above = text;
+    }
+    lines
 }
 
 /// The log filter of `-v` (count), `-q` and neither: warnings and errors of every crate by
@@ -70,5 +86,43 @@ fn log_filter(verbose: u8, quiet: bool) -> &'static str {
         (1, _) => "warn,swe_forge=debug",
         (2, _) => "debug",
         _ => "trace",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A disk-full error wrapped with its cause in the message and as its source says the cause
+    /// once (issue #60: `caused by:` repeated it); a context above it still gets its cause line.
+    #[test]
+    fn an_error_says_its_cause_once() {
+        /// As the libraries' thiserror errors do: `#[error("writing {path}: {source}")]`.
+        #[derive(Debug)]
+        struct Write {
+            path: String,
+            source: std::io::Error,
+        }
+        impl std::fmt::Display for Write {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, "writing {}: {}", self.path, self.source)
+            }
+        }
+        impl std::error::Error for Write {
+            fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+                Some(&self.source)
+            }
+        }
+        let full = std::io::Error::from_raw_os_error(28);
+        let cause = full.to_string();
+        let e = anyhow::Error::new(Write { path: "out.jsonl".into(), source: full }).context("exporting the dataset");
+        let lines = error_lines(&e);
+        assert_eq!(
+            lines,
+            ["error: exporting the dataset".to_owned(), format!("  caused by: writing out.jsonl: {cause}")],
+            "{lines:#?}"
+        );
+        let plain = anyhow::Error::new(std::io::Error::from_raw_os_error(28)).context("writing out.jsonl");
+        assert_eq!(error_lines(&plain), ["error: writing out.jsonl".to_owned(), format!("  caused by: {cause}")]);
     }
 }

@@ -7,6 +7,7 @@
 
 use std::collections::HashMap;
 use std::io::IsTerminal;
+use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
@@ -39,8 +40,14 @@ pub const STATUS_EVERY: Duration = Duration::from_secs(30);
 
 /// How progress is shown.
 enum Display {
-    /// Progress bars on a terminal.
-    Bars { multi: MultiProgress, total: ProgressBar, spinners: Mutex<HashMap<String, ProgressBar>> },
+    /// Progress bars on a terminal; `end` is where the line feed after the finished bar goes (the
+    /// terminal's stderr).
+    Bars {
+        multi: MultiProgress,
+        total: ProgressBar,
+        spinners: Mutex<HashMap<String, ProgressBar>>,
+        end: Mutex<Box<dyn std::io::Write + Send>>,
+    },
     /// Plain lines on stderr.
     Plain(Arc<Plain>),
     /// Nothing (`-q`).
@@ -60,18 +67,7 @@ impl Bars {
         } else if no_progress_asked(std::env::var_os("SWE_FORGE_NO_PROGRESS")) || !std::io::stderr().is_terminal() {
             Display::Plain(Arc::new(Plain::new(count, Instant::now())))
         } else {
-            let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr());
-            let total = multi.add(ProgressBar::new(count as u64));
-            total.set_style(
-                ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} instances, {eta_left} {msg}")
-                    .expect("static template")
-                    .with_key("eta_left", |s: &ProgressState, w: &mut dyn std::fmt::Write| {
-                        let _ = w.write_str(&eta_text(s.pos(), s.len().unwrap_or(0), s.elapsed()));
-                    })
-                    .progress_chars("=> "),
-            );
-            total.enable_steady_tick(Duration::from_millis(500));
-            Display::Bars { multi, total, spinners: Mutex::new(HashMap::new()) }
+            Bars::drawn(count, ProgressDrawTarget::stderr(), Box::new(std::io::stderr()))
         };
         let ticker = match &display {
             Display::Plain(plain) => {
@@ -83,9 +79,35 @@ impl Bars {
         Bars { display, ticker: Mutex::new(ticker) }
     }
 
+    /// The bars of `count` instances drawn on `target`, the line feed after them written to `end`.
+    fn drawn(count: usize, target: ProgressDrawTarget, end: Box<dyn std::io::Write + Send>) -> Display {
+        {
+            let multi = MultiProgress::with_draw_target(target);
+            let total = multi.add(ProgressBar::new(count as u64));
+            total.set_style(
+                ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} instances, {eta_left} {msg}")
+                    .expect("static template")
+                    .with_key("eta_left", |s: &ProgressState, w: &mut dyn std::fmt::Write| {
+                        let _ = w.write_str(&eta_text(s.pos(), s.len().unwrap_or(0), s.elapsed()));
+                    })
+                    .progress_chars("=> "),
+            );
+            total.enable_steady_tick(Duration::from_millis(500));
+            Display::Bars { multi, total, spinners: Mutex::new(HashMap::new()), end: Mutex::new(end) }
+        }
+    }
+
     pub fn finish(&self) {
         match &self.display {
-            Display::Bars { total, .. } => total.finish(),
+            Display::Bars { multi, total, end, .. } => {
+                // The bar's last line ends in the cursor, not a line feed (indicatif redraws it
+                // in place): without one, what comes next (the summary table's header on stdout)
+                // would be glued to it. Nothing draws the bars after this.
+                total.finish();
+                multi.set_draw_target(ProgressDrawTarget::hidden());
+                let mut end = end.lock().unwrap_or_else(|e| e.into_inner());
+                let _ = end.write_all(b"\n").and_then(|()| end.flush());
+            }
             Display::Plain(plain) => {
                 plain.finish(Instant::now());
                 if let Some(t) = self.ticker.lock().unwrap_or_else(|e| e.into_inner()).take() {
@@ -99,7 +121,7 @@ impl Bars {
     /// An instance is done: its spinner goes, a line says how it ended, the total moves on.
     pub fn done(&self, instance: &str, message: &str) {
         match &self.display {
-            Display::Bars { multi, total, spinners } => {
+            Display::Bars { multi, total, spinners, .. } => {
                 if let Some(bar) = spinners.lock().unwrap_or_else(|e| e.into_inner()).remove(instance) {
                     bar.finish_and_clear();
                     multi.remove(&bar);
@@ -124,11 +146,12 @@ impl Drop for Bars {
 
 impl Reporter for Bars {
     fn note(&self, message: &str) {
+        let message = note_text(message);
         match &self.display {
             Display::Bars { multi, .. } => {
                 let _ = multi.println(crate::terminal::clean(&format!("  {message}")));
             }
-            Display::Plain(_) => eprintln!("  {}", crate::terminal::clean(message)),
+            Display::Plain(_) => eprintln!("  {}", crate::terminal::clean(&message)),
             Display::Hidden => {}
         }
     }
@@ -167,6 +190,16 @@ impl Reporter for Bars {
         };
         self.done(&inst.instance_id, &verdict);
     }
+}
+
+/// Longest line of a note printed (a retry's reason quotes an engine's answer, a build's output).
+pub const NOTE_LINE_CAP: usize = 300;
+
+/// A note as printed: each line longer than [`NOTE_LINE_CAP`] characters cut there, saying how
+/// much was left out. The record keeps the whole text (a retry's reason in its warnings, a
+/// failed setup's output in its build attempts and logs).
+fn note_text(message: &str) -> String {
+    crate::terminal::cap_lines(message, NOTE_LINE_CAP, "; full text in the record")
 }
 
 /// The plain display's state: what finished, what runs and since when, when the last status
@@ -336,6 +369,92 @@ mod tests {
     }
 
     use super::*;
+
+    /// A 6 KB note (an engine's answer quoted by a retry) is printed as one line of at most
+    /// [`NOTE_LINE_CAP`] characters and a note of what was left out (issue #60: printed whole).
+    #[test]
+    fn long_notes_are_cut() {
+        let why = format!("the engine failed: {}", "x".repeat(6000));
+        let line = note_text(&format!("o__r-1: {why}; retry 1 in 5 s"));
+        assert!(line.starts_with("o__r-1: the engine failed: xxx"), "{line}");
+        assert!(line.ends_with("… (5743 more bytes; full text in the record)"), "{line}");
+        assert_eq!(
+            line.chars().count(),
+            NOTE_LINE_CAP + "… (5743 more bytes; full text in the record)".chars().count()
+        );
+        assert_eq!(note_text("building toolchain image t"), "building toolchain image t");
+    }
+
+    /// What the terminal shows, as written to it.
+    #[derive(Debug, Clone, Default)]
+    struct Screen(Arc<Mutex<String>>);
+
+    impl Screen {
+        fn put(&self, s: &str) {
+            self.0.lock().unwrap().push_str(s);
+        }
+    }
+
+    impl indicatif::TermLike for Screen {
+        fn width(&self) -> u16 {
+            80
+        }
+        fn move_cursor_up(&self, _: usize) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn move_cursor_down(&self, _: usize) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn move_cursor_right(&self, _: usize) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn move_cursor_left(&self, _: usize) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn write_line(&self, s: &str) -> std::io::Result<()> {
+            self.put(s);
+            self.put("\n");
+            Ok(())
+        }
+        fn write_str(&self, s: &str) -> std::io::Result<()> {
+            self.put(s);
+            Ok(())
+        }
+        fn clear_line(&self) -> std::io::Result<()> {
+            self.put("\r");
+            Ok(())
+        }
+        fn flush(&self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl std::io::Write for Screen {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.put(&String::from_utf8_lossy(buf));
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// On a terminal the finished bar ends its line, so the summary table's header that follows
+    /// starts a line of its own (issue #60: glued to the bar).
+    #[test]
+    fn the_finished_bar_ends_its_line() {
+        let screen = Screen::default();
+        let display = Bars::drawn(1, ProgressDrawTarget::term_like(Box::new(screen.clone())), Box::new(screen.clone()));
+        let bars = Bars { display, ticker: Mutex::new(None) };
+        bars.done("o__r-1", "accepted (1 FAIL_TO_PASS, 0 PASS_TO_PASS)");
+        bars.finish();
+        let shown = screen.0.lock().unwrap().clone();
+        let last = shown.trim_end_matches('\n').rsplit(['\n', '\r']).next().unwrap_or_default();
+        assert!(last.contains("1/1 instances, done"), "the finished bar is the last line: {shown:?}");
+        assert!(shown.ends_with('\n'), "{shown:?}");
+        drop(bars);
+        assert!(screen.0.lock().unwrap().ends_with('\n'), "nothing is drawn after it");
+    }
 
     #[test]
     fn the_eta_is_the_mean_time_per_instance_times_those_left() {

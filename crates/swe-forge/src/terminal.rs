@@ -23,16 +23,21 @@ pub const ERROR_LINE_CAP: usize = 1000;
 /// `text` as [`clean`] makes it, each line longer than [`ERROR_LINE_CAP`] characters cut there
 /// with a note of how much was left out.
 pub fn clean_error(text: &str) -> String {
-    let cleaned = clean(text);
-    let mut out = String::with_capacity(cleaned.len().min(64 << 10));
-    for (i, line) in cleaned.split('\n').enumerate() {
+    cap_lines(&clean(text), ERROR_LINE_CAP, "")
+}
+
+/// `text` with each line longer than `cap` characters cut there, followed by `… (N more
+/// bytes{note})`.
+pub fn cap_lines(text: &str, cap: usize, note: &str) -> String {
+    let mut out = String::with_capacity(text.len().min(64 << 10));
+    for (i, line) in text.split('\n').enumerate() {
         if i > 0 {
             out.push('\n');
         }
-        match line.char_indices().nth(ERROR_LINE_CAP) {
+        match line.char_indices().nth(cap) {
             Some((cut, _)) => {
                 out.push_str(&line[..cut]);
-                out.push_str(&format!("… ({} more bytes)", line.len() - cut));
+                out.push_str(&format!("… ({} more bytes{note})", line.len() - cut));
             }
             None => out.push_str(line),
         }

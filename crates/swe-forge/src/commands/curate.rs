@@ -219,10 +219,32 @@ fn print_summary(
         counts.written,
         out.display()
     );
-    outln!("quality flags of the {} kept records: {}", summary.kept, flags_line(summary));
+    outln!("{}: {}", flags_heading(summary.kept, counts), flags_line(summary));
     for (path, n) in split_files {
         outln!("{n:>6}  {}", path.display());
     }
+}
+
+/// What the flag counts are of: the records the review, the decisions and duplicates keep
+/// (`kept_before`), which are the kept ones unless --require-evidence, --require-quality or
+/// --drop-flag leave some out; then the line says so, with the number kept after them, so that
+/// it never gives another "kept" count than the sentence before it.
+fn flags_heading(kept_before: usize, counts: &Counts) -> String {
+    let mut rules = Vec::new();
+    if counts.without_evidence.is_some() {
+        rules.push("--require-evidence");
+    }
+    if counts.flagged.is_some() {
+        rules.push("the quality-flag rules (--require-quality, --drop-flag)");
+    }
+    if rules.is_empty() {
+        return format!("quality flags of the {kept_before} kept records");
+    }
+    format!(
+        "quality flags of the {kept_before} records kept before {}, {} kept after them",
+        rules.join(" and "),
+        counts.kept
+    )
 }
 
 /// Each quality flag with how many kept records raise it, in the card's order.

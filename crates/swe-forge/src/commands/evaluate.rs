@@ -273,7 +273,13 @@ fn evaluation_digest(inst: &Instance, p: &Prediction, reruns: u32) -> String {
     h.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// The progress line of a finished prediction, after its instance id: the model it is of (an
+/// evaluation may hold several), then how it ended.
 fn outcome_line(ev: &Evaluation) -> String {
+    format!("[{}] {}", ev.model, outcome_text(ev))
+}
+
+fn outcome_text(ev: &Evaluation) -> String {
     match (&ev.verdict, &ev.detail) {
         (Some(v), _) => format!(
             "{} ({} of {} FAIL_TO_PASS, {} of {} PASS_TO_PASS pass)",
@@ -315,6 +321,18 @@ mod tests {
 
     use super::*;
     use crate::cli::{Cli, Command};
+
+    /// A progress line names the model whose prediction finished (issue #60: it named only the
+    /// instance, so the lines of two models' predictions for it could not be told apart).
+    #[test]
+    fn progress_lines_name_the_model() {
+        let ev: Evaluation = serde_json::from_value(serde_json::json!({
+            "instance_id": "o__r-1", "model": "gpt-x", "outcome": "error", "detail": "the patch does not apply\nmore",
+            "logs": "logs/gpt-x/o__r-1",
+        }))
+        .unwrap();
+        assert_eq!(outcome_line(&ev), "[gpt-x] error: the patch does not apply");
+    }
 
     fn evaluate_args(argv: &[&str]) -> EvaluateArgs {
         let base = ["swe-forge", "evaluate", "--dataset", "d.jsonl", "--predictions", "gold", "--out", "ev"];

@@ -314,6 +314,29 @@ fn curate_require_quality_keeps_the_unflagged_and_the_card_gives_each_flags_shar
     assert!(card.contains("Shares are of the 21 kept instances that carry quality signals; 0 carry none"), "{card}");
 }
 
+/// Under `--require-quality` the two counts of kept records agree: the sentence's is the kept
+/// set, the flag line says its count is of the records kept before the quality rule, and how
+/// many are kept after it (issue #60: "21 kept" beside "18 kept").
+#[test]
+fn curate_require_quality_says_what_each_kept_count_counts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dataset = tmp.path().join("validated.jsonl");
+    fixture(&dataset);
+    let out = tmp.path().join("curated.jsonl");
+    let args = ["curate", "--dataset", dataset.to_str().unwrap(), "--out", out.to_str().unwrap(), "--no-store"];
+    let o = swe_forge(&[&args[..], &["--require-quality"]].concat());
+    assert!(o.status.success(), "{}", text(&o));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains(", 3 with a quality flag; 18 kept; 23 written to"), "{stdout}");
+    assert!(
+        stdout.contains(
+            "quality flags of the 21 records kept before the quality-flag rules (--require-quality, --drop-flag), 18 kept after them: no_issue_text 0,"
+        ),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("21 kept"), "{stdout}");
+}
+
 /// `curate -o -` writes the records to stdout and nothing else, with or without `-q` and `--json`:
 /// its summary goes to stderr.
 #[test]
