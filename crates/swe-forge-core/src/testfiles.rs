@@ -13,9 +13,21 @@ use crate::{DiffLine, diff_lines};
 
 /// Directory names whose whole subtree is tests or test data, in any language:
 /// `test/**` (C/C++, JS, mocha; Maven/Gradle's `src/test/**`), `tests/**` (Rust, Python, C/C++),
-/// `benches/**` (Rust), `__tests__/**` (Jest), `testdata/**` (Go), snapshot and mock folders.
-pub const TEST_DIRS: &[&str] =
-    &["test", "tests", "__tests__", "benches", "testdata", "test_data", "test-data", "__snapshots__", "__mocks__"];
+/// `unittests/**` (C/C++: LLVM's layout), `benches/**` (Rust), `__tests__/**` (Jest),
+/// `testdata/**` (Go), snapshot and mock folders.
+pub const TEST_DIRS: &[&str] = &[
+    "test",
+    "tests",
+    "unittest",
+    "unittests",
+    "__tests__",
+    "benches",
+    "testdata",
+    "test_data",
+    "test-data",
+    "__snapshots__",
+    "__mocks__",
+];
 
 const SCRIPT_EXTS: &[&str] = &["js", "jsx", "ts", "tsx", "mjs", "cjs", "mts", "cts", "vue", "svelte"];
 const JVM_EXTS: &[&str] = &["java", "kt", "kts", "scala", "groovy"];
@@ -300,6 +312,8 @@ mod tests {
             "src/test_lib_json/main.cpp",
             "src/test_lib_json/jsontest.h",
             "unit_tests/parser.c",
+            "unittests/array.cpp",
+            "llvm/unittests/Support/Path.cpp",
             "tools/integration-tests/run.sh",
             // Ruby, PHP, C#
             "spec/models/user_spec.rb",

@@ -13,7 +13,7 @@
 //! an empty title and the candidate says `issue_texts: missing`; a candidate with no text at all
 //! raises `no_issue_text`. Reads the repository only; never writes to it, never touches the network.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
 
@@ -380,6 +380,61 @@ fn pull_refs<'r>(
     Ok(refs.into_iter().map(|(n, (_, r))| (n, r)).collect())
 }
 
+/// A pull request merged by the merge commit `c` ("Merge pull request #N from ...").
+fn merged_by(git: &Repository, c: &git2::Commit<'_>, summary: &str, rest: &str) -> Result<Found, git2::Error> {
+    let (base, head) = (c.parent_id(0)?, c.parent_id(1)?);
+    let (title, body) = match rest.split_once('\n') {
+        Some((t, b)) => (t.trim().to_owned(), Some(b.trim().to_owned()).filter(|b| !b.is_empty())),
+        None => (rest.to_owned(), None),
+    };
+    let texts = format!("{title}\n{}\n{}", body.as_deref().unwrap_or_default(), messages(git, head, base)?);
+    Ok(Found {
+        evidence: MergeEvidence::MergeCommit,
+        base,
+        after: oid_of(c),
+        head: Some(head),
+        merge_commit: Some(oid_of(c)),
+        time: c.time().seconds(),
+        title: if title.is_empty() { summary.to_owned() } else { title },
+        body,
+        texts,
+        base_unknown: false,
+    })
+}
+
+/// The merge commit's summary and the rest of its message.
+fn summary_and_rest(c: &git2::Commit<'_>) -> (String, String) {
+    let message = String::from_utf8_lossy(c.message_bytes()).into_owned();
+    let summary = message.lines().next().unwrap_or_default().to_owned();
+    let rest = message.split_once('\n').map(|x| x.1.trim().to_owned()).unwrap_or_default();
+    (summary, rest)
+}
+
+/// Pull requests merged off the branch's first-parent line: into a development branch that
+/// reaches the branch through a merge of its own (`develop` into `master`) or a fast-forward.
+/// Their "Merge pull request #N" commits are reachable from `tip` only through a second parent;
+/// each number not found on the first-parent line is added to `found`. Returns every merge
+/// commit reachable from `tip` by its second parent, for heads merged by a merge commit of
+/// another wording.
+fn side_merges(git: &Repository, tip: Oid, found: &mut BTreeMap<u64, Found>) -> Result<HashMap<Oid, Oid>, git2::Error> {
+    let mut by_head = HashMap::new();
+    let mut walk = git.revwalk()?;
+    walk.push(tip)?;
+    for oid in walk {
+        let c = git.find_commit(oid?)?;
+        if c.parent_count() < 2 {
+            continue;
+        }
+        by_head.entry(c.parent_id(1)?).or_insert(c.id());
+        let (summary, rest) = summary_and_rest(&c);
+        let Some(n) = MERGE.captures(&summary).and_then(|m| m[1].parse::<u64>().ok()) else { continue };
+        if !found.contains_key(&n) {
+            found.insert(n, merged_by(git, &c, &summary, &rest)?);
+        }
+    }
+    Ok(by_head)
+}
+
 fn find_prs(git: &Repository, tip: Oid, warnings: &mut Vec<String>) -> Result<BTreeMap<u64, Found>, git2::Error> {
     let mut found: BTreeMap<u64, Found> = BTreeMap::new();
     let mut walk = git.revwalk()?;
@@ -387,34 +442,17 @@ fn find_prs(git: &Repository, tip: Oid, warnings: &mut Vec<String>) -> Result<BT
     walk.simplify_first_parent()?;
     for oid in walk {
         let c = git.find_commit(oid?)?;
-        let message = String::from_utf8_lossy(c.message_bytes()).into_owned();
-        let summary = message.lines().next().unwrap_or_default();
-        let rest = message.split_once('\n').map(|x| x.1.trim()).unwrap_or_default();
+        let (summary, rest) = summary_and_rest(&c);
         if c.parent_count() >= 2 {
-            let Some(n) = MERGE.captures(summary).and_then(|m| m[1].parse::<u64>().ok()) else { continue };
-            let (base, head) = (c.parent_id(0)?, c.parent_id(1)?);
-            let (title, body) = match rest.split_once('\n') {
-                Some((t, b)) => (t.trim().to_owned(), Some(b.trim().to_owned()).filter(|b| !b.is_empty())),
-                None => (rest.to_owned(), None),
-            };
-            let texts = format!("{title}\n{}\n{}", body.as_deref().unwrap_or_default(), messages(git, head, base)?);
-            found.entry(n).or_insert(Found {
-                evidence: MergeEvidence::MergeCommit,
-                base,
-                after: oid_of(&c),
-                head: Some(head),
-                merge_commit: Some(oid_of(&c)),
-                time: c.time().seconds(),
-                title: if title.is_empty() { summary.to_owned() } else { title },
-                body,
-                texts,
-                base_unknown: false,
-            });
+            let Some(n) = MERGE.captures(&summary).and_then(|m| m[1].parse::<u64>().ok()) else { continue };
+            if !found.contains_key(&n) {
+                found.insert(n, merged_by(git, &c, &summary, &rest)?);
+            }
         } else if c.parent_count() == 1
-            && let Some(m) = SQUASH.captures(summary)
+            && let Some(m) = SQUASH.captures(&summary)
             && let Ok(n) = m[2].parse::<u64>()
         {
-            let body = Some(rest.to_owned()).filter(|b| !b.is_empty());
+            let body = Some(rest.clone()).filter(|b| !b.is_empty());
             found.entry(n).or_insert(Found {
                 evidence: MergeEvidence::SquashCommit,
                 base: c.parent_id(0)?,
@@ -424,11 +462,12 @@ fn find_prs(git: &Repository, tip: Oid, warnings: &mut Vec<String>) -> Result<BT
                 time: c.time().seconds(),
                 title: m[1].to_owned(),
                 body,
-                texts: message.clone(),
+                texts: String::from_utf8_lossy(c.message_bytes()).into_owned(),
                 base_unknown: false,
             });
         }
     }
+    let by_head = side_merges(git, tip, &mut found)?;
     for (n, r) in pull_refs(git, warnings)? {
         // A ref that names no commit (a blob, a tree: a broken or hand-made mirror) makes no
         // candidate; it does not stop the repository's other pull requests.
@@ -445,6 +484,12 @@ fn find_prs(git: &Repository, tip: Oid, warnings: &mut Vec<String>) -> Result<BT
             continue;
         }
         let merged_in = head_id == tip || git.graph_descendant_of(tip, head_id)?;
+        if let Some(merge) = by_head.get(&head_id).filter(|_| merged_in) {
+            let c = git.find_commit(*merge)?;
+            let (summary, rest) = summary_and_rest(&c);
+            found.insert(n, merged_by(git, &c, &summary, &rest)?);
+            continue;
+        }
         // A head with no history in common with the branch (a PR to another branch that was
         // rewritten, an orphan branch) has no base either.
         let merge_base = if merged_in { None } else { git.merge_base(tip, head_id).ok() };

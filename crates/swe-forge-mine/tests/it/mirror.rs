@@ -184,6 +184,67 @@ fn merge_commits_squash_commits_and_pull_refs_are_found() {
     }
 }
 
+/// A repository of the git-flow kind: pull requests merge into `develop`, which reaches `main`
+/// through merges of its own (`Merge branch 'develop'`). PR 21 is merged by GitHub's "Merge pull
+/// request" commit, PR 22 by a merge worded otherwise; both are off `main`'s first-parent line.
+/// Both are mined as merged, each against the `develop` commit it was merged into (before, both
+/// were dropped `base_unknown`: their heads are in `main`, their merges not on its first parents).
+#[test]
+fn pull_requests_merged_into_a_branch_that_main_merges_are_found() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("acme").join("flow");
+    std::fs::create_dir_all(&dir).unwrap();
+    let d = dir.as_path();
+    git(d, &["init", "-q", "-b", "main"]);
+    write(d, "lib.go", "package lib\n\nfunc A() int { return 1 }\n");
+    write(d, "lib_test.go", "package lib\n");
+    git(d, &["add", "-A"]);
+    git(d, &["commit", "-q", "-m", "Initial commit"]);
+    git(d, &["checkout", "-q", "-b", "develop"]);
+    git(d, &["checkout", "-q", "-b", "pr21"]);
+    write(d, "lib.go", "package lib\n\nfunc A() int { return 2 }\n");
+    write(d, "lib_test.go", "package lib\n\n// TestA checks 2.\n");
+    git(d, &["commit", "-q", "-am", "Return 2\n\nFixes #200"]);
+    git(d, &["update-ref", "refs/pull/21/head", "HEAD"]);
+    git(d, &["checkout", "-q", "develop"]);
+    write(d, "README.md", "docs\n");
+    git(d, &["add", "-A"]);
+    git(d, &["commit", "-q", "-m", "Docs on develop"]);
+    let base21 = git(d, &["rev-parse", "HEAD"]);
+    git(d, &["merge", "-q", "--no-ff", "pr21", "-m", "Merge pull request #21 from dev/pr21\n\nReturn 2"]);
+    git(d, &["checkout", "-q", "-b", "pr22"]);
+    write(d, "lib.go", "package lib\n\nfunc A() int { return 3 }\n");
+    write(d, "lib_test.go", "package lib\n\n// TestA checks 3.\n");
+    git(d, &["commit", "-q", "-am", "Return 3"]);
+    git(d, &["update-ref", "refs/pull/22/head", "HEAD"]);
+    git(d, &["checkout", "-q", "develop"]);
+    let base22 = git(d, &["rev-parse", "HEAD"]);
+    git(d, &["merge", "-q", "--no-ff", "pr22", "-m", "Merge branch 'pr22' into develop"]);
+    git(d, &["checkout", "-q", "main"]);
+    write(d, "CHANGES", "main moves on\n");
+    git(d, &["add", "-A"]);
+    git(d, &["commit", "-q", "-m", "Changes on main"]);
+    git(d, &["merge", "-q", "--no-ff", "develop", "-m", "Merge branch 'develop'"]);
+
+    let out = tmp.path().join("out.jsonl");
+    let mut journal = open_journal(&out);
+    let mut opts = MirrorOptions::new(&dir);
+    opts.merged_only = true;
+    mine_mirror(&opts, &mut journal, &Quiet).unwrap();
+    let mined = read_candidates(&out);
+    let numbers: Vec<u64> = mined.iter().map(|c| c.record.number).collect();
+    assert_eq!(numbers, [21, 22], "{:?}", journal.funnels());
+    for (c, base) in mined.iter().zip([&base21, &base22]) {
+        assert_eq!(c.mining.merge_evidence, MergeEvidence::MergeCommit, "PR {}", c.record.number);
+        assert_eq!(&c.record.base.sha, base, "PR {}: the develop commit it was merged into", c.record.number);
+        assert_eq!(c.mining.fix_files, ["lib.go"]);
+        assert_eq!(c.mining.test_files, ["lib_test.go"]);
+    }
+    assert_eq!(mined[0].record.resolved_issues.iter().map(|i| i.number).collect::<Vec<_>>(), [200]);
+    assert_eq!(mined[0].record.title, "Return 2");
+    assert_eq!(journal.funnels()[0].dropped.get("base_unknown"), None);
+}
+
 #[test]
 fn merged_only_required_issues_and_the_window_filter() {
     let tmp = tempfile::tempdir().unwrap();
