@@ -13,7 +13,7 @@
 //! an empty title and the candidate says `issue_texts: missing`; a candidate with no text at all
 //! raises `no_issue_text`. Reads the repository only; never writes to it, never touches the network.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, btree_map};
 use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
 
@@ -428,8 +428,8 @@ fn side_merges(git: &Repository, tip: Oid, found: &mut BTreeMap<u64, Found>) -> 
         by_head.entry(c.parent_id(1)?).or_insert(c.id());
         let (summary, rest) = summary_and_rest(&c);
         let Some(n) = MERGE.captures(&summary).and_then(|m| m[1].parse::<u64>().ok()) else { continue };
-        if !found.contains_key(&n) {
-            found.insert(n, merged_by(git, &c, &summary, &rest)?);
+        if let btree_map::Entry::Vacant(e) = found.entry(n) {
+            e.insert(merged_by(git, &c, &summary, &rest)?);
         }
     }
     Ok(by_head)
@@ -445,8 +445,8 @@ fn find_prs(git: &Repository, tip: Oid, warnings: &mut Vec<String>) -> Result<BT
         let (summary, rest) = summary_and_rest(&c);
         if c.parent_count() >= 2 {
             let Some(n) = MERGE.captures(&summary).and_then(|m| m[1].parse::<u64>().ok()) else { continue };
-            if !found.contains_key(&n) {
-                found.insert(n, merged_by(git, &c, &summary, &rest)?);
+            if let btree_map::Entry::Vacant(e) = found.entry(n) {
+                e.insert(merged_by(git, &c, &summary, &rest)?);
             }
         } else if c.parent_count() == 1
             && let Some(m) = SQUASH.captures(&summary)
