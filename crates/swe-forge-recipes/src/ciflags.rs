@@ -1,6 +1,7 @@
 //! The build options a project's CI passes when it builds to test: CMake `-D<NAME>=<value>`
 //! cache options (`-DFOO_BUILD_TESTS=ON`, which a project whose tests are off by default needs),
-//! `./configure` feature switches (`--enable-x`, `--without-y`) and Maven profiles (`-Pci`), read
+//! Meson's `-D<name>=<value>` project options (`-Dbuild_tests=true`), `./configure` feature
+//! switches (`--enable-x`, `--without-y`) and Maven profiles (`-Pci`), read
 //! from the jobs of GitHub workflows, Travis, CircleCI and GitLab CI (`cijobs.rs`).
 //!
 //! One coherent job gives them, never a union of jobs (two jobs may pass options the project
@@ -31,7 +32,12 @@ pub enum FlagTool {
     Configure,
     /// `mvn ...`: `-P<profile>[,<profile>]`.
     Maven,
+    /// `meson setup ...`: `-D<option>=<value>`.
+    Meson,
 }
+
+/// Every tool, in the order their jobs are listed.
+pub const FLAG_TOOLS: [FlagTool; 4] = [FlagTool::Cmake, FlagTool::Configure, FlagTool::Maven, FlagTool::Meson];
 
 impl FlagTool {
     /// How the flags are named in the provenance (`cmake -D`, `configure`, `mvn -P`).
@@ -40,6 +46,7 @@ impl FlagTool {
             FlagTool::Cmake => "cmake -D",
             FlagTool::Configure => "configure",
             FlagTool::Maven => "mvn -P",
+            FlagTool::Meson => "meson -D",
         }
     }
 
@@ -49,6 +56,7 @@ impl FlagTool {
             FlagTool::Cmake => "cmake",
             FlagTool::Configure => "./configure",
             FlagTool::Maven => "mvn",
+            FlagTool::Meson => "meson setup",
         }
     }
 }
@@ -127,7 +135,7 @@ pub fn ci_flags(read: &dyn Fn(&str) -> Option<String>, paths: &[String]) -> Vec<
     for job in crate::cijobs::ci_jobs(read, paths) {
         let commands: Vec<&String> = job.commands.iter().filter(|c| !crate::cipackages::other_platform(c)).collect();
         let runs_tests = commands.iter().any(|c| runs_tests(c));
-        for tool in [FlagTool::Cmake, FlagTool::Configure, FlagTool::Maven] {
+        for tool in FLAG_TOOLS {
             let calls: Vec<Vec<&str>> = commands.iter().flat_map(|c| invocations(&words(c), tool)).collect();
             if calls.is_empty() {
                 continue;
@@ -415,6 +423,7 @@ fn invocations<'a>(words: &[&'a str], tool: FlagTool) -> Vec<Vec<&'a str>> {
         FlagTool::Cmake => w == "cmake" || w.ends_with("/cmake"),
         FlagTool::Configure => w == "./configure" || w.ends_with("/configure") || w == "configure",
         FlagTool::Maven => ["mvn", "./mvnw", "mvnw"].contains(&w),
+        FlagTool::Meson => w == "meson" || w.ends_with("/meson"),
     };
     let mut out = Vec::new();
     for (i, w) in words.iter().enumerate() {
@@ -428,10 +437,35 @@ fn invocations<'a>(words: &[&'a str], tool: FlagTool) -> Vec<Vec<&'a str>> {
         if tool == FlagTool::Cmake && args.iter().any(|a| matches!(*a, "--build" | "--install" | "-E" | "-P")) {
             continue;
         }
+        // Meson configures with `setup`, `configure` or (before 0.64) a build folder as the
+        // first word; its other commands (`compile`, `test`, `install`, ...) take no options.
+        if tool == FlagTool::Meson && args.first().is_some_and(|a| MESON_COMMANDS.contains(a)) {
+            continue;
+        }
         out.push(args);
     }
     out
 }
+
+/// Meson's commands that do not configure (`meson compile`, `meson test`, ...).
+const MESON_COMMANDS: &[&str] = &[
+    "compile",
+    "test",
+    "install",
+    "dist",
+    "introspect",
+    "init",
+    "wrap",
+    "subprojects",
+    "rewrite",
+    "devenv",
+    "env2mfile",
+    "format",
+    "fmt",
+    "help",
+    "--version",
+    "-v",
+];
 
 /// The flags among one call's arguments that a recipe takes.
 fn flags_of(args: Vec<&str>, tool: FlagTool) -> Vec<String> {
@@ -467,6 +501,23 @@ fn flags_of(args: Vec<&str>, tool: FlagTool) -> Vec<String> {
                 let name = feature.to_ascii_uppercase().replace('-', "_");
                 if plain_name(&name) && !left_out(&name) && (value.is_empty() || plain_value(value)) {
                     out.push(a.to_owned());
+                }
+            }
+            FlagTool::Meson => {
+                let def = match a.strip_prefix("-D") {
+                    Some("") => it.next().unwrap_or_default(),
+                    Some(d) => d,
+                    None => continue,
+                };
+                let Some((name, value)) = def.split_once('=') else { continue };
+                let value = value.trim_matches(|c| c == '"' || c == '\'');
+                // A subproject's option (`sub:opt`) and built-in ones that name the machine
+                // (`prefix`, `libdir`, `*_args`, `*_link_args`) are left out.
+                let bare = name.replace('-', "_");
+                let machine = ["prefix", "libdir", "bindir", "includedir", "buildtype", "backend"].contains(&name)
+                    || name.ends_with("_args");
+                if plain_name(&bare) && !machine && !left_out(&bare) && plain_value(value) {
+                    out.push(format!("-D{name}={value}"));
                 }
             }
             FlagTool::Maven => {
@@ -597,6 +648,21 @@ jobs:
             "script:\n  - cmake -DFOO_TESTS=OFF -DFOO_SHARED=ON ..\n  - cmake -DFOO_TESTS=ON -DFOO_SHARED=OFF ..\n";
         let got = read_one(".travis.yml", travis);
         assert_eq!(got[0].flags, ["-DFOO_TESTS=ON", "-DFOO_SHARED=ON"]);
+    }
+
+    #[test]
+    fn meson_options_of_the_setup_step_and_none_of_its_other_commands() {
+        let wf = "jobs:\n  linux:\n    steps:\n      - run: CXX=c++ meson setup build --buildtype=${{ matrix.type }} -Ddevel=true -Db_lto=false -D build_tests=true -Dprefix=/usr -Dcpp_args=-O0 -Dsub:opt=1\n      - run: meson compile -C build -Dx=1\n      - run: meson test -C build --verbose\n";
+        let got = read_one(".github/workflows/ci.yaml", wf);
+        let meson = got.iter().find(|f| f.tool == FlagTool::Meson).expect("a meson job");
+        assert_eq!(meson.flags, ["-Ddevel=true", "-Dbuild_tests=true"], "LTO, machine and subproject options left out");
+        assert!(meson.runs_tests);
+        // Before 0.64 the build folder came first: `meson build -Dtests=true`.
+        let old = read_one(".travis.yml", "script:\n  - meson build -Dtests=true\n  - ninja -C build test\n");
+        assert_eq!(flags_for(&old, FlagTool::Meson), ["-Dtests=true"]);
+        let sets = option_sets(&got, FlagTool::Meson);
+        let labels: Vec<&[String]> = sets.iter().map(|s| s.flags.as_slice()).collect();
+        assert_eq!(labels, [&meson.flags[..], &["-Dbuild_tests=true".to_owned()][..], &[][..]]);
     }
 
     #[test]

@@ -92,7 +92,7 @@ pub fn detect(repo: &SourceRepo, sha: &str) -> Detection {
         d.requested_versions.entry(c.source.clone()).or_insert_with(|| c.packages.join(" "));
     }
     d.ci_flags = crate::ci_flags(&read, &paths);
-    for c in [crate::FlagTool::Cmake, crate::FlagTool::Configure, crate::FlagTool::Maven]
+    for c in crate::FLAG_TOOLS
         .into_iter()
         .filter_map(|tool| crate::chosen(&d.ci_flags, tool))
         .filter(|c| !c.flags.is_empty())

@@ -34,8 +34,8 @@ mod toolchoice;
 
 pub use ant::{ant_levels, ant_test_target};
 pub use ciflags::{
-    CiClone, CiFlags, CiOptionSet, FlagTool, choice_reason, chosen, ci_clones, ci_flags, flags_for, option_failure,
-    option_sets,
+    CiClone, CiFlags, CiOptionSet, FLAG_TOOLS, FlagTool, choice_reason, chosen, ci_clones, ci_flags, flags_for,
+    option_failure, option_sets,
 };
 pub use cijobs::{CiJob, ci_jobs};
 pub use cipackages::{CiPackages, all_packages, ci_packages};

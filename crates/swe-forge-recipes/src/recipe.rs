@@ -211,6 +211,7 @@ fn with_flags(command: &str, tool: crate::FlagTool, flags: &str) -> Option<Strin
         FlagTool::Cmake => "cmake",
         FlagTool::Configure => "./configure",
         FlagTool::Maven => "mvn",
+        FlagTool::Meson => "meson setup",
     };
     let mut out = String::new();
     let mut rest = command;
@@ -349,7 +350,7 @@ impl Recipe {
         if !self.ci_build_flags {
             return None;
         }
-        [FlagTool::Cmake, FlagTool::Configure, FlagTool::Maven].into_iter().find(|tool| {
+        crate::FLAG_TOOLS.into_iter().find(|tool| {
             let calls = |c: &String| with_flags(c, *tool, "").is_some();
             self.setup.iter().any(calls) || *tool == FlagTool::Maven && calls(&self.test_command)
         })
@@ -664,6 +665,11 @@ mod tests {
         assert_eq!(notes, ["mvn -P `-Pci` from the CI (.travis.yml)"]);
         assert!(maven.setup[0].starts_with("mvn -Pci -B") && maven.layer_setup[0].starts_with("mvn -Pci -B"));
         assert!(maven.test_command.starts_with("mvn -Pci -B"));
+        let mut meson = Recipe::named("c-meson").unwrap();
+        assert_eq!(meson.ci_flag_tool(), Some(FlagTool::Meson));
+        meson.add_ci_flags(&set(FlagTool::Meson, ".github/workflows/ci.yaml job linux", "-Dbuild_tests=true"));
+        assert_eq!(meson.setup[0], "meson setup -Dbuild_tests=true build");
+        assert_eq!(meson.setup[1], "meson compile -C build", "`meson compile` takes no options");
         assert_eq!(
             with_flags("cd b && cmake .. && cmake --build . && cmake -E echo", FlagTool::Cmake, "-DX=1").unwrap(),
             "cd b && cmake -DX=1 .. && cmake --build . && cmake -E echo"
