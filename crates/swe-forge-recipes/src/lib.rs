@@ -53,8 +53,8 @@ pub use standins::{
 };
 pub use sysdeps::{Missing, MissingKind, contents_ignore_case, contents_pattern, missing_dependency, pick_package};
 pub use testcmd::{
-    NO_FAIL_FAST_JS, ci_test_command, first_runner, mocha_options, no_fail_fast, no_fail_fast_js_step,
-    pre_runner_scripts, pre_runner_step, script_chain,
+    NO_FAIL_FAST_JS, PreRunner, ci_test_command, first_runner, mocha_options, no_fail_fast, no_fail_fast_js_step,
+    pre_runner_step, pre_runner_steps, script_chain,
 };
 pub use toolchoice::{
     BIGGER_STACK, COMPILER_STACK, Choice, DEFAULT_TOOLCHAIN_ATTEMPTS, Direction, Release, Releases, Tool,

@@ -282,14 +282,62 @@ const NOT_BUILDS: [&str; 22] = [
     "coveralls",
 ];
 
-/// The scripts the project runs before its test runner, which the recipe's own runner command
-/// (`npx mocha`) would skip: those `pretest` runs (npm runs it before `test`; itself when it runs
+/// What a project's test script runs before its test runner: a script of package.json, run with
+/// `npm run`, or a command of the script's own text (`grunt build && vitest run`), run with the
+/// project's `node_modules/.bin` on the path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PreRunner {
+    /// A script's name.
+    Script(String),
+    /// A command, as the script writes it.
+    Command(String),
+}
+
+impl std::fmt::Display for PreRunner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PreRunner::Script(s) => write!(f, "`npm run {s}`"),
+            PreRunner::Command(c) => write!(f, "`{c}`"),
+        }
+    }
+}
+
+/// The commands of a script's text before the first one that calls a test runner, without calls
+/// of other scripts (`npm run x`: [`script_chain`] follows those), linters, formatters and type
+/// checks ([`NOT_BUILDS`]; `tsc` builds unless `--noEmit`), and commands that only set the scene
+/// (`echo`, `rm`, `mkdir`, `cd`, `cross-env` alone).
+fn own_commands_before_runner(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for seg in text.split("&&").flat_map(|s| s.split(';')).map(str::trim).filter(|s| !s.is_empty()) {
+        if calls_runner(seg) {
+            break;
+        }
+        let words: Vec<&str> = seg.split_whitespace().collect();
+        let first = words[0].rsplit('/').next().unwrap_or(words[0]).to_ascii_lowercase();
+        let script_call = matches!(first.as_str(), "npm" | "pnpm" | "yarn" | "npx" | "run-s" | "run-p" | "npm-run-all");
+        let scene = matches!(
+            first.as_str(),
+            "echo" | "rm" | "rimraf" | "mkdir" | "cd" | "true" | "export" | "set" | "cross-env"
+        );
+        let type_check = first == "tsc" && words.contains(&"--noEmit");
+        let lints = first != "tsc" && NOT_BUILDS.iter().any(|b| first.contains(b));
+        if !(script_call || scene || type_check || lints || seg.contains('|')) {
+            out.push(seg.to_owned());
+        }
+    }
+    out
+}
+
+/// What the project runs before its test runner, which the recipe's own runner command (`npx
+/// mocha`) would skip: the scripts `pretest` runs (npm runs it before `test`; itself when it runs
 /// no other script) and those the `test` script runs before the script that leads to a runner,
 /// each whole (a `build` that runs `build:browser` then `build:node` runs as `build`), going down
 /// only along the way to the runner, without linters, formatters and type checks
 /// ([`NOT_BUILDS`]): validator.js's `build` (its tests load the built `index.js`), ajv's `build`
-/// (compiled templates) and `json-tests` (generated specs). Script names, in order, each once.
-pub fn pre_runner_scripts(package: &serde_json::Value) -> Vec<String> {
+/// (compiled templates) and `json-tests` (generated specs); and the commands of the script that
+/// calls the runner before its call (`grunt build && vitest run`: the tests load `dist/`). In
+/// order, each once.
+pub fn pre_runner_steps(package: &serde_json::Value) -> Vec<PreRunner> {
     let Some(scripts) = package.get("scripts").and_then(|s| s.as_object()) else { return Vec::new() };
     let not_build = |name: &str| {
         let first = scripts.get(name).and_then(|v| v.as_str()).and_then(|t| t.split_whitespace().next());
@@ -306,24 +354,26 @@ pub fn pre_runner_scripts(package: &serde_json::Value) -> Vec<String> {
         }
         called
     };
-    let mut out: Vec<String> = Vec::new();
+    let script = |n: String| PreRunner::Script(n);
+    let mut out: Vec<PreRunner> = Vec::new();
     if scripts.contains_key("pretest") {
         let called = children("pretest");
         if called.is_empty() {
-            out.push("pretest".to_owned());
+            out.push(script("pretest".to_owned()));
         }
-        out.extend(called.into_iter().filter(|c| !not_build(c)));
+        out.extend(called.into_iter().filter(|c| !not_build(c)).map(script));
     }
     // Down the way to the runner: at each level the scripts before the one that leads to it.
     let mut at = "test".to_owned();
     for _ in 0..6 {
         let text = scripts.get(&at).and_then(|v| v.as_str()).unwrap_or_default();
         if calls_runner(text) {
+            out.extend(own_commands_before_runner(text).into_iter().map(PreRunner::Command));
             break;
         }
         let called = children(&at);
         let Some(next) = called.iter().position(|c| leads_to_runner(c)) else { break };
-        out.extend(called[..next].iter().filter(|c| !not_build(c)).cloned());
+        out.extend(called[..next].iter().filter(|c| !not_build(c)).cloned().map(script));
         at = called[next].clone();
     }
     let mut unique = Vec::new();
@@ -343,17 +393,30 @@ fn calls_runner(text: &str) -> bool {
     })
 }
 
-/// The pre-test step that runs [`pre_runner_scripts`] with npm before each test run (a script
-/// that fails is said and the run goes on: the tests then fail as they would).
-pub fn pre_runner_step(names: &[String]) -> Option<String> {
-    if names.is_empty() {
+/// The pre-test step that runs [`pre_runner_steps`] before each test run: scripts with `npm run`,
+/// commands with the project's `node_modules/.bin` first on the path (a step that fails is said
+/// and the run goes on: the tests then fail as they would).
+pub fn pre_runner_step(steps: &[PreRunner]) -> Option<String> {
+    if steps.is_empty() {
         return None;
     }
-    let quoted: Vec<String> = names.iter().map(|n| crate::shell_quote(n)).collect();
-    Some(format!(
-        "for s in {}; do echo \"swe-forge: npm run $s (the test script runs it before its runner)\"; npm run \"$s\" || echo \"swe-forge: npm run $s failed\"; done",
-        quoted.join(" ")
-    ))
+    let one = |s: &PreRunner| match s {
+        PreRunner::Script(n) => {
+            let q = crate::shell_quote(n);
+            format!(
+                "echo \"swe-forge: npm run {n} (the test script runs it before its runner)\"; npm run {q} || echo \"swe-forge: npm run {n} failed\""
+            )
+        }
+        PreRunner::Command(c) => {
+            let q = crate::shell_quote(c);
+            format!(
+                "echo {}; PATH=\"$PWD/node_modules/.bin:$PATH\" sh -c {q} || echo {}",
+                crate::shell_quote(&format!("swe-forge: {c} (the test script runs it before its runner)")),
+                crate::shell_quote(&format!("swe-forge: {c} failed")),
+            )
+        }
+    };
+    Some(steps.iter().map(one).collect::<Vec<_>>().join("; "))
 }
 
 /// The test runner the `test` script of `package` starts first, following the scripts it runs
@@ -432,7 +495,15 @@ mod tests {
 
     #[test]
     fn the_scripts_before_the_runner_are_its_builds_without_linters() {
-        let pre = |json: &str| pre_runner_scripts(&serde_json::from_str(json).unwrap());
+        let pre = |json: &str| -> Vec<String> {
+            pre_runner_steps(&serde_json::from_str(json).unwrap())
+                .into_iter()
+                .map(|s| match s {
+                    PreRunner::Script(n) => n,
+                    PreRunner::Command(c) => format!("$ {c}"),
+                })
+                .collect()
+        };
         let ajv = r#"{"scripts": {"test": "npm run jshint && npm run test-ts && npm run build && npm run test-cov && npm run test-browser",
             "jshint": "jshint lib", "test-ts": "tsc --noEmit x.ts", "build": "node scripts/compile-dots.js",
             "test-cov": "nyc npm run test-spec", "test-spec": "mocha spec", "test-browser": "npm run bundle && karma start",
@@ -453,8 +524,17 @@ mod tests {
         assert_eq!(pre(whole), ["build"]);
         assert_eq!(pre(r#"{"scripts": {"pretest": "node gen.js", "test": "mocha"}}"#), ["pretest"]);
         assert!(pre(r#"{"scripts": {"test": "mocha"}}"#).is_empty());
-        let step = pre_runner_step(&pre(ajv)).unwrap();
-        assert!(step.starts_with("for s in build; do"), "{step}");
+        // Commands of the script that calls the runner, before its call: a build, not a linter,
+        // a type check or a scene-setting command.
+        let grunt = r#"{"scripts": {"test": "grunt build && vitest run --project node", "build": "grunt build"}}"#;
+        assert_eq!(pre(grunt), ["$ grunt build"]);
+        let tsc = r#"{"scripts": {"test": "rimraf dist && eslint . && tsc --noEmit && tsc -p . && mocha dist/test"}}"#;
+        assert_eq!(pre(tsc), ["$ tsc -p ."]);
+        let steps = pre_runner_steps(&serde_json::from_str(ajv).unwrap());
+        let step = pre_runner_step(&steps).unwrap();
+        assert!(step.contains("npm run build ||"), "{step}");
+        let step = pre_runner_step(&[PreRunner::Command("grunt build".into())]).unwrap();
+        assert!(step.contains("PATH=\"$PWD/node_modules/.bin:$PATH\" sh -c \"grunt build\" ||"), "{step}");
     }
 
     #[test]

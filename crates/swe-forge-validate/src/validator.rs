@@ -939,13 +939,12 @@ impl Validator {
         // (a build its tests load): those scripts run before each test run.
         let runner_recipe = recipe.name != "js-npm" && recipe.name.starts_with("js-");
         let package = own.filter(|_| runner_recipe).and_then(|p| serde_json::from_slice(&p).ok());
-        let scripts = package.as_ref().map(swe_forge_recipes::pre_runner_scripts).unwrap_or_default();
-        if let Some(step) = swe_forge_recipes::pre_runner_step(&scripts) {
+        let steps = package.as_ref().map(swe_forge_recipes::pre_runner_steps).unwrap_or_default();
+        if let Some(step) = swe_forge_recipes::pre_runner_step(&steps) {
             recipe.pre_test.push(step);
-            notes.push(format!(
-                "`npm run` of {} before each test run: the test script runs them before its runner",
-                scripts.join(", ")
-            ));
+            let said: Vec<String> = steps.iter().map(ToString::to_string).collect();
+            notes
+                .push(format!("{} before each test run: the test script runs them before its runner", said.join(", ")));
         }
         if self.settings.label_rule == LabelRule::Strict {
             let (command, changes) = swe_forge_recipes::no_fail_fast(&recipe.test_command);

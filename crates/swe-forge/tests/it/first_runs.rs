@@ -376,7 +376,8 @@ fn googletest_from_an_unreachable_host_is_stood_in_for_by_debians() {
 /// A test script that names no runner (`npm run lint && npm run build && npm run test-cov`, the
 /// runner two scripts down, a karma browser run after it) whose tests load what `build` makes:
 /// the recipe is the runner the scripts start first (mocha; karma, a dependency too, decided
-/// before) with that script's options, and `build` runs before each test run. Before, karma ran
+/// before) with that script's options, and `build` runs before each test run, as does the
+/// command the runner's own script runs before it (`node scripts/gen.js && mocha ...`). Before, karma ran
 /// no test in any phase (or mocha without the build found no module): `suite_never_ran`.
 #[test]
 fn the_runner_and_the_build_a_test_script_runs_through_other_scripts_are_found() {
@@ -392,7 +393,7 @@ fn the_runner_and_the_build_a_test_script_runs_through_other_scripts_are_found()
     "lint": "eslint lib",
     "build": "node scripts/build.js",
     "test-cov": "npm run test-spec",
-    "test-spec": "mocha --recursive spec -R dot",
+    "test-spec": "node scripts/gen.js && mocha --recursive spec -R dot",
     "test-browser": "karma start"
   },
   "devDependencies": { "mocha": "10.2.0", "karma": "file:./stub/karma" }
@@ -400,11 +401,14 @@ fn the_runner_and_the_build_a_test_script_runs_through_other_scripts_are_found()
 "#;
     let build = "const fs = require('fs');\nfs.mkdirSync('dist', { recursive: true });\n\
                  fs.copyFileSync('lib/sum.js', 'dist/sum.js');\n";
+    // A command of the runner's own script, before its call, generates a file the specs load.
+    let generate = "const fs = require('fs');\nfs.mkdirSync('gen', { recursive: true });\n\
+               fs.writeFileSync('gen/kind.json', JSON.stringify('function'));\n";
     let sum = |body: &str| format!("module.exports = function sum(a, b) {{\n  return {body};\n}};\n");
     let spec = |more: &str| {
         format!(
-            "const assert = require('assert');\nconst sum = require('../dist/sum');\n\n\
-             describe('sum', function () {{\n  it('is a function', function () {{\n    assert.strictEqual(typeof sum, 'function');\n  }});\n{more}}});\n"
+            "const assert = require('assert');\nconst sum = require('../dist/sum');\nconst kind = require('../gen/kind.json');\n\n\
+             describe('sum', function () {{\n  it('is a function', function () {{\n    assert.strictEqual(typeof sum, kind);\n  }});\n{more}}});\n"
         )
     };
     let adds = spec("  it('adds', function () {\n    assert.strictEqual(sum(2, 3), 5);\n  });\n");
@@ -415,8 +419,9 @@ fn the_runner_and_the_build_a_test_script_runs_through_other_scripts_are_found()
             ("package.json", package),
             ("stub/karma/package.json", "{\"name\": \"karma\", \"version\": \"0.0.0\"}\n"),
             ("scripts/build.js", build),
+            ("scripts/gen.js", generate),
             ("lib/sum.js", &sum("a - b")),
-            (".gitignore", "dist/\nnode_modules/\n"),
+            (".gitignore", "dist/\ngen/\nnode_modules/\n"),
             ("spec/sum.spec.js", &spec("")),
         ],
         &[("spec/sum.spec.js", &adds)],
@@ -432,7 +437,7 @@ fn the_runner_and_the_build_a_test_script_runs_through_other_scripts_are_found()
     let prov = m.provenance.as_ref().unwrap();
     let said = format!("{prov:?}");
     assert!(said.contains("js-mocha"), "{said}");
-    assert!(said.contains("`npm run` of build before each test run"), "{said}");
+    assert!(said.contains("`npm run build`, `node scripts/gen.js` before each test run"), "{said}");
 }
 
 /// A native addon (`binding.gyp`: npm runs `node-gyp rebuild` when it installs) on a Node release

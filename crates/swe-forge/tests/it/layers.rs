@@ -183,40 +183,6 @@ fn on_one_environment(
     (keyed, work.join("keyed/validated.work/logs"))
 }
 
-const WORDS: &str = "package dev.forge.text;\n\n/** Word counts. */\npublic final class Words {\n    private Words() {}\n\n    /** The number of words of {@code s}. */\n    public static int count(String s) {\n        String t = s.trim();\n        return t.isEmpty() ? 0 : t.split(\"\\\\s+\").length;\n    }\n}\n";
-
-const WORDS_TEST: &str = "package dev.forge.text;\n\nimport static org.junit.Assert.assertEquals;\n\nimport org.junit.Test;\n\npublic class WordsTest {\n    @Test\n    public void countsWords() {\n        assertEquals(3, Words.count(\" a bc  d \"));\n    }\n}\n";
-
-/// Maven: an instance whose base changes code but no build file is on the environment of its own
-/// fingerprint, and its layer builds only its own code (the recipe's `layer_setup`: compile, no
-/// warm-up run of the suite, which the environment's setup made), with the lists of a clean build.
-#[test]
-fn a_maven_layer_on_its_fingerprints_environment_compiles_without_running_the_suite() {
-    let tmp = tempfile::tempdir().unwrap();
-    let repos = make_repos(tmp.path());
-    let fixtures = read_records(&root().join("data/fixtures/instances.jsonl"));
-    let jtext = fixtures.iter().find(|r| r.instance_id == "forge-fixtures__jtext-3").unwrap();
-    let dir = repos.join("forge-fixtures/jtext");
-    // A base of its own on every run of this test, so that its layer is built (and logged) anew.
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
-    let words = format!("{WORDS}// {nanos}\n");
-    let later = commit(
-        &dir,
-        "2024-02-01T00:00:00Z",
-        &[
-            ("src/main/java/dev/forge/text/Words.java", &words),
-            ("src/test/java/dev/forge/text/WordsTest.java", WORDS_TEST),
-        ],
-        "Word counts",
-    );
-    let jtext4 = at(jtext, 4, &later);
-    let (keyed, logs) = on_one_environment(&repos, &tmp.path().join("jtext"), "forge-fixtures/jtext", jtext, &jtext4);
-    let layer_setup = std::fs::read_to_string(logs.join("forge-fixtures__jtext-4/setup.log")).unwrap();
-    assert!(layer_setup.contains("BUILD SUCCESS"), "{layer_setup}");
-    assert!(!layer_setup.contains("Tests run:"), "the layer ran the suite: {layer_setup}");
-    assert!(keyed[1].p2p_tests.keys().any(|t| t.contains("WordsTest")), "{:?}", keyed[1].p2p_tests);
-}
-
 /// A Go repository with a module dependency (fetched from the module proxy by the setup): the
 /// environment keeps the extracted module and its `.ziphash`, not its zip; a later instance with
 /// the same go.mod/go.sum fetches nothing in its layer; the runs (GOPROXY=off) build and test
@@ -339,9 +305,14 @@ fn module_pom(name: &str) -> String {
     )
 }
 
-/// A Maven build of two modules, `a` and `b`; a later instance whose base changes `b` only gets a
-/// layer with `b`'s build products and none of `a`'s (Maven finds `a` up to date: its sources
-/// keep the tree's time, its classes are newer), and the lists of a clean build at its base.
+const TWICE_TEST: &str = "package dev.forge.b;\n\nimport static org.junit.Assert.assertEquals;\n\nimport org.junit.Test;\n\npublic class TwiceTest {\n    @Test\n    public void doubles() {\n        assertEquals(8, Twice.of(4));\n    }\n}\n";
+
+/// A Maven build of two modules, `a` and `b`; a later instance whose base changes `b` only (code
+/// and a new test class, no build file) is on the environment of its own fingerprint, and its
+/// layer builds only its own code (the recipe's `layer_setup`: compile, no warm-up run of the
+/// suite, which the environment's setup made): the layer holds `b`'s build products and none of
+/// `a`'s (Maven finds `a` up to date: its sources keep the tree's time, its classes are newer),
+/// and the lists are those of a clean build at its base, the new test class among them.
 #[test]
 fn a_maven_layer_holds_the_build_products_of_the_changed_module_only() {
     let tmp = tempfile::tempdir().unwrap();
@@ -380,16 +351,23 @@ fn a_maven_layer_holds_the_build_products_of_the_changed_module_only() {
     let later = commit(
         &dir,
         "2024-04-01T00:00:00Z",
-        &[("b/src/main/java/dev/forge/b/Twice.java", &twice(&format!("{nanos}, later")))],
+        &[
+            ("b/src/main/java/dev/forge/b/Twice.java", &twice(&format!("{nanos}, later"))),
+            ("b/src/test/java/dev/forge/b/TwiceTest.java", TWICE_TEST),
+        ],
         "Later",
     );
     let second = at(&first, 2, &later);
 
-    let (keyed, _) = on_one_environment(&repos, &tmp.path().join("work"), "forge-fixtures/jmods", &first, &second);
+    let (keyed, logs) = on_one_environment(&repos, &tmp.path().join("work"), "forge-fixtures/jmods", &first, &second);
     for r in &keyed {
         assert!(r.f2p_tests.keys().any(|t| t.contains("HalfTest")), "{:?}", r.f2p_tests);
         assert!(r.p2p_tests.keys().any(|t| t.contains("ShoutTest")), "{:?}", r.p2p_tests);
     }
+    assert!(keyed[1].p2p_tests.keys().any(|t| t.contains("TwiceTest")), "{:?}", keyed[1].p2p_tests);
+    let layer_setup = std::fs::read_to_string(logs.join("forge-fixtures__jmods-2/setup.log")).unwrap();
+    assert!(layer_setup.contains("BUILD SUCCESS"), "{layer_setup}");
+    assert!(!layer_setup.contains("Tests run:"), "the layer ran the suite: {layer_setup}");
     let image = keyed[1].swe_forge.as_ref().unwrap().image.as_deref().unwrap();
     let files = top_layer_files(image, tmp.path());
     assert!(files.iter().any(|f| f.starts_with("testbed/b/target/classes/dev/forge/b/")), "{files:#?}");
