@@ -74,24 +74,46 @@ pub const LOCKFILES: &[&str] = &[
 
 /// Detects how to build the tree of commit `sha`.
 pub fn detect(repo: &SourceRepo, sha: &str) -> Detection {
+    detect_at(repo, sha, "")
+}
+
+/// Detects how to build the project in folder `dir` of the tree of commit `sha` (`""`: the
+/// root; else a path ending in `/`): its build files are read there, its CI files at the root
+/// (a file the folder lacks, `.nvmrc`, is read at the root too).
+pub fn detect_at(repo: &SourceRepo, sha: &str, dir: &str) -> Detection {
     let mut d = Detection::default();
-    let read = |name: &str| repo.file_at(sha, name).map(|b| String::from_utf8_lossy(&b).into_owned());
-    let exists = |name: &str| repo.blob_id_at(sha, name).is_some();
+    let in_dir = |name: &str| format!("{dir}{name}");
+    let read_file = |path: &str| repo.file_at(sha, path).map(|b| String::from_utf8_lossy(&b).into_owned());
+    let read = |name: &str| read_file(&in_dir(name));
+    let read_either = |name: &str| read(name).or_else(|| read_file(name));
+    let exists = |name: &str| repo.blob_id_at(sha, &in_dir(name)).is_some();
     for f in LOCKFILES {
-        if let Some(id) = repo.blob_id_at(sha, f) {
-            d.lockfiles.insert((*f).to_owned(), id);
+        if let Some(id) = repo.blob_id_at(sha, &in_dir(f)) {
+            d.lockfiles.insert(in_dir(f), id);
         }
     }
-    let paths = repo.paths_at(sha).unwrap_or_default();
-    d.requests = crate::requests::read_requests(&read, &paths);
+    let all_paths = repo.paths_at(sha).unwrap_or_default();
+    let paths: Vec<String> = if dir.is_empty() {
+        all_paths.clone()
+    } else {
+        all_paths.iter().filter_map(|p| p.strip_prefix(dir)).map(str::to_owned).collect()
+    };
+    let mut ci_paths = paths.clone();
+    ci_paths.extend(all_paths.iter().filter(|p| !p.starts_with(dir) || dir.is_empty()).cloned());
+    ci_paths.sort();
+    ci_paths.dedup();
+    let read = &read;
+    let read_root = &read_file;
+    let paths_for_ci = &all_paths;
+    d.requests = crate::requests::read_requests(&read_either, &ci_paths);
     for r in &d.requests {
         d.requested_versions.entry(r.source.clone()).or_insert_with(|| r.raw.clone());
     }
-    d.ci_packages = crate::ci_packages(&read, &paths);
+    d.ci_packages = crate::ci_packages(read_root, paths_for_ci);
     for c in &d.ci_packages {
         d.requested_versions.entry(c.source.clone()).or_insert_with(|| c.packages.join(" "));
     }
-    d.ci_flags = crate::ci_flags(&read, &paths);
+    d.ci_flags = crate::ci_flags(read_root, paths_for_ci);
     for c in crate::FLAG_TOOLS
         .into_iter()
         .filter_map(|tool| crate::chosen(&d.ci_flags, tool))
@@ -99,7 +121,7 @@ pub fn detect(repo: &SourceRepo, sha: &str) -> Detection {
     {
         d.requested_versions.entry(format!("{} {}", c.source, c.tool.label())).or_insert_with(|| c.flags.join(" "));
     }
-    d.ci_clones = crate::ci_clones(&read, &paths);
+    d.ci_clones = crate::ci_clones(read_root, paths_for_ci);
     for c in &d.ci_clones {
         d.requested_versions.entry(format!("{} git clone", c.source)).or_insert_with(|| c.urls.join(" "));
     }
@@ -148,6 +170,33 @@ pub fn detect(repo: &SourceRepo, sha: &str) -> Detection {
         d.language = Some("cpp".into());
     }
     d
+}
+
+/// The build files that make a folder a project of its own.
+const PROJECT_FILES: &[&str] =
+    &["go.mod", "Cargo.toml", "pom.xml", "package.json", "CMakeLists.txt", "meson.build", "configure.ac", "build.xml"];
+
+/// The folder of a project whose root has no build file (two crates side by side, `json/` and
+/// `json_tests/`; a library in `src/` of a repository of docs): of the folders the `touched`
+/// paths are in (the test patch's first), deepest first, the first with a build file detection
+/// takes, as a path ending in `/`.
+pub fn project_dir(repo: &SourceRepo, sha: &str, touched: &[String]) -> Option<String> {
+    let mut seen: Vec<String> = Vec::new();
+    for path in touched {
+        let parts: Vec<&str> = path.split('/').collect();
+        for k in (1..parts.len()).rev() {
+            let dir = format!("{}/", parts[..k].join("/"));
+            if seen.contains(&dir) || seen.len() >= 64 {
+                continue;
+            }
+            seen.push(dir.clone());
+            let has_build_file = PROJECT_FILES.iter().any(|f| repo.blob_id_at(sha, &format!("{dir}{f}")).is_some());
+            if has_build_file && detect_at(repo, sha, &dir).recipe.is_some() {
+                return Some(dir);
+            }
+        }
+    }
+    None
 }
 
 /// The JavaScript recipe of a package.json: the runner its test script starts (directly, or
@@ -311,6 +360,43 @@ mod tests {
         swe_forge_test_support::git(dir.path(), &["commit", "-qm", "base"]);
         let sha = swe_forge_test_support::git(dir.path(), &["rev-parse", "HEAD"]);
         detect(&SourceRepo::open(dir.path()).unwrap(), &sha)
+    }
+
+    #[test]
+    fn a_root_without_build_files_has_its_project_in_the_folder_the_patches_change() {
+        let dir = tempfile::tempdir().unwrap();
+        swe_forge_test_support::git(dir.path(), &["init", "-q"]);
+        let files = [
+            ("README.md", "two crates\n"),
+            (".travis.yml", "language: rust\nscript:\n  - (cd json_tests && cargo test)\n"),
+            ("json/Cargo.toml", "[package]\nname = \"json\"\nversion = \"0.1.0\"\n"),
+            ("json/src/lib.rs", "pub fn f() {}\n"),
+            (
+                "json_tests/Cargo.toml",
+                "[package]\nname = \"json_tests\"\nversion = \"0.0.0\"\n[dependencies]\njson = { path = \"../json\" }\n",
+            ),
+            ("json_tests/tests/test.rs", "#[test]\nfn t() {}\n"),
+            ("docs/notes/a.md", "notes\n"),
+        ];
+        for (path, content) in files {
+            let p = dir.path().join(path);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, content).unwrap();
+        }
+        swe_forge_test_support::git(dir.path(), &["add", "-A"]);
+        swe_forge_test_support::git(dir.path(), &["commit", "-qm", "base"]);
+        let sha = swe_forge_test_support::git(dir.path(), &["rev-parse", "HEAD"]);
+        let repo = SourceRepo::open(dir.path()).unwrap();
+        let root = detect(&repo, &sha);
+        assert_eq!((root.recipe, root.unsupported), (None, None));
+        let touched = |p: &[&str]| p.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        let found = project_dir(&repo, &sha, &touched(&["json_tests/tests/test.rs", "json/src/lib.rs"]));
+        assert_eq!(found.as_deref(), Some("json_tests/"), "the test patch's folder first");
+        assert_eq!(project_dir(&repo, &sha, &touched(&["json/src/lib.rs"])).as_deref(), Some("json/"));
+        assert_eq!(project_dir(&repo, &sha, &touched(&["docs/notes/a.md", "README.md"])), None);
+        let d = detect_at(&repo, &sha, "json_tests/");
+        assert_eq!(d.recipe.as_deref(), Some("rust"));
+        assert!(d.lockfiles.contains_key("json_tests/Cargo.toml"), "{:?}", d.lockfiles);
     }
 
     #[test]

@@ -39,7 +39,7 @@ pub use ciflags::{
 };
 pub use cijobs::{CiJob, ci_jobs};
 pub use cipackages::{CiPackages, all_packages, ci_packages};
-pub use detect::{Detection, LOCKFILES, detect};
+pub use detect::{Detection, LOCKFILES, detect, detect_at, project_dir};
 pub use dockerfile::{CI_PACKAGES_FILE, effective_toolchain, shell_quote, toolchain_dockerfile};
 pub use env::{DEFAULT_MAX_ENVIRONMENTS, fingerprint, fingerprint_matches, plan_env_commits, prefetch_puts_in_place};
 pub use error::{RecipeError, RecipeProblem};

@@ -519,6 +519,33 @@ impl Recipe {
         changed
     }
 
+    /// Runs the recipe in the project folder `dir` of the repository (a path ending in `/`, as
+    /// [`crate::project_dir`] finds it; the repository is at `root` in the image): every command
+    /// (setup, layer setup, prefetch, refresh, pre-test steps and the test command) changes to
+    /// the folder first, and the fingerprint's files are those of the folder. What changed, for
+    /// the provenance.
+    pub fn in_folder(&mut self, dir: &str, root: &str) -> String {
+        let to = crate::shell_quote(&format!("{root}/{}", dir.trim_end_matches('/')));
+        let cd = format!("cd {to} || exit 1; ");
+        for c in self
+            .setup
+            .iter_mut()
+            .chain(self.layer_setup.iter_mut())
+            .chain(self.prefetch.iter_mut())
+            .chain(self.refresh.iter_mut())
+            .chain(self.pre_test.iter_mut())
+            .chain([&mut self.test_command])
+        {
+            *c = format!("{cd}{c}");
+        }
+        for f in &mut self.fingerprint {
+            *f = format!("{dir}{f}");
+        }
+        format!(
+            "the project is in {dir} (the root has no build file; the folder of the patches' files that has one): every command runs there"
+        )
+    }
+
     /// Puts the build file's test target (detection's [`crate::Detection::test_target`]) where
     /// the recipe's commands say `@TEST_TARGET@`; whether any did.
     pub fn use_test_target(&mut self, target: &str) -> bool {
@@ -633,6 +660,20 @@ mod tests {
             assert!(!r.fingerprint.is_empty(), "recipe {name} names no dependency fingerprint files");
         }
         assert!(Recipe::named("cobol").unwrap_err().to_string().contains("no such recipe"));
+    }
+
+    #[test]
+    fn a_recipe_in_a_folder_changes_to_it_in_every_command() {
+        let mut r = Recipe::named("rust").unwrap();
+        let before = r.clone();
+        let note = r.in_folder("json_tests/", "/testbed");
+        assert!(note.contains("json_tests/"), "{note}");
+        let cd = "cd /testbed/json_tests || exit 1; ";
+        assert_eq!(r.test_command, format!("{cd}{}", before.test_command));
+        for (now, was) in r.setup.iter().zip(&before.setup).chain(r.prefetch.iter().zip(&before.prefetch)) {
+            assert_eq!(now, &format!("{cd}{was}"));
+        }
+        assert!(r.fingerprint.iter().all(|f| f.starts_with("json_tests/")), "{:?}", r.fingerprint);
     }
 
     #[test]

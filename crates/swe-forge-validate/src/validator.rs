@@ -841,6 +841,17 @@ impl Validator {
         let over = self.settings.overrides.get(&key).cloned().unwrap_or_default();
         let detection = detect(repo, &inst.base.sha);
         let moved = crate::retries::chosen_build_system(attempts).map(str::to_owned);
+        // A root without any build file: the project of the folder the patches change.
+        let folder = (over.forced_recipe(inst).is_none()
+            && moved.is_none()
+            && detection.recipe.is_none()
+            && detection.unsupported.is_none())
+        .then(|| swe_forge_recipes::project_dir(repo, &inst.base.sha, &patch_paths(inst)))
+        .flatten();
+        let detection = match &folder {
+            Some(dir) => swe_forge_recipes::detect_at(repo, &inst.base.sha, dir),
+            None => detection,
+        };
         let name = match (over.forced_recipe(inst).or(moved), &detection.recipe, &detection.unsupported) {
             (Some(n), _, _) => n,
             (None, _, Some(why)) => return Err(NoRecipe::Unsupported(why.clone())),
@@ -888,6 +899,9 @@ impl Validator {
         command_notes.extend(recipe.use_package_manager(&pm));
         command_notes.extend(test_target(repo, inst, &detection, &mut recipe));
         command_notes.extend(self.test_command(repo, inst, &mut recipe));
+        if let Some(dir) = &folder {
+            command_notes.push(recipe.in_folder(dir, crate::images::REPO_DIR));
+        }
         let toolchain = Toolchain::named(&recipe.toolchain)?;
         let toolchain = with_search_env(toolchain, &mut recipe, choice.as_ref().filter(|(_, c)| !c.overridden));
         Ok(Resolved { toolchain, recipe, detection, choice, command_notes, ci })
@@ -1470,4 +1484,12 @@ mod tests {
         assert_eq!(wrapper_reason(Some(&named)), "named by an override");
         assert_eq!(wrapper_reason(None), "named by an override");
     }
+}
+
+/// The paths the instance's patches change, the test patch's first.
+fn patch_paths(inst: &Instance) -> Vec<String> {
+    [&inst.test_patch, &inst.fix_patch]
+        .into_iter()
+        .flat_map(|p| swe_forge_core::file_diffs(p).into_iter().map(|f| f.path))
+        .collect()
 }

@@ -5,7 +5,7 @@
 //! an `ExternalProject` whose library Ninja cannot see is built with the Makefile generator; a
 //! suite that refuses to run as root runs as an unprivileged test user; a runner that prints TAP
 //! under one ctest target is graded by its tests; a dependency a fix adds to its POM is downloaded
-//! for the offline fix run.
+//! for the offline fix run; a root without build files has its project in the patches' folder.
 
 use swe_forge_core::{BuildAttempt, Instance};
 
@@ -495,4 +495,41 @@ describe('sum', function () {\n  it('adds', function () {\n    assert.strictEqua
     assert_eq!(keys(&r.p2p_tests), ["addon > doubles"], "{:?}", r.p2p_tests);
     let c = crate::toolchains::choice(r);
     assert_eq!(c.toolchain, "node16", "{c:?}");
+}
+
+/// A repository with no build file at its root, two crates side by side (`lib/` and
+/// `lib_tests/`, whose tests use `lib` by path, as crates of 2016 were laid out): the project is
+/// the folder of the patches' files that has a build file (the test patch's first), and every
+/// command runs there. Before, `unsupported_environment` ("no known build files").
+#[test]
+fn a_project_in_a_folder_of_a_root_without_build_files_is_validated_there() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = tmp.path().join("repos");
+    let lib = |body: &str| format!("pub fn add(a: u32, b: u32) -> u32 {{\n    {body}\n}}\n");
+    let tests = |more: &str| format!("#[test]\nfn adds_zero() {{\n    assert_eq!(lib::add(2, 0), 2);\n}}\n{more}");
+    let fx = fixture(
+        &repos.join("forge-fixtures/twocrates"),
+        "2024-01-01T00:00:00Z",
+        &[
+            ("README.md", "Two crates, no workspace.\n"),
+            ("lib/Cargo.toml", "[package]\nname = \"lib\"\nversion = \"0.1.0\"\nedition = \"2021\"\n"),
+            ("lib/src/lib.rs", &lib("a")),
+            (
+                "lib_tests/Cargo.toml",
+                "[package]\nname = \"lib_tests\"\nversion = \"0.0.0\"\nedition = \"2021\"\n\n[dependencies]\nlib = { path = \"../lib\" }\n",
+            ),
+            ("lib_tests/src/lib.rs", ""),
+            ("lib_tests/tests/add.rs", &tests("")),
+        ],
+        &[("lib_tests/tests/add.rs", &tests("\n#[test]\nfn adds() {\n    assert_eq!(lib::add(2, 3), 5);\n}\n"))],
+        &[("lib/src/lib.rs", &lib("a + b"))],
+    );
+    let inst = instance("forge-fixtures", "twocrates", 1, fx);
+    let out = validate_with(&[&inst], &repos, &tmp.path().join("out"), None, CHEAP);
+    let r = &out[0];
+    accepted(r);
+    assert_eq!(keys(&r.f2p_tests), ["add::adds"], "{:?}", r.f2p_tests);
+    assert_eq!(keys(&r.p2p_tests), ["add::adds_zero"], "{:?}", r.p2p_tests);
+    let said = format!("{:?}", r.swe_forge.as_ref().unwrap().provenance);
+    assert!(said.contains("the project is in lib_tests/"), "{said}");
 }
