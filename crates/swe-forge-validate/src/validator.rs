@@ -1429,6 +1429,14 @@ fn run_warnings(label: &str, parsed: &ParsedLog, out: &swe_forge_docker::RunOutp
     grain.cloned().chain(exit).map(|w| format!("{label} run: {w}")).collect()
 }
 
+/// The paths the instance's patches change, the test patch's first.
+fn patch_paths(inst: &Instance) -> Vec<String> {
+    [&inst.test_patch, &inst.fix_patch]
+        .into_iter()
+        .flat_map(|p| swe_forge_core::file_diffs(p).into_iter().map(|f| f.path))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -1484,12 +1492,4 @@ mod tests {
         assert_eq!(wrapper_reason(Some(&named)), "named by an override");
         assert_eq!(wrapper_reason(None), "named by an override");
     }
-}
-
-/// The paths the instance's patches change, the test patch's first.
-fn patch_paths(inst: &Instance) -> Vec<String> {
-    [&inst.test_patch, &inst.fix_patch]
-        .into_iter()
-        .flat_map(|p| swe_forge_core::file_diffs(p).into_iter().map(|f| f.path))
-        .collect()
 }
