@@ -1,7 +1,7 @@
 //! The rust recipe's test command, run with the host's cargo on a real workspace (no engine is
 //! needed for this one): a root package with `[workspace] members` has its member crates tested
-//! too, and when a member's tests do not build the root package's tests still run, with a line
-//! that says so; a test binary that hangs is killed by the command's watchdog and the binaries
+//! too, and when a member's tests do not build every other package's tests still run, member by
+//! member, with a line that says so; a test binary that hangs is killed by the command's watchdog and the binaries
 //! after it still run.
 
 use std::path::Path;
@@ -15,13 +15,15 @@ fn write(dir: &Path, path: &str, text: &str) {
     std::fs::write(p, text).unwrap();
 }
 
-/// A root package `top` with one member crate `member`, each with one unit test.
+/// A root package `top` with member crates `member` and `other`, each with one unit test.
 fn workspace(dir: &Path) {
     write(
         dir,
         "Cargo.toml",
-        "[package]\nname = \"top\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\nmembers = [\"member\"]\n",
+        "[package]\nname = \"top\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\nmembers = [\"member\", \"other\"]\n",
     );
+    write(dir, "other/Cargo.toml", "[package]\nname = \"other\"\nversion = \"0.1.0\"\nedition = \"2021\"\n");
+    write(dir, "other/src/lib.rs", "#[test]\nfn other_works() {}\n");
     write(dir, "src/lib.rs", "#[test]\nfn top_works() {}\n");
     write(dir, "member/Cargo.toml", "[package]\nname = \"member\"\nversion = \"0.1.0\"\nedition = \"2021\"\n");
     write(dir, "member/src/lib.rs", "#[test]\nfn member_works() {}\n");
@@ -45,7 +47,7 @@ fn run_with(dir: &Path, command: &str, env: &[(&str, &str)]) -> String {
 }
 
 #[test]
-fn a_root_package_tests_its_workspace_members_and_the_root_alone_when_they_do_not_build() {
+fn a_root_package_tests_its_workspace_members_and_each_alone_when_one_does_not_build() {
     let recipe = Recipe::named("rust").unwrap();
     let tmp = tempfile::tempdir().unwrap();
     workspace(tmp.path());
@@ -55,8 +57,10 @@ fn a_root_package_tests_its_workspace_members_and_the_root_alone_when_they_do_no
     assert!(!run(tmp.path(), "cargo test").contains("member_works"));
     write(tmp.path(), "member/src/lib.rs", "#[test]\nfn member_works() { not_there(); }\n");
     let log = run(tmp.path(), &recipe.test_command);
-    assert!(log.contains("swe-forge: the tests of the workspace members do not build"), "{log}");
+    assert!(log.contains("swe-forge: the tests of the workspace members do not build together"), "{log}");
     assert!(log.contains("test top_works ... ok") && !log.contains("member_works ... ok"), "{log}");
+    // The member whose tests build still runs them (before, only the root package's tests ran).
+    assert!(log.contains("test other_works ... ok"), "{log}");
 }
 
 #[test]
