@@ -447,6 +447,10 @@ pub enum BenchCommand {
         /// Repeat the measurement this many times.
         #[arg(long, default_value_t = 3)]
         repeat: u32,
+        /// Print one JSON object on stdout (the pipeline and, per repeat, its instances, runs,
+        /// `wall_ms`, `test_commands_ms`, `overhead_ms` and `overhead_percent`) instead of the table.
+        #[arg(long)]
+        json: bool,
         #[command(flatten)]
         engine: EngineArgs,
     },
@@ -465,6 +469,11 @@ pub enum BenchCommand {
         /// for the next run is started while it runs).
         #[arg(long, default_value_t = 0)]
         script_ms: u64,
+        /// Print one JSON object on stdout (the image, `script_ms`, `repeat`, per kind of removal
+        /// the wall time beyond the script, median and p90, and each step's median, in ms; then
+        /// `settle_ms`) instead of the table.
+        #[arg(long)]
+        json: bool,
     },
     /// Commands at scale: synthetic datasets of each size (about 6 KB a record: patches, an issue,
     /// a few dozen tests per list, three runs with their kept logs) through a child `swe-forge`
@@ -486,6 +495,10 @@ pub enum BenchCommand {
         /// `regrade` (every record re-graded from its three kept logs, written to JSONL).
         #[arg(long, value_enum, value_delimiter = ',', default_values_t = [ScaleCommand::Export])]
         command: Vec<ScaleCommand>,
+        /// Print one JSON object on stdout (per command and size: `command`, `records`,
+        /// `input_bytes`, `wall_ms`, `peak_rss_bytes`) instead of the table.
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -531,6 +544,11 @@ pub struct VerifyArgs {
     /// A pipeline file whose overrides were used to validate them.
     #[arg(long)]
     pub pipeline: Option<PathBuf>,
+    /// Print one JSON object on stdout (`records`, `identical`, `differ`, `failed`, and per
+    /// instance its id, `outcome`, `files`, the `volatile`, `added`, `removed` and `changed`
+    /// files or the `error`) instead of a line per image.
+    #[arg(long)]
+    pub json: bool,
     #[command(flatten)]
     pub engine: EngineArgs,
 }
@@ -556,6 +574,12 @@ pub enum ImagesCommand {
         /// Validated records (JSONL).
         #[arg(long, visible_alias = "dataset")]
         records: PathBuf,
+        /// Print one JSON object on stdout instead of the tables: `instances` (id, language,
+        /// environment image and commit, `disk_bytes`, `layers`, `tar_bytes`, `gzip_bytes`,
+        /// `build_ms`), `environments` (the same, with the toolchain image and the instances on
+        /// it), `median` and `median_with_environment_share` (bytes, with the `count` of instances).
+        #[arg(long)]
+        json: bool,
     },
     /// Rebuild instance images from scratch (no build cache) and say whether each came out the
     /// same and, if not, which files differ.
@@ -570,6 +594,10 @@ pub enum ImagesCommand {
         /// Only say what would be removed.
         #[arg(long)]
         dry_run: bool,
+        /// Print one JSON object on stdout (`dry_run`, `containers_removed`, and the `containers`:
+        /// id, run, image, state) instead of a line per container.
+        #[arg(long)]
+        json: bool,
     },
     /// Remove the instance and repository-environment images no kept record uses (its instance
     /// image, its environment and that environment's source layer), among the repositories the
@@ -586,6 +614,11 @@ pub enum ImagesCommand {
         /// Only say what would be removed.
         #[arg(long)]
         dry_run: bool,
+        /// Print one JSON object on stdout (`dry_run`, the containers as `images cleanup --json`
+        /// has them, `images` removed with their role and tag, `images_removed`, `images_kept`,
+        /// `repositories`, null with --all-repositories) instead of a line per image.
+        #[arg(long)]
+        json: bool,
     },
     /// Push the base, toolchain, environment and instance images the records name to a registry
     /// (each once; layers the registry holds are not uploaded again) and write the records with
@@ -607,6 +640,11 @@ pub enum ImagesCommand {
         /// Where the records go [default: `<records>.pushed.jsonl` beside them].
         #[arg(long, short)]
         out: Option<PathBuf>,
+        /// Print one JSON object on stdout (`registry`, `out`, `pushed`, `bytes_pushed`, and per
+        /// image its name, `layers_pushed`, `layers_existing`, `bytes_pushed`, `reference`)
+        /// instead of the table; on stderr when `-o -` puts the records on stdout.
+        #[arg(long)]
+        json: bool,
     },
     /// Pull the images the records name (their `registry_images`) and give them their local
     /// names back, so that validate and evaluate find them.
@@ -618,6 +656,10 @@ pub enum ImagesCommand {
         /// `HOST:PORT` to pull from instead of the records' registry.
         #[arg(long)]
         registry: Option<String>,
+        /// Print one JSON object on stdout (`ready`, and per image its name, `reference`, local
+        /// `id` and whether it was `pulled` or here already) instead of a line per pulled image.
+        #[arg(long)]
+        json: bool,
     },
     /// Save every image the records name, with all their layers, into one tar archive.
     #[command(after_help = "Example:\n  swe-forge images save --records validated.jsonl --out images.tar")]
@@ -628,6 +670,10 @@ pub enum ImagesCommand {
         /// The archive to write.
         #[arg(long, short)]
         out: PathBuf,
+        /// Print one JSON object on stdout (`out`, the `images` saved, `size_bytes` of the
+        /// archive) instead of a line per image.
+        #[arg(long)]
+        json: bool,
     },
     /// Load an archive written by `images save`.
     #[command(after_help = "Example:\n  swe-forge images load images.tar")]
@@ -758,6 +804,12 @@ pub struct RevalidateArgs {
     /// its FAIL_TO_PASS / PASS_TO_PASS agreement beside this run's (repeatable).
     #[arg(long = "compare")]
     pub compare: Vec<PathBuf>,
+    /// Print the summary as one JSON object on stdout (`out`, `profile`, `records`, `overall`:
+    /// agreement.json's tally, and per instance its id, `outcome` (agrees, differs, not_run,
+    /// pending), FAIL_TO_PASS and PASS_TO_PASS sizes published and ours with whether they are
+    /// exact, cause; `stopped`) instead of the table.
+    #[arg(long)]
+    pub json: bool,
     #[command(flatten)]
     pub engine: EngineArgs,
 }
@@ -917,9 +969,14 @@ mod tests {
             assert!(!help(path).contains("progress file"), "{path:?}");
         }
         assert!(help(&["run"]).contains("resuming from the state store"));
-        assert!(help(&["images", "list"]).contains("--json"));
-        for path in ["curate", "mine", "report", "publish", "evaluate", "export", "regrade"] {
+        for path in ["curate", "mine", "report", "publish", "evaluate", "export", "regrade", "revalidate"] {
             assert!(help(&[path]).contains("--json"), "{path} --help lacks --json");
+        }
+        for sub in ["list", "sizes", "verify", "cleanup", "prune", "push", "pull", "save"] {
+            assert!(help(&["images", sub]).contains("--json"), "images {sub} --help lacks --json");
+        }
+        for sub in ["overhead", "runs", "scale"] {
+            assert!(help(&["bench", sub]).contains("--json"), "bench {sub} --help lacks --json");
         }
         for path in ["curate", "publish"] {
             assert!(help(&[path]).contains("--drop-flag <FLAG>") && help(&[path]).contains("no_issue_text"), "{path}");

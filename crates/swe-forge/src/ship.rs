@@ -5,6 +5,9 @@
 //! pushed once per run under `HOST:PORT/<its own name>`, and the engine uploads a layer the
 //! registry already holds (another image's) not again. The pushed references, pinned by digest,
 //! go onto the records (`swe_forge.registry_image`, `swe_forge.registry_images`).
+//!
+//! With `--json`, each prints one JSON object instead of its table or lines, with the same
+//! figures (bytes, not MiB).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -58,6 +61,7 @@ pub async fn push(
     registry: &str,
     style: TagStyle,
     out: Option<PathBuf>,
+    json: bool,
 ) -> Result<()> {
     let registry = registry.trim_end_matches('/');
     let mut insts = read_records(records)?;
@@ -66,12 +70,13 @@ pub async fn push(
     crate::exit::output_to(&out);
     // Local name -> pinned reference, each image pushed once.
     let mut pushed: BTreeMap<String, String> = BTreeMap::new();
-    let (mut total_bytes, mut total_images) = (0u64, 0usize);
-    // A row per image as it is pushed.
-    outln!(
-        "{}",
-        MarkdownTable::new(["image", "layers uploaded", "layers already there", "bytes uploaded"]).right(1..).head()
-    );
+    let mut total_bytes = 0u64;
+    // A row per image as it is pushed (all at the end in JSON).
+    let mut rows = Vec::new();
+    if !json {
+        let head = ["image", "layers uploaded", "layers already there", "bytes uploaded"];
+        outln!("{}", MarkdownTable::new(head).right(1..).head());
+    }
     for inst in &insts {
         let mut names = image_names(inst);
         if names.is_empty() {
@@ -93,18 +98,27 @@ pub async fn push(
             // The registry's name was only needed for the push.
             engine.untag(&remote).await?;
             let report = report?;
-            outln!(
-                "{}",
-                MarkdownTable::row_line([
-                    name.clone(),
-                    report.layers_pushed.to_string(),
-                    report.layers_existing.to_string(),
-                    report.bytes_pushed.to_string(),
-                ])
-            );
+            let reference = pinned(registry, &name, &report.digest);
+            if !json {
+                outln!(
+                    "{}",
+                    MarkdownTable::row_line([
+                        name.clone(),
+                        report.layers_pushed.to_string(),
+                        report.layers_existing.to_string(),
+                        report.bytes_pushed.to_string(),
+                    ])
+                );
+            }
+            rows.push(serde_json::json!({
+                "image": name,
+                "layers_pushed": report.layers_pushed,
+                "layers_existing": report.layers_existing,
+                "bytes_pushed": report.bytes_pushed,
+                "reference": reference,
+            }));
             total_bytes += report.bytes_pushed;
-            total_images += 1;
-            pushed.insert(name.clone(), pinned(registry, &name, &report.digest));
+            pushed.insert(name.clone(), reference);
         }
     }
     for inst in &mut insts {
@@ -121,19 +135,32 @@ pub async fn push(
     }
     swe_forge_export::write_jsonl(&out, &insts)?;
     eprintln!(
-        "{total_images} image(s) pushed to {registry}, {:.1} MiB uploaded; records with their references: {}",
+        "{} image(s) pushed to {registry}, {:.1} MiB uploaded; records with their references: {}",
+        rows.len(),
         mib(total_bytes),
         out.display()
     );
+    if json {
+        let value = serde_json::json!({
+            "registry": registry,
+            "out": out.display().to_string(),
+            "pushed": rows.len(),
+            "bytes_pushed": total_bytes,
+            "images": rows,
+        });
+        outln!("{value}");
+    }
     Ok(())
 }
 
 /// Pulls the images the records name and gives them back their local names. The references
 /// come from the records (`registry_images`); `registry` replaces their host (a registry
 /// moved), or names them by tag for records pushed without references.
-pub async fn pull(engine: &Engine, records: &Path, registry: Option<&str>) -> Result<()> {
+pub async fn pull(engine: &Engine, records: &Path, registry: Option<&str>, json: bool) -> Result<()> {
     let registry = registry.map(|r| r.trim_end_matches('/'));
     let mut done: BTreeMap<String, String> = BTreeMap::new();
+    // Per image, in order: its name, reference, local id, whether it was pulled.
+    let mut images = Vec::new();
     for inst in read_records(records)? {
         let Some(meta) = &inst.swe_forge else { continue };
         // Ids the record knows: a name present locally with another id is pulled again.
@@ -164,22 +191,29 @@ pub async fn pull(engine: &Engine, records: &Path, registry: Option<&str>) -> Re
             let expected = ids.get(name.as_str()).filter(|id| !id.is_empty()).copied();
             if local.is_some() && (expected.is_none() || local.as_deref() == expected) {
                 eprintln!("{name} is here already");
+                images.push(serde_json::json!({ "image": name, "reference": reference, "id": local, "pulled": false }));
                 done.insert(name, reference);
                 continue;
             }
             eprintln!("pulling {reference}");
             // Only the local name stays, as before the push.
             let id = engine.pull_as(&reference, &name, expected).await.with_context(|| inst.instance_id.clone())?;
-            outln!("{name} {id}");
+            if !json {
+                outln!("{name} {id}");
+            }
+            images.push(serde_json::json!({ "image": name, "reference": reference, "id": id, "pulled": true }));
             done.insert(name, reference);
         }
     }
     eprintln!("{} image(s) ready under their local names", done.len());
+    if json {
+        outln!("{}", serde_json::json!({ "ready": done.len(), "images": images }));
+    }
     Ok(())
 }
 
 /// Writes every image the records name into one archive (layers shared by images written once).
-pub async fn save(engine: &Engine, records: &Path, out: &Path) -> Result<()> {
+pub async fn save(engine: &Engine, records: &Path, out: &Path, json: bool) -> Result<()> {
     let mut names: Vec<String> = Vec::new();
     for inst in read_records(records)? {
         for n in image_names(&inst) {
@@ -194,8 +228,13 @@ pub async fn save(engine: &Engine, records: &Path, out: &Path) -> Result<()> {
     let refs: Vec<&str> = names.iter().map(String::as_str).collect();
     eprintln!("saving {} image(s) to {}", refs.len(), out.display());
     let bytes = engine.save(&refs, out).await?;
-    for n in &names {
-        outln!("{n}");
+    if json {
+        let value = serde_json::json!({ "out": out.display().to_string(), "images": names, "size_bytes": bytes });
+        outln!("{value}");
+    } else {
+        for n in &names {
+            outln!("{n}");
+        }
     }
     eprintln!("{} image(s), {:.1} MiB: {}", names.len(), mib(bytes), out.display());
     Ok(())

@@ -5,6 +5,9 @@
 //! Overhead: each instance runs one at a time (`jobs = 1`) so that wall time and the time inside
 //! the test commands (measured in the containers, `PhaseRun::command_ms`) add up; overhead = wall
 //! time minus test-command time, as a share of test-command time.
+//!
+//! Each prints a Markdown table, a row as each measurement ends; with `--json`, one JSON object
+//! with the same figures at the end instead (times in ms, sizes in bytes).
 
 use std::time::{Duration, Instant};
 
@@ -19,17 +22,17 @@ use swe_forge_config::Pipeline;
 
 pub async fn bench_command(cmd: BenchCommand) -> Result<()> {
     match cmd {
-        BenchCommand::Overhead { pipeline, repeat, engine } => overhead(pipeline, repeat, engine).await,
-        BenchCommand::Runs { image, repeat, script_ms } => runs(image, repeat, script_ms).await,
-        BenchCommand::Scale { sizes, binary, command } => {
-            tokio::task::spawn_blocking(move || scale(&sizes, binary, command))
+        BenchCommand::Overhead { pipeline, repeat, json, engine } => overhead(pipeline, repeat, json, engine).await,
+        BenchCommand::Runs { image, repeat, script_ms, json } => runs(image, repeat, script_ms, json).await,
+        BenchCommand::Scale { sizes, binary, command, json } => {
+            tokio::task::spawn_blocking(move || scale(&sizes, binary, command, json))
                 .await
                 .map_err(|e| anyhow::anyhow!("bench scale: {e}"))?
         }
     }
 }
 
-async fn overhead(pipeline: std::path::PathBuf, repeat: u32, engine: crate::cli::EngineArgs) -> Result<()> {
+async fn overhead(pipeline: std::path::PathBuf, repeat: u32, json: bool, engine: crate::cli::EngineArgs) -> Result<()> {
     let p = Pipeline::load(&pipeline)?;
     let (records, mut settings) = prepare(&p, &engine)?;
     settings.jobs = 1;
@@ -37,9 +40,12 @@ async fn overhead(pipeline: std::path::PathBuf, repeat: u32, engine: crate::cli:
     settings.work_dir = work.join("work");
     // Warm-up: builds whatever image is missing; not measured.
     validate_records(records.clone(), settings.clone(), &work.join("warmup.jsonl"), true).await?;
-    // A row per repeat as it ends.
+    // A row per repeat as it ends (all at the end in JSON).
     let head = ["repeat", "instances", "runs", "wall s", "in test commands s", "overhead s", "overhead"];
-    outln!("{}", MarkdownTable::new(head).right(..).head());
+    let mut rows = Vec::new();
+    if !json {
+        outln!("{}", MarkdownTable::new(head).right(..).head());
+    }
     for i in 1..=repeat {
         let started = Instant::now();
         let results =
@@ -48,6 +54,19 @@ async fn overhead(pipeline: std::path::PathBuf, repeat: u32, engine: crate::cli:
         let runs: Vec<_> = results.iter().filter_map(|r| r.swe_forge.as_ref()).flat_map(|m| m.runs.iter()).collect();
         let inside: f64 = runs.iter().filter_map(|r| r.command_ms).sum::<u64>() as f64 / 1000.0;
         let overhead = wall - inside;
+        let percent = 100.0 * overhead / inside.max(f64::EPSILON);
+        if json {
+            rows.push(serde_json::json!({
+                "repeat": i,
+                "instances": results.len(),
+                "runs": runs.len(),
+                "wall_ms": (wall * 1000.0).round() as u64,
+                "test_commands_ms": (inside * 1000.0).round() as u64,
+                "overhead_ms": (overhead * 1000.0).round() as i64,
+                "overhead_percent": percent,
+            }));
+            continue;
+        }
         outln!(
             "{}",
             MarkdownTable::row_line([
@@ -57,9 +76,12 @@ async fn overhead(pipeline: std::path::PathBuf, repeat: u32, engine: crate::cli:
                 format!("{wall:.2}"),
                 format!("{inside:.2}"),
                 format!("{overhead:.2}"),
-                format!("{:.1}%", 100.0 * overhead / inside.max(f64::EPSILON)),
+                format!("{percent:.1}%"),
             ])
         );
+    }
+    if json {
+        outln!("{}", serde_json::json!({ "pipeline": pipeline.display().to_string(), "repeats": rows }));
     }
     let _ = std::fs::remove_dir_all(&work);
     Ok(())
@@ -69,7 +91,7 @@ async fn overhead(pipeline: std::path::PathBuf, repeat: u32, engine: crate::cli:
 /// removal waited for (`Engine::run`), removal in the background with a container of its own
 /// (`Backend::run` without containers started ahead), and `Backend::run` as test runs use it
 /// (removal in the background, the container started ahead while the previous run ran).
-async fn runs(image: Option<String>, repeat: u32, script_ms: u64) -> Result<()> {
+async fn runs(image: Option<String>, repeat: u32, script_ms: u64, json: bool) -> Result<()> {
     let engine = Engine::connect().await?;
     let image = match image {
         Some(i) => i,
@@ -110,18 +132,90 @@ async fn runs(image: Option<String>, repeat: u32, script_ms: u64) -> Result<()> 
     let t = Instant::now();
     backend.settle().await;
     let settle = t.elapsed();
-    outln!("image {image}, a script of {script_ms} ms, {repeat} runs of each kind, medians in ms");
-    let names: Vec<&str> = RunStages::default().named().iter().map(|(n, _)| *n).collect();
-    let head = ["removal", "wall beyond the script (p90)"].into_iter().chain(names.iter().copied());
-    outln!("\n{}", MarkdownTable::new(head).right(1..).head());
-    for (kind, rows) in &kinds {
-        let walls: Vec<Duration> = rows.iter().map(|(w, _)| *w).collect();
-        let wall = format!("{} ({})", ms(quantile(walls.clone(), 0.5)), ms(quantile(walls, 0.9)));
-        let stages = (0..names.len()).map(|i| ms(quantile(rows.iter().map(|(_, s)| s.named()[i].1).collect(), 0.5)));
-        outln!("{}", MarkdownTable::row_line([kind.to_string(), wall].into_iter().chain(stages)));
+    let measured = RunsMeasured { image, script_ms, repeat, kinds, settle };
+    if json {
+        outln!("{}", measured.json());
+    } else {
+        measured.print();
     }
-    outln!("\nwaiting at the end for the background removals and the containers started ahead: {} ms", ms(settle));
     Ok(())
+}
+
+/// What `bench runs` measured: per kind of removal, each run's wall time beyond the script and
+/// its steps; the wait at the end for the backend to settle.
+struct RunsMeasured {
+    image: String,
+    script_ms: u64,
+    repeat: u32,
+    kinds: Vec<(&'static str, Vec<(Duration, RunStages)>)>,
+    settle: Duration,
+}
+
+/// One kind of removal of `bench runs`: the median and p90 wall time beyond the script, each
+/// step's median.
+struct KindRow {
+    kind: &'static str,
+    median: Duration,
+    p90: Duration,
+    stages: Vec<(&'static str, Duration)>,
+}
+
+impl RunsMeasured {
+    /// A row per kind.
+    fn rows(&self) -> Vec<KindRow> {
+        let names = RunStages::default().named().map(|(n, _)| n);
+        self.kinds
+            .iter()
+            .map(|(kind, rows)| {
+                let walls: Vec<Duration> = rows.iter().map(|(w, _)| *w).collect();
+                let stages = (0..names.len())
+                    .map(|i| (names[i], quantile(rows.iter().map(|(_, s)| s.named()[i].1).collect(), 0.5)))
+                    .collect();
+                KindRow { kind, median: quantile(walls.clone(), 0.5), p90: quantile(walls, 0.9), stages }
+            })
+            .collect()
+    }
+
+    /// The table, medians in ms.
+    fn print(&self) {
+        let (image, script_ms, repeat) = (&self.image, self.script_ms, self.repeat);
+        outln!("image {image}, a script of {script_ms} ms, {repeat} runs of each kind, medians in ms");
+        let names = RunStages::default().named().map(|(n, _)| n);
+        let head = ["removal", "wall beyond the script (p90)"].into_iter().chain(names);
+        outln!("\n{}", MarkdownTable::new(head).right(1..).head());
+        for KindRow { kind, median, p90, stages } in self.rows() {
+            let wall = format!("{} ({})", ms(median), ms(p90));
+            let stages = stages.into_iter().map(|(_, d)| ms(d));
+            outln!("{}", MarkdownTable::row_line([kind.to_owned(), wall].into_iter().chain(stages)));
+        }
+        let settle = ms(self.settle);
+        outln!("\nwaiting at the end for the background removals and the containers started ahead: {settle} ms");
+    }
+
+    /// The same figures as one JSON object, in ms.
+    fn json(&self) -> serde_json::Value {
+        let millis = |d: Duration| (d.as_secs_f64() * 1000.0).round() as u64;
+        let kinds: Vec<serde_json::Value> = self
+            .rows()
+            .into_iter()
+            .map(|KindRow { kind, median, p90, stages }| {
+                let stages: serde_json::Map<String, serde_json::Value> =
+                    stages.into_iter().map(|(n, d)| (n.replace(' ', "_"), millis(d).into())).collect();
+                serde_json::json!({
+                    "removal": kind,
+                    "wall_beyond_script_ms": { "median": millis(median), "p90": millis(p90) },
+                    "stages_ms": stages,
+                })
+            })
+            .collect();
+        serde_json::json!({
+            "image": self.image,
+            "script_ms": self.script_ms,
+            "repeat": self.repeat,
+            "kinds": kinds,
+            "settle_ms": millis(self.settle),
+        })
+    }
 }
 
 fn quantile(mut v: Vec<Duration>, q: f64) -> Duration {
@@ -142,7 +236,12 @@ fn tempfile_dir() -> Result<std::path::PathBuf> {
 /// For each size: a synthetic dataset written to a temporary folder (with its kept logs when
 /// `regrade` is measured), then each command run on it by a child `swe-forge`; its wall time and
 /// peak resident memory (`VmHWM` of `/proc/<pid>/status`, read every 10 ms while it runs).
-fn scale(sizes: &[usize], binary: Option<std::path::PathBuf>, commands: Vec<crate::cli::ScaleCommand>) -> Result<()> {
+fn scale(
+    sizes: &[usize],
+    binary: Option<std::path::PathBuf>,
+    commands: Vec<crate::cli::ScaleCommand>,
+    json: bool,
+) -> Result<()> {
     use crate::cli::ScaleCommand;
     use anyhow::Context;
     let binary = match binary {
@@ -150,8 +249,14 @@ fn scale(sizes: &[usize], binary: Option<std::path::PathBuf>, commands: Vec<crat
         None => std::env::current_exe().context("finding this binary")?,
     };
     let dir = tempfile::tempdir().context("making a temporary folder")?;
-    // A row per command and size as it ends.
-    outln!("{}", MarkdownTable::new(["command", "records", "input MB", "seconds", "peak RSS MiB"]).right(1..).head());
+    // A row per command and size as it ends (all at the end in JSON).
+    let mut rows = Vec::new();
+    if !json {
+        outln!(
+            "{}",
+            MarkdownTable::new(["command", "records", "input MB", "seconds", "peak RSS MiB"]).right(1..).head()
+        );
+    }
     for &n in sizes {
         let input = dir.path().join(format!("records-{n}.jsonl"));
         let work = dir.path().join(format!("work-{n}"));
@@ -185,6 +290,17 @@ fn scale(sizes: &[usize], binary: Option<std::path::PathBuf>, commands: Vec<crat
             };
             let (seconds, peak_kib) =
                 measure(child, &binary).with_context(|| format!("{} of {n} records", command.name()))?;
+            let _ = std::fs::remove_dir_all(&out);
+            if json {
+                rows.push(serde_json::json!({
+                    "command": command.name(),
+                    "records": n,
+                    "input_bytes": bytes,
+                    "wall_ms": (seconds * 1000.0).round() as u64,
+                    "peak_rss_bytes": peak_kib * 1024,
+                }));
+                continue;
+            }
             outln!(
                 "{}",
                 MarkdownTable::row_line([
@@ -195,10 +311,12 @@ fn scale(sizes: &[usize], binary: Option<std::path::PathBuf>, commands: Vec<crat
                     format!("{:.0}", peak_kib as f64 / 1024.0),
                 ])
             );
-            let _ = std::fs::remove_dir_all(&out);
         }
         let _ = std::fs::remove_file(&input);
         let _ = std::fs::remove_dir_all(&work);
+    }
+    if json {
+        outln!("{}", serde_json::json!({ "measurements": rows }));
     }
     Ok(())
 }

@@ -73,7 +73,11 @@ pub async fn revalidate_command(args: RevalidateArgs) -> Result<()> {
     let others = read_reports(&args.compare)?;
     let all: Vec<&AgreementReport> = std::iter::once(&report).chain(&others).collect();
     write_file(&out.join("environments.md"), environments_markdown(&all).as_bytes())?;
-    print_summary(&report);
+    if args.json {
+        outln!("{}", summary_json(&report, out, done.stopped.is_some()));
+    } else {
+        print_summary(&report);
+    }
     done.stopped.map_or(Ok(()), |e| Err(e.into()))
 }
 
@@ -310,6 +314,45 @@ fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
     Ok(swe_forge_fs::write_file(path, bytes)?)
 }
 
+/// What the summary calls an instance's outcome: `agrees`, `differs`, `not_run`, `pending`.
+fn outcome(r: &InstanceAgreement) -> &'static str {
+    match (r.outcome, r.agrees) {
+        (swe_forge_agree::Outcome::Compared, true) => "agrees",
+        (swe_forge_agree::Outcome::Compared, false) => "differs",
+        (swe_forge_agree::Outcome::NotRun, _) => "not_run",
+        (swe_forge_agree::Outcome::Pending, _) => "pending",
+    }
+}
+
+/// The summary's figures as one JSON object (`--json`): the output folder, the profile, the
+/// tally of agreement.json, and per instance the table's columns; whether the run was stopped.
+fn summary_json(report: &AgreementReport, out: &Path, stopped: bool) -> serde_json::Value {
+    let list = |c: &Option<swe_forge_agree::ListComparison>| {
+        c.as_ref().map(|c| serde_json::json!({ "exact": c.exact, "published": c.published, "ours": c.ours }))
+    };
+    let instances: Vec<serde_json::Value> = report
+        .instances
+        .iter()
+        .map(|r| {
+            serde_json::json!({
+                "instance_id": r.instance_id,
+                "outcome": outcome(r),
+                "fail_to_pass": list(&r.fail_to_pass),
+                "pass_to_pass": list(&r.pass_to_pass),
+                "cause": r.cause.map(|c| c.as_str()),
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "out": out.display().to_string(),
+        "profile": report.profile,
+        "records": report.instances.len(),
+        "overall": report.overall,
+        "instances": instances,
+        "stopped": stopped,
+    })
+}
+
 fn print_summary(report: &AgreementReport) {
     outln!("{:<44} {:<9} {:>13} {:>13}  cause", "instance", "outcome", "FAIL_TO_PASS", "PASS_TO_PASS");
     for r in &report.instances {
@@ -317,16 +360,10 @@ fn print_summary(report: &AgreementReport) {
             Some(c) => format!("{}{}/{}", if c.exact { "=" } else { "≠" }, c.published, c.ours),
             None => "-".to_owned(),
         };
-        let outcome = match (r.outcome, r.agrees) {
-            (swe_forge_agree::Outcome::Compared, true) => "agrees",
-            (swe_forge_agree::Outcome::Compared, false) => "differs",
-            (swe_forge_agree::Outcome::NotRun, _) => "not run",
-            (swe_forge_agree::Outcome::Pending, _) => "pending",
-        };
         outln!(
             "{:<44} {:<9} {:>13} {:>13}  {}",
             r.instance_id,
-            outcome,
+            outcome(r).replace('_', " "),
             cmp(&r.fail_to_pass),
             cmp(&r.pass_to_pass),
             r.cause.map(|c| c.as_str()).unwrap_or("")
