@@ -605,6 +605,20 @@ pub fn classify_failure(log: &str) -> Option<ToolchainSign> {
                 line: line.trim().chars().take(300).collect(),
             });
         }
+        // A feature a dependency cargo resolved uses that this rustc has not stabilised yet
+        // (`let` chains of 1.88 in a crate released after the commit): a newer rustc builds it.
+        if line.starts_with("error[E0658]")
+            && all[i + 1..]
+                .iter()
+                .take(3)
+                .any(|l| l.contains("/.cargo/registry/src/") || l.contains("/.cargo/git/checkouts/"))
+        {
+            return Some(ToolchainSign {
+                tool: Tool::Rust,
+                direction: Direction::TooOld,
+                line: line.trim().chars().take(300).collect(),
+            });
+        }
         for (tool, direction, needle) in SIGNS {
             if line.contains(needle) {
                 let mut direction = *direction;

@@ -188,6 +188,13 @@ fn setup_failures_that_name_the_toolchain() {
         "error: rustc 1.85.1 is not supported by the following package:\n  trybuild@1.0.122 requires rustc 1.88\n";
     let s = classify_failure(dep).unwrap();
     assert_eq!((s.tool, s.direction), (Tool::Rust, Direction::TooOld));
+    // A dependency cargo resolved uses a feature this rustc has not stabilised (let chains).
+    let unstable = "   Compiling ar_archive_writer v0.5.1\nerror[E0658]: `let` expressions in this position are unstable\n   --> /root/.cargo/registry/src/index.crates.io-1949cf8c6b5b557f/ar_archive_writer-0.5.1/src/archive_writer.rs:591:20\n";
+    let s = classify_failure(unstable).unwrap();
+    assert_eq!((s.tool, s.direction), (Tool::Rust, Direction::TooOld));
+    // In the project's own code it is a nightly feature, not an older rustc's lack.
+    let own = "error[E0658]: use of unstable library feature `test`\n --> src/bench.rs:3:1\n";
+    assert_eq!(classify_failure(own), None);
     // A lint newer than the crate, made an error by its `#![cfg_attr(test, deny(warnings))]`.
     let cfg = "error: unexpected `cfg` condition name: `httparse_simd`\n --> src/lib.rs:7:14\n";
     let s = classify_failure(cfg).unwrap();
