@@ -134,6 +134,14 @@ pub fn test_path_rule(path: &str) -> Option<String> {
         Some((s, e)) if !s.is_empty() => (s, e),
         _ => (file, ""),
     };
+    // `spec/` holds a JavaScript or Ruby project's tests (Jasmine's and RSpec's default folder,
+    // mocha's `--recursive spec`), its scripts and their fixtures; elsewhere a `spec/` folder may
+    // hold a specification (a language's, a format's), so only script files below one count.
+    if (SCRIPT_EXTS.contains(&ext) || ext == "rb")
+        && let Some(d) = outer.iter().find(|d| matches!(**d, "spec" | "specs"))
+    {
+        return Some(format!("JS/Ruby spec folder {d}/"));
+    }
     let rule = match ext {
         "go" => stem.ends_with("_test").then_some("Go *_test.go"),
         "rs" => (stem == "tests" || stem.ends_with("_tests") || stem.ends_with("_test"))
@@ -313,6 +321,9 @@ mod tests {
             "src/test_lib_json/jsontest.h",
             "unit_tests/parser.c",
             "unittests/array.cpp",
+            "spec/helpers.js",
+            "spec/models/user.rb",
+            "packages/core/specs/parser.ts",
             "llvm/unittests/Support/Path.cpp",
             "tools/integration-tests/run.sh",
             // Ruby, PHP, C#
@@ -346,6 +357,9 @@ mod tests {
             "README.md",
             "src/lib.rs",
             "stack.go",
+            // A specification, not tests: only script files below `spec/` are.
+            "spec/toml-1.0.md",
+            "spec/grammar.abnf",
         ];
         for p in not_tests {
             assert!(!is_test_path(p), "{p} should not be a test file");
