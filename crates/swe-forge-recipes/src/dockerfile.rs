@@ -74,14 +74,14 @@ pub const CI_PACKAGES_FILE: &str = "/etc/swe-forge-ci-packages";
 
 /// A `RUN` that installs those of `packages` the suite has, and lists them in
 /// [`CI_PACKAGES_FILE`]. A CI ran on Ubuntu of its day, whose names differ now and then: a `lib<name><version>-dev` the suite lacks is tried as
-/// `lib<name>-dev` (`libzstd1-dev`, `libssl1.0-dev`), a PPA's Boost (`boost1.70`, toml11's CI) as
+/// `lib<name>-dev` (`libzstd1-dev`, `libssl1.0-dev`; `libboost1.54-all-dev` as `libboost-all-dev`), a PPA's Boost (`boost1.70`, toml11's CI) as
 /// `libboost-all-dev` (not tried by its own name, which apt reads as a pattern), and a name apt
 /// still cannot install is
 /// named in the build log and skipped.
 fn apt_install_available(packages: &[String]) -> String {
     let can = "apt-get install -s -y --no-install-recommends \"$1\" >/dev/null 2>&1";
     format!(
-        "RUN apt-get update \\\n && can() {{ {can}; }} \\\n && ok= \\\n && for p in {}; do \\\n      alt=$(echo \"$p\" | sed -n -e 's/^\\(lib[a-z][a-z0-9+.-]*[a-z+]\\)[0-9][0-9.]*-dev$/\\1-dev/p' -e 's/^boost[0-9][0-9.]*$/libboost-all-dev/p'); \\\n      if case \"$p\" in boost[0-9]*) false;; esac && can \"$p\"; then ok=\"$ok $p\"; \\\n      elif [ -n \"$alt\" ] && can \"$alt\"; then echo \"swe-forge: the CI's package $p is $alt in this suite\"; ok=\"$ok $alt\"; \\\n      else echo \"swe-forge: the CI's package $p cannot be installed from this suite: skipped\"; fi; \\\n    done \\\n && if [ -n \"$ok\" ]; then apt-get install -y --no-install-recommends $ok; fi \\\n && echo $ok > {CI_PACKAGES_FILE} \\\n && apt-get clean && rm -rf /var/lib/apt/lists/* /var/log/apt /var/log/dpkg.log /var/log/alternatives.log /var/cache/ldconfig/aux-cache\n",
+        "RUN apt-get update \\\n && can() {{ {can}; }} \\\n && ok= \\\n && for p in {}; do \\\n      alt=$(echo \"$p\" | sed -n -e 's/^\\(lib[a-z][a-z0-9+.-]*[a-z+]\\)[0-9][0-9.]*-dev$/\\1-dev/p' -e 's/^\\(lib[a-z][a-z0-9+]*[a-z+]\\)[0-9][0-9.]*\\(-[a-z][a-z0-9-]*\\)-dev$/\\1\\2-dev/p' -e 's/^boost[0-9][0-9.]*$/libboost-all-dev/p'); \\\n      if case \"$p\" in boost[0-9]*) false;; esac && can \"$p\"; then ok=\"$ok $p\"; \\\n      elif [ -n \"$alt\" ] && can \"$alt\"; then echo \"swe-forge: the CI's package $p is $alt in this suite\"; ok=\"$ok $alt\"; \\\n      else echo \"swe-forge: the CI's package $p cannot be installed from this suite: skipped\"; fi; \\\n    done \\\n && if [ -n \"$ok\" ]; then apt-get install -y --no-install-recommends $ok; fi \\\n && echo $ok > {CI_PACKAGES_FILE} \\\n && apt-get clean && rm -rf /var/lib/apt/lists/* /var/log/apt /var/log/dpkg.log /var/log/alternatives.log /var/cache/ldconfig/aux-cache\n",
         packages.join(" ")
     )
 }
@@ -161,6 +161,10 @@ mod tests {
         );
         assert!(out.ends_with("installed gperf libzstd-dev libssl-dev libb2-dev\n"), "{out}");
         assert_eq!(list, "gperf libzstd-dev libssl-dev libb2-dev\n", "the image lists what it installed");
+        // A version in the middle of the name (Ubuntu's `libboost1.54-all-dev`, cereal's CI).
+        let (out, list) = install_with(&["libboost1.54-all-dev"], &["libboost-all-dev"]);
+        assert!(out.contains("the CI's package libboost1.54-all-dev is libboost-all-dev in this suite"), "{out}");
+        assert_eq!(list, "libboost-all-dev\n");
         let (none, list) = install_with(&["xenial-only-tool"], &["gperf"]);
         assert_eq!(list, "\n");
         assert!(!none.lines().any(|l| l.starts_with("installed")), "nothing to install runs no install: {none}");
