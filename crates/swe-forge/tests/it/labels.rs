@@ -399,6 +399,8 @@ fn evidence_holds_for_a_good_instance_and_catches_a_gold_patch_that_needs_a_test
 /// COMMAND unit_tests)`), are graded case by case: the gtest binary writes its report under
 /// `GTEST_OUTPUT`, the Catch2 binary through the recipe's test launcher, and FAIL_TO_PASS names
 /// the cases the test patch adds, PASS_TO_PASS the cases that passed all along, never the targets.
+/// The same suites as two meson tests are graded the same way (the launcher as `meson test`'s
+/// wrapper, the tests' commands from `meson introspect`).
 #[test]
 fn a_gtest_and_a_catch2_suite_each_one_ctest_target_are_graded_by_their_cases() {
     let tmp = tempfile::tempdir().unwrap();
@@ -446,20 +448,48 @@ fn a_gtest_and_a_catch2_suite_each_one_ctest_target_are_graded_by_their_cases() 
         &[("src/ops.cpp", &source("a * b"))],
     );
     let inst = instance("forge-fixtures", "gtestone", 3, fx);
+    // The same suites as two meson tests (`meson test --wrapper` runs them through the launcher).
+    let meson = "project('ops', 'cpp', default_options: ['cpp_std=c++17'])\n\
+                 ops = static_library('ops', 'src/ops.cpp', include_directories: 'src')\n\
+                 gtest = dependency('gtest', main: true)\ncatch2 = dependency('catch2-with-main')\n\
+                 test('unit', executable('unit_tests', 'tests/ops_test.cpp', link_with: ops, include_directories: 'src', dependencies: gtest))\n\
+                 test('catch', executable('catch_tests', 'tests/ops_catch.cpp', link_with: ops, include_directories: 'src', dependencies: catch2))\n";
+    let fx = fixture(
+        &repos.join("forge-fixtures/gtestmeson"),
+        "2024-03-01T00:00:00Z",
+        &[
+            ("meson.build", meson),
+            ("src/ops.h", header),
+            ("src/ops.cpp", &source("a + b")),
+            ("tests/ops_test.cpp", &tests("")),
+            ("tests/ops_catch.cpp", &catch2("")),
+        ],
+        &[
+            ("tests/ops_test.cpp", &tests("TEST(Ops, Multiplies) { EXPECT_EQ(mul(2, 3), 6); }\n")),
+            (
+                "tests/ops_catch.cpp",
+                &catch2("TEST_CASE(\"multiplies\") { SECTION(\"small\") { REQUIRE(mul(2, 3) == 6); } }\n"),
+            ),
+        ],
+        &[("src/ops.cpp", &source("a * b"))],
+    );
+    let by_meson = instance("forge-fixtures", "gtestmeson", 3, fx);
     let out = validate_with(
-        &[&inst],
+        &[&inst, &by_meson],
         &repos,
         &tmp.path().join("out"),
         None,
         &["--evidence-runs", "0", "--hunk-runs", "0", "--layout-variants", "0"],
     );
-    let r = &out[0];
-    accepted(r);
-    assert_eq!(keys(&r.fixed_tests), ["Ops.Multiplies", "multiplies"], "{:?}", r.swe_forge);
-    assert_eq!(keys(&r.p2p_tests), ["Ops.Adds", "Ops.Subtracts", "adds"], "{:?}", r.p2p_tests);
-    let warnings = &r.swe_forge.as_ref().unwrap().warnings;
-    assert!(
-        warnings.iter().any(|w| w.contains("fix run: 2 ctest target(s) read as the 5 test case(s)")),
-        "{warnings:?}"
-    );
+    for r in &out {
+        accepted(r);
+        assert_eq!(keys(&r.fixed_tests), ["Ops.Multiplies", "multiplies"], "{}: {:?}", r.instance_id, r.swe_forge);
+        assert_eq!(keys(&r.p2p_tests), ["Ops.Adds", "Ops.Subtracts", "adds"], "{}: {:?}", r.instance_id, r.p2p_tests);
+        let warnings = &r.swe_forge.as_ref().unwrap().warnings;
+        assert!(
+            warnings.iter().any(|w| w.contains("fix run: 2 ctest target(s) read as the 5 test case(s)")),
+            "{}: {warnings:?}",
+            r.instance_id
+        );
+    }
 }
