@@ -17,7 +17,19 @@ js_npm() {
   if [ "$rc" -ne 0 ] && grep -q ERESOLVE "$log"; then
     js_note "npm $1 stopped at ERESOLVE (a peer range); retried with --legacy-peer-deps, npm's own advice"
     rc=0
-    npm "$@" --legacy-peer-deps || rc=$?
+    npm "$@" --legacy-peer-deps >"$log" 2>&1 || rc=$?
+    cat "$log"
+    set -- "$@" --legacy-peer-deps
+  fi
+  # A dependency's install script that fails (a binary fetched from a host out of reach:
+  # PhantomJS's, a browser's; or one written for a newer Node than the project's): again with
+  # lifecycle scripts off, which leaves that package (and any native addon) unbuilt.
+  local failed
+  failed=$(sed -n -e 's/^npm ERR! Failed at the \([^ ]*\) [a-z]* script.*/\1/p' -e 's/^npm \(ERR!\|error\) path .*\/node_modules\/\([^ ]*\)$/\2/p' "$log" | head -1)
+  if [ "$rc" -ne 0 ] && [ -n "$failed" ] && [ "$1" != rebuild ]; then
+    js_note "npm $1: the install script of $failed failed; installed again with lifecycle scripts off (--ignore-scripts)"
+    rc=0
+    npm "$@" --ignore-scripts || rc=$?
   fi
   rm -f "$log"
   return "$rc"

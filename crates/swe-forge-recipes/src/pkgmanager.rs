@@ -229,13 +229,24 @@ mod tests {
     /// The recipe's setup (or its prefetch) run as [`install`] says: the managers' calls, the
     /// notes, and the download and script switches each manager saw, one line per call.
     fn run_steps(pm: &PackageManager, lockfile: Option<&str>, fail: &str, prefetch: bool) -> (String, String, String) {
+        run_steps_saying(pm, lockfile, fail, prefetch, "npm error code ERESOLVE")
+    }
+
+    /// As [`run_steps`], the failing calls printing `message`.
+    fn run_steps_saying(
+        pm: &PackageManager,
+        lockfile: Option<&str>,
+        fail: &str,
+        prefetch: bool,
+        message: &str,
+    ) -> (String, String, String) {
         let tmp = tempfile::tempdir().unwrap();
         let (bin, repo) = (tmp.path().join("bin"), tmp.path().join("repo"));
         std::fs::create_dir_all(&bin).unwrap();
         std::fs::create_dir_all(&repo).unwrap();
         for tool in ["npm", "yarn", "pnpm"] {
             let stub = format!(
-                "#!/bin/sh\necho \"{tool} $*\" >> {log}\necho \"$CYPRESS_INSTALL_BINARY $ELECTRON_SKIP_BINARY_DOWNLOAD $PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD $PUPPETEER_SKIP_DOWNLOAD\" >> {log}.env\necho \"{tool} scripts: ${{npm_config_ignore_scripts:-}} ${{YARN_ENABLE_SCRIPTS:-}}\" >> {log}.scripts\n[ \"$1\" = --version ] && exit 1\ncase \"{tool} $*\" in {fail}) echo 'npm error code ERESOLVE'; exit 1;; esac\nexit 0\n",
+                "#!/bin/sh\necho \"{tool} $*\" >> {log}\necho \"$CYPRESS_INSTALL_BINARY $ELECTRON_SKIP_BINARY_DOWNLOAD $PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD $PUPPETEER_SKIP_DOWNLOAD\" >> {log}.env\necho \"{tool} scripts: ${{npm_config_ignore_scripts:-}} ${{YARN_ENABLE_SCRIPTS:-}}\" >> {log}.scripts\n[ \"$1\" = --version ] && exit 1\ncase \"{tool} $*\" in {fail}) echo '{message}'; exit 1;; esac\nexit 0\n",
                 log = tmp.path().join("log").display()
             );
             std::fs::write(bin.join(tool), stub).unwrap();
@@ -362,5 +373,14 @@ mod tests {
         );
         assert_eq!(notes.lines().count(), 2, "{notes}");
         assert!(notes.ends_with("npm install --before=2021-05-01T00:00:00Z failed; resolved as of today\n"), "{notes}");
+        // A dependency's install script that fails (PhantomJS fetching its binary from a host out
+        // of reach): again with lifecycle scripts off, noted.
+        let npm6 = "npm ERR! Failed at the phantomjs@1.9.7-1 install script.";
+        let (log, notes, _) = run_steps_saying(&npm, Some("package-lock.json"), "\"npm ci\"", false, npm6);
+        assert_eq!(log, "npm ci\nnpm ci --ignore-scripts\n");
+        assert!(notes.starts_with("npm ci: the install script of phantomjs@1.9.7-1 failed;"), "{notes}");
+        let npm10 = "npm error path /testbed/node_modules/puppeteer";
+        let (log, _, _) = run_steps_saying(&npm, Some("package-lock.json"), "\"npm ci\"", false, npm10);
+        assert_eq!(log, "npm ci\nnpm ci --ignore-scripts\n");
     }
 }
