@@ -517,13 +517,16 @@ fn a_cmake_test_patch_that_calls_what_only_the_fix_adds_fails_instead_of_running
     // against that copy (as jansson's `file(COPY ...)` of `src/jansson.h`, PR 505): the fix's new
     // declaration reaches the tests only when the run configures again. A second option, which
     // no name rule knows, is one the project's CI passes (`-DCALC_WITH_CHECKS=ON` in its
-    // workflow): the setup takes it from there.
+    // workflow): the setup takes it from there. A third is CTest's `BUILD_TESTING`, declared off
+    // in the cache (as gflags' own macro does): the setup turns it on.
     let tmp = tempfile::tempdir().unwrap();
     let repos = tmp.path().join("repos");
     let cmake = "cmake_minimum_required(VERSION 3.10)\nproject(calc CXX)\nenable_testing()\n\
 file(COPY src/calc.h DESTINATION ${CMAKE_BINARY_DIR}/include)\n\
 option(CALC_BUILD_TESTS \"Set to ON to build tests\" OFF)\n\
-option(CALC_WITH_CHECKS \"Set to ON to build the checks\" OFF)\nif(CALC_BUILD_TESTS AND CALC_WITH_CHECKS)\n\
+option(CALC_WITH_CHECKS \"Set to ON to build the checks\" OFF)\n\
+set(BUILD_TESTING OFF CACHE BOOL \"CTest's switch, declared off\")\n\
+if(CALC_BUILD_TESTS AND CALC_WITH_CHECKS AND BUILD_TESTING)\n\
   add_executable(tests src/calc.cpp test/tests.cpp)\n\
   target_include_directories(tests PRIVATE ${CMAKE_BINARY_DIR}/include)\n\
   add_test(NAME unit COMMAND tests)\nendif()\n";
