@@ -17,6 +17,13 @@ function stripScript(text) {
   for (i = 0; i < parts.length; i += 2) {
     if (RUNNER.test(parts[i])) parts[i] = parts[i].replace(FLAG, '$1').replace(/ {2,}/g, ' ').replace(/\s+$/, '');
   }
+  // grunt stops at the first task that fails or warns (a linter before the tests: "Aborted due to
+  // warnings"); `--force` goes on with the tasks after it.
+  for (i = 0; i < parts.length; i += 2) {
+    if (/(^|[\s/])grunt(\s|$)/.test(parts[i]) && !/(^|\s)--force(\s|$)/.test(parts[i])) {
+      parts[i] = parts[i].replace(/\s+$/, '') + ' --force';
+    }
+  }
   // `a && b` where both run tests: b must run when a fails.
   for (i = 1; i < parts.length - 1; i += 2) {
     if (/&&/.test(parts[i]) && RUNNER.test(parts[i - 1]) && RUNNER.test(parts[i + 1])) parts[i] = '; ';
