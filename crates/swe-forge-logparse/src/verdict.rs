@@ -4,6 +4,9 @@
 //! test. Read only when a run's own parser found none ([`parse_verdicts`] is the fallback the
 //! validator applies), so a log in a known format never reaches it.
 //!
+//! nodeunit's default reporter (grunt's nodeunit task) prints one such line per test file, its
+//! verdict glued to it: `Testing ar-ma.js......OK`, `Testing ka.jsF....` (a failed assertion).
+//!
 //! A line is `<Testing|TESTING|Test|TEST>[:] <name>[:] <verdict>`, the verdict one of `OK`,
 //! `PASS`, `PASSED` (PASS), `FAIL`, `FAILED`, `ERROR` (FAIL), `SKIP`, `SKIPPED` (SKIP), in capitals
 //! as such runners print them. Canonical id and Multi-SWE-bench name: the name as printed. A name
@@ -16,6 +19,9 @@ use crate::{ParsedLog, Recorder, text};
 /// The test and its verdict, when `line` is a verdict line.
 pub(crate) fn verdict_line(line: &str) -> Option<(TestStatus, &str)> {
     let line = line.trim();
+    if let Some(found) = nodeunit_line(line) {
+        return Some(found);
+    }
     let rest = ["TESTING", "Testing", "TEST", "Test"].iter().find_map(|w| line.strip_prefix(w))?;
     let rest = rest.strip_prefix(':').unwrap_or(rest).strip_prefix(' ')?;
     let (name, verdict) = rest.rsplit_once(' ')?;
@@ -28,6 +34,26 @@ pub(crate) fn verdict_line(line: &str) -> Option<(TestStatus, &str)> {
     let name = name.trim().trim_end_matches(':').trim_end();
     let plausible = !name.is_empty() && name.len() <= 500 && !name.starts_with('-');
     plausible.then_some((status, name))
+}
+
+/// A test file's line of nodeunit's default reporter (as grunt's nodeunit task prints it): the
+/// file, a dot per passing assertion and `F` per failed one, glued to the name, then `OK` when
+/// none failed: `Testing ar-ma.js......OK` (PASS), `Testing ka.jsF....` (FAIL). Graded by file.
+fn nodeunit_line(line: &str) -> Option<(TestStatus, &str)> {
+    let rest = line.strip_prefix("Testing ")?;
+    let (progress_end, ok) = match rest.strip_suffix("OK") {
+        Some(r) => (r, true),
+        None => (rest, false),
+    };
+    let name = progress_end.trim_end_matches(['.', 'F']);
+    let progress = &progress_end[name.len()..];
+    let failed = progress.contains('F');
+    let plausible = !progress.is_empty()
+        && !name.is_empty()
+        && !name.contains(char::is_whitespace)
+        && [".js", ".coffee", ".ts"].iter().any(|e| name.ends_with(e))
+        && (ok != failed);
+    plausible.then_some((if failed { TestStatus::Fail } else { TestStatus::Pass }, name))
 }
 
 /// The verdict lines of `log`; no test when it has none.
@@ -74,6 +100,12 @@ Testing something: ok\n";
             ]
         );
         assert_eq!(parsed.msb_names["ValueTest/null"], "ValueTest/null");
+        // nodeunit's reporter, as grunt prints it (moment of 2013): a line per test file.
+        let nodeunit = "Running \"nodeunit:all\" (nodeunit) task\nTesting ar-ma.js......................OK\n\
+Testing ka.jsF.....F...\n>> lang:ka - parse\nTesting moment.js....\nTesting notes.txt....OK\n";
+        let parsed = parse_verdicts(nodeunit.as_bytes());
+        let got: Vec<(&str, TestStatus)> = parsed.tests.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+        assert_eq!(got, [("ar-ma.js", TestStatus::Pass), ("ka.js", TestStatus::Fail)]);
         assert!(parse_verdicts(b"Test project /x\nNo tests were found!!!\n").tests.is_empty());
     }
 }
