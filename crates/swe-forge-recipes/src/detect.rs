@@ -210,6 +210,12 @@ fn js_recipe(json: &serde_json::Value) -> &'static str {
     // run test-browser`): the runner the scripts it runs start first decides.
     let named = ["karma", "vitest", "jest", "mocha"].iter().any(|r| test_script.contains(r));
     let through = if named { None } else { crate::testcmd::first_runner(json) };
+    // A runner no recipe drives (QUnit's CLI, tape, ava, nodeunit, ...) that the scripts call: the
+    // project's own script runs, not a runner guessed from the dependencies (underscore of 2016:
+    // `qunit-cli test/*.js`, with karma among its dependencies for the browser run).
+    if !named && through.is_none() && crate::testcmd::calls_other_runner(json) {
+        return "js-npm";
+    }
     // A test script that starts karma decides (mocha and jest are often dependencies of a karma
     // suite too); karma as a dependency only when the script names no other runner.
     if let Some(runner) = through {
@@ -479,6 +485,11 @@ mod tests {
         assert_eq!(d.recipe.as_deref(), Some("js-mocha"));
         // commander.js of 2015-2019: its own runner, no test framework among its dependencies.
         assert_eq!(recipe("node test/run.js && npm run test-typings", "\"should\": \"^11.2.1\""), "js-npm");
+        // A runner no recipe drives, called through another script: the project's own script.
+        let underscore = r#"{"scripts": {"test": "npm run test-node && npm run lint", "test-node": "qunit-cli test/*.js",
+            "test-browser": "karma start"}, "devDependencies": {"karma": "^0.13.0", "qunit-cli": "~0.2.0"}}"#;
+        assert_eq!(detect_files(&[("package.json", underscore)]).recipe.as_deref(), Some("js-npm"));
+        assert_eq!(recipe("tape test/*.js", "\"mocha\": \"^2.0.0\""), "js-npm");
         assert_eq!(recipe("echo \\\"Error: no test specified\\\" && exit 1", ""), "js-jest");
         assert_eq!(recipe("", ""), "js-jest");
     }

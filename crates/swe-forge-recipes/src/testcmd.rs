@@ -385,6 +385,22 @@ pub fn pre_runner_steps(package: &serde_json::Value) -> Vec<PreRunner> {
     unique
 }
 
+/// Test runners no recipe drives: a project whose scripts call one runs its own `test` script.
+const OTHER_RUNNERS: &[&str] =
+    &["qunit", "qunit-cli", "tape", "ava", "tap", "nodeunit", "jasmine", "jasmine-node", "lab", "vows", "buster-test"];
+
+/// Whether the `test` script of `package`, or a script it runs ([`script_chain`]), calls a test
+/// runner of [`OTHER_RUNNERS`] as a command.
+pub fn calls_other_runner(package: &serde_json::Value) -> bool {
+    let Some(scripts) = package.get("scripts").and_then(|s| s.as_object()) else { return false };
+    script_chain(scripts, "test").iter().any(|(_, text)| {
+        text.split(['&', '|', ';']).any(|seg| {
+            let words: Vec<&str> = seg.split_whitespace().skip_while(|w| w.contains('=') || *w == "npx").collect();
+            words.first().is_some_and(|w| OTHER_RUNNERS.contains(&w.rsplit('/').next().unwrap_or(w)))
+        })
+    })
+}
+
 /// Whether a script's text calls a test runner itself.
 fn calls_runner(text: &str) -> bool {
     text.split(['&', '|', ';']).any(|seg| {
