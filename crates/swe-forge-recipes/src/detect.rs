@@ -138,6 +138,15 @@ pub fn detect_at(repo: &SourceRepo, sha: &str, dir: &str) -> Detection {
     } else if exists("build.gradle") || exists("build.gradle.kts") {
         d.unsupported =
             Some("Gradle build: no Gradle distribution can be downloaded on this network; add a Maven override or a gradle wrapper cache".into());
+    } else if let Some(pkg) = read("package.json").filter(|pkg| {
+        !js_tests(pkg) && !has_other_build(&exists) && !paths.iter().any(|p| swe_forge_core::is_js_suite_file(p))
+    }) {
+        // Metadata only (a C library listed for clib, a browser library of 2012 whose QUnit page
+        // no script runs): no runner a recipe could guess without fetching one in the offline runs.
+        let _ = pkg;
+        d.unsupported = Some(
+            "package.json runs no tests (no test script but npm's placeholder, no test runner among its dependencies, no jest-style test file) and the tree has no other build file: name a recipe and a test command in an override".into(),
+        );
     } else if let Some(pkg) = read("package.json").filter(|pkg| js_tests(pkg) || !has_other_build(&exists)) {
         let json: serde_json::Value = serde_json::from_str(&pkg).unwrap_or_default();
         let has_dep = |name: &str| {
@@ -428,8 +437,13 @@ mod tests {
         let jest = r#"{"name": "z", "devDependencies": {"jest": "29"}}"#;
         let d = detect_files(&[("package.json", jest), ("CMakeLists.txt", "add_library(z z.c)\n")]);
         assert_eq!(d.recipe.as_deref(), Some("js-jest"));
-        // Alone, a package.json without tests still gets the JavaScript default.
-        assert_eq!(detect_files(&[("package.json", npm_meta)]).recipe.as_deref(), Some("js-jest"));
+        // Alone, a package.json without tests is metadata (a C library listed for clib): no recipe,
+        // said so; with a jest-style test file, the JavaScript default.
+        let alone = detect_files(&[("package.json", npm_meta), ("src/uthash.h", "\n")]);
+        assert_eq!(alone.recipe, None);
+        assert!(alone.unsupported.unwrap().starts_with("package.json runs no tests"));
+        let d = detect_files(&[("package.json", npm_meta), ("src/__tests__/a.test.js", "test('a', () => {});\n")]);
+        assert_eq!(d.recipe.as_deref(), Some("js-jest"));
     }
 
     #[test]
@@ -490,8 +504,10 @@ mod tests {
             "test-browser": "karma start"}, "devDependencies": {"karma": "^0.13.0", "qunit-cli": "~0.2.0"}}"#;
         assert_eq!(detect_files(&[("package.json", underscore)]).recipe.as_deref(), Some("js-npm"));
         assert_eq!(recipe("tape test/*.js", "\"mocha\": \"^2.0.0\""), "js-npm");
-        assert_eq!(recipe("echo \\\"Error: no test specified\\\" && exit 1", ""), "js-jest");
-        assert_eq!(recipe("", ""), "js-jest");
+        let none =
+            |script: &str| detect_files(&[("package.json", &format!("{{\"scripts\": {{\"test\": \"{script}\"}}}}"))]);
+        assert_eq!(none("echo \\\"Error: no test specified\\\" && exit 1").recipe, None);
+        assert_eq!(none("").recipe, None);
     }
 
     #[test]
