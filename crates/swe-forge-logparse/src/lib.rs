@@ -300,13 +300,12 @@ pub fn parse_reader(framework: Framework, reader: impl Read) -> ParsedLog {
 /// for formats without result files every file is parsed as a log. Files are read in path
 /// order; a test reported by two files keeps the later report.
 pub fn parse_files(framework: Framework, files: &[(String, Vec<u8>)]) -> ParsedLog {
+    // The test case reports beside ctest's, or beside another runner's tests saved in ctest's
+    // form (meson's), are read by `ParsedLog::read_binary_cases`, not as results of this format.
+    let by_binary = framework == Framework::CtestJunit || files.iter().any(|(path, _)| path == CTEST_TESTS_JSON);
     let mut sorted: Vec<&(String, Vec<u8>)> = files
         .iter()
-        // The test case reports beside ctest's are read by `ParsedLog::read_binary_cases`.
-        .filter(|(path, _)| {
-            framework != Framework::CtestJunit
-                || !(path.starts_with(GTEST_RESULTS_DIR) || path.starts_with(CASES_RESULTS_DIR))
-        })
+        .filter(|(path, _)| !by_binary || !(path.starts_with(GTEST_RESULTS_DIR) || path.starts_with(CASES_RESULTS_DIR)))
         .filter(|(path, _)| match framework.result_file_extension() {
             Some(ext) => path.rsplit_once('.').is_some_and(|(_, e)| e.eq_ignore_ascii_case(ext)),
             None => true,

@@ -86,24 +86,9 @@ impl Parsers {
             parsed
         };
         let ctest = matches!(self.log, Framework::Ctest) || self.results == Some(Framework::CtestJunit);
-        // Beside another runner's report (meson's), the per-binary case reports are read below
-        // by binary, not as results of the report's own format.
-        let by_binary = !ctest && files.iter().any(|(path, _)| path == swe_forge_logparse::CTEST_TESTS_JSON);
-        let own: Vec<(String, Vec<u8>)>;
-        let report_files = if by_binary {
-            let case_report = |p: &str| {
-                [swe_forge_logparse::GTEST_RESULTS_DIR, swe_forge_logparse::CASES_RESULTS_DIR]
-                    .iter()
-                    .any(|d| p.starts_with(d))
-            };
-            own = files.iter().filter(|(p, _)| !case_report(p)).cloned().collect();
-            &own[..]
-        } else {
-            files
-        };
-        let mut parsed = match (self.results, report_files.is_empty()) {
+        let mut parsed = match (self.results, files.is_empty()) {
             (Some(rp), false) => {
-                let mut parsed = swe_forge_logparse::parse_files(rp, report_files);
+                let mut parsed = swe_forge_logparse::parse_files(rp, files);
                 parsed.name_ctest_targets(rp, self.naming.ctest);
                 // Result files without a result of this parser's (an older ctest ignores
                 // `--output-junit` but its gtest binaries still write their reports): the log.
@@ -119,7 +104,7 @@ impl Parsers {
             parsed.read_binary_cases(files);
             parsed.read_target_tap(files);
             parsed.name_ctest_targets(Framework::Ctest, self.naming.ctest);
-        } else if by_binary {
+        } else if files.iter().any(|(path, _)| path == swe_forge_logparse::CTEST_TESTS_JSON) {
             parsed.read_binary_cases(files);
         }
         // A project's own test script may print another format than the recipe's parser reads
