@@ -362,8 +362,9 @@ mod tests {
         assert!(make_targets("X := 1\n\ttest: no\n").is_empty());
     }
 
-    /// `files` committed in a fresh repository; the detection of that commit.
-    fn detect_files(files: &[(&str, &str)]) -> Detection {
+    /// `files` committed in a fresh repository: its folder (kept while it lives), the repository
+    /// and the commit.
+    fn commit_files(files: &[(&str, &str)]) -> (tempfile::TempDir, SourceRepo, String) {
         let dir = tempfile::tempdir().unwrap();
         swe_forge_test_support::git(dir.path(), &["init", "-q"]);
         for (path, content) in files {
@@ -374,14 +375,19 @@ mod tests {
         swe_forge_test_support::git(dir.path(), &["add", "-A"]);
         swe_forge_test_support::git(dir.path(), &["commit", "-qm", "base"]);
         let sha = swe_forge_test_support::git(dir.path(), &["rev-parse", "HEAD"]);
-        detect(&SourceRepo::open(dir.path()).unwrap(), &sha)
+        let repo = SourceRepo::open(dir.path()).unwrap();
+        (dir, repo, sha)
+    }
+
+    /// `files` committed in a fresh repository; the detection of that commit.
+    fn detect_files(files: &[(&str, &str)]) -> Detection {
+        let (_dir, repo, sha) = commit_files(files);
+        detect(&repo, &sha)
     }
 
     #[test]
     fn a_root_without_build_files_has_its_project_in_the_folder_the_patches_change() {
-        let dir = tempfile::tempdir().unwrap();
-        swe_forge_test_support::git(dir.path(), &["init", "-q"]);
-        let files = [
+        let (_dir, repo, sha) = commit_files(&[
             ("README.md", "two crates\n"),
             (".travis.yml", "language: rust\nscript:\n  - (cd json_tests && cargo test)\n"),
             ("json/Cargo.toml", "[package]\nname = \"json\"\nversion = \"0.1.0\"\n"),
@@ -392,16 +398,7 @@ mod tests {
             ),
             ("json_tests/tests/test.rs", "#[test]\nfn t() {}\n"),
             ("docs/notes/a.md", "notes\n"),
-        ];
-        for (path, content) in files {
-            let p = dir.path().join(path);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(p, content).unwrap();
-        }
-        swe_forge_test_support::git(dir.path(), &["add", "-A"]);
-        swe_forge_test_support::git(dir.path(), &["commit", "-qm", "base"]);
-        let sha = swe_forge_test_support::git(dir.path(), &["rev-parse", "HEAD"]);
-        let repo = SourceRepo::open(dir.path()).unwrap();
+        ]);
         let root = detect(&repo, &sha);
         assert_eq!((root.recipe, root.unsupported), (None, None));
         let touched = |p: &[&str]| p.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();

@@ -428,52 +428,37 @@ fn a_gtest_and_a_catch2_suite_each_one_ctest_target_are_graded_by_their_cases() 
             "#include <catch2/catch_test_macros.hpp>\n\n#include \"ops.h\"\n\nTEST_CASE(\"adds\") {{ REQUIRE(add(2, 3) == 5); }}\n{extra}"
         )
     };
-    let fx = fixture(
-        &repos.join("forge-fixtures/gtestone"),
-        "2024-03-01T00:00:00Z",
-        &[
-            ("CMakeLists.txt", cmake),
-            ("src/ops.h", header),
-            ("src/ops.cpp", &source("a + b")),
-            ("tests/ops_test.cpp", &tests("")),
-            ("tests/ops_catch.cpp", &catch2("")),
-        ],
-        &[
-            ("tests/ops_test.cpp", &tests("TEST(Ops, Multiplies) { EXPECT_EQ(mul(2, 3), 6); }\n")),
-            (
-                "tests/ops_catch.cpp",
-                &catch2("TEST_CASE(\"multiplies\") { SECTION(\"small\") { REQUIRE(mul(2, 3) == 6); } }\n"),
-            ),
-        ],
-        &[("src/ops.cpp", &source("a * b"))],
-    );
-    let inst = instance("forge-fixtures", "gtestone", 3, fx);
-    // The same suites as two meson tests (`meson test --wrapper` runs them through the launcher).
+    // The same suites built by CMake (one ctest target each) and by meson (one meson test each,
+    // which `meson test --wrapper` runs through the launcher).
     let meson = "project('ops', 'cpp', default_options: ['cpp_std=c++17'])\n\
                  ops = static_library('ops', 'src/ops.cpp', include_directories: 'src')\n\
                  gtest = dependency('gtest', main: true)\ncatch2 = dependency('catch2-with-main')\n\
                  test('unit', executable('unit_tests', 'tests/ops_test.cpp', link_with: ops, include_directories: 'src', dependencies: gtest))\n\
                  test('catch', executable('catch_tests', 'tests/ops_catch.cpp', link_with: ops, include_directories: 'src', dependencies: catch2))\n";
-    let fx = fixture(
-        &repos.join("forge-fixtures/gtestmeson"),
-        "2024-03-01T00:00:00Z",
-        &[
-            ("meson.build", meson),
-            ("src/ops.h", header),
-            ("src/ops.cpp", &source("a + b")),
-            ("tests/ops_test.cpp", &tests("")),
-            ("tests/ops_catch.cpp", &catch2("")),
-        ],
-        &[
-            ("tests/ops_test.cpp", &tests("TEST(Ops, Multiplies) { EXPECT_EQ(mul(2, 3), 6); }\n")),
-            (
-                "tests/ops_catch.cpp",
-                &catch2("TEST_CASE(\"multiplies\") { SECTION(\"small\") { REQUIRE(mul(2, 3) == 6); } }\n"),
-            ),
-        ],
-        &[("src/ops.cpp", &source("a * b"))],
-    );
-    let by_meson = instance("forge-fixtures", "gtestmeson", 3, fx);
+    let built_by = |name: &str, build_file: (&str, &str)| {
+        let fx = fixture(
+            &repos.join("forge-fixtures").join(name),
+            "2024-03-01T00:00:00Z",
+            &[
+                build_file,
+                ("src/ops.h", header),
+                ("src/ops.cpp", &source("a + b")),
+                ("tests/ops_test.cpp", &tests("")),
+                ("tests/ops_catch.cpp", &catch2("")),
+            ],
+            &[
+                ("tests/ops_test.cpp", &tests("TEST(Ops, Multiplies) { EXPECT_EQ(mul(2, 3), 6); }\n")),
+                (
+                    "tests/ops_catch.cpp",
+                    &catch2("TEST_CASE(\"multiplies\") { SECTION(\"small\") { REQUIRE(mul(2, 3) == 6); } }\n"),
+                ),
+            ],
+            &[("src/ops.cpp", &source("a * b"))],
+        );
+        instance("forge-fixtures", name, 3, fx)
+    };
+    let inst = built_by("gtestone", ("CMakeLists.txt", cmake));
+    let by_meson = built_by("gtestmeson", ("meson.build", meson));
     let out = validate_with(
         &[&inst, &by_meson],
         &repos,
