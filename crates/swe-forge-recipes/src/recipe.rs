@@ -198,6 +198,20 @@ pub struct Fallback {
 /// What a recipe's commands say where the build file's test target goes ([`Recipe::use_test_target`]).
 pub const TEST_TARGET: &str = "@TEST_TARGET@";
 
+/// Where a recipe's setup writes the C-family test launcher (`c-cmake` as CMake's test launcher,
+/// `c-meson` as `meson test`'s wrapper): the command of `recipes/test-launcher.sh`, put in when
+/// the recipe is read.
+const TEST_LAUNCHER: &str = "@TEST_LAUNCHER@";
+
+/// `recipes/test-launcher.sh`: comment lines, then the one line of the command that writes
+/// `build/swe-forge-test-launcher`.
+const TEST_LAUNCHER_FILE: &str = include_str!("../recipes/test-launcher.sh");
+
+/// The command of [`TEST_LAUNCHER_FILE`].
+fn test_launcher_command() -> &'static str {
+    TEST_LAUNCHER_FILE.lines().find(|l| !l.starts_with('#') && !l.trim().is_empty()).unwrap_or_default()
+}
+
 /// Where a setup writes, one line each, what it had to do beyond the recipe's first way (a
 /// fallback it took); the provenance's `setup_notes`. Outside the repository, in the image.
 pub const SETUP_NOTES: &str = "/swe-forge/setup-notes";
@@ -339,6 +353,11 @@ impl Recipe {
         let mut r: Recipe =
             toml::from_str(text).map_err(|e| RecipeError::Recipe { name: name.to_owned(), problem: e.into() })?;
         r.name = name.to_owned();
+        for c in &mut r.setup {
+            if c.contains(TEST_LAUNCHER) {
+                *c = c.replace(TEST_LAUNCHER, test_launcher_command());
+            }
+        }
         Ok(r)
     }
 
@@ -660,6 +679,17 @@ mod tests {
             assert!(!r.fingerprint.is_empty(), "recipe {name} names no dependency fingerprint files");
         }
         assert!(Recipe::named("cobol").unwrap_err().to_string().contains("no such recipe"));
+    }
+
+    #[test]
+    fn the_c_recipes_write_the_same_test_launcher() {
+        let cmake = Recipe::named("c-cmake").unwrap();
+        let meson = Recipe::named("c-meson").unwrap();
+        let launcher = test_launcher_command();
+        assert!(launcher.starts_with("printf '%s\\n' '#!/bin/sh'") && !launcher.contains('\n'), "{launcher}");
+        assert!(cmake.setup[0].ends_with(&format!("&& {launcher}")), "{}", cmake.setup[0]);
+        assert!(meson.setup.iter().any(|c| c == launcher), "{:?}", meson.setup);
+        assert!(Recipe::names().all(|n| !format!("{:?}", Recipe::named(n).unwrap()).contains(TEST_LAUNCHER)));
     }
 
     #[test]

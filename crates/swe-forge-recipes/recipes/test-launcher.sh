@@ -1,0 +1,6 @@
+# swe-forge: the command that writes the C-family test launcher, build/swe-forge-test-launcher (the
+# c-cmake recipe's CMAKE_TEST_LAUNCHER, the c-meson recipe's `meson test --wrapper`): under the test
+# command (SWE_FORGE_CASES_DIR set) a Catch2 or doctest binary started with no argument writes a JUnit
+# report of its cases into that folder; everything else runs as it is. Put where a recipe's setup
+# says `@TEST_LAUNCHER@` (recipe.rs); the one line below is the command.
+printf '%s\n' '#!/bin/sh' '# swe-forge test launcher: a Catch2 or doctest binary run without arguments under the test command writes a JUnit report of its cases' 'case $1 in /*) [ -e "$1" ] || { echo "swe-forge: not run: $1 does not exist"; exit 127; };; esac' 'd=$SWE_FORGE_CASES_DIR' 'if [ -n "$d" ] && [ $# -eq 1 ] && [ -f "$1" ]; then' '  b=${1##*/}; o=$d/$b.xml; n=1' '  while [ -e "$o" ]; do o=$d/${b}_$n.xml; n=$((n+1)); done' '  if grep -aqF "[doctest]" "$1" && grep -aqF junit "$1"; then mkdir -p "$d"; exec "$1" --reporters=junit "--out=$o"; fi' '  if grep -aqF -- "--list-reporters" "$1" && grep -aqF junit "$1"; then mkdir -p "$d"; exec "$1" -r junit -o "$o"; fi' 'fi' 'exec "$@"' > build/swe-forge-test-launcher && chmod 755 build/swe-forge-test-launcher
