@@ -143,15 +143,13 @@ engine_tier() {
   cargo test --workspace --locked --test '*' --no-run "$@" || return $?
   wait_restarted
   tier_t0=$SECONDS
-  # Four long `it` tests that wait a good part of their time run one after the other as a third
+  # Three long `it` tests that wait a good part of their time run one after the other as a third
   # stream, after the other binaries, instead of holding one of the `it` threads: the swarm test
-  # (its own three engines, a registry, pushes and pulls), the shared environment's (npm installs),
-  # the demo's (its pipeline, then SWE-bench's harness and Harbor's runs on the engine) and the
-  # chaos test's (a validation killed ten times, with a pause of up to 6 s before each kill). With
-  # a name filter, `it` runs everything the filter selects.
-  local skip=() long=(backend_swarm:: environments::instances_of_a_repository_share_ pipeline::demo_pipeline_
-    robustness::a_validation_killed_ten_times_)
-  [ $# -eq 0 ] && skip=(-- --skip "${long[0]}" --skip "${long[1]}" --skip "${long[2]}" --skip "${long[3]}")
+  # (its own three engines, a registry, pushes and pulls), the shared environment's (npm installs)
+  # and the demo's (its pipeline, then SWE-bench's harness and Harbor's runs on the engine). With a
+  # name filter, `it` runs everything the filter selects.
+  local skip=() long=(backend_swarm:: environments::instances_of_a_repository_share_ pipeline::demo_pipeline_)
+  [ $# -eq 0 ] && skip=(-- --skip "${long[0]}" --skip "${long[1]}" --skip "${long[2]}")
   timed it cargo test --workspace --locked --no-fail-fast --test it "$@" "${skip[@]}" &
   local it_pid=$!
   timed crates cargo test --workspace --locked --no-fail-fast "${engine_tests[@]}" "$@" || rc=$?

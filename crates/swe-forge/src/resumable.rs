@@ -68,6 +68,9 @@ impl Run {
         let (validator, bars) = validator_for(&path, settings, todo.len()).await?;
         let kept = drive(&validator, &bars, &mut self.store, todo).await;
         validator.settle().await;
+        // Again at the end: a container a killed run asked for just before it died may have been
+        // made after this run's first sweep (the engine finishes a create its caller left).
+        tidy_engine(&path).await;
         bars.finish();
         match kept {
             Ok(()) => Ok(None),
